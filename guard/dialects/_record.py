@@ -1,0 +1,8 @@
+"""The `Dialect` record lives in :mod:`guard.models` (shared by every package); re-exported here
+so dialect modules read as data next to their type."""
+
+from __future__ import annotations
+
+from ..models import Dialect
+
+__all__ = ["Dialect"]

@@ -1,0 +1,96 @@
+"""Anthropic (Claude's underlying XML) and the generic XML fallback: research/dialects.md 4.5
+and 4.4.
+
+There is no public tokenizer, so the reserved spellings are the tag spellings, each with and
+without Claude's ``antml:`` namespace prefix, and the legacy ``Human:`` / ``Assistant:`` turn
+prefixes.
+"""
+
+from __future__ import annotations
+
+from ._record import Dialect
+
+#: Tag spellings without a prefix. `<invoke` and `<parameter` are open-ended: attributes follow.
+TAGS = (
+    "<function_calls>",
+    "</function_calls>",
+    "<tool_calls>",
+    "</tool_calls>",
+    "<invoke",
+    "</invoke>",
+    "<parameter",
+    "</parameter>",
+    "<function_results>",
+    "</function_results>",
+    "<result>",
+    "</result>",
+    "<error>",
+    "</error>",
+    "<tool_name>",
+    "</tool_name>",
+    "<stdout>",
+    "</stdout>",
+    "<stderr>",
+    "</stderr>",
+    "<tool_response>",
+    "</tool_response>",
+    "<thinking>",
+    "</thinking>",
+    "<think>",
+    "</think>",
+    "<scratchpad>",
+    "</scratchpad>",
+)
+
+
+#: Claude's XML namespace prefix.
+NS = "antml:"
+
+
+def _antml(tag: str) -> str:
+    """The prefixed spelling of ``tag``: ``<x`` gets ``NS`` after ``<``, ``</x`` after ``</``."""
+    return "</" + NS + tag[2:] if tag.startswith("</") else "<" + NS + tag[1:]
+
+
+ANTHROPIC = Dialect(
+    name="anthropic",
+    aliases=("xml", "claude"),
+    reserved=(
+        *TAGS,
+        *(_antml(t) for t in TAGS),
+        "\n\nHuman:",
+        "\n\nAssistant:",
+    ),
+    call_open=(
+        "<function_calls>",
+        _antml("<function_calls>"),
+        "<tool_calls>",
+        "<invoke",
+        _antml("<invoke"),
+    ),
+    call_close=(
+        "</function_calls>",
+        _antml("</function_calls>"),
+        "</tool_calls>",
+        "</invoke>",
+        _antml("</invoke>"),
+    ),
+    result_open=("<function_results>", _antml("<function_results>"), "<tool_response>"),
+    thinking=tuple(
+        pair
+        for open_, close in (
+            ("<thinking>", "</thinking>"),
+            ("<think>", "</think>"),
+            ("<scratchpad>", "</scratchpad>"),
+        )
+        for pair in ((open_, close), (_antml(open_), _antml(close)))
+    ),
+    # The legacy text-completion stop sequence.
+    stop=("\n\nHuman:",),
+    family="Anthropic Claude XML (<function_calls>/<invoke>, antml: prefix) and generic XML",
+    sources=(
+        "research/dialects.md 4.5, 4.4",
+        "can1357/oh-my-pi docs/toolconv/anthropic.md",
+        "can1357/oh-my-pi packages/ai/src/dialect (Anthropic scanner, owned-stream.ts)",
+    ),
+)

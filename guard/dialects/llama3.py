@@ -1,0 +1,51 @@
+"""Llama 3 / 3.1 / 3.2 / 3.3 (Meta): research/dialects.md 4.14."""
+
+from __future__ import annotations
+
+from ._record import Dialect
+
+LLAMA3 = Dialect(
+    name="llama3",
+    aliases=(
+        "llama",
+        "llama-3",
+        "llama3.0",
+        "llama-3.0",
+        "llama3.1",
+        "llama-3.1",
+        "llama3.2",
+        "llama-3.2",
+        "llama3.3",
+        "llama-3.3",
+    ),
+    reserved=(
+        # Named specials of the 256-token block from id 128000 (llama3 tokenizer.py).
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "<|finetune_right_pad_id|>",
+        "<|step_id|>",
+        "<|start_header_id|>",
+        "<|end_header_id|>",
+        "<|eom_id|>",
+        "<|eot_id|>",
+        "<|python_tag|>",
+        "<|image|>",
+        # Textual function-tag call form `<function=f>{json}</function>`.
+        "<function=",
+        "</function>",
+    ),
+    # Everything else in the block, including ids 128002 and 128003.
+    reserved_patterns=(r"<\|reserved_special_token_\d{1,3}\|>",),
+    call_open=("<|python_tag|>", "<function="),
+    call_close=("<|eom_id|>", "</function>"),
+    # A turn must end in <|eot_id|> or <|eom_id|> before the next header, so any header start in
+    # assistant output is forged; the tool result is `<|start_header_id|>ipython<|end_header_id|>`.
+    result_open=("<|start_header_id|>",),
+    stop=("<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"),
+    family="Meta Llama 3 / 3.1 / 3.2 / 3.3 (header tokens, <|python_tag|> and JSON calls)",
+    sources=(
+        "research/dialects.md 4.14",
+        "meta-llama/llama-models models/llama3/tokenizer.py, chat_format.py, tool_utils.py",
+        "meta-llama/llama-models models/llama3_1/prompt_format.md",
+    ),
+)
