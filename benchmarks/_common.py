@@ -8,10 +8,41 @@ import statistics
 import time
 from collections.abc import Callable
 
-WORDS = (
-    "the model reads a file and then writes a short answer for the user about the weather in "
-    "Paris while the agent loop waits for tool results and streams tokens to a terminal"
-).split()
+WORDS = [
+    "the",
+    "model",
+    "reads",
+    "a",
+    "file",
+    "and",
+    "then",
+    "writes",
+    "a",
+    "short",
+    "answer",
+    "for",
+    "the",
+    "user",
+    "about",
+    "the",
+    "weather",
+    "in",
+    "Paris",
+    "while",
+    "the",
+    "agent",
+    "loop",
+    "waits",
+    "for",
+    "tool",
+    "results",
+    "and",
+    "streams",
+    "tokens",
+    "to",
+    "a",
+    "terminal",
+]
 
 
 def prose(size: int, seed: int = 7) -> str:
