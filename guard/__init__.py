@@ -5,15 +5,28 @@ The public surface is re-exported here; everything else lives in private modules
 
 from __future__ import annotations
 
+from .detect import detect, detect_message
 from .dialects import DIALECTS, Dialect, get_dialect
 from .escape import escape, escape_json, escape_messages, escape_tools, unescape, unescape_json
+from .models import Hit, ScanContext, Surface, Verdict
+from .policy import DEFAULT_POLICY, Policy, PolicyError, SurfaceRule
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "DEFAULT_POLICY",
     "DIALECTS",
     "Dialect",
+    "Hit",
+    "Policy",
+    "PolicyError",
+    "ScanContext",
+    "Surface",
+    "SurfaceRule",
+    "Verdict",
     "__version__",
+    "detect",
+    "detect_message",
     "escape",
     "escape_json",
     "escape_messages",

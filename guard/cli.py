@@ -86,6 +86,43 @@ def _add_escape_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p.set_defaults(handler=lambda a: _cmd_escape(a, reverse=name == "unescape"))
 
 
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from .evaluation import CORPUS_DIR, evaluate_cases, load_cases, render
+    from .policy import Policy
+
+    policy = Policy.load(args.policy) if args.policy else None
+    paths = args.paths or [CORPUS_DIR]
+    missing = [p for p in paths if not Path(p).exists()]
+    if missing:
+        raise InputError(f"no such file or directory: {', '.join(map(str, missing))}")
+    cases, errors = load_cases(paths)
+    report = evaluate_cases(cases, policy)
+    report.errors[:0] = errors
+    if args.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(render(report) + "\n")
+    if report.cases == 0:
+        return EXIT_UNUSABLE
+    return EXIT_OK if report.ok else EXIT_FINDINGS
+
+
+def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="measure the detector on labelled corpora (default: the shipped ones)",
+        description=(
+            "Run detection on labelled JSONL cases and print precision, recall and false"
+            " positives per surface and per signal, and every case that disagrees with its"
+            " label. Exit code 1 when any case disagrees, 2 when no case could be read."
+        ),
+    )
+    p.add_argument("paths", nargs="*", help="JSONL files or directories (default: corpora/detect)")
+    p.add_argument("--policy", help="a policy file (.toml or .json)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(handler=_cmd_eval)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
@@ -95,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_escape_parser(sub, "escape")
     _add_escape_parser(sub, "unescape")
+    _add_eval_parser(sub)
     return parser
 
 

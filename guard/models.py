@@ -9,9 +9,11 @@ normalised view of a text that makes lookalike spellings match (`TextView`).
 from __future__ import annotations
 
 import bisect
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +27,7 @@ __all__ = [
     "ResultForgery",
     "ScanContext",
     "Scanner",
+    "Signal",
     "Surface",
     "Text",
     "TextView",
@@ -146,6 +149,10 @@ class Hit(BaseModel):
     end: int = Field(ge=0)
     evidence: str
     detail: str = ""
+    #: for a co-signal's hit: the index in ``ScanContext.anchors`` of the anchor it supports
+    anchor: int | None = None
+    #: for an anchor: the co-signal hits attached to it (their own spans and details)
+    support: tuple[Hit, ...] = ()
     in_code: bool = False
     trips: bool = False
     score: float = 0.0
@@ -200,6 +207,26 @@ class ScanContext(BaseModel):
     anchors: tuple[Hit, ...] = ()
 
 
+class Signal(Protocol):
+    """A detector (DESIGN.md "Signal"). Pure: same text and context, same hits.
+
+    ``kind`` is ``"anchor"`` for signals that find evidence on their own (H, K, M, N) and
+    ``"co"`` for co-signals that qualify anchors (C, G, S, B, R, T): a co-signal reads
+    ``ctx.anchors`` and returns hits whose ``anchor`` is the index of the anchor they support
+    (or ``None`` for standalone evidence, which the gate attaches to an overlapping anchor).
+    ``max_span`` bounds how much text one hit (with its windows) can cover, so streaming can
+    keep a bounded tail.
+    """
+
+    code: str
+    name: str
+    kind: Literal["anchor", "co"]
+    surfaces: frozenset[Surface]
+    max_span: int
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]: ...
+
+
 # ---------------------------------------------------------------------------------------------
 # Normalised view
 
@@ -208,6 +235,8 @@ _DELETE = frozenset(
     "\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069"
     "\u3164\ufe00\ufe01\ufe0e\ufe0f\ufeff\uffa0"
 )
+
+_DELETE_RE = re.compile("[" + "".join(sorted(_DELETE)) + "]")
 
 _BAR_LOOKALIKES = "\uff5c\u2223\u01c0\u2502\ufe31\u23d0\uffe8\u2758\u05c0\u2503\u239c\u20d2"
 
@@ -244,23 +273,23 @@ class TextView:
     Latin letters they imitate. ASCII text is its own normalised view at no cost.
     """
 
-    __slots__ = ("_npos", "norm", "original")
+    __slots__ = ("_deleted", "_npos", "norm", "original")
 
     def __init__(self, original: str) -> None:
         self.original = original
+        self._deleted: list[int] = []
         self._npos: list[int] = []
         if original.isascii():
             self.norm = original
             return
         folded = original.translate(_FOLD)  # 1:1, offsets unchanged
-        deleted = [i for i, ch in enumerate(folded) if ch in _DELETE]
-        if not deleted:
+        if _DELETE_RE.search(folded) is None:
             self.norm = folded
             return
-        drop = set(deleted)
-        self.norm = "".join(ch for i, ch in enumerate(folded) if i not in drop)
+        self._deleted = [m.start() for m in _DELETE_RE.finditer(folded)]
+        self.norm = _DELETE_RE.sub("", folded)
         # For the j-th deleted original index d_j, the normalised index of the next kept char.
-        self._npos = [d - j for j, d in enumerate(deleted)]
+        self._npos = [d - j for j, d in enumerate(self._deleted)]
 
     @property
     def identity(self) -> bool:
@@ -279,11 +308,16 @@ class TextView:
             return n
         return self.to_original(n - 1) + 1
 
+    def to_norm(self, o: int) -> int:
+        """Normalised index for original index ``o`` (deleted characters map forward)."""
+        if not self._deleted:
+            return o
+        return o - bisect.bisect_left(self._deleted, o)
+
     def span(self, start: int, end: int) -> tuple[int, int]:
         """Map a normalised ``[start, end)`` span to the original text."""
-        return self.to_original(start), self.to_original_end(end) if end > start else (
-            self.to_original(start)
-        )
+        o_start = self.to_original(start)
+        return o_start, (self.to_original_end(end) if end > start else o_start)
 
     def __len__(self) -> int:
         return len(self.original)

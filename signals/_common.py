@@ -1,0 +1,50 @@
+"""Helpers shared by the signal modules (private)."""
+
+from __future__ import annotations
+
+from guard.models import Hit, ScanContext, Surface, TextView
+
+MODEL_OUTPUT = frozenset({Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG})
+EVERY_TEXT_SURFACE = frozenset(
+    {Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG, Surface.USER, Surface.TOOL_RESULT}
+)
+
+
+def hit_from_norm(
+    view: TextView,
+    code: str,
+    start: int,
+    end: int,
+    detail: str = "",
+    anchor: int | None = None,
+) -> Hit:
+    """A hit for the normalised span ``[start, end)``, with offsets and evidence from the
+    original text."""
+    o_start, o_end = view.span(start, end)
+    return Hit(
+        signals=(code,),
+        start=o_start,
+        end=o_end,
+        evidence=view.original[o_start:o_end],
+        detail=detail,
+        anchor=anchor,
+    )
+
+
+def markers(ctx: ScanContext) -> list[tuple[int, Hit]]:
+    """The routing-marker anchors (code ``M``) with their index in ``ctx.anchors``."""
+    return [(i, a) for i, a in enumerate(ctx.anchors) if a.code == "M"]
+
+
+def neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, int, int]]:
+    """For each marker: (anchor index, norm start, norm end, previous marker's norm end or 0,
+    next marker's norm start or len(norm)). Windows are clipped to these bounds so evidence is
+    never shared between markers (no window bleed)."""
+    ms = markers(ctx)
+    spans = [(i, view.to_norm(a.start), view.to_norm(a.end)) for i, a in ms]
+    out = []
+    for k, (i, s, e) in enumerate(spans):
+        prev_end = spans[k - 1][2] if k else 0
+        next_start = spans[k + 1][1] if k + 1 < len(spans) else len(view.norm)
+        out.append((i, s, e, prev_end, next_start))
+    return out

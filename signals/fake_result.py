@@ -1,0 +1,53 @@
+"""R: fake tool-result framing.
+
+Two shapes: ``code_output`` + newline + ``Cell N:`` within 80 characters after a routing marker
+(a model imitating a notebook result), and a dialect's result-open spelling (Harmony:
+``<|start|>`` followed by an author other than ``assistant``): the model writing the host's part.
+The second kind is standalone evidence; the gate attaches it to the control token it overlaps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from typing import Literal
+
+import regex
+
+from guard.models import Dialect, Hit, ScanContext, TextView
+
+from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
+
+REACH = 80
+_CELL = regex.compile(r"code_output[ \t]*\r?\n[ \t]*Cell[ \t]+\d+:")
+
+
+@cache
+def _result_open(dialect: Dialect) -> regex.Pattern[str] | None:
+    alternatives = [regex.escape(TextView(s).norm) for s in dialect.result_open]
+    alternatives += [p.replace("\uff5c", r"\|") for p in dialect.result_open_patterns]
+    if not alternatives:
+        return None
+    return regex.compile("|".join(f"(?:{a})" for a in alternatives))
+
+
+class FakeResult:
+    code = "R"
+    name = "fake result framing"
+    kind: Literal["anchor", "co"] = "co"
+    surfaces = MODEL_OUTPUT
+    max_span = REACH + 96
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        norm = text.norm
+        for index, _start, end, _prev, next_start in neighbours(text, ctx):
+            m = _CELL.search(norm, end, min(len(norm), end + REACH + 40))
+            if m and m.start() - end <= REACH and m.start() < next_start:
+                yield hit_from_norm(
+                    text, self.code, m.start(), m.end(), "notebook result framing", index
+                )
+        pattern = _result_open(ctx.dialect)
+        if pattern is None or not ctx.anchors:
+            return
+        for m in pattern.finditer(norm):
+            yield hit_from_norm(text, self.code, m.start(), m.end(), "tool result opening")

@@ -1,0 +1,48 @@
+"""K: channel words glued the way only a stripped decode produces.
+
+When a server decodes with special tokens skipped, ``<|start|>assistant<|channel|>final<|message|>``
+collapses to ``assistantfinal``; a reasoning message at the start of the output becomes
+``analysisThe user asks ...``; a constrained header becomes ``commentary json{``. Ordinary prose
+and code do not glue these words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import regex
+
+from guard.models import Hit, ScanContext, TextView
+
+from ._common import MODEL_OUTPUT, hit_from_norm
+
+_GLUED = regex.compile(r"assistant(?:final|analysis|commentary)")
+_OPENING = regex.compile(r"\A\s*analysis(?=\p{Lu})")
+_HEADER = regex.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
+
+
+class StrippedEnvelope:
+    code = "K"
+    name = "stripped envelope"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = MODEL_OUTPUT
+    max_span = 32
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        norm = text.norm
+        if "assistant" in norm:
+            for m in _GLUED.finditer(norm):
+                yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
+        if norm[:64].lstrip().startswith("analysis"):
+            m = _OPENING.match(norm)
+            if m:
+                start = m.end() - len("analysis")
+                yield hit_from_norm(
+                    text, self.code, start, m.end(), "text opens with a glued analysis channel"
+                )
+        if "json{" in norm:
+            for m in _HEADER.finditer(norm):
+                yield hit_from_norm(
+                    text, self.code, m.start(), m.end() - 1, "stripped constrained header"
+                )

@@ -1,0 +1,35 @@
+"""N: a tool name with characters no real tool name has.
+
+SPEC.md 4.4: a tool name leaks when it contains a reserved spelling (signal H) or anything
+outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or ``get_weather json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import regex
+
+from guard.models import Hit, ScanContext, Surface, TextView
+
+_BAD = regex.compile(r"[^A-Za-z0-9_.:\-]+")
+
+
+class ToolNameCharset:
+    code = "N"
+    name = "tool name charset"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TOOL_NAME})
+    max_span = 256
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        original = text.original
+        for m in _BAD.finditer(original):
+            yield Hit(
+                signals=(self.code,),
+                start=m.start(),
+                end=m.end(),
+                evidence=m.group(),
+                detail="character outside [A-Za-z0-9_.:-] in a tool name",
+            )
