@@ -8,6 +8,7 @@ when some hit exists.
 
 from __future__ import annotations
 
+import bisect
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -37,24 +38,40 @@ def _signals_for(surface: Surface, policy: Policy) -> tuple[list[Signal], list[S
     return anchors, cos
 
 
-def _attach(anchors: list[Hit], support: list[Hit]) -> list[Hit]:
+def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit, ...]]]:
+    """Pair each anchor with the co-signal hits that support it."""
     attached: dict[int, list[Hit]] = defaultdict(list)
+    starts = [a.start for a in anchors]
     for hit in support:
         if hit.anchor is not None:
             attached[hit.anchor].append(hit)
             continue
-        for i, anchor in enumerate(anchors):  # standalone evidence: the anchor it overlaps
-            if anchor.start <= hit.start < max(anchor.end, anchor.start + 1):
-                attached[i].append(hit.model_copy(update={"anchor": i}))
-                break
+        # standalone evidence (a result opening) belongs to the anchor it overlaps
+        i = bisect.bisect_left(starts, hit.start)
+        if i == len(starts) or starts[i] != hit.start:
+            i -= 1
+        if i >= 0 and hit.start < max(anchors[i].end, anchors[i].start + 1):
+            attached[i].append(hit)
     out = []
     for i, anchor in enumerate(anchors):
-        extra = sorted(attached.get(i, ()), key=lambda h: (_CO_ORDER.get(h.code, 99), h.start))
-        codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
-        out.append(
-            anchor.model_copy(update={"signals": anchor.signals + codes, "support": tuple(extra)})
-        )
+        extra = attached.get(i)
+        if extra:
+            extra.sort(key=lambda h: (_CO_ORDER.get(h.code, 99), h.start))
+        out.append((anchor, tuple(extra) if extra else ()))
     return out
+
+
+def _compose(anchor: Hit, extra: tuple[Hit, ...], in_code: bool) -> Hit:
+    codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
+    return Hit(
+        signals=anchor.signals + codes,
+        start=anchor.start,
+        end=anchor.end,
+        evidence=anchor.evidence,
+        detail=anchor.detail,
+        support=extra,
+        in_code=in_code,
+    )
 
 
 def _trips(hit: Hit, rule: SurfaceRule) -> bool:
@@ -102,7 +119,7 @@ def evaluate(
         anchors.extend(signal.scan(view, ctx))
     if not anchors:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
-    anchors.sort(key=lambda h: (h.start, h.end))
+    anchors.sort(key=lambda h: (h.start, -h.end))
 
     if rule.mode == "injection":
         return _injection(text, surface, dialect, anchors, tool_name)
@@ -114,18 +131,17 @@ def evaluate(
         ctx = ctx.model_copy(update={"anchors": tuple(anchors), "parsed_end": parsed_end})
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
-    hits = _attach(anchors, support)
+    pairs = _attach(anchors, support)
 
+    ranges = None
     if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
-        ranges = code_ranges(text)
-        if ranges:
-            hits = [
-                h.model_copy(update={"in_code": True}) if ranges.contains(h.start, h.end) else h
-                for h in hits
-            ]
+        ranges = code_ranges(text) or None
     weights = policy.weights
     decided = []
-    for h in hits:
+    for anchor, extra in pairs:
+        h = _compose(
+            anchor, extra, ranges is not None and ranges.contains(anchor.start, anchor.end)
+        )
         if _trips(h, rule):
             score = sum(weights.get(code, 0.0) for code in h.signals)
             h = h.model_copy(update={"trips": True, "score": score})

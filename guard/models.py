@@ -264,6 +264,9 @@ _FOLD: dict[int, str] = {
 }
 
 
+_FOLD_RE = re.compile("[" + re.escape("".join(chr(cp) for cp in _FOLD)) + "]")
+
+
 class TextView:
     """A text and its normalised twin, with offsets of the twin mapped back to the original.
 
@@ -282,7 +285,8 @@ class TextView:
         if original.isascii():
             self.norm = original
             return
-        folded = original.translate(_FOLD)  # 1:1, offsets unchanged
+        # 1:1 folding keeps offsets; most non-ASCII text (CJK, accents) has nothing to fold.
+        folded = original.translate(_FOLD) if _FOLD_RE.search(original) else original
         if _DELETE_RE.search(folded) is None:
             self.norm = folded
             return

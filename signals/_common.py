@@ -36,10 +36,23 @@ def markers(ctx: ScanContext) -> list[tuple[int, Hit]]:
     return [(i, a) for i, a in enumerate(ctx.anchors) if a.code == "M"]
 
 
+_LAST: list[tuple[TextView, tuple[Hit, ...], list[tuple[int, int, int, int, int]]]] = []
+
+
 def neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, int, int]]:
     """For each marker: (anchor index, norm start, norm end, previous marker's norm end or 0,
     next marker's norm start or len(norm)). Windows are clipped to these bounds so evidence is
-    never shared between markers (no window bleed)."""
+    never shared between markers (no window bleed). Every co-signal asks for the same list, so
+    the last answer is kept."""
+    last = _LAST[0] if _LAST else None  # one read: safe when threads interleave
+    if last is not None and last[0] is view and last[1] is ctx.anchors:
+        return last[2]
+    out = _neighbours(view, ctx)
+    _LAST[:] = [(view, ctx.anchors, out)]
+    return out
+
+
+def _neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, int, int]]:
     ms = markers(ctx)
     spans = [(i, view.to_norm(a.start), view.to_norm(a.end)) for i, a in ms]
     out = []

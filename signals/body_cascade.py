@@ -4,17 +4,16 @@ writing headers into a tool body."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
-
-import regex
 
 from guard.models import Hit, ScanContext, TextView
 
 from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
 
 REACH = 200
-_CODE = regex.compile(r"[ \t\r\n]+code\b")
+_CODE = re.compile(r"[ \t\r\n]+code\b")
 
 
 class BodyCascade:

@@ -9,17 +9,16 @@ normalised view, so a Cyrillic ``аnalysis`` counts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
-
-import regex
 
 from guard.models import Hit, ScanContext, TextView
 
 from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
 
 WINDOW = 64
-_WORD = regex.compile(
+_WORD = re.compile(
     r"(?<![A-Za-z])(?i:analysis|commentary|final|assistant|user|system|developer|tool)"
     r"[ \t\r\n]*\Z"
 )

@@ -8,27 +8,26 @@ The second kind is standalone evidence; the gate attaches it to the control toke
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Literal
-
-import regex
 
 from guard.models import Dialect, Hit, ScanContext, TextView
 
 from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
 
 REACH = 80
-_CELL = regex.compile(r"code_output[ \t]*\r?\n[ \t]*Cell[ \t]+\d+:")
+_CELL = re.compile(r"code_output[ \t]*\r?\n[ \t]*Cell[ \t]+\d+:")
 
 
 @cache
-def _result_open(dialect: Dialect) -> regex.Pattern[str] | None:
-    alternatives = [regex.escape(TextView(s).norm) for s in dialect.result_open]
+def _result_open(dialect: Dialect) -> re.Pattern[str] | None:
+    alternatives = [re.escape(TextView(s).norm) for s in dialect.result_open]
     alternatives += [p.replace("\uff5c", r"\|") for p in dialect.result_open_patterns]
     if not alternatives:
         return None
-    return regex.compile("|".join(f"(?:{a})" for a in alternatives))
+    return re.compile("|".join(f"(?:{a})" for a in alternatives))
 
 
 class FakeResult:

@@ -7,10 +7,9 @@ the marker, never past a neighbouring marker.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
-
-import regex
 
 from guard.models import Hit, ScanContext, TextView
 
@@ -29,8 +28,8 @@ GLITCH_WORDS = (
     "jsii_commentary",
 )
 _LONGEST = max(map(len, GLITCH_WORDS))
-_GLITCH = regex.compile(
-    "|".join(regex.escape(w) for w in sorted(GLITCH_WORDS, key=lambda w: (-len(w), w)))
+_GLITCH = re.compile(
+    "|".join(re.escape(w) for w in sorted(GLITCH_WORDS, key=lambda w: (-len(w), w)))
 )
 
 

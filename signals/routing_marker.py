@@ -9,16 +9,15 @@ anchor that the co-signals C, G, S, B, R and T qualify.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
-
-import regex
 
 from guard.models import Hit, ScanContext, TextView
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
-_MARKER = regex.compile(
+_MARKER = re.compile(
     r"to=[ \t]?(?:functions\.[^\W\d][\w-]*|browser\.\w+|python(?![\w.])"
     r"|multi_tool_use\.\w+|container\.\w+)"
 )

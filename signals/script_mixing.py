@@ -33,7 +33,7 @@ _RUN = regex.compile("[" + "".join(rf"\p{{{s}}}" for s in SCRIPTS) + "]{2,}")
 def ascii_ratio(text: str) -> float:
     if not text:
         return 1.0
-    return sum(1 for ch in text if ch < "\x80") / len(text)
+    return len(text.encode("ascii", "ignore")) / len(text)
 
 
 class ScriptMixing:

@@ -8,18 +8,17 @@ and code do not glue these words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
-
-import regex
 
 from guard.models import Hit, ScanContext, TextView
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
-_GLUED = regex.compile(r"assistant(?:final|analysis|commentary)")
-_OPENING = regex.compile(r"\A\s*analysis(?=\p{Lu})")
-_HEADER = regex.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
+_GLUED = re.compile(r"assistant(?:final|analysis|commentary)")
+_OPENING = re.compile(r"\A\s*analysis(?=\w)")
+_HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 
 class StrippedEnvelope:
@@ -35,11 +34,11 @@ class StrippedEnvelope:
             for m in _GLUED.finditer(norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
         if norm[:64].lstrip().startswith("analysis"):
-            m = _OPENING.match(norm)
-            if m:
-                start = m.end() - len("analysis")
+            opening = _OPENING.match(norm)
+            if opening and norm[opening.end()].isupper():
+                end = opening.end()
                 yield hit_from_norm(
-                    text, self.code, start, m.end(), "text opens with a glued analysis channel"
+                    text, self.code, end - 8, end, "text opens with a glued analysis channel"
                 )
         if "json{" in norm:
             for m in _HEADER.finditer(norm):

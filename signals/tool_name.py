@@ -6,14 +6,13 @@ outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or ``get_weat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Hit, ScanContext, Surface, TextView
 
-_BAD = regex.compile(r"[^A-Za-z0-9_.:\-]+")
+_BAD = re.compile(r"[^A-Za-z0-9_.:\-]+")
 
 
 class ToolNameCharset:
