@@ -126,7 +126,7 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
-        description="Keep in-band tool-calling streams safe: escape, detect, audit.",
+        description="Keep in-band tool-calling streams safe: escape, detect, evaluate.",
     )
     parser.add_argument("--version", action="version", version=f"guard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
