@@ -5,7 +5,11 @@ tildes indented at most three spaces; it closes on a line of the same character,
 long, with nothing else on it. A backtick fence's info string may not contain a backtick. An
 inline span opens on a run of backticks and closes on the next run of exactly the same length,
 never across a blank line. An unclosed fence or span exempts nothing: a stray fence cannot hide a
-leak.
+leak, and from an unclosed fence on nothing is code.
+
+:class:`CodeTracker` computes this incrementally (a stream feeds it chunk by chunk) and says up to
+which offset its answer is final; :func:`code_ranges` is the same tracker run over a whole text,
+so streaming and whole-text detection share one implementation.
 """
 
 from __future__ import annotations
@@ -13,12 +17,9 @@ from __future__ import annotations
 import bisect
 import re
 
-__all__ = ["CodeRanges", "code_ranges"]
+__all__ = ["CodeRanges", "CodeTracker", "code_ranges"]
 
-_LINE = re.compile(r"[^\n]*(?:\n|\Z)")
-_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})([^\n]*)")
-_TICKS = re.compile(r"`+")
-_BLANK = re.compile(r"\n[ \t]*\r?\n")
+_INTERESTING = re.compile(r"[`\n]")
 
 
 class CodeRanges:
@@ -42,71 +43,305 @@ class CodeRanges:
         return list(zip(self._starts, self._ends, strict=True))
 
 
-def _fences(text: str) -> tuple[list[tuple[int, int]], int]:
-    """Closed fenced blocks, and the offset where an unclosed fence starts (or len(text))."""
-    blocks: list[tuple[int, int]] = []
-    lines = [(m.start(), m.group()) for m in _LINE.finditer(text) if m.group()]
-    i = 0
-    while i < len(lines):
-        start, line = lines[i]
-        m = _OPEN.match(line.rstrip("\r\n"))
-        if not m or (m.group(1)[0] == "`" and "`" in m.group(2)):
-            i += 1
-            continue
-        fence = m.group(1)
-        close = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*")
-        for j in range(i + 1, len(lines)):
-            if close.fullmatch(lines[j][1].rstrip("\r\n")):
-                end = lines[j][0] + len(lines[j][1])
-                blocks.append((start, end))
-                i = j + 1
+class CodeTracker:
+    """Incremental closed-code tracker over a text fed in chunks (absolute offsets).
+
+    ``ranges`` holds the closed code found so far. ``certain_upto`` is the offset before which
+    the answer can no longer change: text after an open fence, after a backtick run still
+    waiting for its partner in the current paragraph, or on a line that may still turn out to
+    open a fence, is undecided until more text (or :meth:`finish`) arrives.
+    """
+
+    __slots__ = (
+        "_fchar",
+        "_fence",
+        "_finished",
+        "_frun",
+        "_lead",
+        "_line_blank",
+        "_line_runs",
+        "_line_start",
+        "_para_runs",
+        "_phase",
+        "_prev",
+        "_rest_blank",
+        "_rest_tick",
+        "_run_esc",
+        "_run_start",
+        "_unclosed",
+        "pos",
+        "ranges",
+    )
+
+    def __init__(self) -> None:
+        self.pos = 0
+        self.ranges: list[tuple[int, int]] = []
+        self._fence: tuple[str, int, int] | None = None  # (char, length, line start)
+        self._unclosed: int | None = None  # set at finish when a fence never closed
+        self._finished = False
+        self._line_start = 0
+        self._phase = 0  # 0 leading spaces, 1 fence run, 2 rest of line
+        self._lead = 0
+        self._fchar = ""
+        self._frun = 0
+        self._rest_tick = False
+        self._rest_blank = True
+        self._line_blank = True
+        self._line_runs: list[tuple[int, int, int]] = []  # (start, end, escaped)
+        self._para_runs: list[tuple[int, int, int]] = []
+        self._run_start: int | None = None
+        self._run_esc = False
+        self._prev = ""
+
+    # --- feeding ---------------------------------------------------------------------------
+
+    def feed(self, text: str) -> None:
+        if self._finished:
+            raise RuntimeError("CodeTracker.feed() after finish()")
+        if not text:
+            return
+        i = 0
+        n = len(text)
+        while i < n:
+            if self._phase < 2:
+                self._line_prefix_char(text[i])
+                i += 1
+                continue
+            m = _INTERESTING.search(text, i)
+            j = m.start() if m else n
+            if j > i:
+                self._plain(text, i, j)
+                i = j
+            if m is None:
                 break
+            ch = text[i]
+            if ch == "`":
+                self._tick()
+            else:
+                self._newline()
+            i += 1
+
+    def _advance(self, ch: str) -> None:
+        self.pos += 1
+        self._prev = ch
+
+    def _plain(self, text: str, i: int, j: int) -> None:
+        """Characters other than backtick and newline, in the rest of a line."""
+        self._end_run()
+        segment = text[i:j]
+        if self._rest_blank and segment.strip(" \t\r"):
+            self._rest_blank = False
+        if self._line_blank and (
+            segment.strip(" \t\r") or self._prev == "\r" or "\r" in segment[:-1]
+        ):
+            self._line_blank = False  # blank: spaces and tabs, `\r` only right before `\n`
+        self.pos += j - i
+        self._prev = segment[-1]
+
+    def _line_prefix_char(self, ch: str) -> None:
+        """The start of a line, where a fence may begin (phases 0 and 1)."""
+        if ch == "\n":
+            self._end_prefix_as_rest()
+            self._newline()
+            return
+        if self._phase == 0:
+            if ch == " " and self._lead < 3:
+                self._lead += 1
+                self._advance(ch)
+                return
+            if ch in "`~":
+                self._phase = 1
+                self._fchar = ch
+                self._frun = 0
+            else:
+                self._end_prefix_as_rest()
+                self._rest_char(ch)
+                return
+        if ch == self._fchar:
+            self._frun += 1
+            if ch == "`":
+                self._tick()
+            else:
+                self._line_blank = False
+                self._advance(ch)
+            return
+        self._phase = 2
+        self._rest_char(ch)
+
+    def _end_prefix_as_rest(self) -> None:
+        self._phase = 2
+
+    def _rest_char(self, ch: str) -> None:
+        if ch == "`":
+            self._tick()
+        elif ch == "\n":
+            self._newline()
         else:
-            return blocks, start
-    return blocks, len(text)
+            self._end_run()
+            if ch not in " \t\r":
+                self._rest_blank = False
+                self._line_blank = False
+            elif self._prev == "\r":
+                self._line_blank = False
+            self._advance(ch)
 
+    def _tick(self) -> None:
+        if self._run_start is None:
+            self._run_start = self.pos
+            self._run_esc = self._prev == "\\"
+        if self._phase == 2:
+            self._rest_tick = True
+            self._rest_blank = False
+        self._line_blank = False
+        self._advance("`")
 
-def _spans(text: str, lo: int, hi: int, out: list[tuple[int, int]]) -> None:
-    """Append the closed inline code spans of ``text[lo:hi]`` to ``out``."""
-    runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, lo, hi)]
-    if len(runs) < 2:
-        return
-    blanks = [m.start() for m in _BLANK.finditer(text, lo, hi)]
-    k = 0
-    while k < len(runs):
-        s, e = runs[k]
-        if s > 0 and text[s - 1] == "\\":
-            s += 1  # an escaped backtick opens nothing; the rest of its run may
-            if s == e:
+    def _end_run(self) -> None:
+        if self._run_start is None:
+            return
+        # An escaped backtick opens nothing (the rest of its run may), but a run closes a span
+        # whatever precedes it: backslash escapes do not work inside code spans.
+        self._line_runs.append((self._run_start, self.pos, int(self._run_esc)))
+        self._run_start = None
+
+    def _newline(self) -> None:
+        self._end_run()
+        line_start = self._line_start
+        self._advance("\n")
+        self._end_line(line_start, self.pos)
+
+    def _end_line(self, line_start: int, line_end: int) -> None:
+        runs = self._line_runs
+        self._line_runs = []
+        is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
+        if self._fence is not None:
+            char, length, start = self._fence
+            if (
+                self._fchar == char
+                and self._frun >= length
+                and self._rest_blank
+                and not (char == "`" and self._rest_tick)
+            ):
+                self.ranges.append((start, line_end))
+                self._fence = None
+        elif is_fence_line:
+            self._close_paragraph()
+            self._fence = (self._fchar, self._frun, line_start)
+        else:
+            for run in runs:
+                self._add_run(run)
+            if self._line_blank:
+                self._close_paragraph()
+        self._line_start = line_end
+        self._phase = 0
+        self._lead = 0
+        self._fchar = ""
+        self._frun = 0
+        self._rest_tick = False
+        self._rest_blank = True
+        self._line_blank = True
+
+    # --- inline spans ----------------------------------------------------------------------
+
+    def _add_run(self, run: tuple[int, int, int]) -> None:
+        runs = self._para_runs
+        if runs and run[1] - run[0] == runs[0][1] - runs[0][0] - runs[0][2]:
+            self.ranges.append((runs[0][0] + runs[0][2], run[1]))
+            runs.clear()
+            return
+        if runs or run[1] - run[0] - run[2] > 0:
+            runs.append(run)
+
+    def _close_paragraph(self) -> None:
+        """A blank line or a fence ends the paragraph: pair what is left, the rest is literal."""
+        runs = self._para_runs
+        k = 1  # runs[0] found no partner: it is literal
+        while k < len(runs):
+            start, end, esc = runs[k]
+            width = end - start - esc
+            if width == 0:
                 k += 1
                 continue
-        width = e - s
-        closing = None
-        for j in range(k + 1, len(runs)):
-            s2, e2 = runs[j]
-            b = bisect.bisect_left(blanks, e)
-            if b < len(blanks) and blanks[b] < s2:
-                break  # a span never crosses a blank line
-            if e2 - s2 == width:
-                closing = j
-                break
-        if closing is None:
-            k += 1  # the opening run is literal text
-            continue
-        out.append((s, runs[closing][1]))
-        k = closing + 1
+            for j in range(k + 1, len(runs)):
+                if runs[j][1] - runs[j][0] == width:
+                    self.ranges.append((start + esc, runs[j][1]))
+                    k = j + 1
+                    break
+            else:
+                k += 1
+        runs.clear()
+
+    # --- answers ---------------------------------------------------------------------------
+
+    def finish(self) -> None:
+        """End of text: a final line without newline counts, open constructs exempt nothing."""
+        if self._finished:
+            return
+        self._end_run()
+        if self.pos > self._line_start or self._line_runs:
+            self._end_line_at_eof()
+        if self._fence is not None:
+            self._unclosed = self._fence[2]
+            self._fence = None
+        self._close_paragraph()
+        self._finished = True
+
+    def _end_line_at_eof(self) -> None:
+        # The last line has no newline: it may still close a fence or add inline runs, but it
+        # cannot open a fence that encloses anything.
+        runs = self._line_runs
+        self._line_runs = []
+        if self._fence is not None:
+            char, length, start = self._fence
+            if (
+                self._fchar == char
+                and self._frun >= length
+                and self._rest_blank
+                and not (char == "`" and self._rest_tick)
+            ):
+                self.ranges.append((start, self.pos))
+                self._fence = None
+            return
+        is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
+        if is_fence_line:
+            self._close_paragraph()
+            self._fence = (self._fchar, self._frun, self._line_start)
+            return
+        for run in runs:
+            self._add_run(run)
+
+    @property
+    def certain_upto(self) -> int:
+        """Offsets below this have their final code status."""
+        if self._finished:
+            return self.pos
+        bound = self.pos
+        if self._fence is not None:
+            bound = min(bound, self._fence[2])
+        if self._para_runs:
+            bound = min(bound, self._para_runs[0][0])
+        if self._line_runs:
+            bound = min(bound, self._line_runs[0][0])
+        if self._run_start is not None:
+            bound = min(bound, self._run_start)
+        if self._phase < 2 or (self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)):
+            bound = min(bound, self._line_start)  # this line may still open a fence
+        return bound
+
+    def in_code(self, start: int, end: int) -> bool:
+        """Whether ``[start, end)`` lies inside closed code found so far."""
+        return any(s <= start and end <= e for s, e in reversed(self.ranges))
+
+    def prune(self, before: int) -> None:
+        """Forget ranges that end before ``before`` (a stream no longer asks about them)."""
+        if self.ranges and self.ranges[0][1] < before:
+            self.ranges = [r for r in self.ranges if r[1] >= before]
 
 
 def code_ranges(text: str) -> CodeRanges:
-    """Closed code in ``text``: fenced blocks, then inline spans in the text between them."""
+    """Closed code in ``text``: fenced blocks and inline spans."""
     if "`" not in text and "~~~" not in text:
         return CodeRanges([])
-    blocks, unclosed = _fences(text)
-    ranges = list(blocks)
-    lo = 0
-    for start, end in [*blocks, (unclosed, unclosed)]:
-        _spans(text, lo, start, ranges)
-        lo = end
-    # From an unclosed fence on, CommonMark would read everything as code; SPEC.md 4.4 exempts
-    # none of it, and its backtick runs open no inline span either.
-    return CodeRanges(ranges)
+    tracker = CodeTracker()
+    tracker.feed(text)
+    tracker.finish()
+    return CodeRanges(tracker.ranges)
