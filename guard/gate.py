@@ -21,7 +21,7 @@ from .escape import escape
 from .models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from .policy import Policy, SurfaceRule
 
-__all__ = ["evaluate"]
+__all__ = ["decide", "evaluate", "find_hits", "make_verdict"]
 
 _log = get_logger("guard.gate")
 
@@ -61,16 +61,19 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit
     return out
 
 
-def _compose(anchor: Hit, extra: tuple[Hit, ...], in_code: bool) -> Hit:
+def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int) -> Hit:
     codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
+    if offset:
+        extra = tuple(
+            h.model_copy(update={"start": h.start + offset, "end": h.end + offset}) for h in extra
+        )
     return Hit(
         signals=anchor.signals + codes,
-        start=anchor.start,
-        end=anchor.end,
+        start=anchor.start + offset,
+        end=anchor.end + offset,
         evidence=anchor.evidence,
         detail=anchor.detail,
         support=extra,
-        in_code=in_code,
     )
 
 
@@ -97,6 +100,90 @@ def _reason(surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit]) -> s
     return "; ".join(parts)
 
 
+def find_hits(
+    text: str,
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    *,
+    offset: int = 0,
+    parsed_end: int | None = None,
+    tool_name: str | None = None,
+) -> list[Hit]:
+    """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
+    ``offset`` (``text`` may be a window of a longer text); no code or trip decision yet.
+    ``parsed_end`` is absolute (in the same coordinates as the returned hits)."""
+    rule = policy.rule(surface)
+    view = TextView(text)
+    anchor_signals, co_signals = _signals_for(surface, policy)
+    if rule.mode == "injection":
+        anchor_signals = [s for s in anchor_signals if s.code == "H"]
+        co_signals = []
+    ctx = ScanContext(dialect=dialect, surface=surface, tool_name=tool_name, offset=offset)
+    anchors: list[Hit] = []
+    for signal in anchor_signals:
+        anchors.extend(signal.scan(view, ctx))
+    if not anchors:
+        return []
+    anchors.sort(key=lambda h: (h.start, -h.end))
+    support: list[Hit] = []
+    if co_signals:
+        relative_end = None if parsed_end is None else parsed_end - offset
+        ctx = ctx.model_copy(update={"anchors": tuple(anchors), "parsed_end": relative_end})
+        for signal in co_signals:
+            support.extend(signal.scan(view, ctx))
+    return [_compose(anchor, extra, offset) for anchor, extra in _attach(anchors, support)]
+
+
+def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
+    """The final form of a hit: whether it is in closed code and whether it trips."""
+    if in_code:
+        hit = hit.model_copy(update={"in_code": True})
+    if _trips(hit, rule):
+        score = sum(weights.get(code, 0.0) for code in hit.signals)
+        hit = hit.model_copy(update={"trips": True, "score": score})
+    return hit
+
+
+def make_verdict(
+    text_for_preview: str | None,
+    surface: Surface,
+    dialect: Dialect,
+    hits: Sequence[Hit],
+    tool_name: str | None,
+    preview_offset: int = 0,
+) -> Verdict:
+    """A leak verdict from decided hits (and the ``guard.leak`` event when it is one).
+    ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview."""
+    tripping = [h for h in hits if h.trips]
+    leak = bool(tripping)
+    verdict = Verdict(
+        leak=leak,
+        surface=surface,
+        dialect=dialect.name,
+        signals=tuple(dict.fromkeys(code for h in tripping for code in h.signals)),
+        hits=tuple(hits),
+        cut=tripping[0].start if leak else None,
+        score=sum(h.score for h in tripping),
+        reason=_reason(surface, hits, tripping),
+        tool_name=tool_name,
+    )
+    if leak:
+        first = tripping[0]
+        at = first.start - preview_offset
+        shown = text_for_preview[at : at + 48] if text_for_preview and at >= 0 else first.evidence
+        _log.info(
+            "guard.leak",
+            surface=surface.value,
+            dialect=dialect.name,
+            signals=list(verdict.signals),
+            cut=verdict.cut,
+            hits=len(tripping),
+            preview=preview(shown),
+        )
+    return verdict
+
+
 def evaluate(
     text: str,
     surface: Surface,
@@ -108,69 +195,21 @@ def evaluate(
 ) -> Verdict:
     """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`)."""
     rule = policy.rule(surface)
-    view = TextView(text)
-    anchor_signals, co_signals = _signals_for(surface, policy)
-    if rule.mode == "injection":
-        anchor_signals = [s for s in anchor_signals if s.code == "H"]
-        co_signals = []
-    ctx = ScanContext(dialect=dialect, surface=surface, tool_name=tool_name)
-    anchors: list[Hit] = []
-    for signal in anchor_signals:
-        anchors.extend(signal.scan(view, ctx))
-    if not anchors:
-        return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
-    anchors.sort(key=lambda h: (h.start, -h.end))
-
-    if rule.mode == "injection":
-        return _injection(text, surface, dialect, anchors, tool_name)
-
-    if surface is Surface.TOOL_ARG and parsed_end is None:
+    if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":
         parsed_end = get_boundary(policy.boundary_for(tool_name))(text)
-    support: list[Hit] = []
-    if co_signals:
-        ctx = ctx.model_copy(update={"anchors": tuple(anchors), "parsed_end": parsed_end})
-        for signal in co_signals:
-            support.extend(signal.scan(view, ctx))
-    pairs = _attach(anchors, support)
-
+    hits = find_hits(text, surface, dialect, policy, parsed_end=parsed_end, tool_name=tool_name)
+    if not hits:
+        return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
+    if rule.mode == "injection":
+        return _injection(text, surface, dialect, hits, tool_name)
     ranges = None
     if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
         ranges = code_ranges(text) or None
-    weights = policy.weights
-    decided = []
-    for anchor, extra in pairs:
-        h = _compose(
-            anchor, extra, ranges is not None and ranges.contains(anchor.start, anchor.end)
-        )
-        if _trips(h, rule):
-            score = sum(weights.get(code, 0.0) for code in h.signals)
-            h = h.model_copy(update={"trips": True, "score": score})
-        decided.append(h)
-    tripping = [h for h in decided if h.trips]
-    leak = bool(tripping)
-    verdict = Verdict(
-        leak=leak,
-        surface=surface,
-        dialect=dialect.name,
-        signals=tuple(dict.fromkeys(code for h in tripping for code in h.signals)),
-        hits=tuple(decided),
-        cut=tripping[0].start if leak else None,
-        score=sum(h.score for h in tripping),
-        reason=_reason(surface, decided, tripping),
-        tool_name=tool_name,
-    )
-    if leak:
-        first = tripping[0]
-        _log.info(
-            "guard.leak",
-            surface=surface.value,
-            dialect=dialect.name,
-            signals=list(verdict.signals),
-            cut=verdict.cut,
-            hits=len(tripping),
-            preview=preview(text[first.start : first.start + 48]),
-        )
-    return verdict
+    decided = [
+        decide(h, rule, policy.weights, ranges is not None and ranges.contains(h.start, h.end))
+        for h in hits
+    ]
+    return make_verdict(text, surface, dialect, decided, tool_name)
 
 
 def _injection(

@@ -205,6 +205,9 @@ class ScanContext(BaseModel):
     tool_name: str | None = None
     #: Hits of the anchor signals (H, K, M, ...): co-signals attach to these.
     anchors: tuple[Hit, ...] = ()
+    #: Where the scanned text starts in the whole text (a stream scans windows); signals that
+    #: look at the start of the text (K's glued opening) fire only when this is 0.
+    offset: int = 0
 
 
 class Signal(Protocol):

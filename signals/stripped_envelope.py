@@ -33,7 +33,7 @@ class StrippedEnvelope:
         if "assistant" in norm:
             for m in _GLUED.finditer(norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
-        if norm[:64].lstrip().startswith("analysis"):
+        if ctx.offset == 0 and norm[:64].lstrip().startswith("analysis"):
             opening = _OPENING.match(norm)
             if opening and norm[opening.end()].isupper():
                 end = opening.end()
