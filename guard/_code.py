@@ -100,6 +100,19 @@ class CodeTracker:
             raise RuntimeError("CodeTracker.feed() after finish()")
         if not text:
             return
+        if (
+            self._phase == 2
+            and self._run_start is None
+            and not self._line_blank
+            and "\n" not in text
+            and "`" not in text
+        ):
+            # the common case mid-line: nothing here can change the code structure
+            self.pos += len(text)
+            self._prev = text[-1]
+            if self._rest_blank and text.strip(" \t\r"):
+                self._rest_blank = False
+            return
         i = 0
         n = len(text)
         while i < n:

@@ -63,9 +63,11 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit
 
 def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int) -> Hit:
     codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
-    if offset:
+    if extra:
+        # `anchor` indexes the scan's own anchor list: meaningless once attached, dropped.
         extra = tuple(
-            h.model_copy(update={"start": h.start + offset, "end": h.end + offset}) for h in extra
+            h.model_copy(update={"start": h.start + offset, "end": h.end + offset, "anchor": None})
+            for h in extra
         )
     return Hit(
         signals=anchor.signals + codes,

@@ -1,0 +1,456 @@
+"""Streaming detection for one surface (SPEC.md 4.5).
+
+A :class:`SurfaceMonitor` is fed the text of one surface (visible text, thinking, one tool call's
+arguments, ...) delta by delta. It keeps a bounded window of text, finds anchors and their
+co-signals in that window, and settles each anchor once the text to its right that any co-signal
+can look at has arrived. Code status comes from an incremental :class:`CodeTracker`, the parse
+boundary of tool arguments from :class:`JsonEnd`; both are exact, so the final verdict equals
+``guard.detect`` on the whole text, however the stream was split.
+
+It also says, after every delta:
+
+* ``tripped``: the first hit whose trip is already *certain* (an H or K hit, an M hit with a
+  channel word before it, outside code that can no longer change, with T settled on
+  ``tool_arg``). Streams act on it in the chunk that completes it.
+* ``release``: the offset up to which text may be shown: everything except a tail that could
+  still complete a tripping spelling, and except text from a hit that would trip unless a still
+  open fence or code span turns out to enclose it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import regex
+
+from ._code import CodeTracker
+from .boundary import get_boundary
+from .gate import decide, find_hits, make_verdict
+from .models import Dialect, Hit, Surface, TextView, Verdict
+from .policy import Policy
+
+__all__ = ["JsonEnd", "SurfaceMonitor"]
+
+#: Text to the left of an anchor that co-signals read (C: 64, S: 200 around plus the marker).
+LEFT = 512
+#: Text to the right of an anchor's start that co-signals read (S: 200 around, B: `code` and the
+#: next marker within 200, R: 80 plus the framing, the marker itself).
+RIGHT = 640
+#: Longest spelling that can trip at its own start (header-form tokens are the longest).
+HOLD = 96
+
+_TRIGGER_CHARS = ("|", "=", "\uff5c", "\uff1d", "\u2223", "\u01c0", "\u2502")
+_TRIGGER_WORDS = ("assistant", "json{", "analysis")
+
+
+class JsonEnd:
+    """Incremental twin of :func:`guard.boundary.json_end` for a text fed in chunks.
+
+    Structure is tracked (depth, strings, escapes) to see where the first object or array
+    ends; the retained prefix is then checked with the real decoder, so the answer equals the
+    whole-text one. For a scalar first value the answer waits for :meth:`finish`.
+    """
+
+    __slots__ = ("_depth", "_esc", "_in_str", "_kind", "_text", "end")
+
+    def __init__(self) -> None:
+        self._text: list[str] = []
+        self._kind = ""  # "", "{", "[" or "scalar"
+        self._depth = 0
+        self._in_str = False
+        self._esc = False
+        self.end: int | None = None  # decided boundary
+
+    @property
+    def decided(self) -> bool:
+        return self.end is not None
+
+    def feed(self, chunk: str) -> None:
+        if self.end is not None:
+            return
+        base = sum(len(t) for t in self._text) if self._kind else 0
+        self._text.append(chunk)
+        if self._kind == "scalar":
+            return
+        i = 0
+        if not self._kind:
+            stripped = chunk.lstrip(" \t\r\n")
+            if not stripped:
+                return
+            i = len(chunk) - len(stripped)
+            first = stripped[0]
+            if first not in "{[":
+                self._kind = "scalar"
+                return
+            self._kind = first
+            base = sum(len(t) for t in self._text[:-1])
+        for j in range(i, len(chunk)):
+            ch = chunk[j]
+            if self._in_str:
+                if self._esc:
+                    self._esc = False
+                elif ch == "\\":
+                    self._esc = True
+                elif ch == '"':
+                    self._in_str = False
+            elif ch == '"':
+                self._in_str = True
+            elif ch in "{[":
+                self._depth += 1
+            elif ch in "}]":
+                self._depth -= 1
+                if self._depth == 0:
+                    text = "".join(self._text)
+                    self.end = _json_end_checked(text, base + j + 1)
+                    self._text = []
+                    return
+
+    def finish(self) -> int:
+        if self.end is None:
+            self.end = get_boundary("json")("".join(self._text))
+            self._text = []
+        return self.end
+
+
+def _json_end_checked(text: str, candidate: int) -> int:
+    end = get_boundary("json")(text[:candidate])
+    return end if end == candidate else 0
+
+
+_NEVER = 1 << 62
+
+
+@cache
+def _trigger_chars(dialect: Dialect) -> tuple[str, ...]:
+    """Characters one of which every anchor contains (H's quick set for the dialect, the `=`
+    of a routing marker); text without any of them cannot start an anchor."""
+    quick: set[str] = set(_TRIGGER_CHARS)
+    for spelling in dialect.reserved:
+        norm = TextView(spelling).norm
+        quick.add("|" if "|" in norm else norm[0])
+    return tuple(sorted(quick))
+
+
+@cache
+def _trigger_re(dialect: Dialect) -> re.Pattern[str]:
+    """Where an anchor, or a spelling that trips at its start, may begin or continue."""
+    chars = set(_trigger_chars(dialect))
+    for spelling in dialect.reserved:
+        chars.add(TextView(spelling).norm[0])
+    words = (*_TRIGGER_WORDS, "to=")
+    return re.compile(
+        "|".join([f"[{re.escape(''.join(sorted(chars)))}]", *(re.escape(w) for w in words)])
+    )
+
+
+@cache
+def _hold_pattern(dialect: Dialect) -> regex.Pattern[str]:
+    """Spellings that trip at their own start: a tail that is a prefix of one is held back."""
+    literals = sorted({TextView(s).norm for s in dialect.reserved}, key=lambda s: (-len(s), s))
+    parts = [regex.escape(s) for s in literals]
+    parts += [p.replace("\uff5c", r"\|") for p in dialect.reserved_patterns]
+    parts.append(r"assistant(?:final|analysis|commentary)")
+    parts.append(r"to=[ \t]?(?:functions\.\w|browser\.\w|python|multi_tool_use\.|container\.)")
+    return regex.compile("|".join(f"(?:{p})" for p in parts))
+
+
+class SurfaceMonitor:
+    """Incremental gate for one surface of one stream; see the module docstring."""
+
+    def __init__(
+        self,
+        surface: Surface,
+        dialect: Dialect,
+        policy: Policy,
+        *,
+        tool_name: str | None = None,
+    ) -> None:
+        self.surface = surface
+        self.dialect = dialect
+        self.policy = policy
+        self.tool_name = tool_name
+        self.rule = policy.rule(surface)
+        self.total = 0
+        self.examined = 0  # characters handed to signal scans (linear-work accounting)
+        self._parts: list[str] = []  # text[self._base:], joined lazily
+        self._tail = ""  # the last HOLD characters
+        self._base = 0
+        self._settled = 0  # anchors starting before this are final (but for code / boundary)
+        self._due: int | None = None  # scan again once the stream reaches this length
+        self._partial = False  # the tail may be the start of a spelling: scan on next delta
+        self._hold = 0
+        self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
+        self._hits: list[Hit] = []  # decided hits, in order
+        self._early: list[Hit] = []  # hits found in the unsettled zone at the last scan
+        self.tripped: Hit | None = None
+        self._finished = False
+        self._trigger_chars = _trigger_chars(dialect)
+        self._trigger_re = _trigger_re(dialect)
+        self._last_trim = 0
+        leak_mode = self.rule.mode == "leak"
+        self._code = (
+            CodeTracker()
+            if leak_mode and self.rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING)
+            else None
+        )
+        self._json: JsonEnd | None = None
+        self._boundary_fn = None
+        if surface is Surface.TOOL_ARG and leak_mode:
+            name = policy.boundary_for(tool_name)
+            if name == "json":
+                self._json = JsonEnd()
+            else:
+                self._boundary_fn = get_boundary(name)
+                self._whole: list[str] = []
+
+    # --- feeding ---------------------------------------------------------------------------
+
+    def feed(self, delta: str) -> None:
+        if self._finished:
+            raise RuntimeError("SurfaceMonitor.feed() after finish()")
+        if not delta:
+            return
+        tail = self._tail
+        self._parts.append(delta)
+        self._tail = (tail + delta)[-HOLD:]
+        self.total += len(delta)
+        if self._code is not None:
+            self._code.feed(delta)
+        if self._json is not None:
+            self._json.feed(delta)
+        elif self._boundary_fn is not None:
+            self._whole.append(delta)
+        trigger = (
+            not delta.isascii()
+            or self._trigger_re.search(tail[-16:] + delta) is not None
+            or self.surface is Surface.TOOL_NAME
+        )
+        if trigger or self._partial or (self._due is not None and self.total >= self._due):
+            self._scan(final=False)
+        elif not self._early:
+            self._settled = max(self._settled, self.total - RIGHT)
+        for hit in self._early:
+            self._check_early(hit)
+        if self._pending:
+            self._resolve()
+        # A partial spelling at the end can only start where a trigger was seen (partial-ness is
+        # prefix-closed), so without one the hold is empty.
+        self._hold = self._hold_start() if trigger or self._partial else self.total
+        self._partial = self._hold < self.total
+        if self.total - self._last_trim > 4096:
+            self._trim()
+
+    def finish(self) -> Verdict:
+        """End of the stream: settle everything and return the whole-text verdict."""
+        if not self._finished:
+            self._finished = True
+            if self._code is not None:
+                self._code.finish()
+            if self._json is not None:
+                self._json.finish()
+            if self._early or self._partial or self._settled < self.total:
+                self._scan(final=True)
+            self._resolve()
+        return self.verdict()
+
+    def verdict(self) -> Verdict:
+        """The verdict on what has been decided so far (complete after :meth:`finish`)."""
+        hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
+        if self.rule.mode == "injection":
+            from .gate import _injection
+
+            if not hits:
+                return Verdict(
+                    leak=False,
+                    surface=self.surface,
+                    dialect=self.dialect.name,
+                    tool_name=self.tool_name,
+                )
+            return _injection("", self.surface, self.dialect, hits, self.tool_name)
+        if not hits:
+            return Verdict(
+                leak=False,
+                surface=self.surface,
+                dialect=self.dialect.name,
+                tool_name=self.tool_name,
+            )
+        return make_verdict(self._buf, self.surface, self.dialect, hits, self.tool_name, self._base)
+
+    # --- internals ---------------------------------------------------------------------------
+
+    @property
+    def _buf(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def _boundary(self) -> int | None:
+        if self._json is not None:
+            return self._json.end
+        if self._boundary_fn is not None:
+            return self._boundary_fn("".join(self._whole)) if self._finished else None
+        return None
+
+    def _scan(self, *, final: bool) -> None:
+        lo = max(self._base, self._settled - LEFT)
+        window = self._buf[lo - self._base :]
+        self.examined += len(window)
+        boundary = self._boundary()
+        if boundary is None:
+            # Unknown yet: no hit carries T now; _with_boundary adds it once the end is known.
+            boundary = 0 if final else _NEVER
+        hits = find_hits(
+            window,
+            self.surface,
+            self.dialect,
+            self.policy,
+            offset=lo,
+            parsed_end=boundary,
+            tool_name=self.tool_name,
+        )
+        limit = self.total if final else self.total - RIGHT
+        early: list[Hit] = []
+        for hit in hits:
+            if hit.start < self._settled:
+                continue
+            if hit.start < limit:
+                self._pending.append(hit)
+            else:
+                early.append(hit)
+        self._early = early
+        self._settled = max(self._settled, limit)
+        self._due = min(h.start for h in early) + RIGHT if early else None
+
+    def _code_known(self, hit: Hit) -> bool | None:
+        """True/False when the code status of ``hit`` is final, None while it may change."""
+        if self._code is None:
+            return False
+        if hit.end <= self._code.certain_upto:
+            return self._code.in_code(hit.start, hit.end)
+        return None
+
+    def _t_known(self, hit: Hit) -> bool:
+        """Whether T is final for this hit (always, outside ``tool_arg``)."""
+        if "T" not in self.rule.require or self._finished:
+            return True
+        return self._boundary() is not None
+
+    def _resolve(self) -> None:
+        keep: list[Hit] = []
+        if self.rule.mode == "injection":  # input: findings, never a trip
+            self._hits.extend(self._pending)
+            self._pending = []
+            return
+        for hit in self._pending:
+            in_code = self._code_known(hit)
+            if in_code is None or not self._t_known(hit):
+                keep.append(hit)
+                continue
+            hit = self._with_boundary(hit)
+            decided = decide(hit, self.rule, self.policy.weights, in_code)
+            self._hits.append(decided)
+            if decided.trips and (self.tripped is None or decided.start < self.tripped.start):
+                self.tripped = decided
+        self._pending = keep
+
+    def _with_boundary(self, hit: Hit) -> Hit:
+        """Hits found before the boundary was known carry no T; add it once it is."""
+        boundary = self._boundary()
+        if "T" not in self.rule.require or boundary is None or "T" in hit.signals:
+            return hit
+        if hit.start >= boundary:
+            support = Hit(
+                signals=("T",),
+                start=hit.start,
+                end=hit.end,
+                evidence=hit.evidence,
+                detail=f"after the arguments end at {boundary}",
+            )
+            return hit.model_copy(
+                update={"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
+            )
+        return hit
+
+    def _check_early(self, hit: Hit) -> None:
+        """Act before settling when the trip cannot change any more."""
+        if self.rule.mode == "injection":
+            return
+        if self.tripped is not None and self.tripped.start <= hit.start:
+            return
+        if self._code_known(hit) is not False or not self._t_known(hit):
+            return
+        hit = self._with_boundary(hit)
+        stable = {hit.code, "T", *("C" if "C" in hit.signals else ())}
+        probe = hit.model_copy(update={"signals": tuple(c for c in hit.signals if c in stable)})
+        if decide(probe, self.rule, self.policy.weights, False).trips:
+            self.tripped = decide(hit, self.rule, self.policy.weights, False)
+
+    def _trim(self) -> None:
+        self._last_trim = self.total
+        keep_from = max(0, self._settled - LEFT)
+        for hit in self._pending:
+            keep_from = min(keep_from, hit.start)
+        keep_from = min(keep_from, self.total - HOLD)
+        if keep_from - self._base > 4096:
+            self._parts = [self._buf[keep_from - self._base :]]
+            self._base = keep_from
+        if self._code is not None:
+            self._code.prune(keep_from)
+
+    # --- what may be shown -----------------------------------------------------------------------
+
+    @property
+    def release(self) -> int:
+        """Offset up to which the text can be shown now."""
+        if self._finished:
+            return self.tripped.start if self.tripped else self.total
+        if self.tripped is None and not self._pending and not self._early:
+            return self._hold
+        bound = self._hold
+        if self.tripped is not None:
+            bound = self.tripped.start
+        for hit in (*self._pending, *self._early):
+            if self._would_trip_but_for_code(hit):
+                bound = min(bound, hit.start)
+        return bound
+
+    def _would_trip_but_for_code(self, hit: Hit) -> bool:
+        if self._code_known(hit) is False and self._t_known(hit):
+            return False
+        return decide(self._with_boundary(hit), self.rule, self.policy.weights, False).trips or (
+            "T" in self.rule.require
+            and not self._t_known(hit)
+            and decide(
+                hit.model_copy(update={"signals": (*hit.signals, "T")}),
+                self.rule,
+                self.policy.weights,
+                False,
+            ).trips
+        )
+
+    def _hold_start(self) -> int:
+        tail = self._tail
+        tail_start = self.total - len(tail)
+        view = TextView(tail)
+        norm = view.norm
+        pattern = _hold_pattern(self.dialect)
+        pos = 0
+        while pos <= len(norm):
+            m = pattern.search(norm, pos, partial=True)
+            if m is None:
+                return self.total
+            if m.partial and _worth_holding(m.group()):
+                return tail_start + view.to_original(m.start())
+            pos = m.start() + 1
+        return self.total
+
+
+def _worth_holding(partial: str) -> bool:
+    """A partial routing marker or glued envelope is held only once it is unmistakable (``to=``,
+    ``assistant``); holding every trailing ``t`` or ``a`` of prose would delay all text."""
+    if partial.startswith("t"):
+        return partial.startswith("to=")
+    if partial.startswith("a"):
+        return partial.startswith("assistant")
+    return True
