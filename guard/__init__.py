@@ -10,14 +10,19 @@ from .dialects import DIALECTS, Dialect, get_dialect
 from .escape import escape, escape_json, escape_messages, escape_tools, unescape, unescape_json
 from .models import Hit, ScanContext, Surface, Verdict
 from .policy import DEFAULT_POLICY, Policy, PolicyError, SurfaceRule
+from .stream import AsyncGuardedStream, GuardedStream, GuardError, LeakAborted, guard_stream
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_POLICY",
     "DIALECTS",
+    "AsyncGuardedStream",
     "Dialect",
+    "GuardError",
+    "GuardedStream",
     "Hit",
+    "LeakAborted",
     "Policy",
     "PolicyError",
     "ScanContext",
@@ -32,6 +37,7 @@ __all__ = [
     "escape_messages",
     "escape_tools",
     "get_dialect",
+    "guard_stream",
     "unescape",
     "unescape_json",
 ]

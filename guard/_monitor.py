@@ -410,8 +410,13 @@ class SurfaceMonitor:
         bound = self._hold
         if self.tripped is not None:
             bound = self.tripped.start
-        for hit in (*self._pending, *self._early):
+        for hit in self._pending:
             if self._would_trip_but_for_code(hit):
+                bound = min(bound, hit.start)
+        for hit in self._early:
+            # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
+            # withheld until it settles, so a late trip never shows text past its cut.
+            if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
                 bound = min(bound, hit.start)
         return bound
 

@@ -20,14 +20,20 @@ from pydantic import BaseModel, ConfigDict, Field
 __all__ = [
     "INPUT_SURFACES",
     "OUTPUT_SURFACES",
+    "Abort",
     "Dialect",
     "Event",
     "Hit",
     "Malformed",
+    "Outcome",
+    "Recovered",
+    "Recovery",
     "ResultForgery",
+    "Retry",
     "ScanContext",
     "Scanner",
     "Signal",
+    "Split",
     "Surface",
     "Text",
     "TextView",
@@ -331,6 +337,63 @@ class TextView:
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"TextView(len={len(self.original)}, identity={self.identity})"
+
+
+# ---------------------------------------------------------------------------------------------
+# Recovery outcomes
+
+
+class Split(BaseModel):
+    """Text and thinking separated again (what thinking-repair recovers)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    thinking: str
+
+
+class Recovered(BaseModel):
+    """The strategy produced a value the caller can use in place of the contaminated one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["recovered"] = "recovered"
+    value: str | Split
+    strategy: str
+    detail: str = ""
+
+
+class Retry(BaseModel):
+    """Re-sample the turn (guard never calls a provider itself); ``attempt`` counts from 1."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["retry"] = "retry"
+    reason: str
+    attempt: int = Field(ge=1)
+    max_attempts: int = Field(ge=1)
+    strategy: str
+
+
+class Abort(BaseModel):
+    """Nothing usable can be recovered: fail the turn."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["abort"] = "abort"
+    reason: str
+    strategy: str
+
+
+Outcome = Recovered | Retry | Abort
+
+
+class Recovery(Protocol):
+    """A recovery strategy (DESIGN.md "Recovery"): pure, returns a typed outcome."""
+
+    name: str
+
+    def apply(self, value: str, verdict: Verdict, *, attempt: int = 0) -> Outcome: ...
 
 
 # ---------------------------------------------------------------------------------------------

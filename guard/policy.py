@@ -97,6 +97,12 @@ class Policy(BaseModel):
     boundaries: dict[str, str] = Field(default_factory=dict)
     default_boundary: str = "json"
     disabled: frozenset[str] = frozenset()
+    #: recovery strategy per tool name (for ``tool_arg`` leaks), e.g. ``apply_patch =
+    #: "truncate_abort"``; tools not listed use ``tool_recovery``.
+    recovery: dict[str, str] = Field(default_factory=dict)
+    tool_recovery: str = "retry"
+    text_recovery: str = "strip_tail"
+    thinking_recovery: str = "strip_tail"
 
     @field_validator("surfaces")
     @classmethod
@@ -106,6 +112,16 @@ class Policy(BaseModel):
 
     def rule(self, surface: Surface) -> SurfaceRule:
         return self.surfaces[surface]
+
+    def recovery_for(self, surface: Surface, tool_name: str | None = None) -> str:
+        """The recovery strategy the policy names for a leak on ``surface``."""
+        if surface is Surface.TOOL_ARG or surface is Surface.TOOL_NAME:
+            if tool_name is not None and tool_name in self.recovery:
+                return self.recovery[tool_name]
+            return self.tool_recovery
+        if surface is Surface.THINKING:
+            return self.thinking_recovery
+        return self.text_recovery
 
     def boundary_for(self, tool_name: str | None) -> str:
         if tool_name is not None and tool_name in self.boundaries:

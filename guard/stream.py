@@ -1,0 +1,666 @@
+"""Stream middleware: guard a provider stream while it flows (DESIGN.md "Stream middleware").
+
+:func:`guard_stream` wraps a sync ``Iterable`` or an ``AsyncIterable`` of either raw wire-text
+deltas (``str``, read through the dialect's scanner) or OpenAI-style chat completion chunks
+(dicts or SDK objects: ``delta.content`` is ``text``, ``delta.reasoning_content`` /
+``delta.reasoning`` is ``thinking``, ``delta.tool_calls[k].function.name`` / ``.arguments`` are
+``tool_name`` / ``tool_arg`` of call ``k``). It yields the same kind of items, minus what must not
+reach the caller:
+
+* a forged tool result (SPEC.md 4.6) ends the stream at once: everything before it is delivered,
+  nothing from it on, complete calls are kept, an unfinished call is dropped, and the upstream is
+  closed so no more tokens are paid for;
+* a leak is acted on in the chunk that makes it certain, by ``on_leak``: ``abort`` closes the
+  upstream and raises :class:`LeakAborted`; ``truncate`` ends the stream cleanly at the cut;
+  ``recover`` ends it the same way and records the policy's recovery outcome; ``report`` passes
+  everything through and records verdicts.
+
+Text is withheld only while a decision is pending: a tail that could still complete a tripping
+spelling, text from a hit that trips unless a still-open code fence or span encloses it, and a
+tool call until it is complete (so a call is never delivered with partial arguments). Chunks are
+yielded unchanged except the one that is cut, and a well-formed final chunk ends a cut stream.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+from ._log import get_logger
+from ._monitor import SurfaceMonitor
+from .dialects import Dialect, get_dialect
+from .models import (
+    Malformed,
+    Outcome,
+    ResultForgery,
+    Surface,
+    Text,
+    ThinkingDelta,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
+    Verdict,
+)
+from .policy import DEFAULT_POLICY, Policy
+
+__all__ = ["AsyncGuardedStream", "GuardError", "GuardedStream", "LeakAborted", "guard_stream"]
+
+_log = get_logger("guard.stream")
+
+OnLeak = Literal["abort", "truncate", "recover", "report"]
+_ON_LEAK = ("abort", "truncate", "recover", "report")
+
+
+class GuardError(Exception):
+    """Base class of guard's runtime errors."""
+
+
+class LeakAborted(GuardError, RuntimeError):
+    """A stream was stopped on a leak (``on_leak="abort"``). ``verdict`` explains it and
+    ``withheld`` is the text that was not delivered."""
+
+    def __init__(self, verdict: Verdict, withheld: str) -> None:
+        super().__init__(verdict.reason)
+        self.verdict = verdict
+        self.withheld = withheld
+
+
+# ---------------------------------------------------------------------------------------------
+# chunk field access (dicts and SDK objects alike)
+
+
+def _get(obj: Any, key: str) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(key)
+    return getattr(obj, key, None)
+
+
+def _set(obj: Any, key: str, value: Any) -> None:
+    if isinstance(obj, dict):
+        obj[key] = value
+    else:
+        setattr(obj, key, value)
+
+
+Key = tuple[int, str, int]  # (choice index, surface, tool call index or -1)
+
+
+def _key_name(key: Key) -> str:
+    choice, surface, call = key
+    name = surface if call < 0 else f"{surface}[{call}]"
+    return name if choice == 0 else f"choices[{choice}].{name}"
+
+
+@dataclass
+class _Entry:
+    """One upstream item waiting to be delivered, and what it must wait for."""
+
+    item: Any
+    marks: list[tuple[Key, int, int]] = field(default_factory=list)  # key, start, end (surface)
+    calls: list[tuple[int, int]] = field(default_factory=list)  # (choice, call index)
+    raw_text: str | None = None  # raw mode: the wire text of this piece
+    plain: bool = False  # raw mode: the piece's raw text is its surface text
+
+
+class _Engine:
+    """The mode-independent core: monitors, the delivery queue, decisions."""
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        policy: Policy,
+        on_leak: OnLeak,
+        recovery: Any,
+        raw: bool | None,
+    ) -> None:
+        self.dialect = dialect
+        self.policy = policy
+        self.on_leak = on_leak
+        self.recovery = recovery
+        self.raw = raw
+        self.monitors: dict[Key, SurfaceMonitor] = {}
+        self.tool_names: dict[Key, str] = {}
+        self.queue: list[_Entry] = []
+        self.forged = False
+        self.stopped = False
+        self.abort: LeakAborted | None = None
+        self.chars_in = 0
+        self.chars_out = 0
+        self.outcomes: list[Outcome] = []
+        self.cut: dict[str, int] = {}
+        self.closed_calls: set[tuple[int, int]] = set()
+        self.open_call: dict[int, int] = {}
+        self.delivered_calls: set[tuple[int, int]] = set()
+        self.template: Any = None
+        self.finished_choices: set[int] = set()
+        self.scanner: Any = None
+        self.raw_pos = 0
+        self.call_index: dict[str, int] = {}
+        self.tripped_key: Key | None = None
+
+    # --- monitors ------------------------------------------------------------------------------
+
+    def monitor(self, key: Key) -> SurfaceMonitor:
+        m = self.monitors.get(key)
+        if m is None:
+            tool_name = self.tool_names.get((key[0], "tool_name", key[2])) if key[2] >= 0 else None
+            m = SurfaceMonitor(Surface(key[1]), self.dialect, self.policy, tool_name=tool_name)
+            self.monitors[key] = m
+        return m
+
+    def verdicts(self) -> list[Verdict]:
+        out = []
+        for key, m in self.monitors.items():
+            v = m.verdict()
+            out.append(v.model_copy(update={"part": _key_name(key)}))
+        return out
+
+    # --- intake ------------------------------------------------------------------------------
+
+    def push(self, item: Any) -> list[Any]:
+        if self.stopped:
+            return []
+        if self.raw is None:
+            self.raw = isinstance(item, str)
+        if isinstance(item, str) and self.raw:
+            self._push_raw(item)
+        elif not self.raw and item is not None and _get(item, "choices") is not None:
+            self._push_chunk(item)
+        else:
+            _log.warning(
+                "guard.stream.unexpected_item", type=type(item).__name__, raw_mode=self.raw
+            )
+            self.queue.append(_Entry(item=item))
+        return self._decide(final=False)
+
+    def end(self) -> list[Any]:
+        if self.stopped:
+            return []
+        if self.raw and self.scanner is not None:
+            self._raw_events(self.scanner.flush())
+        for key in list(self.monitors):
+            self.monitors[key].finish()
+        for choice, call in list(self.open_call.items()):
+            self.closed_calls.add((choice, call))
+        return self._decide(final=True)
+
+    def _push_chunk(self, item: Any) -> None:
+        self.template = item
+        entry = _Entry(item=item)
+        for choice in _get(item, "choices") or ():
+            index = _get(choice, "index") or 0
+            delta = _get(choice, "delta")
+            if delta is not None:
+                self._feed(entry, (index, "text", -1), _get(delta, "content"))
+                reasoning = _get(delta, "reasoning_content")
+                if reasoning is None:
+                    reasoning = _get(delta, "reasoning")
+                self._feed(entry, (index, "thinking", -1), reasoning)
+                for position, call in enumerate(_get(delta, "tool_calls") or ()):
+                    k = _get(call, "index")
+                    k = position if k is None else int(k)
+                    previous = self.open_call.get(index)
+                    if previous is not None and previous != k:
+                        self.closed_calls.add((index, previous))
+                    self.open_call[index] = k
+                    entry.calls.append((index, k))
+                    function = _get(call, "function")
+                    if function is not None:
+                        name = _get(function, "name")
+                        if isinstance(name, str) and name:
+                            key = (index, "tool_name", k)
+                            self.tool_names[key] = self.tool_names.get(key, "") + name
+                        self._feed(entry, (index, "tool_name", k), name)
+                        self._feed(entry, (index, "tool_arg", k), _get(function, "arguments"))
+            if _get(choice, "finish_reason") is not None:
+                open_k = self.open_call.pop(index, None)
+                if open_k is not None:
+                    self.closed_calls.add((index, open_k))
+                self.finished_choices.add(index)
+        self.queue.append(entry)
+
+    def _feed(self, entry: _Entry, key: Key, text: Any, *, count: bool = True) -> None:
+        if not isinstance(text, str) or not text:
+            return
+        m = self.monitor(key)
+        start = m.total
+        m.feed(text)
+        if count:
+            self.chars_in += len(text)
+        entry.marks.append((key, start, m.total))
+
+    # --- raw wire text ---------------------------------------------------------------------------
+
+    def _push_raw(self, text: str) -> None:
+        if self.scanner is None:
+            from .scanning import scanner
+
+            self.scanner = scanner(self.dialect)
+        self._raw_events(self.scanner.feed(text))
+
+    def _raw_events(self, events: list[Any]) -> None:
+        for event in events:
+            raw = event.raw
+            self.chars_in += len(raw)
+            entry = _Entry(item=None, raw_text=raw)
+            if isinstance(event, Text):
+                entry.plain = event.text == raw
+                self._feed_raw(entry, (0, "text", -1), event.text)
+            elif isinstance(event, ThinkingDelta):
+                entry.plain = event.delta == raw
+                self._feed_raw(entry, (0, "thinking", -1), event.delta)
+            elif isinstance(event, ToolStart):
+                k = self.call_index.setdefault(event.id, len(self.call_index))
+                self.open_call[0] = k
+                entry.calls.append((0, k))
+                self.tool_names[(0, "tool_name", k)] = event.name
+                self._feed_raw(entry, (0, "tool_name", k), event.name)
+            elif isinstance(event, ToolArgs):
+                k = self.call_index.setdefault(event.id, len(self.call_index))
+                entry.calls.append((0, k))
+                entry.plain = event.delta == raw
+                self._feed_raw(entry, (0, "tool_arg", k), event.delta)
+            elif isinstance(event, ToolEnd):
+                k = self.call_index.setdefault(event.id, len(self.call_index))
+                entry.calls.append((0, k))
+                self.closed_calls.add((0, k))
+                self.open_call.pop(0, None)
+            elif isinstance(event, ResultForgery):
+                self._forgery(event.offset, event.marker)
+                if self.on_leak != "report":
+                    return
+            elif isinstance(event, Malformed) and self.open_call.get(0) is not None:
+                entry.calls.append((0, self.open_call[0]))
+            self.queue.append(entry)
+
+    def _feed_raw(self, entry: _Entry, key: Key, text: str) -> None:
+        self._feed(entry, key, text, count=False)  # raw mode counts wire characters
+
+    def _forgery(self, offset: int, marker: str) -> None:
+        self.forged = True
+        self.cut["raw"] = offset
+        _log.warning("guard.stream.forgery", offset=offset, marker_chars=len(marker))
+
+    # --- decisions ---------------------------------------------------------------------------
+
+    def _tripped(self) -> tuple[Key, SurfaceMonitor] | None:
+        best: tuple[Key, SurfaceMonitor] | None = None
+        for key, m in self.monitors.items():
+            if m.tripped is not None and (best is None or key < best[0]):
+                best = (key, m)
+        return best
+
+    def _decide(self, *, final: bool) -> list[Any]:
+        if self.forged and self.on_leak != "report":
+            for m in self.monitors.values():
+                m.finish()
+            out = self._deliver(final=True, drop_open_calls=True)
+            out += self._final_chunks()
+            self._stop()
+            return out
+        tripped = self._tripped()
+        if tripped is not None and self.on_leak != "report":
+            key, m = tripped
+            hit = m.tripped
+            assert hit is not None
+            if self.tripped_key is None:
+                self.tripped_key = key
+                forged_result = hit.code == "H" and "R" in hit.signals
+                if forged_result:
+                    self.forged = True
+                self.cut[_key_name(key)] = m.release
+                verdict = m.finish()  # the verdict on what arrived, the leak included
+                _log.warning(
+                    "guard.stream.forgery" if forged_result else "guard.stream.leak",
+                    surface=key[1],
+                    cut=m.release,
+                    withheld=m.total - m.release,
+                )
+                if self.on_leak == "abort" and not forged_result:
+                    withheld = self._withheld_text(key)
+                    self.abort = LeakAborted(self._full_verdict(key, verdict), withheld)
+                    self._stop()
+                    return []
+                if self.on_leak == "recover":
+                    self._recover(key, verdict)
+            for other in self.monitors.values():
+                if other is not m:
+                    other.finish()
+            out = self._deliver(final=True, drop_open_calls=True, cut_key=key)
+            out += self._final_chunks()
+            self._stop()
+            return out
+        out = self._deliver(final=final, drop_open_calls=False)
+        if final:
+            self.stopped = True
+        return out
+
+    def _full_verdict(self, key: Key, verdict: Verdict) -> Verdict:
+        return verdict.model_copy(update={"part": _key_name(key)})
+
+    def _withheld_text(self, key: Key) -> str:
+        m = self.monitors[key]
+        buf = m._buf
+        start = max(0, m.release - m._base)
+        return buf[start:]
+
+    def _recover(self, key: Key, verdict: Verdict) -> None:
+        from recovery import get_strategy
+
+        surface = Surface(key[1])
+        tool = self.tool_names.get((key[0], "tool_name", key[2])) if key[2] >= 0 else None
+        strategy = self.recovery or get_strategy(self.policy.recovery_for(surface, tool))
+        m = self.monitors[key]
+        value = m._buf  # the text the monitor retained, from offset m._base
+        outcome = strategy.apply(value, _shift(verdict, -m._base))
+        self.outcomes.append(outcome)
+        _log.info("guard.stream.recovered", strategy=outcome.strategy, kind=outcome.kind)
+
+    def _stop(self) -> None:
+        self.stopped = True
+
+    # --- delivery ------------------------------------------------------------------------------
+
+    def _ready(self, entry: _Entry) -> bool:
+        if self.on_leak == "report":
+            return True  # observe only: nothing is withheld
+        for call in entry.calls:
+            if call not in self.closed_calls:
+                return False
+        return all(self.monitors[key].release >= end for key, _start, end in entry.marks)
+
+    def _deliver(
+        self, *, final: bool, drop_open_calls: bool, cut_key: Key | None = None
+    ) -> list[Any]:
+        out: list[Any] = []
+        while self.queue:
+            entry = self.queue[0]
+            if not final and not self._ready(entry):
+                break
+            self.queue.pop(0)
+            if drop_open_calls and any(c not in self.closed_calls for c in entry.calls):
+                continue  # an unfinished call is never delivered
+            piece = self._cut_entry(entry, cut_key)
+            if piece is None:
+                self.queue.clear()
+                break
+            out.append(piece)
+            if piece is not entry.item and piece is not entry.raw_text:
+                self.queue.clear()  # this entry was cut: nothing after it
+                break
+        return out
+
+    def _cut_entry(self, entry: _Entry, cut_key: Key | None) -> Any:
+        """The entry as delivered: whole, cut at a monitor's release point, or None (dropped)."""
+        limits: dict[Key, int] = {}
+        if self.on_leak != "report":
+            for key, start, end in entry.marks:
+                release = self.monitors[key].release
+                if release < end:
+                    limits[key] = max(0, release - start)
+        for call in entry.calls:
+            self.delivered_calls.add(call)
+        if self.raw:
+            raw = entry.raw_text or ""
+            if not limits:
+                self.chars_out += len(raw)
+                return raw
+            if entry.plain and len(limits) == 1:
+                keep = next(iter(limits.values()))
+                if keep > 0:
+                    self.chars_out += keep
+                    return raw[:keep]
+            return None
+        if not limits:
+            self.chars_out += sum(end - start for _key, start, end in entry.marks)
+            return entry.item
+        return self._rewrite(entry, limits)
+
+    def _rewrite(self, entry: _Entry, limits: dict[Key, int]) -> Any:
+        item = copy.deepcopy(entry.item)
+        for choice in _get(item, "choices") or ():
+            index = _get(choice, "index") or 0
+            delta = _get(choice, "delta")
+            if delta is None:
+                continue
+            for field_name, surface in (
+                ("content", "text"),
+                ("reasoning_content", "thinking"),
+                ("reasoning", "thinking"),
+            ):
+                key = (index, surface, -1)
+                value = _get(delta, field_name)
+                if key in limits and isinstance(value, str):
+                    _set(delta, field_name, value[: limits[key]] or None)
+            calls = _get(delta, "tool_calls")
+            if calls:
+                _set(delta, "tool_calls", None)  # a call cut short is never delivered
+            _set(choice, "finish_reason", None)
+        for key, start, end in entry.marks:
+            self.chars_out += min(end - start, limits.get(key, end - start))
+        return item
+
+    def _final_chunks(self) -> list[Any]:
+        if self.raw or self.template is None:
+            return []
+        chunk = copy.deepcopy(self.template)
+        choices = _get(chunk, "choices") or []
+        if not choices:
+            return []
+        finals = []
+        seen = set()
+        for choice in choices:
+            index = _get(choice, "index") or 0
+            if index in seen:
+                continue
+            seen.add(index)
+            delta = _get(choice, "delta")
+            if delta is not None:
+                for name in ("content", "reasoning_content", "reasoning", "tool_calls", "role"):
+                    if _get(delta, name) is not None:
+                        _set(delta, name, None)
+            complete = any(c[0] == index for c in self.delivered_calls)
+            _set(choice, "finish_reason", "tool_calls" if complete else "stop")
+            finals.append(choice)
+        _set(chunk, "choices", finals)
+        return [chunk]
+
+    @property
+    def chars_dropped(self) -> int:
+        return max(0, self.chars_in - self.chars_out)
+
+
+def _shift(verdict: Verdict, by: int) -> Verdict:
+    """The verdict with every offset moved by ``by`` (for a strategy given a suffix)."""
+    if not by:
+        return verdict
+    hits = tuple(
+        h.model_copy(
+            update={
+                "start": max(0, h.start + by),
+                "end": max(0, h.end + by),
+                "support": tuple(
+                    s.model_copy(update={"start": max(0, s.start + by), "end": max(0, s.end + by)})
+                    for s in h.support
+                ),
+            }
+        )
+        for h in verdict.hits
+    )
+    cut = None if verdict.cut is None else max(0, verdict.cut + by)
+    return verdict.model_copy(update={"hits": hits, "cut": cut})
+
+
+# ---------------------------------------------------------------------------------------------
+# drivers
+
+
+class _Base:
+    def __init__(self, engine: _Engine) -> None:
+        self._engine = engine
+        self.upstream_closed = False
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per surface part seen (final once the stream has ended)."""
+        return self._engine.verdicts()
+
+    @property
+    def forged(self) -> bool:
+        return self._engine.forged
+
+    @property
+    def cut(self) -> dict[str, int]:
+        """Offset of the cut per surface part (``raw`` for a forgery in raw wire text)."""
+        return dict(self._engine.cut)
+
+    @property
+    def chars_dropped(self) -> int:
+        """Characters received from upstream but not delivered."""
+        return self._engine.chars_dropped
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """Recovery outcomes (``on_leak="recover"``)."""
+        return list(self._engine.outcomes)
+
+
+class GuardedStream(_Base):
+    """A guarded sync stream: iterate it like the upstream."""
+
+    def __init__(self, source: Iterable[Any], engine: _Engine) -> None:
+        super().__init__(engine)
+        self._source = source
+        self._iterator: Iterator[Any] | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        engine = self._engine
+        self._iterator = iter(self._source)
+        try:
+            while not engine.stopped:
+                try:
+                    item = next(self._iterator)
+                except StopIteration:
+                    yield from engine.end()
+                    return
+                except BaseException:
+                    engine.end()
+                    raise
+                out = engine.push(item)
+                if engine.stopped:
+                    self.close()
+                yield from out
+                if engine.abort is not None:
+                    raise engine.abort
+        finally:
+            if engine.stopped and not self.upstream_closed:
+                self.close()
+
+    def close(self) -> None:
+        """Close the upstream (so the provider stops generating)."""
+        if self.upstream_closed:
+            return
+        self.upstream_closed = True
+        for target in (self._iterator, self._source):
+            closer = getattr(target, "close", None)
+            if callable(closer):
+                closer()
+
+    def __enter__(self) -> GuardedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncGuardedStream(_Base):
+    """A guarded async stream: ``async for`` it like the upstream."""
+
+    def __init__(self, source: AsyncIterable[Any], engine: _Engine) -> None:
+        super().__init__(engine)
+        self._source = source
+        self._iterator: AsyncIterator[Any] | None = None
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        engine = self._engine
+        self._iterator = aiter(self._source)
+        try:
+            while not engine.stopped:
+                try:
+                    item = await anext(self._iterator)
+                except StopAsyncIteration:
+                    for out_item in engine.end():
+                        yield out_item
+                    return
+                except BaseException:
+                    engine.end()
+                    raise
+                out = engine.push(item)
+                if engine.stopped:
+                    await self.aclose()
+                for out_item in out:
+                    yield out_item
+                if engine.abort is not None:
+                    raise engine.abort
+        finally:
+            if engine.stopped and not self.upstream_closed:
+                await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the upstream (so the provider stops generating)."""
+        if self.upstream_closed:
+            return
+        self.upstream_closed = True
+        for target in (self._iterator, self._source):
+            closer = getattr(target, "aclose", None) or getattr(target, "close", None)
+            if callable(closer):
+                result = closer()
+                if inspect.isawaitable(result):
+                    await result
+
+    async def __aenter__(self) -> AsyncGuardedStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def guard_stream(
+    source: Iterable[Any] | AsyncIterable[Any],
+    *,
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+    on_leak: OnLeak = "abort",
+    recovery: Any = None,
+    raw: bool | None = None,
+) -> GuardedStream | AsyncGuardedStream:
+    """Wrap a provider stream; see the module docstring.
+
+    Args:
+        source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
+        dialect: the wire format (raw text is read with this dialect's scanner).
+        policy: the gate's rules (default: SPEC.md 4.4).
+        on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
+        recovery: a strategy object for ``recover`` (default: the one the policy names).
+        raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
+
+    Returns:
+        A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
+        one; both expose ``verdicts``, ``forged``, ``cut``, ``chars_dropped`` and
+        ``upstream_closed`` during and after iteration.
+    """
+    if on_leak not in _ON_LEAK:
+        raise ValueError(f"on_leak must be one of {', '.join(_ON_LEAK)}; got {on_leak!r}")
+    if policy is not None and not isinstance(policy, Policy):
+        raise TypeError(f"policy must be a guard.Policy or None, got {type(policy).__name__}")
+    engine = _Engine(get_dialect(dialect), policy or DEFAULT_POLICY, on_leak, recovery, raw)
+    if hasattr(source, "__aiter__"):
+        return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
+    if hasattr(source, "__iter__") and not isinstance(source, str | bytes):
+        return GuardedStream(source, engine)
+    raise TypeError(
+        f"guard_stream() expects an iterable or async iterable, got {type(source).__name__}"
+    )
