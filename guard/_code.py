@@ -213,8 +213,25 @@ class CodeTracker:
             return
         # An escaped backtick opens nothing (the rest of its run may), but a run closes a span
         # whatever precedes it: backslash escapes do not work inside code spans.
-        self._line_runs.append((self._run_start, self.pos, int(self._run_esc)))
+        run = (self._run_start, self.pos, int(self._run_esc))
         self._run_start = None
+        if self._fence is not None:
+            return  # inside a fence: a closing line or code, never an inline span
+        if self._phase == 2 and not self._may_be_fence_line():
+            self._flush_line_runs()
+            self._add_run(run)
+        else:
+            self._line_runs.append(run)  # decided when the line is known (fence or not)
+
+    def _may_be_fence_line(self) -> bool:
+        return self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
+
+    def _flush_line_runs(self) -> None:
+        if self._line_runs:
+            runs = self._line_runs
+            self._line_runs = []
+            for run in runs:
+                self._add_run(run)
 
     def _newline(self) -> None:
         self._end_run()

@@ -39,6 +39,8 @@ LEFT = 512
 RIGHT = 640
 #: Longest spelling that can trip at its own start (header-form tokens are the longest).
 HOLD = 96
+#: How far to the left a channel word may sit before its marker (signal C).
+CHANNEL_WINDOW = 64
 
 _TRIGGER_CHARS = ("|", "=", "\uff5c", "\uff1d", "\u2223", "\u01c0", "\u2502")
 _TRIGGER_WORDS = ("assistant", "json{", "analysis")
@@ -52,10 +54,11 @@ class JsonEnd:
     whole-text one. For a scalar first value the answer waits for :meth:`finish`.
     """
 
-    __slots__ = ("_depth", "_esc", "_in_str", "_kind", "_text", "end")
+    __slots__ = ("_depth", "_esc", "_in_str", "_kind", "_length", "_text", "end")
 
     def __init__(self) -> None:
         self._text: list[str] = []
+        self._length = 0
         self._kind = ""  # "", "{", "[" or "scalar"
         self._depth = 0
         self._in_str = False
@@ -69,8 +72,9 @@ class JsonEnd:
     def feed(self, chunk: str) -> None:
         if self.end is not None:
             return
-        base = sum(len(t) for t in self._text) if self._kind else 0
+        base = self._length
         self._text.append(chunk)
+        self._length += len(chunk)
         if self._kind == "scalar":
             return
         i = 0
@@ -84,7 +88,6 @@ class JsonEnd:
                 self._kind = "scalar"
                 return
             self._kind = first
-            base = sum(len(t) for t in self._text[:-1])
         for j in range(i, len(chunk)):
             ch = chunk[j]
             if self._in_str:
@@ -182,7 +185,7 @@ class SurfaceMonitor:
         self._hold = 0
         self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
         self._hits: list[Hit] = []  # decided hits, in order
-        self._early: list[Hit] = []  # hits found in the unsettled zone at the last scan
+        self._early: dict[int, Hit] = {}  # unsettled hits by start (partial co-signals)
         self.tripped: Hit | None = None
         self._finished = False
         self._trigger_chars = _trigger_chars(dialect)
@@ -226,17 +229,19 @@ class SurfaceMonitor:
             or self._trigger_re.search(tail[-16:] + delta) is not None
             or self.surface is Surface.TOOL_NAME
         )
-        if trigger or self._partial or (self._due is not None and self.total >= self._due):
-            self._scan(final=False)
+        if trigger or self._partial:
+            self._discover(len(delta))
+        if self._due is not None and self.total >= self._due:
+            self._settle(final=False)
         elif not self._early:
             self._settled = max(self._settled, self.total - RIGHT)
-        for hit in self._early:
+        for hit in self._early.values():
             self._check_early(hit)
         if self._pending:
             self._resolve()
-        # A partial spelling at the end can only start where a trigger was seen (partial-ness is
-        # prefix-closed), so without one the hold is empty.
-        self._hold = self._hold_start() if trigger or self._partial else self.total
+        # A partial bracket spelling can only start where a trigger was seen (partial-ness is
+        # prefix-closed); word spellings are checked on the last few characters every time.
+        self._hold = self._hold_start() if trigger or self._partial else self._word_hold()
         self._partial = self._hold < self.total
         if self.total - self._last_trim > 4096:
             self._trim()
@@ -249,8 +254,7 @@ class SurfaceMonitor:
                 self._code.finish()
             if self._json is not None:
                 self._json.finish()
-            if self._early or self._partial or self._settled < self.total:
-                self._scan(final=True)
+            self._settle(final=True)
             self._resolve()
         return self.verdict()
 
@@ -292,15 +296,14 @@ class SurfaceMonitor:
             return self._boundary_fn("".join(self._whole)) if self._finished else None
         return None
 
-    def _scan(self, *, final: bool) -> None:
-        lo = max(self._base, self._settled - LEFT)
+    def _hits_in(self, lo: int, *, final: bool) -> list[Hit]:
         window = self._buf[lo - self._base :]
         self.examined += len(window)
         boundary = self._boundary()
         if boundary is None:
             # Unknown yet: no hit carries T now; _with_boundary adds it once the end is known.
             boundary = 0 if final else _NEVER
-        hits = find_hits(
+        return find_hits(
             window,
             self.surface,
             self.dialect,
@@ -309,18 +312,33 @@ class SurfaceMonitor:
             parsed_end=boundary,
             tool_name=self.tool_name,
         )
+
+    def _discover(self, new: int) -> None:
+        """Find anchors that the last delta completed, with the evidence to their left (enough
+        for an early decision); their full co-signals come when they settle."""
+        lo = max(self._base, self._settled, self.total - new - HOLD - CHANNEL_WINDOW)
+        for hit in self._hits_in(lo, final=False):
+            # A hit near `lo` may lack its channel word: that only delays its decision.
+            if hit.start >= self._settled:
+                self._early[hit.start] = hit
+        if self._early and self._due is None:
+            self._due = min(self._early) + RIGHT
+
+    def _settle(self, *, final: bool) -> None:
+        """Scan with full context and settle every anchor whose right context is complete."""
+        lo = max(self._base, self._settled - LEFT)
         limit = self.total if final else self.total - RIGHT
-        early: list[Hit] = []
-        for hit in hits:
+        early: dict[int, Hit] = {}
+        for hit in self._hits_in(lo, final=final):
             if hit.start < self._settled:
                 continue
             if hit.start < limit:
                 self._pending.append(hit)
             else:
-                early.append(hit)
+                early[hit.start] = hit
         self._early = early
         self._settled = max(self._settled, limit)
-        self._due = min(h.start for h in early) + RIGHT if early else None
+        self._due = min(early) + RIGHT if early else None
 
     def _code_known(self, hit: Hit) -> bool | None:
         """True/False when the code status of ``hit`` is final, None while it may change."""
@@ -409,11 +427,11 @@ class SurfaceMonitor:
             return self._hold
         bound = self._hold
         if self.tripped is not None:
-            bound = self.tripped.start
+            bound = min(bound, self.tripped.start)
         for hit in self._pending:
             if self._would_trip_but_for_code(hit):
                 bound = min(bound, hit.start)
-        for hit in self._early:
+        for hit in self._early.values():
             # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
             # withheld until it settles, so a late trip never shows text past its cut.
             if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
@@ -434,28 +452,70 @@ class SurfaceMonitor:
             ).trips
         )
 
+    def _word_hold(self) -> int:
+        if self.surface is Surface.TOOL_NAME or self.rule.mode == "injection":
+            return self.total  # only H and N apply to names; inputs are never withheld
+        tail = self._tail
+        opening = tail.lstrip()
+        if self.total <= 72 and opening and len(opening) <= 8 and "analysis".startswith(opening):
+            return self.total - len(opening)  # may still become K's glued opening
+        if not tail.isascii():
+            return self._hold_start()
+        at = _word_hold(tail)
+        return self.total if at is None else self.total - len(tail) + at
+
     def _hold_start(self) -> int:
+        """Start of the earliest tail that is a proper prefix of a tripping spelling."""
         tail = self._tail
         tail_start = self.total - len(tail)
         view = TextView(tail)
         norm = view.norm
         pattern = _hold_pattern(self.dialect)
-        pos = 0
-        while pos <= len(norm):
-            m = pattern.search(norm, pos, partial=True)
-            if m is None:
-                return self.total
-            if m.partial and _worth_holding(m.group()):
-                return tail_start + view.to_original(m.start())
-            pos = m.start() + 1
-        return self.total
+        # `regex` prefers a full match over an earlier partial one, so each place where a
+        # spelling may begin is tried on its own, anchored there.
+        for start in _hold_starts(self.dialect).finditer(norm):
+            m = pattern.match(norm, start.start(), partial=True)
+            if m is not None and m.partial and _worth_holding(m.group()):
+                return tail_start + view.to_original(start.start())
+        opening = norm.lstrip()
+        if self.surface is Surface.TOOL_NAME or self.rule.mode == "injection":
+            return self.total
+        if self.total <= 72 and opening and len(opening) <= 8 and "analysis".startswith(opening):
+            return tail_start + view.to_original(len(norm) - len(opening))
+        at = _word_hold(norm)
+        return self.total if at is None else tail_start + view.to_original(at)
+
+
+@cache
+def _hold_starts(dialect: Dialect) -> re.Pattern[str]:
+    firsts = {TextView(s).norm[0] for s in dialect.reserved} | {"<"}
+    return re.compile(f"[{re.escape(''.join(sorted(firsts)))}]|to=|assistant")
 
 
 def _worth_holding(partial: str) -> bool:
-    """A partial routing marker or glued envelope is held only once it is unmistakable (``to=``,
-    ``assistant``); holding every trailing ``t`` or ``a`` of prose would delay all text."""
-    if partial.startswith("t"):
-        return partial.startswith("to=")
-    if partial.startswith("a"):
-        return partial.startswith("assistant")
-    return True
+    """Word-shaped partials are found by :func:`_word_hold`; here only bracket spellings."""
+    return not partial[:1].isalpha()
+
+
+#: Spellings made of words that trip (K) or trip with the channel word before them (M): their
+#: proper prefixes at the very end of the text are held back until the next delta decides.
+_WORDS = (
+    *(f"to={ns}" for ns in ("functions.", "browser.", "python", "multi_tool_use.", "container.")),
+    *(f"to= {ns}" for ns in ("functions.", "browser.", "python", "multi_tool_use.", "container.")),
+    "assistantfinal",
+    "assistantanalysis",
+    "assistantcommentary",
+    *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in ("", " ", "\t")),
+)
+_PREFIXES = frozenset(w[:k] for w in _WORDS for k in range(1, len(w) + 1))
+_LONGEST_WORD = max(map(len, _WORDS))
+_WORD_START = re.compile(r"[tafc]")
+
+
+def _word_hold(norm: str) -> int | None:
+    """Start of the longest suffix of ``norm`` that may still grow into a word spelling."""
+    lo = max(0, len(norm) - _LONGEST_WORD)
+    for m in _WORD_START.finditer(norm, lo):
+        if norm[m.start() :] in _PREFIXES:
+            return m.start()
+    return None

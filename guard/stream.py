@@ -86,6 +86,7 @@ def _set(obj: Any, key: str, value: Any) -> None:
 
 
 Key = tuple[int, str, int]  # (choice index, surface, tool call index or -1)
+_DROPPED = object()  # an entry cut to nothing
 
 
 def _key_name(key: Key) -> str:
@@ -140,6 +141,8 @@ class _Engine:
         self.raw_pos = 0
         self.call_index: dict[str, int] = {}
         self.tripped_key: Key | None = None
+        #: release points taken when the stream was stopped (finishing a monitor would move them)
+        self.frozen: dict[Key, int] = {}
 
     # --- monitors ------------------------------------------------------------------------------
 
@@ -235,6 +238,7 @@ class _Engine:
     # --- raw wire text ---------------------------------------------------------------------------
 
     def _push_raw(self, text: str) -> None:
+        self.chars_in += len(text)  # what was read, whether or not the scanner emitted it yet
         if self.scanner is None:
             from .scanning import scanner
 
@@ -244,7 +248,6 @@ class _Engine:
     def _raw_events(self, events: list[Any]) -> None:
         for event in events:
             raw = event.raw
-            self.chars_in += len(raw)
             entry = _Entry(item=None, raw_text=raw)
             if isinstance(event, Text):
                 entry.plain = event.text == raw
@@ -295,6 +298,7 @@ class _Engine:
 
     def _decide(self, *, final: bool) -> list[Any]:
         if self.forged and self.on_leak != "report":
+            # every surface ends at the forgery: what each holds back is decided by finishing
             for m in self.monitors.values():
                 m.finish()
             out = self._deliver(final=True, drop_open_calls=True)
@@ -312,6 +316,7 @@ class _Engine:
                 if forged_result:
                     self.forged = True
                 self.cut[_key_name(key)] = m.release
+                self.frozen = {k: mon.release for k, mon in self.monitors.items()}
                 verdict = m.finish()  # the verdict on what arrived, the leak included
                 _log.warning(
                     "guard.stream.forgery" if forged_result else "guard.stream.leak",
@@ -327,8 +332,7 @@ class _Engine:
                 if self.on_leak == "recover":
                     self._recover(key, verdict)
             for other in self.monitors.values():
-                if other is not m:
-                    other.finish()
+                other.finish()
             out = self._deliver(final=True, drop_open_calls=True, cut_key=key)
             out += self._final_chunks()
             self._stop()
@@ -344,7 +348,7 @@ class _Engine:
     def _withheld_text(self, key: Key) -> str:
         m = self.monitors[key]
         buf = m._buf
-        start = max(0, m.release - m._base)
+        start = max(0, self._release(key) - m._base)
         return buf[start:]
 
     def _recover(self, key: Key, verdict: Verdict) -> None:
@@ -364,13 +368,17 @@ class _Engine:
 
     # --- delivery ------------------------------------------------------------------------------
 
+    def _release(self, key: Key) -> int:
+        frozen = self.frozen.get(key)
+        return self.monitors[key].release if frozen is None else frozen
+
     def _ready(self, entry: _Entry) -> bool:
         if self.on_leak == "report":
             return True  # observe only: nothing is withheld
         for call in entry.calls:
             if call not in self.closed_calls:
                 return False
-        return all(self.monitors[key].release >= end for key, _start, end in entry.marks)
+        return all(self._release(key) >= end for key, _start, end in entry.marks)
 
     def _deliver(
         self, *, final: bool, drop_open_calls: bool, cut_key: Key | None = None
@@ -384,7 +392,7 @@ class _Engine:
             if drop_open_calls and any(c not in self.closed_calls for c in entry.calls):
                 continue  # an unfinished call is never delivered
             piece = self._cut_entry(entry, cut_key)
-            if piece is None:
+            if piece is _DROPPED:
                 self.queue.clear()
                 break
             out.append(piece)
@@ -398,7 +406,7 @@ class _Engine:
         limits: dict[Key, int] = {}
         if self.on_leak != "report":
             for key, start, end in entry.marks:
-                release = self.monitors[key].release
+                release = self._release(key)
                 if release < end:
                     limits[key] = max(0, release - start)
         for call in entry.calls:
@@ -413,7 +421,7 @@ class _Engine:
                 if keep > 0:
                     self.chars_out += keep
                     return raw[:keep]
-            return None
+            return _DROPPED
         if not limits:
             self.chars_out += sum(end - start for _key, start, end in entry.marks)
             return entry.item
