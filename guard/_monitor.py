@@ -226,7 +226,7 @@ class SurfaceMonitor:
             self._whole.append(delta)
         trigger = (
             not delta.isascii()
-            or self._trigger_re.search(tail[-16:] + delta) is not None
+            or self._trigger_re.search(tail[-24:] + delta) is not None
             or self.surface is Surface.TOOL_NAME
         )
         if trigger or self._partial:
@@ -240,9 +240,11 @@ class SurfaceMonitor:
         if self._pending:
             self._resolve()
         # A partial bracket spelling can only start where a trigger was seen (partial-ness is
-        # prefix-closed); word spellings are checked on the last few characters every time.
-        self._hold = self._hold_start() if trigger or self._partial else self._word_hold()
-        self._partial = self._hold < self.total
+        # prefix-closed); a word spelling completes with a trigger in view (`=`, `assistant`,
+        # `json{`), so only bracket partials ask for a rescan on the next delta.
+        bracket = self._bracket_hold() if trigger or self._partial else self.total
+        self._hold = min(bracket, self._word_hold())
+        self._partial = bracket < self.total
         if self.total - self._last_trim > 4096:
             self._trim()
 
@@ -453,19 +455,26 @@ class SurfaceMonitor:
         )
 
     def _word_hold(self) -> int:
+        """Start of a tail that may still grow into a word spelling (M, K), or the end."""
         if self.surface is Surface.TOOL_NAME or self.rule.mode == "injection":
             return self.total  # only H and N apply to names; inputs are never withheld
         tail = self._tail
-        opening = tail.lstrip()
+        tail_start = self.total - len(tail)
+        view = None if tail.isascii() else TextView(tail)
+        norm = tail if view is None else view.norm
+        opening = norm.lstrip()
         if self.total <= 72 and opening and len(opening) <= 8 and "analysis".startswith(opening):
-            return self.total - len(opening)  # may still become K's glued opening
-        if not tail.isascii():
-            return self._hold_start()
-        at = _word_hold(tail)
-        return self.total if at is None else self.total - len(tail) + at
+            at: int | None = len(norm) - len(opening)  # may still become K's glued opening
+        else:
+            at = _word_hold(norm)
+        if at is None:
+            return self.total
+        return tail_start + (at if view is None else view.to_original(at))
 
-    def _hold_start(self) -> int:
-        """Start of the earliest tail that is a proper prefix of a tripping spelling."""
+    def _bracket_hold(self) -> int:
+        """Start of the earliest tail that is a proper prefix of a bracket spelling (H)."""
+        if self.rule.mode == "injection":
+            return self.total
         tail = self._tail
         tail_start = self.total - len(tail)
         view = TextView(tail)
@@ -477,13 +486,7 @@ class SurfaceMonitor:
             m = pattern.match(norm, start.start(), partial=True)
             if m is not None and m.partial and _worth_holding(m.group()):
                 return tail_start + view.to_original(start.start())
-        opening = norm.lstrip()
-        if self.surface is Surface.TOOL_NAME or self.rule.mode == "injection":
-            return self.total
-        if self.total <= 72 and opening and len(opening) <= 8 and "analysis".startswith(opening):
-            return tail_start + view.to_original(len(norm) - len(opening))
-        at = _word_hold(norm)
-        return self.total if at is None else tail_start + view.to_original(at)
+        return self.total
 
 
 @cache
@@ -512,8 +515,13 @@ _LONGEST_WORD = max(map(len, _WORDS))
 _WORD_START = re.compile(r"[tafc]")
 
 
+_ENDS = frozenset(p[-2:] for p in _PREFIXES if len(p) >= 2) | frozenset("tafc")
+
+
 def _word_hold(norm: str) -> int | None:
     """Start of the longest suffix of ``norm`` that may still grow into a word spelling."""
+    if norm[-2:] not in _ENDS and norm[-1:] not in _ENDS:
+        return None  # no prefix of a word spelling ends with these characters
     lo = max(0, len(norm) - _LONGEST_WORD)
     for m in _WORD_START.finditer(norm, lo):
         if norm[m.start() :] in _PREFIXES:

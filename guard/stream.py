@@ -166,6 +166,10 @@ class _Engine:
     def push(self, item: Any) -> list[Any]:
         if self.stopped:
             return []
+        if not self.queue and type(item) is dict and self.raw is False:
+            quick = self._quiet_dict_chunk(item)
+            if quick is not None:
+                return quick
         if self.raw is None:
             self.raw = isinstance(item, str)
         if isinstance(item, str) and self.raw:
@@ -193,6 +197,9 @@ class _Engine:
     def _push_chunk(self, item: Any) -> None:
         self.template = item
         entry = _Entry(item=item)
+        if type(item) is dict and self._plain_dict_chunk(item, entry):
+            self.queue.append(entry)
+            return
         for choice in _get(item, "choices") or ():
             index = _get(choice, "index") or 0
             delta = _get(choice, "delta")
@@ -224,6 +231,48 @@ class _Engine:
                     self.closed_calls.add((index, open_k))
                 self.finished_choices.add(index)
         self.queue.append(entry)
+
+    def _quiet_dict_chunk(self, item: dict[str, Any]) -> list[Any] | None:
+        """The hot path: nothing is withheld, the chunk carries only content, and after it the
+        monitor still withholds nothing: deliver it as it is, with no bookkeeping."""
+        choices = item.get("choices")
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return None
+        delta = choice.get("delta")
+        if type(delta) is not dict or len(delta) != 1:
+            return None
+        content = delta.get("content")
+        if type(content) is not str or not content:
+            return None
+        key = (choice.get("index") or 0, "text", -1)
+        m = self.monitors.get(key) or self.monitor(key)
+        m.feed(content)
+        self.template = item
+        self.chars_in += len(content)
+        if m.tripped is None and m.release == m.total:
+            self.chars_out += len(content)
+            return [item]
+        entry = _Entry(item=item, marks=[(key, m.total - len(content), m.total)])
+        self.queue.append(entry)
+        return self._decide(final=False)
+
+    def _plain_dict_chunk(self, item: dict[str, Any], entry: _Entry) -> bool:
+        """The hot path: one choice whose delta carries only content. False: take the slow
+        path (which handles every shape)."""
+        choices = item["choices"]
+        if type(choices) is not list or len(choices) != 1:
+            return False
+        choice = choices[0]
+        if type(choice) is not dict or choice.get("finish_reason") is not None:
+            return False
+        delta = choice.get("delta")
+        if type(delta) is not dict or not delta.keys() <= {"content", "role"}:
+            return False
+        self._feed(entry, (choice.get("index") or 0, "text", -1), delta.get("content"))
+        return True
 
     def _feed(self, entry: _Entry, key: Key, text: Any, *, count: bool = True) -> None:
         if not isinstance(text, str) or not text:
