@@ -10,6 +10,7 @@ from .dialects import DIALECTS, Dialect, get_dialect
 from .escape import escape, escape_json, escape_messages, escape_tools, unescape, unescape_json
 from .models import Hit, ScanContext, Surface, Verdict
 from .policy import DEFAULT_POLICY, Policy, PolicyError, SurfaceRule
+from .scanning import register_scanner, scanner
 from .stream import AsyncGuardedStream, GuardedStream, GuardError, LeakAborted, guard_stream
 
 __version__ = "0.1.0"
@@ -38,6 +39,8 @@ __all__ = [
     "escape_tools",
     "get_dialect",
     "guard_stream",
+    "register_scanner",
+    "scanner",
     "unescape",
     "unescape_json",
 ]

@@ -457,7 +457,7 @@ class ToolEnd:
 @dataclass(frozen=True, slots=True)
 class ResultForgery:
     """Model output started writing a tool result (SPEC.md 4.6). ``offset`` is absolute in the
-    scanner's input; ``raw`` holds the marker and everything after it that was fed."""
+    scanner's input; ``raw`` holds the marker (what comes after it follows as ``Malformed``)."""
 
     offset: int
     marker: str

@@ -190,8 +190,8 @@ class _Engine:
             self._raw_events(self.scanner.flush())
         for key in list(self.monitors):
             self.monitors[key].finish()
-        for choice, call in list(self.open_call.items()):
-            self.closed_calls.add((choice, call))
+        # a call still open when the stream ends (no ToolEnd, no finish_reason) is unfinished:
+        # it is dropped, never delivered with partial arguments
         return self._decide(final=True)
 
     def _push_chunk(self, item: Any) -> None:
@@ -386,7 +386,7 @@ class _Engine:
             out += self._final_chunks()
             self._stop()
             return out
-        out = self._deliver(final=final, drop_open_calls=False)
+        out = self._deliver(final=final, drop_open_calls=final)
         if final:
             self.stopped = True
         return out
