@@ -5,6 +5,7 @@ The public surface is re-exported here; everything else lives in private modules
 
 from __future__ import annotations
 
+from .audit import AuditReport, audit
 from .detect import detect, detect_message
 from .dialects import DIALECTS, Dialect, get_dialect
 from .escape import escape, escape_json, escape_messages, escape_tools, unescape, unescape_json
@@ -19,6 +20,7 @@ __all__ = [
     "DEFAULT_POLICY",
     "DIALECTS",
     "AsyncGuardedStream",
+    "AuditReport",
     "Dialect",
     "GuardError",
     "GuardedStream",
@@ -31,6 +33,7 @@ __all__ = [
     "SurfaceRule",
     "Verdict",
     "__version__",
+    "audit",
     "detect",
     "detect_message",
     "escape",

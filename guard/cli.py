@@ -123,6 +123,92 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.set_defaults(handler=_cmd_eval)
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    import json
+
+    from ._audit_output import ProgressBar, render
+    from .audit import audit, input_bytes
+
+    if args.json and args.sarif == "-":
+        raise InputError("--json and --sarif - both write to stdout: choose one")
+    progress = ProgressBar.for_terminal(sys.stderr, input_bytes(args.paths))
+    try:
+        report = audit(
+            args.paths,
+            format=args.format,
+            dialect=args.dialect,
+            policy=args.policy,
+            workers=args.workers,
+            progress=progress,
+        )
+    finally:
+        if progress is not None:
+            progress.close()
+    if args.sarif:
+        sarif = json.dumps(report.sarif(), indent=2, ensure_ascii=False) + "\n"
+        if args.sarif == "-":
+            sys.stdout.write(sarif)
+        else:
+            try:
+                Path(args.sarif).write_text(sarif, encoding="utf-8")
+            except OSError as exc:
+                raise InputError(f"cannot write {args.sarif}: {exc.strerror or exc}") from None
+    if args.json:
+        sys.stdout.write(report.model_dump_json(indent=2) + "\n")
+    elif args.sarif != "-":
+        sys.stdout.write(render(report) + "\n")
+    if report.summary.transcripts == 0:
+        print("guard audit: error: no transcript could be read from the input", file=sys.stderr)
+    return report.exit_code(args.fail_on)
+
+
+def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from ._audit_models import FAIL_ON, FORMATS
+
+    p = sub.add_parser(
+        "audit",
+        help="audit stored transcripts for leaks, injections and forged tool results",
+        description=(
+            "Run every message of every transcript through detection: model output gets leak"
+            " verdicts, user input and tool results injection findings, and in raw Harmony"
+            " transcripts a tool result written by the assistant is a forgery. Reads JSONL"
+            " (OpenAI chat, Responses items, ChatGLM3 histories), raw Harmony text, plain"
+            " model output (--format text), .gz files, directories (recursed) and '-' (stdin)."
+            " Exit code 0 clean, 1 findings at the --fail-on threshold, 2 when no transcript"
+            " could be read. Bad lines are reported as errors; the rest is still audited."
+        ),
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories, or - for stdin")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="auto",
+        help="transcript format (default: auto, sniffed per file and shown in the report)",
+    )
+    p.add_argument(
+        "--dialect",
+        help=f"dialect to judge against: {', '.join(DIALECTS)}, or all"
+        " (default: chatglm3 for ChatGLM3 histories, harmony otherwise)",
+    )
+    p.add_argument("--policy", help="a policy file (.toml or .json)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 to FILE (- for stdout)")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="processes to audit files and chunks of large files in (same report for any N)",
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="leak",
+        help="exit 1 on: leak (leaks and forgeries, default), injection (any finding), none",
+    )
+    p.set_defaults(handler=_cmd_audit)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
@@ -133,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_escape_parser(sub, "escape")
     _add_escape_parser(sub, "unescape")
     _add_eval_parser(sub)
+    _add_audit_parser(sub)
     return parser
 
 

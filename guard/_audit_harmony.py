@@ -1,0 +1,269 @@
+"""Split raw Harmony transcripts (stored conversations, SPEC.md 1.1) into messages.
+
+A stored transcript holds every role, not only model output, so this is not the streaming model
+output scanner: it reads ``<|start|>{header}<|message|>{content}{end}`` envelopes, where the end
+is ``<|end|>``, ``<|call|>`` or ``<|return|>``, and tolerates what real logs contain:
+
+* a missing end: a ``<|start|>`` inside a body ends that message (``end`` is ``None``) and opens
+  the next one, and so does the end of the file;
+* the recipient in the role part or the channel part, ``<|constrain|>json`` or a bare content
+  type after it;
+* a bare ``<|channel|>`` between messages opens an assistant message (output captured after the
+  prompt's ``<|start|>assistant``);
+* special tokens never span lines, so the input is read line by line and never held whole.
+
+Other spellings inside a body (``<|channel|>``, ``<|message|>``, ``<|constrain|>``) are content:
+the detector reports them on the message's surface. Text outside any message, stray end tokens
+and headers without ``<|message|>`` are reported as problems with their line; nothing is dropped
+silently.
+
+Transcripts: a file may hold several. A new one starts at ``<|startoftext|>``, after
+``<|endoftext|>``, or at a ``system`` message that follows a message of another author.
+
+Forgery (SPEC.md 4.6), one rule: a message whose author is a tool (any author other than
+``system``, ``developer``, ``user`` and ``assistant``, e.g. ``functions.get_weather``) is a forged
+tool result when the message before it is the assistant's and did not end with ``<|call|>``,
+either because the tool message starts inside the assistant's unfinished body or because the
+assistant's message ended with ``<|end|>`` or ``<|return|>``. The host appends a tool result only
+after the assistant stops at ``<|call|>`` (SPEC.md 1.5).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = [
+    "INPUT_AUTHORS",
+    "HarmonyMessage",
+    "HarmonySplitter",
+    "HarmonyTranscript",
+    "is_tool_author",
+    "parse_header",
+]
+
+_TOKEN = re.compile(
+    r"<\|(start|message|end|call|return|channel|constrain|startoftext|endoftext)\|>"
+)
+_ENDS = frozenset({"end", "call", "return"})
+#: Authors whose messages are untrusted input (the ``user`` surface).
+INPUT_AUTHORS = frozenset({"system", "developer", "user"})
+#: A header longer than this without ``<|message|>`` is malformed.
+HEADER_CAP = 1024
+
+
+def is_tool_author(author: str) -> bool:
+    return author not in INPUT_AUTHORS and author != "assistant"
+
+
+@dataclass(slots=True)
+class HarmonyMessage:
+    author: str
+    recipient: str | None
+    channel: str | None
+    content_type: str | None
+    body: str
+    #: ``end``, ``call`` or ``return``; ``None`` when the message was never ended
+    end: str | None
+    #: the header as written (for a redacted preview)
+    header: str
+    #: 1-based line where the message's ``<|start|>`` is
+    line: int
+    #: True when the message began inside the previous message's unfinished body
+    interrupted: bool = False
+
+
+@dataclass(slots=True)
+class HarmonyTranscript:
+    line: int
+    messages: list[HarmonyMessage] = field(default_factory=list)
+    #: (line, problem) pairs, in order
+    problems: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _words(part: str) -> list[str]:
+    return part.replace("<|constrain|>", " <|constrain|>").split()
+
+
+def parse_header(header: str) -> tuple[str, str | None, str | None, str | None]:
+    """``(author, recipient, channel, content_type)`` of a header such as
+    ``assistant<|channel|>commentary to=functions.f <|constrain|>json``."""
+    role_part, has_channel, channel_part = header.partition("<|channel|>")
+    role_words = _words(role_part)
+    author = role_words[0] if role_words else ""
+    rest = role_words[1:]
+    channel = None
+    if has_channel:
+        channel_words = _words(channel_part)
+        if channel_words and not channel_words[0].startswith(("to=", "<|constrain|>")):
+            channel = channel_words[0]
+            channel_words = channel_words[1:]
+        rest += channel_words
+    recipient = content_type = None
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word.startswith("to="):
+            if word == "to=" and i + 1 < len(rest):
+                i += 1
+                recipient = rest[i]
+            else:
+                recipient = word[3:] or recipient
+        elif word.startswith("<|constrain|>"):
+            content_type = word[len("<|constrain|>") :] or content_type
+        else:
+            content_type = word
+        i += 1
+    return author, recipient, channel, content_type
+
+
+class HarmonySplitter:
+    """Feed lines (``feed``), get finished transcripts; ``finish`` at the end of the input."""
+
+    def __init__(self) -> None:
+        self._state = "outside"  # outside | header | body
+        self._buf: list[str] = []
+        self._start_line = 0
+        self._interrupted = False
+        self._current: HarmonyTranscript | None = None
+        self._done: list[HarmonyTranscript] = []
+        self._line = 0
+        self._header = ""
+
+    @property
+    def line(self) -> int:
+        """Number of lines fed so far."""
+        return self._line
+
+    # -- transcript bookkeeping -------------------------------------------------------------
+
+    def _transcript(self, line: int) -> HarmonyTranscript:
+        if self._current is None:
+            self._current = HarmonyTranscript(line=line)
+        return self._current
+
+    def _problem(self, line: int, text: str) -> None:
+        self._transcript(line).problems.append((line, text))
+
+    def _close_transcript(self) -> None:
+        if self._current is not None:
+            self._done.append(self._current)
+            self._current = None
+
+    def _emit(self, header: str, body: str, end: str | None) -> None:
+        author, recipient, channel, content_type = parse_header(header)
+        if not author:
+            self._problem(self._start_line, "message header has no author")
+        current = self._current
+        if (
+            author == "system"
+            and current is not None
+            and any(m.author != "system" for m in current.messages)
+        ):
+            self._close_transcript()
+        self._transcript(self._start_line).messages.append(
+            HarmonyMessage(
+                author=author,
+                recipient=recipient,
+                channel=channel,
+                content_type=content_type,
+                body=body,
+                end=end,
+                header=header,
+                line=self._start_line,
+                interrupted=self._interrupted,
+            )
+        )
+
+    def _open(self, line: int, *, interrupted: bool, header: str = "") -> None:
+        self._state = "header"
+        self._buf = [header] if header else []
+        self._start_line = line
+        self._interrupted = interrupted
+
+    def _finish_header(self) -> str:
+        header = "".join(self._buf)
+        self._buf = []
+        return header
+
+    # -- feeding ----------------------------------------------------------------------------
+
+    def feed(self, line: str) -> list[HarmonyTranscript]:
+        """One line of input (with its line break); returns the transcripts it finished."""
+        self._line += 1
+        number = self._line
+        pieces = _TOKEN.split(line)
+        for i, piece in enumerate(pieces):
+            if i % 2 == 0:
+                if piece:
+                    self._text(piece, number)
+            else:
+                self._token(piece, number)
+        if self._state == "header" and sum(map(len, self._buf)) > HEADER_CAP:
+            self._problem(self._start_line, "message header too long without <|message|>")
+            header = self._finish_header()
+            self._state = "body"
+            self._header = header[:HEADER_CAP]
+            self._buf = [header[HEADER_CAP:]]
+        done, self._done = self._done, []
+        return done
+
+    def finish(self) -> list[HarmonyTranscript]:
+        """End of input: close an unfinished message and the last transcript."""
+        if self._state == "header":
+            self._problem(self._start_line, "message header without <|message|> at end of input")
+            self._emit(self._finish_header(), "", None)
+        elif self._state == "body":
+            self._emit(self._header, "".join(self._buf), None)
+        self._state = "outside"
+        self._close_transcript()
+        done, self._done = self._done, []
+        return done
+
+    def _text(self, text: str, line: int) -> None:
+        if self._state == "outside":
+            if not text.isspace():
+                self._problem(line, "text outside a message")
+        else:
+            self._buf.append(text)
+
+    def _token(self, name: str, line: int) -> None:
+        state = self._state
+        spelling = f"<|{name}|>"
+        if state == "body":
+            if name in _ENDS:
+                self._emit(self._header, "".join(self._buf), name)
+                self._state = "outside"
+            elif name == "start":
+                self._emit(self._header, "".join(self._buf), None)
+                self._open(line, interrupted=True)
+            elif name in ("startoftext", "endoftext"):
+                self._emit(self._header, "".join(self._buf), None)
+                self._state = "outside"
+                self._close_transcript()
+            else:
+                self._buf.append(spelling)  # content: the detector judges it
+        elif state == "header":
+            if name == "message":
+                self._header = self._finish_header()
+                self._state = "body"
+            elif name in ("channel", "constrain"):
+                self._buf.append(spelling)
+            else:
+                self._problem(line, f"message header ended by {spelling} before <|message|>")
+                self._emit(self._finish_header(), "", name if name in _ENDS else None)
+                self._state = "outside"
+                if name == "start":
+                    self._open(line, interrupted=False)
+                elif name in ("startoftext", "endoftext"):
+                    self._close_transcript()
+        else:  # outside
+            if name == "start":
+                self._open(line, interrupted=False)
+            elif name == "channel":
+                # output captured after the prompt's `<|start|>assistant`
+                self._open(line, interrupted=False, header="assistant<|channel|>")
+            elif name in ("startoftext", "endoftext"):
+                self._close_transcript()
+            else:
+                self._problem(line, f"stray {spelling} outside a message")
