@@ -191,6 +191,9 @@ class SurfaceMonitor:
         self._trigger_chars = _trigger_chars(dialect)
         self._trigger_re = _trigger_re(dialect)
         self._last_trim = 0
+        self._always_scan = surface is Surface.TOOL_NAME
+        #: word spellings (M, K) can trip here: their prefixes at the end are held back
+        self._words = surface is not Surface.TOOL_NAME and policy.rule(surface).mode == "leak"
         leak_mode = self.rule.mode == "leak"
         self._code = (
             CodeTracker()
@@ -215,37 +218,40 @@ class SurfaceMonitor:
         if not delta:
             return
         tail = self._tail
+        near = tail[-24:] + delta
         self._parts.append(delta)
         self._tail = (tail + delta)[-HOLD:]
-        self.total += len(delta)
+        total = self.total = self.total + len(delta)
         if self._code is not None:
             self._code.feed(delta)
         if self._json is not None:
             self._json.feed(delta)
         elif self._boundary_fn is not None:
             self._whole.append(delta)
-        trigger = (
-            not delta.isascii()
-            or self._trigger_re.search(tail[-24:] + delta) is not None
-            or self.surface is Surface.TOOL_NAME
-        )
+        trigger = self._always_scan or not delta.isascii() or bool(self._trigger_re.search(near))
         if trigger or self._partial:
             self._discover(len(delta))
-        if self._due is not None and self.total >= self._due:
+        if self._due is not None and total >= self._due:
             self._settle(final=False)
-        elif not self._early:
-            self._settled = max(self._settled, self.total - RIGHT)
-        for hit in self._early.values():
-            self._check_early(hit)
+        elif not self._early and total - RIGHT > self._settled:
+            self._settled = total - RIGHT
+        if self._early:
+            for hit in self._early.values():
+                self._check_early(hit)
         if self._pending:
             self._resolve()
         # A partial bracket spelling can only start where a trigger was seen (partial-ness is
         # prefix-closed); a word spelling completes with a trigger in view (`=`, `assistant`,
         # `json{`), so only bracket partials ask for a rescan on the next delta.
-        bracket = self._bracket_hold() if trigger or self._partial else self.total
-        self._hold = min(bracket, self._word_hold())
-        self._partial = bracket < self.total
-        if self.total - self._last_trim > 4096:
+        if trigger or self._partial:
+            bracket = self._bracket_hold()
+            self._partial = bracket < total
+            self._hold = min(bracket, self._word_hold())
+        elif self._words and (near[-2:] in _ENDS or near[-1:] in _ENDS or total <= 72):
+            self._hold = self._word_hold()
+        else:
+            self._hold = total
+        if total - self._last_trim > 4096:
             self._trim()
 
     def finish(self) -> Verdict:
@@ -456,7 +462,7 @@ class SurfaceMonitor:
 
     def _word_hold(self) -> int:
         """Start of a tail that may still grow into a word spelling (M, K), or the end."""
-        if self.surface is Surface.TOOL_NAME or self.rule.mode == "injection":
+        if not self._words:
             return self.total  # only H and N apply to names; inputs are never withheld
         tail = self._tail
         tail_start = self.total - len(tail)
