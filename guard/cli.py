@@ -209,6 +209,69 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(handler=_cmd_audit)
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from .serve import ServeConfig, run
+    except ImportError as exc:
+        raise InputError(
+            f"guard serve needs the serve extra (pip install 'guard[serve]'): {exc}"
+        ) from None
+
+    config = ServeConfig.load(
+        args.upstream,
+        policy_file=args.policy,
+        dialect=args.dialect,
+        on_leak=args.on_leak,
+        max_body_bytes=args.max_body_bytes,
+    )
+    return run(config, host=args.host, port=args.port)
+
+
+def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run an OpenAI-compatible proxy that guards a provider (needs guard[serve])",
+        description=(
+            "Proxy /v1/chat/completions (streaming and not), /v1/responses and every other /v1"
+            " path to the upstream: request inputs are escaped, responses guarded; a forged tool"
+            " result or an aborting leak closes the upstream at once and ends the client's"
+            " stream cleanly. The dialect is chosen per request from the model name (a default"
+            " table plus the policy file's [serve.dialects]) unless --dialect forces one."
+            " Health at /healthz; access logs as JSON lines on stderr."
+        ),
+    )
+    p.add_argument(
+        "--upstream",
+        required=True,
+        metavar="URL",
+        help="the upstream's OpenAI base URL, e.g. http://127.0.0.1:8000/v1",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8787, help="port to listen on (default: 8787)")
+    p.add_argument(
+        "--policy",
+        help="a policy file (.toml or .json); its [serve] table sets dialects, on_leak,"
+        " max_body_bytes and read_timeout",
+    )
+    p.add_argument(
+        "--dialect",
+        help=f"force one dialect for every request: {', '.join(DIALECTS)}"
+        " (default: chosen from the model name)",
+    )
+    p.add_argument(
+        "--on-leak",
+        choices=("truncate", "abort", "recover", "report"),
+        help="what a leak does (default: truncate, or the policy file's [serve] on_leak)",
+    )
+    p.add_argument(
+        "--max-body-bytes",
+        type=int,
+        metavar="N",
+        help="reject request bodies over N bytes with 413 (default: 16 MiB)",
+    )
+    p.set_defaults(handler=_cmd_serve)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
@@ -220,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_escape_parser(sub, "unescape")
     _add_eval_parser(sub)
     _add_audit_parser(sub)
+    _add_serve_parser(sub)
     return parser
 
 

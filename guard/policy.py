@@ -100,6 +100,9 @@ class Policy(BaseModel):
     #: recovery strategy per tool name (for ``tool_arg`` leaks), e.g. ``apply_patch =
     #: "truncate_abort"``; tools not listed use ``tool_recovery``.
     recovery: dict[str, str] = Field(default_factory=dict)
+    #: settings of ``guard serve`` (dialect table, on_leak, limits); detection ignores them,
+    #: so one policy file serves the proxy, ``guard audit`` and ``guard eval`` alike
+    serve: dict[str, Any] = Field(default_factory=dict)
     tool_recovery: str = "retry"
     text_recovery: str = "strip_tail"
     thinking_recovery: str = "strip_tail"

@@ -141,6 +141,7 @@ class _Engine:
         self.raw_pos = 0
         self.call_index: dict[str, int] = {}
         self.tripped_key: Key | None = None
+        self.dropped_calls: set[tuple[int, int]] = set()
         #: release points taken when the stream was stopped (finishing a monitor would move them)
         self.frozen: dict[Key, int] = {}
 
@@ -195,7 +196,8 @@ class _Engine:
         return self._decide(final=True)
 
     def _push_chunk(self, item: Any) -> None:
-        self.template = item
+        if _get(item, "choices"):
+            self.template = item  # a usage chunk (no choices) cannot shape a final chunk
         entry = _Entry(item=item)
         if type(item) is dict and self._plain_dict_chunk(item, entry):
             self.queue.append(entry)
@@ -214,7 +216,7 @@ class _Engine:
                     k = position if k is None else int(k)
                     previous = self.open_call.get(index)
                     if previous is not None and previous != k:
-                        self.closed_calls.add((index, previous))
+                        self._close_call(index, previous)
                     self.open_call[index] = k
                     entry.calls.append((index, k))
                     function = _get(call, "function")
@@ -228,7 +230,7 @@ class _Engine:
             if _get(choice, "finish_reason") is not None:
                 open_k = self.open_call.pop(index, None)
                 if open_k is not None:
-                    self.closed_calls.add((index, open_k))
+                    self._close_call(index, open_k)
                 self.finished_choices.add(index)
         self.queue.append(entry)
 
@@ -274,6 +276,15 @@ class _Engine:
         self._feed(entry, (choice.get("index") or 0, "text", -1), delta.get("content"))
         return True
 
+    def _close_call(self, choice: int, call: int) -> None:
+        """A call is complete: its name and arguments will not grow, so their verdicts are
+        final now, before any of its entries can be released."""
+        self.closed_calls.add((choice, call))
+        for surface in ("tool_name", "tool_arg"):
+            m = self.monitors.get((choice, surface, call))
+            if m is not None:
+                m.finish()
+
     def _feed(self, entry: _Entry, key: Key, text: Any, *, count: bool = True) -> None:
         if not isinstance(text, str) or not text:
             return
@@ -318,7 +329,7 @@ class _Engine:
             elif isinstance(event, ToolEnd):
                 k = self.call_index.setdefault(event.id, len(self.call_index))
                 entry.calls.append((0, k))
-                self.closed_calls.add((0, k))
+                self._close_call(0, k)
                 self.open_call.pop(0, None)
             elif isinstance(event, ResultForgery):
                 self._forgery(event.offset, event.marker)
@@ -361,6 +372,8 @@ class _Engine:
             assert hit is not None
             if self.tripped_key is None:
                 self.tripped_key = key
+                if key[2] >= 0:
+                    self.dropped_calls.add((key[0], key[2]))
                 forged_result = hit.code == "H" and "R" in hit.signals
                 if forged_result:
                     self.forged = True
@@ -440,6 +453,8 @@ class _Engine:
             self.queue.pop(0)
             if drop_open_calls and any(c not in self.closed_calls for c in entry.calls):
                 continue  # an unfinished call is never delivered
+            if any(c in self.dropped_calls for c in entry.calls):
+                continue  # a leaking call is dropped whole, never cut short
             piece = self._cut_entry(entry, cut_key)
             if piece is _DROPPED:
                 self.queue.clear()
@@ -613,7 +628,8 @@ class GuardedStream(_Base):
                 if engine.abort is not None:
                     raise engine.abort
         finally:
-            if engine.stopped and not self.upstream_closed:
+            # also when the consumer stops early (break, cancellation): the provider must stop
+            if not self.upstream_closed:
                 self.close()
 
     def close(self) -> None:
@@ -663,7 +679,7 @@ class AsyncGuardedStream(_Base):
                 if engine.abort is not None:
                     raise engine.abort
         finally:
-            if engine.stopped and not self.upstream_closed:
+            if not self.upstream_closed:
                 await self.aclose()
 
     async def aclose(self) -> None:

@@ -456,3 +456,25 @@ def test_a_call_still_open_when_the_stream_ends_is_never_delivered() -> None:
     partial = _tool_chunks([("f", ['{"a"'])])[:-1]  # no finish_reason: the call never closed
     out = list(guard_stream(iter(partial), on_leak="truncate"))
     assert _args(out) == {}
+
+
+def test_leak_decided_when_the_call_closes_drops_the_whole_call() -> None:
+    # The leak is only certain at the end of the arguments (T needs the JSON end, M needs its
+    # co-signals); the call must not go out with partial arguments.
+    bad = ("write", ['{"path":"a.py","content":"x = 1\\n"}', " changedFiles", " to=functions.w"])
+    out = list(guard_stream(iter(_tool_chunks([bad])), on_leak="truncate"))
+    assert _args(out) == {}
+
+
+def test_consumer_breaking_early_closes_the_upstream() -> None:
+    source = Source(chat_chunks(["a", "b", "c"]))
+    for _ in guard_stream(source):
+        break
+    assert source.closed
+
+
+def test_final_chunk_after_a_usage_chunk() -> None:
+    items = chat_chunks(["ok ", "<|call|>", "x"])[:-1]
+    items.insert(1, {"id": "chatcmpl-1", "choices": [], "usage": {"total_tokens": 3}})
+    out = list(guard_stream(iter(items), on_leak="truncate"))
+    assert out[-1]["choices"][0]["finish_reason"] == "stop"
