@@ -28,6 +28,7 @@ import ast
 import json
 import json.decoder
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
@@ -119,7 +120,7 @@ class Markers:
             pos = i + 1
 
 
-class ScannerBase:
+class ScannerBase(ABC):
     """Chunk handling shared by the scanners: tail, absolute offset, sink, call ids.
 
     Subclasses implement ``_run(buf, pos, out, final) -> int`` (consume ``buf`` from ``pos``,
@@ -176,11 +177,13 @@ class ScannerBase:
 
     # -- hooks -----------------------------------------------------------------------------
 
+    @abstractmethod
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        raise NotImplementedError
+        """Consume ``buf`` from ``pos``; return how far it got (each dialect's state machine)."""
 
+    @abstractmethod
     def _finish(self, out: list[Event]) -> None:
-        raise NotImplementedError
+        """Emit what is still held at the end of the stream."""
 
     def _held_extra(self) -> int:
         return 0
