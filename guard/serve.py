@@ -30,7 +30,6 @@ import json
 import logging
 import sys
 import time
-import tomllib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -184,23 +183,8 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     """Read a policy file (``.toml`` or ``.json``): its ``serve`` table configures the proxy
     (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``), the rest is the
     :class:`guard.Policy`. Returns both."""
-    path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".toml", ".json"):
-        raise PolicyError(f"policy {path}: expected a .toml or .json file, got {suffix!r}")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise PolicyError(f"cannot read policy {path}: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(raw.decode("utf-8")) if suffix == ".toml" else json.loads(raw)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-        raise PolicyError(f"policy {path} is not valid {suffix[1:]}: {exc}") from None
-    if not isinstance(data, dict):
-        raise PolicyError(f"policy {path}: expected a table at the top level")
-    serve = data.pop("serve", {})
-    if not isinstance(serve, dict):
-        raise PolicyError(f"policy {path}: [serve] must be a table")
+    policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
+    serve = dict(policy.serve)
     unknown = sorted(set(serve) - set(_SERVE_KEYS))
     if unknown:
         raise PolicyError(
@@ -217,7 +201,7 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
             get_dialect(name)
         except ValueError as exc:
             raise PolicyError(f"policy {path}: [serve.dialects]: {exc}") from None
-    return Policy.from_mapping(data), serve
+    return policy, serve
 
 
 # ---------------------------------------------------------------------------------------------
