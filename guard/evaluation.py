@@ -15,18 +15,29 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .detect import detect
-from .models import Surface, Verdict
-from .policy import Policy
+from guard._detect import detect
+from guard.gate import Policy
+from guard.models import Surface, Verdict
 
 __all__ = ["Case", "EvalReport", "Miss", "Score", "evaluate_cases", "load_cases"]
 
-CORPUS_DIR = Path(__file__).resolve().parent.parent / "corpora" / "detect"
+
+def _corpus_dir() -> Path:
+    """The detection corpus: the checkout's ``corpora/detect`` when running from a source tree,
+    else the copy installed with the package (``guard.corpora``)."""
+    source = Path(__file__).resolve().parent.parent / "corpora" / "detect"
+    if source.is_dir():
+        return source
+    return Path(str(resources.files("guard.corpora") / "detect"))
+
+
+CORPUS_DIR = _corpus_dir()
 
 
 class Case(BaseModel):

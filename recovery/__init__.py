@@ -13,7 +13,10 @@ Each strategy's ``apply(value, verdict, attempt=0)`` returns a typed outcome: ``
 
 from __future__ import annotations
 
-from guard.models import Recovery
+from typing import cast
+
+from guard.errors import PluginError
+from guard.models import Recovery, Registry
 
 from .retry import RetryAdvice
 from .strip_tail import StripTail
@@ -21,6 +24,7 @@ from .thinking_repair import ThinkingRepair
 from .truncate_abort import SENTINEL, TruncateAbort
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "SENTINEL",
     "STRATEGIES",
     "RetryAdvice",
@@ -28,22 +32,44 @@ __all__ = [
     "ThinkingRepair",
     "TruncateAbort",
     "get_strategy",
+    "register_strategy",
 ]
 
-STRATEGIES: dict[str, type] = {
-    TruncateAbort.name: TruncateAbort,
-    StripTail.name: StripTail,
-    ThinkingRepair.name: ThinkingRepair,
-    RetryAdvice.name: RetryAdvice,
-}
+ENTRY_POINT_GROUP = "guard.recovery"
+
+
+def _strategy_class(name: str, value: object) -> type[Recovery]:
+    if not isinstance(value, type) or not callable(getattr(value, "apply", None)):
+        raise PluginError(
+            f"recovery strategy {name!r} must be a class with an apply() method, got {value!r}"
+        )
+    return cast(type[Recovery], value)
+
+
+#: Recovery strategies by name: built-ins, the ``guard.recovery`` entry point group (each
+#: loads a class), and :func:`register_strategy`.
+STRATEGIES: Registry[type[Recovery]] = Registry(
+    "recovery strategy",
+    ENTRY_POINT_GROUP,
+    {
+        TruncateAbort.name: TruncateAbort,
+        StripTail.name: StripTail,
+        ThinkingRepair.name: ThinkingRepair,
+        RetryAdvice.name: RetryAdvice,
+    },
+    key=str,
+    check=_strategy_class,
+)
+
+
+def register_strategy(name: str, cls: type[Recovery]) -> None:
+    """Make ``get_strategy(name)`` build ``cls()`` (overrides a built-in of that name)."""
+    STRATEGIES.register(name, cls)
 
 
 def get_strategy(name: str) -> Recovery:
-    """A fresh strategy by name; an unknown name raises ``ValueError`` listing the known ones."""
-    try:
-        cls = STRATEGIES[name]
-    except KeyError:
-        known = ", ".join(sorted(STRATEGIES))
-        raise ValueError(f"unknown recovery strategy {name!r}; expected one of: {known}") from None
+    """A fresh strategy by name; an unknown name raises ``UnknownNameError`` (a ``ValueError``)
+    listing the known ones."""
+    cls = STRATEGIES.get(name)
     strategy: Recovery = cls()
     return strategy

@@ -1,6 +1,7 @@
 """Signal detectors, one per module, registered in one table.
 
-Anchor signals find evidence on their own; co-signals qualify the anchors (SPEC.md 4.3):
+Anchor signals find evidence on their own; co-signals qualify the anchors (see
+``docs/detection.md``):
 
 | code | module | kind |
 |---|---|---|
@@ -15,17 +16,20 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (SPEC.
 | R | fake_result | co |
 | T | parse_boundary | co |
 
-Third parties add signals through the entry point group ``guard.signals``: each entry point loads
-a class or instance with ``code``, ``name``, ``kind``, ``surfaces``, ``max_span`` and
-``scan(text, ctx)``.
+Third parties add signals through the entry point group ``guard.signals`` (each entry point
+loads a class or an instance) or :func:`register_signal`. A signal implements
+:class:`guard.models.Signal`; one written for the first protocol (``code``, ``name``, ``kind``,
+``surfaces``, ``max_span``, ``scan``) still works: it is scanned on every text and holds nothing
+back in streams until it publishes its :class:`~guard.models.Triggers`.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.metadata import entry_points
+from collections.abc import Iterable
+from typing import Any, Literal
 
-from guard.models import Signal
+from guard.errors import PluginError
+from guard.models import Dialect, Hit, Registry, ScanContext, Signal, Surface, TextView, Triggers
 
 from .body_cascade import BodyCascade
 from .channel_adjacency import ChannelAdjacency
@@ -38,11 +42,11 @@ from .script_mixing import ScriptMixing
 from .stripped_envelope import StrippedEnvelope
 from .tool_name import ToolNameCharset
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "load_signals"]
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register_signal"]
 
 ENTRY_POINT_GROUP = "guard.signals"
 
-#: Built-in signals, cheap anchors first; co-signals in label order (C G S B R T).
+#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R T).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),
@@ -56,24 +60,124 @@ BUILTIN: tuple[Signal, ...] = (
     ParseBoundary(),
 )
 
+_REQUIRED = ("code", "name", "kind", "surfaces", "max_span", "scan")
 
-@cache
+
+class _FirstProtocol:
+    """A signal written for the first protocol, with the published facts it lacks filled in
+    conservatively: scan every text, hold nothing back, read ``max_span`` around an anchor."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+        self.code: str = inner.code
+        self.name: str = inner.name
+        self.kind: Literal["anchor", "co"] = inner.kind
+        self.surfaces: frozenset[Surface] = frozenset(inner.surfaces)
+        self.max_span: int = int(inner.max_span)
+        self.reach: tuple[int, int] = (self.max_span, self.max_span)
+        self.order: int = 1000
+        self.weight: float = 0.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers(always=self.kind == "anchor")
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        result: Iterable[Hit] = self._inner.scan(text, ctx)
+        return result
+
+    def __repr__(self) -> str:
+        return f"{type(self._inner).__name__}(code={self.code!r})"
+
+
+def _signal(code: str, obj: object) -> Signal:
+    """An entry point's or a registration's object as a signal (classes are instantiated)."""
+    signal: Any = obj() if isinstance(obj, type) else obj
+    missing = [a for a in _REQUIRED if not hasattr(signal, a)]
+    if missing:
+        raise PluginError(
+            f"signal {code!r} ({type(signal).__name__}) lacks {', '.join(missing)}; a signal has"
+            f" {', '.join(_REQUIRED)}"
+        )
+    if signal.code != code:
+        raise PluginError(f"signal registered as {code!r} has code {signal.code!r}")
+    if signal.kind not in ("anchor", "co"):
+        raise PluginError(f"signal {code!r}: kind must be 'anchor' or 'co', got {signal.kind!r}")
+    if not isinstance(signal, Signal):
+        signal = _FirstProtocol(signal)
+    return signal  # type: ignore[no-any-return]
+
+
+class _SignalRegistry(Registry[Signal]):
+    """Signals are keyed by code; an entry point's name is free, its signal's code is the key,
+    and a code can be taken only once (codes name signals in policies and verdicts)."""
+
+    _values: tuple[Signal, ...] = ()
+
+    def _all_entry_points(self) -> dict[str, Signal]:
+        if self._loaded is None:
+            loaded: dict[str, Signal] = {}
+            taken = {s.code: s.name for s in BUILTIN}
+            for ep in self.discover():
+                try:
+                    obj = ep.load()
+                except Exception as exc:
+                    exc.add_note(f"while loading the signal plugin {ep.name!r} ({ep.value})")
+                    raise
+                code = getattr(obj, "code", None)
+                if not isinstance(code, str) or not code:
+                    raise PluginError(f"signal plugin {ep.name!r} has no code")
+                if code in taken:
+                    raise PluginError(
+                        f"signal plugin {ep.name!r} uses code {code!r}, already taken by"
+                        f" {taken[code]!r}"
+                    )
+                signal = _signal(code, obj)
+                taken[code] = signal.name
+                loaded[code] = signal
+            self._loaded = loaded
+        return self._loaded
+
+    def items(self) -> tuple[tuple[str, Signal], ...]:
+        """Every signal by code, in ``order`` (built-ins first among equals)."""
+        cache = self._cache
+        if cache is None:
+            merged = super().items()
+            cache = self._cache = tuple(sorted(merged, key=lambda kv: kv[1].order))
+            self._values = tuple(signal for _, signal in cache)
+        return cache
+
+    def values(self) -> tuple[Signal, ...]:
+        if self._cache is None:
+            self.items()
+        return self._values
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(code for code, _ in self.items())
+
+    def find(self, name: str) -> Signal | None:
+        return dict(self.items()).get(name)
+
+
+#: Every signal by code: built-ins, the ``guard.signals`` entry point group, registrations.
+REGISTRY = _SignalRegistry(
+    "signal",
+    ENTRY_POINT_GROUP,
+    {s.code: s for s in BUILTIN},
+    key=str,
+    check=_signal,
+    replace=False,
+)
+
+
+def register_signal(signal: object) -> None:
+    """Add a signal (an instance or a class) at run time; its code must be free."""
+    code = getattr(signal, "code", None)
+    if not isinstance(code, str) or not code:
+        raise PluginError(f"a signal needs a non-empty code, got {code!r}")
+    REGISTRY.register(code, signal)
+
+
 def load_signals() -> tuple[Signal, ...]:
-    """Built-in signals plus those installed through the ``guard.signals`` entry point group.
-
-    A plugin whose code clashes with a built-in one raises ``ValueError``: codes are how
-    policies and verdicts name signals, so they must be unique.
-    """
-    signals = list(BUILTIN)
-    codes = {s.code for s in signals}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        obj = ep.load()
-        signal = obj() if isinstance(obj, type) else obj
-        if signal.code in codes:
-            raise ValueError(
-                f"signal plugin {ep.name!r} uses code {signal.code!r}, already taken by"
-                f" {next(s.name for s in signals if s.code == signal.code)!r}"
-            )
-        codes.add(signal.code)
-        signals.append(signal)
-    return tuple(signals)
+    """Every signal, in ``order`` (built-ins first among equals): built-ins, entry points,
+    registrations. A plugin whose code is taken raises ``PluginError`` (a ``ValueError``)."""
+    return REGISTRY.values()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from guard.models import Hit, ScanContext, Surface, TextView
 
 MODEL_OUTPUT = frozenset({Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG})
-EVERY_TEXT_SURFACE = frozenset(
-    {Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG, Surface.USER, Surface.TOOL_RESULT}
-)
+
+#: Longest routing marker (signal M) a co-signal's window is measured from.
+MARKER_SPAN = 96
 
 
 def hit_from_norm(
@@ -36,23 +36,17 @@ def markers(ctx: ScanContext) -> list[tuple[int, Hit]]:
     return [(i, a) for i, a in enumerate(ctx.anchors) if a.code == "M"]
 
 
-_LAST: list[tuple[TextView, tuple[Hit, ...], list[tuple[int, int, int, int, int]]]] = []
+Neighbours = list[tuple[int, int, int, int, int]]
 
 
-def neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, int, int]]:
+def neighbours(view: TextView, ctx: ScanContext) -> Neighbours:
     """For each marker: (anchor index, norm start, norm end, previous marker's norm end or 0,
     next marker's norm start or len(norm)). Windows are clipped to these bounds so evidence is
-    never shared between markers (no window bleed). Every co-signal asks for the same list, so
-    the last answer is kept."""
-    last = _LAST[0] if _LAST else None  # one read: safe when threads interleave
-    if last is not None and last[0] is view and last[1] is ctx.anchors:
-        return last[2]
-    out = _neighbours(view, ctx)
-    _LAST[:] = [(view, ctx.anchors, out)]
-    return out
-
-
-def _neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, int, int]]:
+    never shared between markers (no window bleed). Every co-signal of one scan asks for the
+    same list, so it is kept in the scan's own scratch space (``ctx.shared``)."""
+    found = ctx.shared.get("neighbours")
+    if found is not None and found[0] is view:
+        return found[1]  # type: ignore[no-any-return]
     ms = markers(ctx)
     spans = [(i, view.to_norm(a.start), view.to_norm(a.end)) for i, a in ms]
     out = []
@@ -60,4 +54,5 @@ def _neighbours(view: TextView, ctx: ScanContext) -> list[tuple[int, int, int, i
         prev_end = spans[k - 1][2] if k else 0
         next_start = spans[k + 1][1] if k + 1 < len(spans) else len(view.norm)
         out.append((i, s, e, prev_end, next_start))
+    ctx.shared["neighbours"] = (view, out)
     return out

@@ -8,12 +8,15 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
-from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
+from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 
 REACH = 200
-_CODE = re.compile(r"[ \t\r\n]+code\b")
+#: Longest blank run between the marker and ``code`` (bounded, so a stream knows when B is
+#: settled).
+BLANKS = 128
+_CODE = re.compile(rf"[ \t\r\n]{{1,{BLANKS}}}code\b")
 
 
 class BodyCascade:
@@ -21,7 +24,13 @@ class BodyCascade:
     name = "body cascade"
     kind: Literal["anchor", "co"] = "co"
     surfaces = MODEL_OUTPUT
-    max_span = REACH + 2 * 96
+    max_span = BLANKS + 4 + REACH + 2 * MARKER_SPAN
+    reach = (0, BLANKS + 4 + REACH + MARKER_SPAN)
+    order = 80
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

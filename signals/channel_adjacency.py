@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
-from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
+from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 
 WINDOW = 64
 _WORD = re.compile(
@@ -29,7 +29,13 @@ class ChannelAdjacency:
     name = "channel adjacency"
     kind: Literal["anchor", "co"] = "co"
     surfaces = MODEL_OUTPUT
-    max_span = WINDOW + 96
+    max_span = WINDOW + MARKER_SPAN
+    reach = (WINDOW, 0)
+    order = 50
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

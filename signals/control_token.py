@@ -14,7 +14,7 @@ from typing import Literal
 
 import regex
 
-from guard.models import Dialect, Hit, ScanContext, Surface, TextView
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 _BARS = ("|", "\uff5c")
 
@@ -32,17 +32,35 @@ def _literal(spelling: str) -> str:
 
 
 @cache
-def _compiled(dialect: Dialect) -> tuple[regex.Pattern[str], tuple[str, ...]]:
-    literals = sorted(set(dialect.reserved), key=lambda s: (-len(s), s))
-    alternatives = [_literal(s) for s in literals]
-    alternatives += [p.replace("\uff5c", r"\|") for p in dialect.reserved_patterns]
-    quick: set[str] = set()
-    for s in literals:
-        norm = _normalise_spelling(s)
-        quick.add("|" if "|" in norm else norm[0])
-    if dialect.reserved_patterns:
-        quick.add("|")
-    return regex.compile("|".join(f"(?:{a})" for a in alternatives)), tuple(sorted(quick))
+def _quick(dialect: Dialect) -> tuple[str, ...]:
+    """A character of each trigger literal (the bar where there is one)."""
+    return tuple(sorted({"|" if "|" in lit else lit[0] for lit in _triggers(dialect).literals}))
+
+
+@cache
+def _compiled(dialect: Dialect) -> regex.Pattern[str]:
+    # the hold patterns are exactly the spellings this signal matches, longest first
+    return regex.compile("|".join(f"(?:{a})" for a in _triggers(dialect).hold_patterns))
+
+
+def _pattern_literal(pattern: str) -> str:
+    """A literal every match of a dialect pattern contains: patterns spell their bars as
+    ``\\|`` or ``｜`` (see :class:`~guard.models.Dialect`), which the normalised view folds."""
+    return "<|" if pattern.startswith(("<\\|", "<\uff5c")) else "|"
+
+
+@cache
+def _triggers(dialect: Dialect) -> Triggers:
+    literals: set[str] = set()
+    holds: list[str] = []
+    for spelling in sorted(set(dialect.reserved), key=lambda s: (-len(s), s)):
+        norm = _normalise_spelling(spelling)
+        literals.add("<|" if norm.startswith("<|") else norm)
+        holds.append(_literal(spelling))
+    for pattern in dialect.reserved_patterns:
+        literals.add(_pattern_literal(pattern))
+        holds.append(pattern.replace("\uff5c", r"\|"))
+    return Triggers(literals=tuple(sorted(literals)), hold_patterns=tuple(holds))
 
 
 class ControlToken:
@@ -51,12 +69,19 @@ class ControlToken:
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset(Surface)
     max_span = 96
+    reach = (0, 0)
+    order = 10
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _triggers(dialect)
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
-        pattern, quick = _compiled(ctx.dialect)
         norm = text.norm
-        if not any(ch in norm for ch in quick):
+        # one character per literal: a one-character `in` test is a memchr, the fastest scan
+        if not any(ch in norm for ch in _quick(ctx.dialect)):
             return
+        pattern = _compiled(ctx.dialect)
         for m in pattern.finditer(norm):
             start, end = text.span(m.start(), m.end())
             evidence = text.original[start:end]

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
-from guard.models import Dialect, Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
-from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
+from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 
 REACH = 80
 _CELL = re.compile(r"code_output[ \t]*\r?\n[ \t]*Cell[ \t]+\d+:")
@@ -35,7 +35,13 @@ class FakeResult:
     name = "fake result framing"
     kind: Literal["anchor", "co"] = "co"
     surfaces = MODEL_OUTPUT
-    max_span = REACH + 96
+    max_span = REACH + 40 + MARKER_SPAN
+    reach = (0, REACH + 40)
+    order = 90
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

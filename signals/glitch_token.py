@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
-from ._common import MODEL_OUTPUT, hit_from_norm, neighbours
+from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 
 WINDOW = 16
 GLITCH_WORDS = (
@@ -38,7 +38,13 @@ class GlitchToken:
     name = "glitch token"
     kind: Literal["anchor", "co"] = "co"
     surfaces = MODEL_OUTPUT
-    max_span = 2 * WINDOW + 96
+    max_span = 2 * WINDOW + MARKER_SPAN
+    reach = (WINDOW + _LONGEST, WINDOW + _LONGEST)
+    order = 60
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, Surface, TextView
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 
 class ParseBoundary:
@@ -19,6 +19,12 @@ class ParseBoundary:
     kind: Literal["anchor", "co"] = "co"
     surfaces = frozenset({Surface.TOOL_ARG})
     max_span = 0
+    reach = (0, 0)
+    order = 100
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         boundary = ctx.parsed_end if ctx.parsed_end is not None else 0

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
@@ -23,12 +23,27 @@ _MARKER = re.compile(
 )
 
 
+#: Tool namespaces a routing marker may name.
+NAMESPACES = ("functions.", "browser.", "python", "multi_tool_use.", "container.")
+
+_TRIGGERS = Triggers(
+    literals=("to=",),
+    hold_words=tuple(f"to={sp}{ns}" for sp in ("", " ") for ns in NAMESPACES),
+)
+
+
 class RoutingMarker:
     code = "M"
     name = "routing marker"
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = MODEL_OUTPUT
     max_span = 96
+    reach = (0, 0)
+    order = 30
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

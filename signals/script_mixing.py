@@ -14,9 +14,9 @@ from typing import Literal
 
 import regex
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
-from ._common import MODEL_OUTPUT, neighbours
+from ._common import MARKER_SPAN, MODEL_OUTPUT, neighbours
 
 NEAR = 32
 AROUND = 200
@@ -41,7 +41,13 @@ class ScriptMixing:
     name = "script mixing"
     kind: Literal["anchor", "co"] = "co"
     surfaces = MODEL_OUTPUT
-    max_span = 2 * AROUND + 96
+    max_span = 2 * AROUND + MARKER_SPAN
+    reach = (AROUND, AROUND)
+    order = 70
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         original = text.original

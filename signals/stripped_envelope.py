@@ -12,13 +12,25 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, TextView
+from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
 _GLUED = re.compile(r"assistant(?:final|analysis|commentary)")
 _OPENING = re.compile(r"\A\s*analysis(?=\w)")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
+
+_TRIGGERS = Triggers(
+    literals=("analysis", "assistant", "json{"),
+    hold_words=(
+        "assistantfinal",
+        "assistantanalysis",
+        "assistantcommentary",
+        *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
+        *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
+    ),
+    opening=("analysis",),
+)
 
 
 class StrippedEnvelope:
@@ -27,6 +39,12 @@ class StrippedEnvelope:
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = MODEL_OUTPUT
     max_span = 32
+    reach = (0, 0)
+    order = 20
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm

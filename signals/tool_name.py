@@ -10,9 +10,10 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
-from guard.models import Hit, ScanContext, Surface, TextView
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 _BAD = re.compile(r"[^A-Za-z0-9_.:\-]+")
+_TRIGGERS = Triggers(pattern=r"[^A-Za-z0-9_.:\-]")
 
 
 class ToolNameCharset:
@@ -21,6 +22,12 @@ class ToolNameCharset:
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset({Surface.TOOL_NAME})
     max_span = 256
+    reach = (0, 0)
+    order = 40
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         original = text.original

@@ -11,20 +11,30 @@ from collections.abc import Mapping
 from functools import cache
 from types import MappingProxyType
 
-from ._record import Dialect
-from .anthropic import ANTHROPIC
-from .chatglm3 import CHATGLM3
-from .chatml import CHATML
-from .deepseek import DEEPSEEK
-from .gemini import GEMINI
-from .gemma import GEMMA
-from .glm import GLM
-from .harmony import HARMONY
-from .kimi import KIMI
-from .llama3 import LLAMA3
-from .minimax import MINIMAX
+from guard.dialects._model_names import FALLBACK_DIALECT, MODEL_DIALECTS, dialect_for_model
+from guard.dialects._record import Dialect
+from guard.dialects.anthropic import ANTHROPIC
+from guard.dialects.chatglm3 import CHATGLM3
+from guard.dialects.chatml import CHATML
+from guard.dialects.deepseek import DEEPSEEK
+from guard.dialects.gemini import GEMINI
+from guard.dialects.gemma import GEMMA
+from guard.dialects.glm import GLM
+from guard.dialects.harmony import HARMONY
+from guard.dialects.kimi import KIMI
+from guard.dialects.llama3 import LLAMA3
+from guard.dialects.minimax import MINIMAX
+from guard.errors import UnknownNameError
 
-__all__ = ["ALL", "DIALECTS", "Dialect", "get_dialect"]
+__all__ = [
+    "ALL",
+    "DIALECTS",
+    "FALLBACK_DIALECT",
+    "MODEL_DIALECTS",
+    "Dialect",
+    "dialect_for_model",
+    "get_dialect",
+]
 
 DIALECTS: Mapping[str, Dialect] = MappingProxyType(
     {
@@ -100,5 +110,5 @@ def get_dialect(name: str | Dialect) -> Dialect:
     canonical = _ALIASES.get(key)
     if canonical is None:
         known = ", ".join([*DIALECTS, ALL])
-        raise ValueError(f"unknown dialect {name!r}; expected one of: {known}")
+        raise UnknownNameError(f"unknown dialect {name!r}; expected one of: {known}")
     return DIALECTS[canonical]

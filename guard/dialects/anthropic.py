@@ -8,7 +8,7 @@ prefixes.
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 #: Tag spellings without a prefix. `<invoke` and `<parameter` are open-ended: attributes follow.
 TAGS = (

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 CHATML = Dialect(
     name="chatml",

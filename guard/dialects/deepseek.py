@@ -7,7 +7,7 @@ is LOWER ONE EIGHTH BLOCK (U+2581, ``▁``); ASCII look-alikes are different tex
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 DEEPSEEK = Dialect(
     name="deepseek",

@@ -6,7 +6,7 @@ Gemma 3 chat tokens and FunctionGemma's tags are here too, since Gemma 3 speaks 
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 GEMINI = Dialect(
     name="gemini",

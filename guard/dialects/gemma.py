@@ -5,7 +5,7 @@ Gemma 3 and hosted Gemini (```` ```tool_code ```` fences) are :mod:`guard.dialec
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 GEMMA = Dialect(
     name="gemma",

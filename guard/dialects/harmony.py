@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 #: The seven structural tokens, in SPEC.md 1.3 order of ids.
 CORE = (

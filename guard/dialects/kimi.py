@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 KIMI = Dialect(
     name="kimi",

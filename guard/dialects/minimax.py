@@ -5,7 +5,7 @@ The envelope tokens are bracket soup (``]~b]``, ``[e~[``, ...), not ``<|...|>`` 
 
 from __future__ import annotations
 
-from ._record import Dialect
+from guard.dialects._record import Dialect
 
 MINIMAX = Dialect(
     name="minimax",

@@ -1,0 +1,113 @@
+"""Public detection API: :func:`detect` for one text, :func:`detect_message` for an assistant
+message with all its surfaces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from guard._fields import get_field
+from guard.dialects import get_dialect
+from guard.errors import UnknownNameError
+from guard.gate import Policy, check_policy, evaluate
+from guard.models import Dialect, Surface, Verdict
+
+__all__ = ["detect", "detect_message"]
+
+_SURFACES = ", ".join(s.value for s in Surface)
+
+
+def _surface(value: object) -> Surface:
+    if isinstance(value, Surface):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"surface must be a str, got {type(value).__name__}")
+    try:
+        return Surface(value)
+    except ValueError:
+        raise UnknownNameError(f"unknown surface {value!r}; expected one of: {_SURFACES}") from None
+
+
+def detect(
+    text: str,
+    surface: Surface | str = "text",
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+    parsed_end: int | None = None,
+    tool_name: str | None = None,
+) -> Verdict:
+    """Judge one piece of model output (or untrusted input) on one surface.
+
+    Args:
+        text: the text to judge.
+        surface: ``text``, ``thinking``, ``tool_arg``, ``tool_name`` (model output) or ``user``,
+            ``tool_result`` (input: an injection finding, never a leak).
+        dialect: the wire format the model speaks (name, alias or record).
+        policy: the gate's rules; the default reproduces SPEC.md 4.4.
+        parsed_end: for ``tool_arg``, where the valid arguments end; computed by the policy's
+            boundary function for ``tool_name`` (JSON by default) when omitted.
+        tool_name: the tool the arguments belong to.
+
+    Raises:
+        TypeError: ``text`` is not a string, or another argument has the wrong type.
+        ValueError: unknown surface or dialect, or a negative ``parsed_end``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"detect() expects text as str, got {type(text).__name__}")
+    surface_ = _surface(surface)
+    dialect_ = get_dialect(dialect)
+    policy_ = check_policy(policy)
+    if parsed_end is not None:
+        if not isinstance(parsed_end, int) or isinstance(parsed_end, bool):
+            raise TypeError(f"parsed_end must be an int or None, got {type(parsed_end).__name__}")
+        if parsed_end < 0:
+            raise ValueError(f"parsed_end must be >= 0, got {parsed_end}")
+    if tool_name is not None and not isinstance(tool_name, str):
+        raise TypeError(f"tool_name must be a str or None, got {type(tool_name).__name__}")
+    return evaluate(text, surface_, dialect_, policy_, parsed_end=parsed_end, tool_name=tool_name)
+
+
+def detect_message(
+    message: Any,
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+) -> list[Verdict]:
+    """One verdict per surface part of an OpenAI-style assistant message (a dict or an SDK
+    object): ``content`` (a string or text parts) as ``text``, ``reasoning_content`` /
+    ``reasoning`` as ``thinking``, and for each ``tool_calls[i]`` its ``function.name`` as
+    ``tool_name`` and ``function.arguments`` as ``tool_arg``. Each verdict's ``part`` names
+    where it came from (``content``, ``content[1]``, ``tool_calls[0].function.arguments``, ...).
+    """
+    if message is None or isinstance(message, str | bytes | int | float):
+        raise TypeError(
+            f"detect_message() expects a message mapping or object, got {type(message).__name__}"
+        )
+    verdicts: list[Verdict] = []
+
+    def judge(text: Any, surface: str, part: str, tool_name: str | None = None) -> None:
+        if isinstance(text, str):
+            v = detect(text, surface, dialect, policy, tool_name=tool_name)
+            verdicts.append(v.model_copy(update={"part": part}))
+
+    content = get_field(message, "content")
+    if isinstance(content, str):
+        judge(content, "text", "content")
+    elif isinstance(content, list):
+        for i, item in enumerate(content):
+            judge(
+                item if isinstance(item, str) else get_field(item, "text"), "text", f"content[{i}]"
+            )
+    for key in ("reasoning_content", "reasoning"):
+        judge(get_field(message, key), "thinking", key)
+    for i, call in enumerate(get_field(message, "tool_calls") or ()):
+        function = get_field(call, "function")
+        if function is None:
+            continue
+        name = get_field(function, "name")
+        judge(name, "tool_name", f"tool_calls[{i}].function.name")
+        judge(
+            get_field(function, "arguments"),
+            "tool_arg",
+            f"tool_calls[{i}].function.arguments",
+            tool_name=name if isinstance(name, str) else None,
+        )
+    return verdicts

@@ -1,0 +1,58 @@
+"""Which dialect a model speaks, from its name (``gpt-oss-120b`` -> ``harmony``).
+
+Used wherever only a model name is known: ``guard serve`` and the client wrappers pick the
+dialect per request with :func:`dialect_for_model`; a policy's ``[serve] dialects`` table adds
+keys in front of :data:`MODEL_DIALECTS`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+
+__all__ = ["FALLBACK_DIALECT", "MODEL_DIALECTS", "dialect_for_model"]
+
+#: model-name key -> dialect, in order: a key matches when it occurs in the lower-cased model name
+#: (or, with ``*``, ``?`` or ``[``, as a glob over the whole name); the first match wins, so
+#: fine-tunes (Hermes on Llama, DeepSeek distills) come before the base families.
+MODEL_DIALECTS: dict[str, str] = {
+    "gpt-oss": "harmony",
+    "gpt-5": "harmony",
+    "chatglm3": "chatglm3",
+    "deepseek": "deepseek",
+    "hermes": "chatml",
+    "qwq": "chatml",
+    "qwen": "chatml",
+    "kimi": "kimi",
+    "glm-4.5": "glm",
+    "glm-4.6": "glm",
+    "glm-4.7": "glm",
+    "gemma-3": "gemini",
+    "gemma3": "gemini",
+    "gemma-4": "gemma",
+    "gemma4": "gemma",
+    "minimax": "minimax",
+    "llama-3": "llama3",
+    "llama3": "llama3",
+}
+FALLBACK_DIALECT = "harmony"
+
+
+def _glob(key: str) -> bool:
+    return any(ch in key for ch in "*?[")
+
+
+def dialect_for_model(
+    model: str | None,
+    table: Mapping[str, str] | None = None,
+    default: str = FALLBACK_DIALECT,
+) -> str:
+    """The dialect for a model name: the first key of ``table`` that matches, else the first of
+    :data:`MODEL_DIALECTS`, else ``default``."""
+    name = (model or "").lower()
+    for mapping in (table or {}, MODEL_DIALECTS):
+        for key, dialect in mapping.items():
+            k = key.lower()
+            if fnmatch.fnmatchcase(name, k) if _glob(k) else k in name:
+                return dialect
+    return default

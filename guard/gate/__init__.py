@@ -1,0 +1,51 @@
+"""The gate: evidence from the signals becomes a verdict.
+
+* :func:`evaluate` judges a whole text (what :func:`guard.detect` calls);
+* :class:`SurfaceMonitor` judges a text that arrives in deltas, with the same final verdict;
+* code exemption (:class:`CodeTracker`, :func:`code_ranges`) and parse boundaries
+  (:func:`json_end` and the boundary registry) decide which hits count;
+* :class:`Policy` is the gate's rules, as data.
+"""
+
+from __future__ import annotations
+
+from guard.gate._boundary import (
+    BOUNDARIES,
+    Boundary,
+    JsonEnd,
+    get_boundary,
+    json_end,
+    register_boundary,
+)
+from guard.gate._code import CodeRanges, CodeTracker, code_ranges
+from guard.gate._monitor import SurfaceMonitor
+from guard.gate._plan import StreamPlan, stream_plan
+from guard.gate._policy import DEFAULT_POLICY, Policy, SurfaceRule, check_policy
+from guard.gate._prefilter import Prefilter, prefilter
+from guard.gate._whole import decide, evaluate, find_hits, injection_verdict, make_verdict
+
+__all__ = [
+    "BOUNDARIES",
+    "DEFAULT_POLICY",
+    "Boundary",
+    "CodeRanges",
+    "CodeTracker",
+    "JsonEnd",
+    "Policy",
+    "Prefilter",
+    "StreamPlan",
+    "SurfaceMonitor",
+    "SurfaceRule",
+    "check_policy",
+    "code_ranges",
+    "decide",
+    "evaluate",
+    "find_hits",
+    "get_boundary",
+    "injection_verdict",
+    "json_end",
+    "make_verdict",
+    "prefilter",
+    "register_boundary",
+    "stream_plan",
+]

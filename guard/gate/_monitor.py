@@ -1,0 +1,383 @@
+"""Streaming detection for one surface (SPEC.md 4.5).
+
+A :class:`SurfaceMonitor` is fed the text of one surface (visible text, thinking, one tool call's
+arguments, ...) delta by delta. It keeps a bounded window of text, finds anchors and their
+co-signals in that window, and settles each anchor once the text to its right that any co-signal
+can look at has arrived. Code status comes from an incremental :class:`CodeTracker`, the parse
+boundary of tool arguments from :class:`JsonEnd`; both are exact, so the final verdict equals
+``guard.detect`` on the whole text, however the stream was split.
+
+It also says, after every delta:
+
+* ``tripped``: the first hit whose trip is already *certain* (an H or K hit, an M hit with a
+  channel word before it, outside code that can no longer change, with T settled on
+  ``tool_arg``). Streams act on it in the chunk that completes it.
+* ``release``: the offset up to which text may be shown: everything except a tail that could
+  still complete a tripping spelling, and except text from a hit that would trip unless a still
+  open fence or code span turns out to enclose it.
+"""
+
+from __future__ import annotations
+
+from guard.gate._boundary import JsonEnd, get_boundary
+from guard.gate._code import CodeTracker
+from guard.gate._plan import stream_plan
+from guard.gate._policy import Policy
+from guard.gate._whole import decide, find_hits, injection_verdict, make_verdict
+from guard.models import Dialect, Hit, Surface, TextView, Verdict
+
+__all__ = ["SurfaceMonitor"]
+
+_NEVER = 1 << 62
+
+
+class SurfaceMonitor:
+    """Incremental gate for one surface of one stream; see the module docstring."""
+
+    def __init__(
+        self,
+        surface: Surface,
+        dialect: Dialect,
+        policy: Policy,
+        *,
+        tool_name: str | None = None,
+    ) -> None:
+        self.surface = surface
+        self.dialect = dialect
+        self.policy = policy
+        self.tool_name = tool_name
+        self.rule = policy.rule(surface)
+        self.total = 0
+        self.examined = 0  # characters handed to signal scans (linear-work accounting)
+        self._parts: list[str] = []  # text[self._base:], joined lazily
+        self._plan = plan = stream_plan(dialect, surface, policy.disabled)
+        self._weights = policy.effective_weights()
+        self._tail = ""  # the last `plan.hold` characters
+        self._base = 0
+        self._settled = 0  # anchors starting before this are final (but for code / boundary)
+        self._due: int | None = None  # scan again once the stream reaches this length
+        self._partial = False  # the tail may be the start of a spelling: scan on next delta
+        self._armed = 0  # a trigger was seen: scan every delta until the stream reaches this
+        self._hold = 0
+        self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
+        self._hits: list[Hit] = []  # decided hits, in order
+        self._early: dict[int, Hit] = {}  # unsettled hits by start (partial co-signals)
+        self.tripped: Hit | None = None
+        self._finished = False
+        self._last_trim = 0
+        leak_mode = self.rule.mode == "leak"
+        #: word spellings can trip here: their prefixes at the end are held back
+        self._words = leak_mode and bool(plan.prefixes or plan.opening)
+        self._code = (
+            CodeTracker()
+            if leak_mode and self.rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING)
+            else None
+        )
+        self._json: JsonEnd | None = None
+        self._boundary_fn = None
+        if surface is Surface.TOOL_ARG and leak_mode:
+            name = policy.boundary_for(tool_name)
+            if name == "json":
+                self._json = JsonEnd()
+            else:
+                self._boundary_fn = get_boundary(name)
+                self._whole: list[str] = []
+
+    # --- feeding ---------------------------------------------------------------------------
+
+    def feed(self, delta: str) -> None:
+        if self._finished:
+            raise RuntimeError("SurfaceMonitor.feed() after finish()")
+        if not delta:
+            return
+        plan = self._plan
+        tail = self._tail
+        near = tail[max(0, len(tail) - plan.near) :] + delta
+        self._parts.append(delta)
+        self._tail = (tail + delta)[-plan.hold :]
+        total = self.total = self.total + len(delta)
+        if self._code is not None:
+            self._code.feed(delta)
+        if self._json is not None:
+            self._json.feed(delta)
+        elif self._boundary_fn is not None:
+            self._whole.append(delta)
+        trigger = plan.always or not delta.isascii() or total - len(delta) < self._armed
+        if not trigger:
+            seen = plan.trigger.search(near)
+            if seen is None and not near.isascii():
+                # a literal split by an invisible character earlier in the tail
+                seen = plan.trigger.search(TextView(near).norm)
+            trigger = seen is not None
+        if trigger:
+            # a hit holding a trigger ends within one anchor span of it: look until then
+            self._armed = total + plan.hold
+        if trigger or self._partial:
+            self._discover(len(delta))
+        if self._due is not None and total >= self._due:
+            self._settle(final=False)
+        elif not self._early and total - plan.right > self._settled:
+            self._settled = total - plan.right
+        if self._early:
+            for hit in self._early.values():
+                self._check_early(hit)
+        if self._pending:
+            self._resolve()
+        # A partial bracket spelling can only start where a trigger was seen (partial-ness is
+        # prefix-closed); a word spelling completes with a trigger in view (`=`, `assistant`,
+        # `json{`), so only bracket partials ask for a rescan on the next delta.
+        if trigger or self._partial:
+            bracket = self._bracket_hold()
+            self._partial = bracket < total
+            self._hold = min(bracket, self._word_hold())
+        elif self._words and (
+            near[-2:] in plan.ends or near[-1:] in plan.ends or total <= plan.opening_window
+        ):
+            self._hold = self._word_hold()
+        else:
+            self._hold = total
+        if total - self._last_trim > 4096:
+            self._trim()
+
+    def finish(self) -> Verdict:
+        """End of the stream: settle everything and return the whole-text verdict."""
+        if not self._finished:
+            self._finished = True
+            if self._code is not None:
+                self._code.finish()
+            if self._json is not None:
+                self._json.finish()
+            self._settle(final=True)
+            self._resolve()
+        return self.verdict()
+
+    def verdict(self) -> Verdict:
+        """The verdict on what has been decided so far (complete after :meth:`finish`)."""
+        hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
+        if self.rule.mode == "injection":
+            return injection_verdict(self.surface, self.dialect, hits, self.tool_name)
+        if not hits:
+            return Verdict(
+                leak=False,
+                surface=self.surface,
+                dialect=self.dialect.name,
+                tool_name=self.tool_name,
+            )
+        return make_verdict(self._buf, self.surface, self.dialect, hits, self.tool_name, self._base)
+
+    @property
+    def retained(self) -> tuple[int, str]:
+        """``(start, text)``: the text the monitor still holds (from ``start`` of the whole
+        surface text to its end); earlier text has been trimmed away."""
+        return self._base, self._buf
+
+    # --- internals ---------------------------------------------------------------------------
+
+    @property
+    def _buf(self) -> str:
+        if len(self._parts) > 1:
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def _boundary(self) -> int | None:
+        if self._json is not None:
+            return self._json.end
+        if self._boundary_fn is not None:
+            return self._boundary_fn("".join(self._whole)) if self._finished else None
+        return None
+
+    def _hits_in(self, lo: int, *, final: bool) -> list[Hit]:
+        window = self._buf[lo - self._base :]
+        self.examined += len(window)
+        boundary = self._boundary()
+        if boundary is None:
+            # Unknown yet: no hit carries T now; _with_boundary adds it once the end is known.
+            boundary = 0 if final else _NEVER
+        return find_hits(
+            window,
+            self.surface,
+            self.dialect,
+            self.policy,
+            offset=lo,
+            parsed_end=boundary,
+            tool_name=self.tool_name,
+        )
+
+    def _discover(self, new: int) -> None:
+        """Find anchors that the last delta completed, with the evidence to their left (enough
+        for an early decision); their full co-signals come when they settle."""
+        plan = self._plan
+        lo = max(self._base, self._settled, self.total - new - plan.hold - plan.stable_left)
+        for hit in self._hits_in(lo, final=False):
+            # A hit near `lo` may lack its channel word: that only delays its decision.
+            if hit.start >= self._settled:
+                self._early[hit.start] = hit
+        if self._early and self._due is None:
+            self._due = min(self._early) + plan.right
+
+    def _settle(self, *, final: bool) -> None:
+        """Scan with full context and settle every anchor whose right context is complete."""
+        plan = self._plan
+        lo = max(self._base, self._settled - plan.left)
+        limit = self.total if final else self.total - plan.right
+        early: dict[int, Hit] = {}
+        for hit in self._hits_in(lo, final=final):
+            if hit.start < self._settled:
+                continue
+            if hit.start < limit:
+                self._pending.append(hit)
+            else:
+                early[hit.start] = hit
+        self._early = early
+        self._settled = max(self._settled, limit)
+        self._due = min(early) + plan.right if early else None
+
+    def _code_known(self, hit: Hit) -> bool | None:
+        """True/False when the code status of ``hit`` is final, None while it may change."""
+        if self._code is None:
+            return False
+        if hit.end <= self._code.certain_upto:
+            return self._code.in_code(hit.start, hit.end)
+        return None
+
+    def _t_known(self, hit: Hit) -> bool:
+        """Whether T is final for this hit (always, outside ``tool_arg``)."""
+        if "T" not in self.rule.require or self._finished:
+            return True
+        return self._boundary() is not None
+
+    def _resolve(self) -> None:
+        keep: list[Hit] = []
+        if self.rule.mode == "injection":  # input: findings, never a trip
+            self._hits.extend(self._pending)
+            self._pending = []
+            return
+        for hit in self._pending:
+            in_code = self._code_known(hit)
+            if in_code is None or not self._t_known(hit):
+                keep.append(hit)
+                continue
+            hit = self._with_boundary(hit)
+            decided = decide(hit, self.rule, self._weights, in_code)
+            self._hits.append(decided)
+            if decided.trips and (self.tripped is None or decided.start < self.tripped.start):
+                self.tripped = decided
+        self._pending = keep
+
+    def _with_boundary(self, hit: Hit) -> Hit:
+        """Hits found before the boundary was known carry no T; add it once it is."""
+        boundary = self._boundary()
+        if "T" not in self.rule.require or boundary is None or "T" in hit.signals:
+            return hit
+        if hit.start >= boundary:
+            support = Hit(
+                signals=("T",),
+                start=hit.start,
+                end=hit.end,
+                evidence=hit.evidence,
+                detail=f"after the arguments end at {boundary}",
+            )
+            return hit.model_copy(
+                update={"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
+            )
+        return hit
+
+    def _check_early(self, hit: Hit) -> None:
+        """Act before settling when the trip cannot change any more."""
+        if self.rule.mode == "injection":
+            return
+        if self.tripped is not None and self.tripped.start <= hit.start:
+            return
+        if self._code_known(hit) is not False or not self._t_known(hit):
+            return
+        hit = self._with_boundary(hit)
+        stable = {hit.code, *self._plan.stable}
+        probe = hit.model_copy(update={"signals": tuple(c for c in hit.signals if c in stable)})
+        if decide(probe, self.rule, self._weights, False).trips:
+            self.tripped = decide(hit, self.rule, self._weights, False)
+
+    def _trim(self) -> None:
+        self._last_trim = self.total
+        keep_from = max(0, self._settled - self._plan.left)
+        for hit in self._pending:
+            keep_from = min(keep_from, hit.start)
+        keep_from = min(keep_from, self.total - self._plan.hold)
+        if keep_from - self._base > 4096:
+            self._parts = [self._buf[keep_from - self._base :]]
+            self._base = keep_from
+        if self._code is not None:
+            self._code.prune(keep_from)
+
+    # --- what may be shown -----------------------------------------------------------------------
+
+    @property
+    def release(self) -> int:
+        """Offset up to which the text can be shown now."""
+        if self._finished:
+            return self.tripped.start if self.tripped else self.total
+        if self.tripped is None and not self._pending and not self._early:
+            return self._hold
+        bound = self._hold
+        if self.tripped is not None:
+            bound = min(bound, self.tripped.start)
+        for hit in self._pending:
+            if self._would_trip_but_for_code(hit):
+                bound = min(bound, hit.start)
+        for hit in self._early.values():
+            # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
+            # withheld until it settles, so a late trip never shows text past its cut.
+            if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
+                bound = min(bound, hit.start)
+        return bound
+
+    def _would_trip_but_for_code(self, hit: Hit) -> bool:
+        if self._code_known(hit) is False and self._t_known(hit):
+            return False
+        return decide(self._with_boundary(hit), self.rule, self._weights, False).trips or (
+            "T" in self.rule.require
+            and not self._t_known(hit)
+            and decide(
+                hit.model_copy(update={"signals": (*hit.signals, "T")}),
+                self.rule,
+                self._weights,
+                False,
+            ).trips
+        )
+
+    def _word_hold(self) -> int:
+        """Start of a tail that may still grow into a word spelling, or the end."""
+        if not self._words:
+            return self.total  # only H and N apply to names; inputs are never withheld
+        tail = self._tail
+        tail_start = self.total - len(tail)
+        view = None if tail.isascii() else TextView(tail)
+        norm = tail if view is None else view.norm
+        plan = self._plan
+        at = plan.opening_hold(norm) if self.total <= plan.opening_window else None
+        if at is None:
+            at = plan.word_hold(norm)
+        if at is None:
+            return self.total
+        return tail_start + (at if view is None else view.to_original(at))
+
+    def _bracket_hold(self) -> int:
+        """Start of the earliest tail that is a proper prefix of a spelling that trips at its
+        own start (the signals' hold patterns), or the end."""
+        if self.rule.mode == "injection":
+            return self.total
+        tail = self._tail
+        tail_start = self.total - len(tail)
+        view = TextView(tail)
+        norm = view.norm
+        pattern = self._plan.holds
+        if pattern is None:
+            return self.total
+        starts = self._plan.hold_starts
+        # `regex` prefers a full match over an earlier partial one, so each place where a
+        # spelling may begin is tried on its own, anchored there.
+        positions = (m.start() for m in starts.finditer(norm)) if starts else range(len(norm))
+        for at in positions:
+            m = pattern.match(norm, at, partial=True)
+            if m is not None and m.partial:
+                return tail_start + view.to_original(at)
+        return self.total

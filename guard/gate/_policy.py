@@ -1,0 +1,160 @@
+"""The gate's policy: per surface, which evidence makes a leak (SPEC.md 4.4), as data.
+
+A :class:`Policy` loads from TOML or JSON, so a user can tighten or loosen the gate without code::
+
+    [surfaces.text]
+    trip_alone = ["H", "K"]
+    anchors = ["M"]
+    co_signals = ["C", "G", "S", "B", "R"]
+
+    [boundaries]
+    apply_patch = "none"
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from guard.errors import PolicyError
+from guard.models import Surface
+from signals import load_signals
+
+__all__ = ["DEFAULT_POLICY", "Policy", "PolicyError", "SurfaceRule", "check_policy"]
+
+_LEAK_CO = frozenset({"C", "G", "S", "B", "R"})
+
+
+class SurfaceRule(BaseModel):
+    """How the gate judges one surface.
+
+    A hit trips when it is not exempt as code, carries every signal in ``require``, and either
+    was found by a signal in ``trip_alone`` or was found by an ``anchors`` signal and carries at
+    least one of ``co_signals``. ``mode="injection"`` (input surfaces) never reports a leak; it
+    lists the reserved spellings found instead.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: Literal["leak", "injection"] = "leak"
+    trip_alone: frozenset[str] = frozenset({"H", "K"})
+    anchors: frozenset[str] = frozenset({"M"})
+    co_signals: frozenset[str] = _LEAK_CO
+    require: frozenset[str] = frozenset()
+    code_exempt: bool = True
+
+
+def _default_surfaces() -> dict[Surface, SurfaceRule]:
+    leak = SurfaceRule()
+    return {
+        Surface.TEXT: leak,
+        Surface.THINKING: leak,
+        Surface.TOOL_ARG: SurfaceRule(require=frozenset({"T"}), code_exempt=False),
+        Surface.TOOL_NAME: SurfaceRule(
+            trip_alone=frozenset({"H", "N"}),
+            anchors=frozenset(),
+            co_signals=frozenset(),
+            code_exempt=False,
+        ),
+        Surface.USER: SurfaceRule(mode="injection", code_exempt=False),
+        Surface.TOOL_RESULT: SurfaceRule(mode="injection", code_exempt=False),
+    }
+
+
+class Policy(BaseModel):
+    """Per-surface rules, signal weights, and per-tool parse boundaries.
+
+    ``boundaries`` maps a tool name to a boundary function registered in
+    :mod:`guard.boundary` (``json``, ``none``, ``whole`` or your own); tools not listed use
+    ``default_boundary``. ``disabled`` switches signals off everywhere. The score of a verdict is
+    the sum of the weights of the signals of its tripping hits: each signal's own ``weight``,
+    unless ``weights`` sets another for its code.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    surfaces: dict[Surface, SurfaceRule] = Field(default_factory=_default_surfaces)
+    weights: dict[str, float] = Field(default_factory=dict)
+    boundaries: dict[str, str] = Field(default_factory=dict)
+    default_boundary: str = "json"
+    disabled: frozenset[str] = frozenset()
+    #: recovery strategy per tool name (for ``tool_arg`` leaks), e.g. ``apply_patch =
+    #: "truncate_abort"``; tools not listed use ``tool_recovery``.
+    recovery: dict[str, str] = Field(default_factory=dict)
+    #: settings of ``guard serve`` (dialect table, on_leak, limits); detection ignores them,
+    #: so one policy file serves the proxy, ``guard audit`` and ``guard eval`` alike
+    serve: dict[str, Any] = Field(default_factory=dict)
+    tool_recovery: str = "retry"
+    text_recovery: str = "strip_tail"
+    thinking_recovery: str = "strip_tail"
+
+    @field_validator("surfaces")
+    @classmethod
+    def _every_surface(cls, value: dict[Surface, SurfaceRule]) -> dict[Surface, SurfaceRule]:
+        # A file may set only the surfaces it changes; the rest keep the defaults.
+        return {**_default_surfaces(), **value}
+
+    def rule(self, surface: Surface) -> SurfaceRule:
+        return self.surfaces[surface]
+
+    def effective_weights(self) -> dict[str, float]:
+        """Every signal's weight: its own default, or this policy's override."""
+        return {**{s.code: s.weight for s in load_signals()}, **self.weights}
+
+    def recovery_for(self, surface: Surface, tool_name: str | None = None) -> str:
+        """The recovery strategy the policy names for a leak on ``surface``."""
+        if surface is Surface.TOOL_ARG or surface is Surface.TOOL_NAME:
+            if tool_name is not None and tool_name in self.recovery:
+                return self.recovery[tool_name]
+            return self.tool_recovery
+        if surface is Surface.THINKING:
+            return self.thinking_recovery
+        return self.text_recovery
+
+    def boundary_for(self, tool_name: str | None) -> str:
+        if tool_name is not None and tool_name in self.boundaries:
+            return self.boundaries[tool_name]
+        return self.default_boundary
+
+    @classmethod
+    def from_mapping(cls, data: dict[str, Any]) -> Policy:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise PolicyError(f"invalid policy: {exc}") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Policy:
+        """Load a policy from a ``.toml`` or ``.json`` file."""
+        path = Path(path)
+        suffix = path.suffix.lower()
+        if suffix not in (".toml", ".json"):
+            raise PolicyError(f"policy {path}: expected a .toml or .json file, got {suffix!r}")
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise PolicyError(f"cannot read policy {path}: {exc.strerror or exc}") from None
+        try:
+            data = tomllib.loads(raw.decode("utf-8")) if suffix == ".toml" else json.loads(raw)
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+            raise PolicyError(f"policy {path} is not valid {path.suffix[1:]}: {exc}") from None
+        if not isinstance(data, dict):
+            raise PolicyError(f"policy {path}: expected a table at the top level")
+        return cls.from_mapping(data)
+
+
+DEFAULT_POLICY = Policy()
+
+
+def check_policy(value: object) -> Policy:
+    """``value`` as a policy: ``None`` is the default policy; anything but a :class:`Policy`
+    raises ``TypeError`` saying what came."""
+    if value is None:
+        return DEFAULT_POLICY
+    if isinstance(value, Policy):
+        return value
+    raise TypeError(f"policy must be a guard.Policy or None, got {type(value).__name__}")

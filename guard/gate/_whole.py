@@ -1,0 +1,254 @@
+"""The gate: run the signals on one text, attach co-signals to their anchors, decide.
+
+Order of work, so clean text costs a few fast scans: each anchor signal (H, K, M, N) starts with
+a literal prefilter (``'|' in text``, ``'to=' in text``, ...); co-signals run only when there are
+anchors to qualify and only inside bounded windows around them; code ranges are computed only
+when some hit exists.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from collections.abc import Sequence
+
+from guard._escape import escape
+from guard._log import get_logger, preview
+from guard.gate._boundary import get_boundary
+from guard.gate._code import code_ranges
+from guard.gate._policy import Policy, SurfaceRule
+from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
+from signals import load_signals
+
+__all__ = ["decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
+
+_log = get_logger("guard.gate")
+
+
+def _signals_for(surface: Surface, policy: Policy) -> tuple[list[Signal], list[Signal]]:
+    anchors: list[Signal] = []
+    cos: list[Signal] = []
+    for signal in load_signals():
+        if surface not in signal.surfaces or signal.code in policy.disabled:
+            continue
+        (anchors if signal.kind == "anchor" else cos).append(signal)
+    return anchors, cos
+
+
+def _rank(code: str) -> int:
+    """A signal's ``order`` (its place in labels such as ``M+C+S``); unknown codes last."""
+    for signal in load_signals():
+        if signal.code == code:
+            return signal.order
+    return 1 << 30
+
+
+def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit, ...]]]:
+    """Pair each anchor with the co-signal hits that support it."""
+    attached: dict[int, list[Hit]] = defaultdict(list)
+    starts = [a.start for a in anchors]
+    for hit in support:
+        if hit.anchor is not None:
+            attached[hit.anchor].append(hit)
+            continue
+        # standalone evidence (a result opening) belongs to the anchor it overlaps
+        i = bisect.bisect_left(starts, hit.start)
+        if i == len(starts) or starts[i] != hit.start:
+            i -= 1
+        if i >= 0 and hit.start < max(anchors[i].end, anchors[i].start + 1):
+            attached[i].append(hit)
+    out = []
+    for i, anchor in enumerate(anchors):
+        extra = attached.get(i)
+        if extra:
+            extra.sort(key=lambda h: (_rank(h.code), h.start))
+        out.append((anchor, tuple(extra) if extra else ()))
+    return out
+
+
+def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int) -> Hit:
+    codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
+    if extra:
+        # `anchor` indexes the scan's own anchor list: meaningless once attached, dropped.
+        extra = tuple(
+            h.model_copy(update={"start": h.start + offset, "end": h.end + offset, "anchor": None})
+            for h in extra
+        )
+    return Hit(
+        signals=anchor.signals + codes,
+        start=anchor.start + offset,
+        end=anchor.end + offset,
+        evidence=anchor.evidence,
+        detail=anchor.detail,
+        support=extra,
+    )
+
+
+def _trips(hit: Hit, rule: SurfaceRule) -> bool:
+    codes = set(hit.signals)
+    if hit.in_code or not rule.require <= codes:
+        return False
+    if hit.code in rule.trip_alone:
+        return True
+    return hit.code in rule.anchors and bool(codes & rule.co_signals)
+
+
+def _reason(surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit]) -> str:
+    if tripping:
+        first = tripping[0]
+        more = f"; {len(tripping) - 1} more tripping" if len(tripping) > 1 else ""
+        return f"leak on {surface.value}: {first.label} at {first.start} ({first.detail}){more}"
+    if not hits:
+        return "clean"
+    in_code = sum(1 for h in hits if h.in_code)
+    parts = [f"{len(hits)} hit(s), none tripping"]
+    if in_code:
+        parts.append(f"{in_code} inside closed code")
+    return "; ".join(parts)
+
+
+def find_hits(
+    text: str,
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    *,
+    offset: int = 0,
+    parsed_end: int | None = None,
+    tool_name: str | None = None,
+) -> list[Hit]:
+    """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
+    ``offset`` (``text`` may be a window of a longer text); no code or trip decision yet.
+    ``parsed_end`` is absolute (in the same coordinates as the returned hits)."""
+    rule = policy.rule(surface)
+    view = TextView(text)
+    anchor_signals, co_signals = _signals_for(surface, policy)
+    if rule.mode == "injection":
+        anchor_signals = [s for s in anchor_signals if s.code == "H"]
+        co_signals = []
+    ctx = ScanContext(dialect=dialect, surface=surface, tool_name=tool_name, offset=offset)
+    anchors: list[Hit] = []
+    for signal in anchor_signals:
+        anchors.extend(signal.scan(view, ctx))
+    if not anchors:
+        return []
+    anchors.sort(key=lambda h: (h.start, -h.end))
+    support: list[Hit] = []
+    if co_signals:
+        relative_end = None if parsed_end is None else parsed_end - offset
+        ctx = ScanContext(
+            dialect=dialect,
+            surface=surface,
+            tool_name=tool_name,
+            offset=offset,
+            anchors=tuple(anchors),
+            parsed_end=relative_end,
+        )
+        for signal in co_signals:
+            support.extend(signal.scan(view, ctx))
+    return [_compose(anchor, extra, offset) for anchor, extra in _attach(anchors, support)]
+
+
+def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
+    """The final form of a hit: whether it is in closed code and whether it trips."""
+    if in_code:
+        hit = hit.model_copy(update={"in_code": True})
+    if _trips(hit, rule):
+        score = sum(weights.get(code, 0.0) for code in hit.signals)
+        hit = hit.model_copy(update={"trips": True, "score": score})
+    return hit
+
+
+def make_verdict(
+    text_for_preview: str | None,
+    surface: Surface,
+    dialect: Dialect,
+    hits: Sequence[Hit],
+    tool_name: str | None,
+    preview_offset: int = 0,
+) -> Verdict:
+    """A leak verdict from decided hits (and the ``guard.leak`` event when it is one).
+    ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview."""
+    tripping = [h for h in hits if h.trips]
+    leak = bool(tripping)
+    verdict = Verdict(
+        leak=leak,
+        surface=surface,
+        dialect=dialect.name,
+        signals=tuple(dict.fromkeys(code for h in tripping for code in h.signals)),
+        hits=tuple(hits),
+        cut=tripping[0].start if leak else None,
+        score=sum(h.score for h in tripping),
+        reason=_reason(surface, hits, tripping),
+        tool_name=tool_name,
+    )
+    if leak:
+        first = tripping[0]
+        at = first.start - preview_offset
+        shown = text_for_preview[at : at + 48] if text_for_preview and at >= 0 else first.evidence
+        _log.info(
+            "guard.leak",
+            surface=surface.value,
+            dialect=dialect.name,
+            signals=list(verdict.signals),
+            cut=verdict.cut,
+            hits=len(tripping),
+            preview=preview(shown),
+        )
+    return verdict
+
+
+def evaluate(
+    text: str,
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    *,
+    parsed_end: int | None = None,
+    tool_name: str | None = None,
+) -> Verdict:
+    """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`)."""
+    rule = policy.rule(surface)
+    if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":
+        parsed_end = get_boundary(policy.boundary_for(tool_name))(text)
+    hits = find_hits(text, surface, dialect, policy, parsed_end=parsed_end, tool_name=tool_name)
+    if not hits:
+        return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
+    if rule.mode == "injection":
+        return injection_verdict(surface, dialect, hits, tool_name)
+    weights = policy.effective_weights()
+    ranges = None
+    if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
+        ranges = code_ranges(text) or None
+    decided = [
+        decide(h, rule, weights, ranges is not None and ranges.contains(h.start, h.end))
+        for h in hits
+    ]
+    return make_verdict(text, surface, dialect, decided, tool_name)
+
+
+def injection_verdict(
+    surface: Surface, dialect: Dialect, hits: Sequence[Hit], tool_name: str | None
+) -> Verdict:
+    """The finding on an input surface: the reserved spellings among ``hits`` that escaping
+    changes (exact spellings, not lookalikes: what matters on input is what escaping fixes)."""
+    if not hits:
+        return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
+    spellings = tuple(
+        dict.fromkeys(h.evidence for h in hits if escape(h.evidence, dialect) != h.evidence)
+    )
+    reason = (
+        f"injection on {surface.value}: {len(spellings)} reserved spelling(s), escape required"
+        if spellings
+        else f"{len(hits)} lookalike(s) of reserved spellings; nothing to escape"
+    )
+    return Verdict(
+        leak=False,
+        surface=surface,
+        dialect=dialect.name,
+        signals=("H",) if spellings else (),
+        hits=tuple(hits),
+        reason=reason,
+        injection=spellings,
+        tool_name=tool_name,
+    )

@@ -1,0 +1,67 @@
+"""The dialect record: a model family's in-band wire format, as data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["Dialect"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """A model family's in-band wire format, as data.
+
+    Escaping, the control-token signal and the forgery check all read this record, so adding a
+    dialect is adding data (plus a scanner). Conventions for the pattern fields (regex sources in
+    ``regex`` module syntax): a bar that belongs to the spelling is written ``\\|`` (ASCII) or
+    ``｜`` (U+FF5C) and never appears inside a character class, because the escaper derives its
+    own patterns by placing optional backslash runs before every such bar.
+
+    Attributes:
+        name: canonical lower-case name (``harmony``, ``chatglm3``, ...).
+        reserved: every exact control spelling of the family. Untrusted text must never carry
+            one of these to the model unescaped.
+        aliases: other names accepted by :func:`guard.get_dialect`.
+        reserved_patterns: families of reserved spellings matched by pattern (Harmony's
+            ``<|reserved_N|>`` and header forms, Llama's ``<|reserved_special_token_N|>``).
+        escape_patterns: token-shaped spellings that are escaped in untrusted text for safety
+            but are not known control tokens, so detection does not treat them as such.
+        call_open / call_close: spellings that open and close a tool call in model output.
+        result_open: spellings only the host may write (a tool result opening); in model
+            output they mean a forged tool result.
+        result_open_patterns: the same, as patterns (Harmony: ``<|start|>`` with an author
+            other than ``assistant``).
+        thinking: ``(open, close)`` pairs of reasoning markers.
+        stop: generation stop spellings; one at the very end of output is the model stopping.
+        family: a short human description with the models it covers.
+        sources: where the facts came from.
+    """
+
+    name: str
+    reserved: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    reserved_patterns: tuple[str, ...] = ()
+    escape_patterns: tuple[str, ...] = ()
+    call_open: tuple[str, ...] = ()
+    call_close: tuple[str, ...] = ()
+    result_open: tuple[str, ...] = ()
+    result_open_patterns: tuple[str, ...] = ()
+    thinking: tuple[tuple[str, str], ...] = ()
+    stop: tuple[str, ...] = ()
+    family: str = ""
+    sources: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.name or self.name != self.name.lower():
+            raise ValueError(f"dialect name must be non-empty lower case, got {self.name!r}")
+        for spelling in self.reserved:
+            if not spelling:
+                raise ValueError(f"dialect {self.name!r}: empty reserved spelling")
+            if "\\" in spelling:
+                raise ValueError(
+                    f"dialect {self.name!r}: reserved spelling {spelling!r} contains a backslash,"
+                    " which the escaping scheme reserves for itself"
+                )
+        for spelling in (*self.call_open, *self.call_close, *self.result_open, *self.stop):
+            if not spelling:
+                raise ValueError(f"dialect {self.name!r}: empty marker spelling")

@@ -1,0 +1,93 @@
+"""Evidence and answers: what a signal reports (`Hit`), what the gate answers (`Verdict`), and
+what a signal is told about the text it scans (`ScanContext`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from guard.models._dialect import Dialect
+from guard.models._surface import Surface
+
+__all__ = ["Hit", "ScanContext", "Verdict"]
+
+
+class Hit(BaseModel):
+    """One piece of evidence: a span of the original text and the signals that fired on it.
+
+    ``signals`` starts with the signal that found the span (``H``, ``K``, ``M``, ...) and lists
+    the co-signals that attached to it, in the order ``M C G S B R T``. Offsets are absolute
+    positions in the original text (Python string indices), even when the match was made in the
+    normalised view.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    signals: tuple[str, ...]
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    evidence: str
+    detail: str = ""
+    #: for a co-signal's hit: the index in ``ScanContext.anchors`` of the anchor it supports
+    anchor: int | None = None
+    #: for an anchor: the co-signal hits attached to it (their own spans and details)
+    support: tuple[Hit, ...] = ()
+    in_code: bool = False
+    trips: bool = False
+    score: float = 0.0
+
+    @property
+    def code(self) -> str:
+        """The signal that found this span."""
+        return self.signals[0]
+
+    @property
+    def label(self) -> str:
+        """``M+C+S`` style label."""
+        return "+".join(self.signals)
+
+
+class Verdict(BaseModel):
+    """The gate's answer for one piece of text on one surface.
+
+    ``cut`` is the offset from which the text is untrusted (the start of the first tripping
+    hit), ``None`` when nothing trips. For input surfaces ``leak`` is always false and
+    ``injection`` lists the reserved spellings found (escaping required).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    leak: bool
+    surface: Surface
+    dialect: str
+    signals: tuple[str, ...] = ()
+    hits: tuple[Hit, ...] = ()
+    cut: int | None = None
+    score: float = 0.0
+    reason: str = "clean"
+    injection: tuple[str, ...] = ()
+    part: str | None = None
+    tool_name: str | None = None
+
+    def __bool__(self) -> bool:  # pragma: no cover - convenience
+        return self.leak
+
+
+class ScanContext(BaseModel):
+    """What a signal is told about the text it scans."""
+
+    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+
+    dialect: Dialect
+    surface: Surface
+    parsed_end: int | None = None
+    tool_name: str | None = None
+    #: Hits of the anchor signals (H, K, M, ...): co-signals attach to these.
+    anchors: tuple[Hit, ...] = ()
+    #: Where the scanned text starts in the whole text (a stream scans windows); signals that
+    #: look at the start of the text (K's glued opening) fire only when this is 0.
+    offset: int = 0
+    #: Scratch space shared by the signals of one scan (derived data several co-signals need,
+    #: such as the marker neighbourhoods); the gate gives every scan a fresh one.
+    shared: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)

@@ -1,0 +1,79 @@
+"""The signal protocol: what a detector is and what it publishes about itself.
+
+A signal is the one home of its knowledge. Besides ``scan`` it publishes what others need to
+know without running it: the literals that every hit contains (so the audit prefilter and the
+stream's trigger search can skip clean text), the spellings that trip at their own start (so a
+stream holds back a tail that may still become one), how far around an anchor it reads (so a
+stream knows when an anchor's evidence is complete), and its rank and default weight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from guard.models._dialect import Dialect
+from guard.models._evidence import Hit, ScanContext
+from guard.models._surface import Surface
+from guard.models._text import TextView
+
+__all__ = ["Signal", "Triggers"]
+
+
+@dataclass(frozen=True, slots=True)
+class Triggers:
+    """What a signal promises about its hits, for one dialect.
+
+    Attributes:
+        literals: every hit this signal finds on its own lies in a text that contains one of
+            these, itself or in its normalised view (case-sensitive). Text with none of them
+            cannot yield a hit, so prefilters skip it. Empty for co-signals, which only qualify
+            anchors.
+        pattern: for hits no literal announces, a regex source (``re`` syntax) that matches
+            every text that yields a hit, itself or its normalised view. It must not depend on what
+            lies outside the text (no anchors or lookarounds at its ends): prefilters run it
+            over many texts joined together.
+        always: no prefilter is possible; every text must be scanned.
+        hold_words: literal spellings (normalised view) that can trip at their own start; a
+            stream holds back a tail that is a proper prefix of one until the next delta decides.
+        hold_patterns: the same, as regex sources (``regex`` module syntax).
+        opening: words that trip only when the text opens with them (after blanks); a stream
+            holds back a text that is still (blanks and) a prefix of one.
+    """
+
+    literals: tuple[str, ...] = ()
+    pattern: str | None = None
+    always: bool = False
+    hold_words: tuple[str, ...] = ()
+    hold_patterns: tuple[str, ...] = ()
+    opening: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Signal(Protocol):
+    """A detector. Pure: same text and context, same hits.
+
+    ``kind`` is ``"anchor"`` for signals that find evidence on their own (H, K, M, N) and
+    ``"co"`` for co-signals that qualify anchors (C, G, S, B, R, T): a co-signal reads
+    ``ctx.anchors`` and returns hits whose ``anchor`` is the index of the anchor they support
+    (or ``None`` for standalone evidence, which the gate attaches to an overlapping anchor).
+
+    ``max_span`` is the longest text one hit covers. ``reach`` is, for a co-signal, how far
+    before an anchor's start and after its end it reads (a stream settles an anchor once that
+    much text has arrived after it); ``(0, 0)`` for anchors. ``order`` ranks signals in labels
+    and reports; ``weight`` is the default weight a policy gives the signal in a verdict's score.
+    """
+
+    code: str
+    name: str
+    kind: Literal["anchor", "co"]
+    surfaces: frozenset[Surface]
+    max_span: int
+    reach: tuple[int, int]
+    order: int
+    weight: float
+
+    def triggers(self, dialect: Dialect) -> Triggers: ...
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]: ...

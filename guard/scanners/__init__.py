@@ -1,0 +1,129 @@
+"""Dialect scanners: pick one by dialect, register your own, render Harmony.
+
+:func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
+record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml`` and ``llama3``; others come
+from :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect
+name, value = a zero-argument factory), loaded only when that dialect is asked for.
+
+A scanner keeps these laws (DESIGN.md "Scanner"; tests name them):
+
+* **L1 lossless**: the raw text of all events, in order, concatenates to the input.
+* **L2 chunk invariance**: after merging adjacent ``Text``, adjacent ``ThinkingDelta`` and
+  adjacent ``ToolArgs`` of the same call, the events are the same for every split of the input.
+* **L3 total**: model output never raises; what does not parse becomes ``Malformed``.
+* **L4 bounded**: a scanner holds back at most the longest proper prefix of a marker, plus
+  structures it holds on purpose, each capped (a header at 4096 characters, a call body at
+  ``max_arguments``); work is linear in the input.
+* **L5 forgery**: a result-open spelling in model output yields ``ResultForgery`` at its offset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import cast
+
+from guard.dialects import Dialect, get_dialect
+from guard.errors import PluginError, UnknownNameError
+from guard.models import Registry, Scanner
+from guard.scanners.chatglm3 import ChatGLM3Scanner
+from guard.scanners.chatml import ChatMLScanner
+from guard.scanners.harmony import (
+    HarmonyHeader,
+    HarmonyScanner,
+    render_thinking,
+    render_tool_call,
+    render_tool_result,
+    render_transcript,
+)
+from guard.scanners.llama3 import Llama3Scanner
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "REGISTRY",
+    "ChatGLM3Scanner",
+    "ChatMLScanner",
+    "HarmonyHeader",
+    "HarmonyScanner",
+    "Llama3Scanner",
+    "ScannerFactory",
+    "available_scanners",
+    "register_scanner",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+    "scanner",
+]
+
+ENTRY_POINT_GROUP = "guard.scanners"
+
+ScannerFactory = Callable[[], Scanner]
+
+
+def _key(dialect: str | Dialect) -> str:
+    """Canonical name for a known dialect (aliases resolve), else the name itself, lowered:
+    a third-party scanner may serve a dialect guard has no record for."""
+    if isinstance(dialect, Dialect):
+        return dialect.name
+    if not isinstance(dialect, str):
+        raise TypeError(f"dialect must be a str or Dialect, got {type(dialect).__name__}")
+    try:
+        return get_dialect(dialect).name
+    except ValueError:
+        return dialect.strip().lower()
+
+
+def _factory(name: str, value: object) -> ScannerFactory:
+    if not callable(value):
+        raise PluginError(f"scanner factory for {name!r} is not callable: {value!r}")
+    return cast(ScannerFactory, value)
+
+
+#: Scanner factories by dialect: built-ins, the ``guard.scanners`` entry point group (name =
+#: dialect name, value = a zero-argument factory, loaded only when that dialect is asked for),
+#: and :func:`register_scanner` (which overrides both).
+REGISTRY: Registry[ScannerFactory] = Registry(
+    "scanner",
+    ENTRY_POINT_GROUP,
+    {
+        "harmony": HarmonyScanner,
+        "chatglm3": ChatGLM3Scanner,
+        "chatml": ChatMLScanner,
+        "llama3": Llama3Scanner,
+    },
+    key=_key,
+    check=_factory,
+)
+
+
+def register_scanner(name: str, factory: ScannerFactory) -> None:
+    """Make ``scanner(name)`` return ``factory()``. Overrides a built-in or entry-point scanner
+    of the same name."""
+    REGISTRY.register(name, factory)
+
+
+def available_scanners() -> tuple[str, ...]:
+    """Dialect names :func:`scanner` can serve (built-in, registered, entry points)."""
+    return tuple(sorted(REGISTRY.names()))
+
+
+def scanner(dialect: str | Dialect) -> Scanner:
+    """A fresh scanner for ``dialect`` (a name, an alias, or a :class:`Dialect` record).
+
+    Raises:
+        UnknownNameError: no scanner serves that dialect (a ``ValueError``); the message lists
+            the ones that do.
+        TypeError: ``dialect`` is neither a str nor a Dialect, or a factory returned something
+            that is not a scanner.
+    """
+    key = _key(dialect)
+    factory = REGISTRY.find(key)
+    if factory is None:
+        known = ", ".join(available_scanners())
+        raise UnknownNameError(f"no scanner for dialect {key!r}; scanners exist for: {known}")
+    made = factory()
+    if not isinstance(made, Scanner):
+        raise PluginError(
+            f"scanner factory for {key!r} returned {type(made).__name__}, not a Scanner"
+        )
+    return made

@@ -1,0 +1,375 @@
+"""Machinery shared by the dialect scanners: marker search with partial-suffix hold, the
+forgery sink, capped held text, and safe parsers for call bodies.
+
+Every scanner built on :class:`ScannerBase` keeps one short string between calls (``_tail``:
+the longest proper prefix of a marker that the input ends with) plus whatever structure it is
+holding on purpose (a header, a call body), each capped. ``feed`` joins the tail and the new
+chunk and hands the result to the dialect's ``_run`` state machine, which consumes it from left
+to right and returns how far it got; the rest becomes the next tail. Nothing is ever scanned
+twice except the tail, so total work is linear in the input.
+
+The laws the scanners keep (tests name them): L1 the raw text of all events concatenates to the
+input; L2 the event sequence does not depend on how the input is split into chunks, once
+adjacent deltas are merged; L3 model output never raises; L4 hold-back and memory are bounded;
+L5 a result-open spelling yields ``ResultForgery`` at its absolute offset.
+
+L2 is why several decisions wait for content rather than for the end of a chunk: an event that
+is not a mergeable delta (``ToolStart``, ``ResultForgery``, ``Malformed``, ...) must start and
+end at positions fixed by the text alone. Text after a forgery, for instance, goes out as
+``Malformed`` blocks of exactly :data:`SINK_BLOCK` characters plus a remainder at flush, never
+one event per chunk.
+
+This module imports only :mod:`guard.models` and the standard library (DESIGN.md layout).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import json.decoder
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from guard.models import Event, Malformed
+
+__all__ = [
+    "HEADER_CAP",
+    "HOLD",
+    "MAX_ARGUMENTS",
+    "SINK_BLOCK",
+    "Markers",
+    "ScannerBase",
+    "json_members",
+    "kwargs_call",
+    "tool_arguments",
+]
+
+#: Longest header (or other structure held before its meaning is known) a scanner keeps.
+HEADER_CAP: Final = 4096
+#: Size of the ``Malformed`` blocks that carry text after a forgery or past a cap.
+SINK_BLOCK: Final = 4096
+#: Default cap on the argument text a scanner accumulates for one call (characters).
+MAX_ARGUMENTS: Final = 1 << 20
+
+#: Returned by :meth:`Markers.find` as the marker when the text from the index on is a proper
+#: prefix of a marker: the scanner must hold it back until more input arrives.
+HOLD: Final = ""
+
+
+class Markers:
+    """A set of marker spellings (each starting with ``<``) and a fast search for them.
+
+    Spellings of the token shape ``<|name|>`` are found with one ``str.find`` for ``|>`` and a
+    set lookup; others (``<think>``, ``</s>``) with ``startswith``. A proper prefix of any
+    spelling at the end of the text is reported as :data:`HOLD`.
+    """
+
+    __slots__ = ("_bar", "_bar_longest", "_longest", "_other", "_prefixes", "spellings")
+
+    def __init__(self, spellings: Iterable[str]) -> None:
+        self.spellings: tuple[str, ...] = tuple(dict.fromkeys(spellings))
+        if not self.spellings or any(not s.startswith("<") for s in self.spellings):
+            raise ValueError("markers must be non-empty spellings starting with '<'")
+        self._bar = frozenset(
+            s
+            for s in self.spellings
+            if s.startswith("<|")
+            and s.endswith("|>")
+            and len(s) > 4
+            and "|" not in s[2:-2]
+            and "<" not in s[1:]
+        )
+        self._bar_longest = max((len(s) for s in self._bar), default=0)
+        self._other = tuple(
+            sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
+        )
+        self._longest = max(len(s) for s in self.spellings)
+        self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
+
+    @property
+    def longest(self) -> int:
+        return self._longest
+
+    def find(self, buf: str, pos: int, final: bool) -> tuple[int, str | None]:
+        """First marker at or after ``pos``.
+
+        Returns ``(i, spelling)`` for a marker at ``i``; ``(i, HOLD)`` when ``buf[i:]`` is a
+        proper prefix of a marker and more input may follow (``final`` false); ``(len(buf),
+        None)`` when there is none.
+        """
+        n = len(buf)
+        find = buf.find
+        bar = self._bar
+        while True:
+            i = find("<", pos)
+            if i < 0:
+                return n, None
+            if bar and buf.startswith("|", i + 1):
+                k = find("|>", i + 2, i + self._bar_longest)
+                if k >= 0:
+                    tok = buf[i : k + 2]
+                    if tok in bar:
+                        return i, tok
+            for s in self._other:
+                if buf.startswith(s, i):
+                    return i, s
+            if not final and n - i < self._longest and buf[i:] in self._prefixes:
+                return i, HOLD
+            pos = i + 1
+
+
+class ScannerBase(ABC):
+    """Chunk handling shared by the scanners: tail, absolute offset, sink, call ids.
+
+    Subclasses implement ``_run(buf, pos, out, final) -> int`` (consume ``buf`` from ``pos``,
+    append events to ``out``, return the index up to which input is consumed) and ``_finish(out)``
+    (close whatever is open at end of stream).
+    """
+
+    def __init__(self, max_arguments: int = MAX_ARGUMENTS) -> None:
+        self._max_arguments = max_arguments
+        self._tail = ""
+        #: Absolute offset (in the scanner's whole input) of the first character of ``_tail``.
+        self._base = 0
+        self._calls = 0
+        #: Events returned so far (lets a scanner tell where in its event stream something sits).
+        self._emitted = 0
+        self._sink: list[str] = []
+        self._sink_len = 0
+        self._sink_reason = ""
+        self._body: list[str] = []
+        self._body_len = 0
+        self._skipping = False
+
+    # -- Scanner protocol ------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[Event]:
+        """Scan the next chunk of model output; return the events it completes."""
+        if not text:
+            return []
+        buf = self._tail + text if self._tail else text
+        out: list[Event] = []
+        pos = self._run(buf, 0, out, False)
+        self._tail = buf[pos:] if pos < len(buf) else ""
+        self._base += pos
+        self._emitted += len(out)
+        return out
+
+    def flush(self) -> list[Event]:
+        """End of stream: nothing is held back any more; open structures are closed."""
+        buf, self._tail = self._tail, ""
+        out: list[Event] = []
+        if buf:
+            pos = self._run(buf, 0, out, True)
+            self._base += pos
+        self._finish(out)
+        self._sink_flush(out)
+        self._emitted += len(out)
+        return out
+
+    @property
+    def held(self) -> int:
+        """Characters of input received but not yet reported in any event (tail, held header or
+        body, pending sink block). Bounded by the caps (law L4)."""
+        return len(self._tail) + self._sink_len + self._body_len + self._held_extra()
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    @abstractmethod
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """Consume ``buf`` from ``pos``; return how far it got (each dialect's state machine)."""
+
+    @abstractmethod
+    def _finish(self, out: list[Event]) -> None:
+        """Emit what is still held at the end of the stream."""
+
+    def _held_extra(self) -> int:
+        return 0
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _next_id(self) -> str:
+        """Deterministic call ids (``call_0``, ``call_1``, ...): the wire formats have none."""
+        cid = f"call_{self._calls}"
+        self._calls += 1
+        return cid
+
+    def _sink_start(self, reason: str) -> None:
+        self._sink_reason = reason
+
+    def _sink_add(self, text: str, out: list[Event]) -> None:
+        """Queue text for ``Malformed`` blocks of exactly :data:`SINK_BLOCK` characters."""
+        if not text:
+            return
+        self._sink.append(text)
+        self._sink_len += len(text)
+        if self._sink_len >= SINK_BLOCK:
+            joined = "".join(self._sink)
+            cut = len(joined) - len(joined) % SINK_BLOCK
+            for k in range(0, cut, SINK_BLOCK):
+                out.append(Malformed(self._sink_reason, joined[k : k + SINK_BLOCK]))
+            rest = joined[cut:]
+            self._sink = [rest] if rest else []
+            self._sink_len = len(rest)
+
+    def _sink_flush(self, out: list[Event]) -> None:
+        if self._sink_len:
+            out.append(Malformed(self._sink_reason, "".join(self._sink)))
+        self._sink = []
+        self._sink_len = 0
+
+    # A held call body, capped at ``max_arguments``: past the cap the part held so far goes out
+    # as one ``Malformed`` (with ``prefix``, the call's opening raw not yet reported), and the
+    # rest of the body up to its end as ``Malformed`` blocks.
+
+    def _body_add(self, piece: str, out: list[Event], prefix: str, reason: str) -> None:
+        if self._skipping:
+            self._sink_add(piece, out)
+            return
+        room = self._max_arguments - self._body_len
+        if len(piece) <= room:
+            self._body.append(piece)
+            self._body_len += len(piece)
+            return
+        self._body.append(piece[:room])
+        out.append(Malformed(reason, prefix + "".join(self._body)))
+        self._body = []
+        self._body_len = 0
+        self._skipping = True
+        self._sink_start(reason)
+        self._sink_add(piece[room:], out)
+
+    def _body_take(self) -> str:
+        body = "".join(self._body)
+        self._body = []
+        self._body_len = 0
+        return body
+
+    def _body_skip_end(self, raw: str, out: list[Event]) -> bool:
+        """End a body that overflowed (``raw`` joins its sink). False if it did not."""
+        if not self._skipping:
+            return False
+        self._sink_add(raw, out)
+        self._sink_flush(out)
+        self._skipping = False
+        return True
+
+
+# ---------------------------------------------------------------------------------------------
+# Safe parsing of call bodies
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+#: ``scanstring(text, index_after_quote, strict) -> (value, end)``; present in CPython's json
+#: but not in the type stubs.
+scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
+    """Parse ``text`` as exactly one JSON object (whitespace around allowed).
+
+    Returns each top-level key with its decoded value and the ``[start, end)`` span of the
+    value's raw text, so a caller can hand on a member's JSON exactly as the model wrote it.
+    ``None`` when the text is not one JSON object. Never raises.
+    """
+    try:
+        return _json_members(text)
+    except (ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _skip_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
+    ws = _skip_ws
+    i = ws(text, 0)
+    if not text.startswith("{", i):
+        return None
+    members: dict[str, tuple[Any, int, int]] = {}
+    i = ws(text, i + 1)
+    if text.startswith("}", i):
+        i += 1
+    else:
+        while True:
+            if not text.startswith('"', i):
+                return None
+            key, i = scanstring(text, i + 1, True)
+            i = ws(text, i)
+            if not text.startswith(":", i):
+                return None
+            i = ws(text, i + 1)
+            value, end = _DECODER.raw_decode(text, i)
+            members[key] = (value, i, end)
+            i = ws(text, end)
+            if text.startswith(",", i):
+                i = ws(text, i + 1)
+                continue
+            if text.startswith("}", i):
+                i += 1
+                break
+            return None
+    if ws(text, i) != len(text):
+        return None
+    return members
+
+
+def tool_arguments(
+    text: str, members: dict[str, tuple[Any, int, int]], keys: tuple[str, ...]
+) -> str | None:
+    """The arguments of a JSON call object as JSON text, taken from the raw where possible.
+
+    The first of ``keys`` present wins. An object value is handed on as written; a string
+    value that itself holds a JSON object (a double-encoded call) is handed on decoded; any
+    other value is handed on as written. No key at all means no arguments: ``"{}"``.
+    """
+    for key in keys:
+        if key in members:
+            value, start, end = members[key]
+            if isinstance(value, str):
+                inner = json_members(value)
+                if inner is not None:
+                    return value
+            return text[start:end]
+    return "{}"
+
+
+def kwargs_call(
+    code: str, *, func: str | None = None, method: str | None = None
+) -> tuple[str, str] | None:
+    """Parse a call with literal keyword arguments only, safely (``ast``, never ``eval``).
+
+    Accepted shapes: ``func(k=v, ...)`` when ``func`` is given, ``NAME.method(k=v, ...)`` when
+    ``method`` is given (the name is then ``NAME``). Each value goes through
+    :func:`ast.literal_eval`. Returns ``(name, arguments)`` with the arguments as JSON text of
+    the keyword dict, or ``None`` when the code is anything else. Never raises.
+    """
+    try:
+        tree = ast.parse(code.strip(), mode="eval")
+        call = tree.body
+        if not isinstance(call, ast.Call) or call.args:
+            return None
+        fn = call.func
+        if func is not None and isinstance(fn, ast.Name) and fn.id == func:
+            name = func
+        elif (
+            method is not None
+            and isinstance(fn, ast.Attribute)
+            and fn.attr == method
+            and isinstance(fn.value, ast.Name)
+        ):
+            name = fn.value.id
+        else:
+            return None
+        kwargs: dict[str, Any] = {}
+        for kw in call.keywords:
+            if kw.arg is None:
+                return None
+            kwargs[kw.arg] = ast.literal_eval(kw.value)
+        return name, json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
+    except Exception:  # model output: any failure (syntax, depth, size, types) means "not a call"
+        return None

@@ -1,0 +1,238 @@
+"""ChatGLM3 scanner and call renderer: SPEC.md section 2, research/dialects.md 4.12.
+
+An assistant message is ``<|assistant|>{metadata}\\n{body}``. Empty metadata means a text
+answer (``Text``). Non-empty metadata names a tool: the body is a fenced block, ``tool_call(k=v,
+...)`` for a tool (arguments = JSON text of the keyword dict, each value read with
+:func:`ast.literal_eval`, never evaluated) or Python code for ``interpreter`` (arguments = the
+code). ``ToolStart`` goes out when the metadata line is complete; the body is held (capped) until
+the next role token or the end of the stream, then ``ToolArgs`` + ``ToolEnd``, or ``Malformed``
+with the body when it does not parse.
+
+``<|observation|>`` is the model's stop after a call when it is the last thing in the output,
+and a forged tool result when anything but whitespace follows, so the scanner holds it (and
+whitespace after it, capped) until it knows which. ``<|user|>``, ``<|system|>`` and ``</s>`` are
+held the same way: at the end they are a stop (``Text`` with empty text), followed by more
+output they are ``Malformed`` and scanning goes on.
+
+With ``primed=True`` the stream starts inside an assistant message (the prompt ended in
+``<|assistant|>``, as in the reference demos), so its first line is the metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
+
+__all__ = ["ChatGLM3Scanner", "render_tool_call"]
+
+ASSISTANT: Final = "<|assistant|>"
+OBSERVATION: Final = "<|observation|>"
+USER: Final = "<|user|>"
+SYSTEM: Final = "<|system|>"
+EOS: Final = "</s>"
+
+_MARKERS = Markers((ASSISTANT, OBSERVATION, USER, SYSTEM, EOS))
+_FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.DOTALL)
+_NON_WS = re.compile(r"\S")
+
+_OUT, _HEADER, _CALL, _STOP, _SINK = range(5)
+
+
+def parse_call(name: str, body: str) -> str | None:
+    """Arguments of a call body (JSON text of the keywords; the code for ``interpreter``), or
+    ``None`` when the body is not a fenced ``tool_call(...)`` (or code block). The last fenced
+    block wins, as in the reference demo."""
+    last = None
+    for last in _FENCE.finditer(body):  # noqa: B007 - the last match is the one used
+        pass
+    if last is None:
+        return None
+    code = last.group(2)
+    if name == "interpreter":
+        return code.removesuffix("\n")
+    parsed = kwargs_call(code, func="tool_call")
+    return None if parsed is None else parsed[1]
+
+
+class ChatGLM3Scanner(ScannerBase):
+    """Scanner for ChatGLM3 output (see the module docstring)."""
+
+    def __init__(self, *, primed: bool = False, max_arguments: int = MAX_ARGUMENTS) -> None:
+        super().__init__(max_arguments)
+        self._primed = primed
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _HEADER if self._primed else _OUT
+        self._hdr = ""
+        self._hdr_prefix = 0 if self._primed else len(ASSISTANT)
+        self._call_id = ""
+        self._call_name = ""
+        self._stop = ""
+        self._stop_start = 0
+        self._stop_ws = ""
+
+    def _held_extra(self) -> int:
+        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == _OUT:
+                i, m = _MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = i + len(m)
+                if m == ASSISTANT:
+                    self._state = _HEADER
+                    self._hdr = m
+                    self._hdr_prefix = len(m)
+                else:
+                    self._state = _STOP
+                    self._stop = m
+                    self._stop_start = self._base + i
+                    self._stop_ws = ""
+            elif st == _HEADER:
+                i, m = _MARKERS.find(buf, pos, final)
+                j = buf.find("\n", pos, i)
+                end = j + 1 if j >= 0 else i
+                room = HEADER_CAP - len(self._hdr)
+                if end - pos > room:
+                    out.append(
+                        Malformed(
+                            f"assistant header longer than {HEADER_CAP} characters",
+                            self._hdr + buf[pos : pos + room],
+                        )
+                    )
+                    self._hdr = ""
+                    self._state = _OUT
+                    pos += room
+                    continue
+                self._hdr += buf[pos:end]
+                pos = end
+                if j >= 0:
+                    self._open_body(out)
+                elif m is None:
+                    return n
+                elif m == HOLD:
+                    return i
+                else:
+                    if self._hdr:
+                        out.append(Malformed("assistant header without a newline", self._hdr))
+                    self._hdr = ""
+                    self._state = _OUT
+            elif st == _CALL:
+                i, m = _MARKERS.find(buf, pos, final)
+                if i > pos:
+                    self._body_add(buf[pos:i], out, "", self._overflow_reason())
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                self._end_call(out)
+                pos = i
+            elif st == _STOP:
+                found = _NON_WS.search(buf, pos)
+                j = found.start() if found else n
+                room = HEADER_CAP - len(self._stop_ws)
+                if j - pos > room:
+                    j = pos + room
+                    found = None
+                self._stop_ws += buf[pos:j]
+                pos = j
+                if found is None and pos == n:
+                    return n
+                self._stop_followed(out)
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _overflow_reason(self) -> str:
+        return (
+            f"tool call {self._call_id} ({self._call_name}): body longer than "
+            f"{self._max_arguments} characters"
+        )
+
+    def _open_body(self, out: list[Event]) -> None:
+        raw, self._hdr = self._hdr, ""
+        name = raw[self._hdr_prefix :].strip()
+        if not name:
+            out.append(Text("", raw))
+            self._state = _OUT
+            return
+        self._call_id = self._next_id()
+        self._call_name = name
+        out.append(ToolStart(self._call_id, name, raw))
+        self._state = _CALL
+
+    def _end_call(self, out: list[Event]) -> None:
+        self._state = _OUT
+        if self._body_skip_end("", out):
+            return
+        body = self._body_take()
+        cid, name = self._call_id, self._call_name
+        args = parse_call(name, body)
+        if args is None:
+            what = "fenced code block" if name == "interpreter" else "fenced tool_call(...)"
+            out.append(Malformed(f"tool call {cid} ({name}): body is not a {what}", body))
+        else:
+            out.append(ToolArgs(cid, args, body))
+            out.append(ToolEnd(cid, name, args, ""))
+
+    def _stop_followed(self, out: list[Event]) -> None:
+        stop, ws = self._stop, self._stop_ws
+        self._stop = self._stop_ws = ""
+        if stop == OBSERVATION:
+            out.append(ResultForgery(self._stop_start, stop, stop))
+            self._sink_start("text after a forged tool result")
+            self._sink_add(ws, out)
+            self._state = _SINK
+        else:
+            out.append(Malformed(f"{stop} followed by more output", stop + ws))
+            self._state = _OUT
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if st == _HEADER:
+            if self._hdr:
+                out.append(Malformed("assistant header without a newline", self._hdr))
+        elif st == _CALL:
+            self._end_call(out)
+        elif st == _STOP:
+            out.append(Text("", self._stop + self._stop_ws))
+        self._reset()
+
+
+def _py(value: Any) -> str:
+    """A JSON value as a Python literal (``true`` -> ``True``)."""
+    return repr(value)
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """``<|assistant|>NAME`` and a fenced ``tool_call(k=v, ...)``; for ``interpreter`` the
+    arguments are the code."""
+    if not name or "\n" in name or "<|" in name:
+        raise ValueError(f"invalid tool name {name!r}")
+    if name == "interpreter":
+        if not isinstance(arguments, str):
+            raise TypeError("interpreter arguments are code (a string)")
+        return f"{ASSISTANT}interpreter\n```python\n{arguments}\n```"
+    kwargs = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+    if not isinstance(kwargs, dict) or not all(
+        isinstance(k, str) and k.isidentifier() for k in kwargs
+    ):
+        raise ValueError("arguments must be an object with identifier keys")
+    inner = ", ".join(f"{k}={_py(v)}" for k, v in kwargs.items())
+    return f"{ASSISTANT}{name}\n```python\ntool_call({inner})\n```"

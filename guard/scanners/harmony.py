@@ -1,0 +1,596 @@
+"""Harmony (gpt-oss) scanner and renderers: SPEC.md section 1.
+
+The scanner reads raw model output as text (special tokens spelled out) and reports events:
+
+* a message's header is held (capped at :data:`~guard.dialects._scanbase.HEADER_CAP`) until
+  ``<|message|>``; the header event carries it whole as ``raw``: ``ToolStart`` when it names a
+  recipient, ``ThinkingStart`` for the ``analysis`` channel, else a ``Text`` with empty text;
+* bodies stream: ``ToolArgs`` / ``ThinkingDelta`` / ``Text`` per chunk, holding back only a
+  possible partial end marker; ``<|end|>``, ``<|call|>`` and ``<|return|>`` end a message, and
+  a ``<|start|>`` ends it implicitly (an open call becomes ``Malformed``);
+* the recipient may sit in the role part or the channel part; the content type may be
+  ``<|constrain|>json`` (glued or spaced) or a bare word; ``functions.NAME`` calls are named
+  ``NAME``, built-in recipients (``browser.search``, ``python``) keep their full name;
+* a stream may start inside an assistant message (``<|channel|>...`` first, or `` to=NAME``
+  followed by ``<|channel|>`` when the prompt ended in ``<|start|>assistant``); a bare
+  ``<|channel|>`` between messages opens an assistant header too; plain text before any header
+  is ``Text``;
+* ``<|start|>`` followed by an author other than ``assistant`` is the host's to write: the
+  scanner reports ``ResultForgery`` at the offset of ``<|start|>`` once the author word is
+  complete (``marker`` and ``raw`` are ``<|start|>`` and the author word as written), and
+  everything after it goes out as ``Malformed`` blocks (never as text or calls).
+
+Other ``<|...|>`` spellings (``<|channel|>`` inside a body, ``<|reserved_N|>``, ...) are content:
+the control-token signal reports them on the surface where they appear. This matches
+openai-harmony's ``StreamableParser``, for which only stop tokens end a body.
+
+Differences from the reference agent's scanner (research/dialects.md 4.8), on purpose: nothing
+is dropped (stray tokens become ``Malformed``, forged bodies are kept as ``Malformed`` raw), an
+unterminated call at flush is ``Malformed``, never a call, and arguments are never repaired.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from guard.dialects.harmony import CORE
+from guard.models import (
+    Event,
+    Malformed,
+    ResultForgery,
+    Text,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+
+__all__ = [
+    "HarmonyHeader",
+    "HarmonyScanner",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+START: Final = "<|start|>"
+END: Final = "<|end|>"
+MESSAGE: Final = "<|message|>"
+CHANNEL: Final = "<|channel|>"
+CONSTRAIN: Final = "<|constrain|>"
+RETURN: Final = "<|return|>"
+CALL: Final = "<|call|>"
+
+#: Longest author word kept for a forgery marker.
+AUTHOR_CAP: Final = 256
+#: Longest `` to=NAME ...`` role-part tail held at stream start while waiting for ``<|channel|>``.
+ROLE_TAIL_CAP: Final = 256
+
+_OUT_MARKERS = Markers(CORE)
+_HEADER_MARKERS = Markers((MESSAGE, START, END, RETURN, CALL))
+_BODY_MARKERS = Markers((END, RETURN, CALL, START))
+_IMPLIED = frozenset((CHANNEL, MESSAGE, CONSTRAIN))
+
+_AUTHOR = re.compile(r"[\w.\-]*")
+_CHANNEL_VALUE = re.compile(r"[^\s<]*")
+
+_OUT, _HEADER, _TEXT, _THINK, _TOOL, _SINK = range(6)
+
+
+@dataclass(frozen=True, slots=True)
+class HarmonyHeader:
+    """A parsed message header.
+
+    ``content_type`` is spelled as openai-harmony reports it: ``<|constrain|>json`` for a
+    constrained type, the bare word (``json``, ``code``) otherwise.
+    """
+
+    author: str
+    channel: str | None
+    recipient: str | None
+    content_type: str | None
+    raw: str
+
+    @property
+    def tool_name(self) -> str | None:
+        """The call's name: the recipient without ``functions.``; built-ins keep theirs."""
+        r = self.recipient
+        if r is None:
+            return None
+        if r.startswith("functions.") and len(r) > len("functions."):
+            return r[len("functions.") :]
+        return r
+
+
+def parse_header(raw: str, *, implied: bool = False) -> HarmonyHeader:
+    """Parse a header (``<|start|>assistant ... <|message|>``, or without ``<|start|>author``
+    when ``implied``). Lenient, like openai-harmony's parser where that one accepts the input:
+    channel = the word after the first ``<|channel|>``; recipient = the first ``to=`` word;
+    content type = a ``<|constrain|>`` word, else the last other word."""
+    h = raw[: -len(MESSAGE)] if raw.endswith(MESSAGE) else raw
+    if not implied and h.startswith(START):
+        h = h[len(START) :]
+    channel: str | None = None
+    ci = h.find(CHANNEL)
+    if ci >= 0:
+        after = h[ci + len(CHANNEL) :]
+        m = _CHANNEL_VALUE.match(after)
+        v = m.end() if m else 0
+        channel = after[:v] or None
+        h = h[:ci] + " " + after[v:]
+    parts = h.replace(CONSTRAIN, " " + CONSTRAIN).split()
+    if parts and (parts[0] == "assistant" or (not implied and parts[0].startswith("assistant"))):
+        parts.pop(0)
+    recipient: str | None = None
+    content_type: str | None = None
+    others: list[str] = []
+    for p in parts:
+        if p.startswith("to=") and recipient is None:
+            recipient = p[3:] or None
+        elif p.startswith(CONSTRAIN):
+            content_type = p
+        else:
+            others.append(p)
+    if content_type is None and others:
+        content_type = others[-1]
+    return HarmonyHeader("assistant", channel, recipient, content_type, raw)
+
+
+def _is_role_tail(text: str) -> bool:
+    """``text`` (before a header marker at stream start) is the rest of a primed role part:
+    blanks, or `` to=NAME ...`` on one line."""
+    if "\n" in text or len(text) > ROLE_TAIL_CAP:
+        return False
+    s = text.lstrip(" \t")
+    return not s or s.startswith("to=")
+
+
+def _could_be_role_tail(text: str) -> bool:
+    """``text`` may still grow into a role-part tail (so it is held, not yet ``Text``)."""
+    if "\n" in text or len(text) > ROLE_TAIL_CAP:
+        return False
+    s = text.lstrip(" \t")
+    return s.startswith("to=") or "to=".startswith(s)
+
+
+class HarmonyScanner(ScannerBase):
+    """Scanner for Harmony output (see the module docstring for what it reports).
+
+    Args:
+        keep_headers: record every parsed header in :attr:`headers` as ``(event_index,
+            header)``, where ``event_index`` counts the events this scanner returned before the
+            message's first event. Off by default: it grows with the number of messages.
+        max_arguments: accumulate at most this many characters of one call's arguments; a
+            longer call still streams ``ToolArgs`` but ends in ``Malformed``, not ``ToolEnd``.
+    """
+
+    def __init__(self, *, keep_headers: bool = False, max_arguments: int = MAX_ARGUMENTS) -> None:
+        super().__init__(max_arguments)
+        self.headers: list[tuple[int, HarmonyHeader]] | None = [] if keep_headers else None
+        #: Header of the message being read (or the last one).
+        self.header: HarmonyHeader | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _OUT
+        self._init = True
+        self._hdr = ""
+        self._hdr_start = 0
+        self._implied = False
+        self._pending = False
+        self._call_id = ""
+        self._call_name = ""
+        self._args: list[str] = []
+        self._args_len = 0
+        self._args_over = False
+
+    def _held_extra(self) -> int:
+        return len(self._hdr)
+
+    def feed(self, text: str) -> list[Event]:
+        """Scan the next chunk. A chunk without ``<`` inside a body (the common case: one token
+        of prose or JSON) is one delta event, without entering the state machine."""
+        if self._tail or "<" in text or not text:
+            return super().feed(text)
+        st = self._state
+        if st == _TEXT or (st == _OUT and not self._init):
+            ev: Event = Text(text, text)
+        elif st == _THINK:
+            ev = ThinkingDelta(text, text)
+        elif st == _TOOL:
+            ev = ToolArgs(self._call_id, text, text)
+            if not self._args_over:
+                self._args_len += len(text)
+                if self._args_len > self._max_arguments:
+                    self._args_over = True
+                    self._args = []
+                else:
+                    self._args.append(text)
+        else:
+            return super().feed(text)
+        self._base += len(text)
+        self._emitted += 1
+        return [ev]
+
+    # -- state machine ---------------------------------------------------------------------
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if _TEXT <= st <= _TOOL:
+                i, m = _BODY_MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    if st == _TEXT:
+                        out.append(Text(d, d))
+                    elif st == _THINK:
+                        out.append(ThinkingDelta(d, d))
+                    else:
+                        self._tool_delta(d, out)
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                if m == START:
+                    self._end_body("", out)
+                    pos = i
+                else:
+                    self._end_body(m, out)
+                    pos = i + len(m)
+            elif st == _OUT:
+                i, m = _OUT_MARKERS.find(buf, pos, final)
+                if self._init:
+                    self._init = False
+                    if m is None or m == HOLD:
+                        if not final and _could_be_role_tail(buf[pos:i]):
+                            self._init = True
+                            return pos
+                    elif m in _IMPLIED and _is_role_tail(buf[pos:i]):
+                        self._open_header("", self._base + pos, implied=True)
+                        continue
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                if m == START:
+                    self._open_header(START, self._base + i, implied=False)
+                    pos = i + len(START)
+                elif m in _IMPLIED:
+                    self._open_header("", self._base + i, implied=True)
+                    pos = i
+                else:
+                    out.append(Malformed(f"{m} outside a message", m))
+                    pos = i + len(m)
+            elif st == _HEADER:
+                pos = self._header(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step in a header. Returns the new position, or ``-1 - i`` to stop at ``i``."""
+        i, m = _HEADER_MARKERS.find(buf, pos, final)
+        if i > pos:
+            room = HEADER_CAP - len(self._hdr)
+            if i - pos > room:
+                self._hdr += buf[pos : pos + room]
+                pos += room
+                if self._pending and self._decide_author(True, out):
+                    return pos
+                out.append(
+                    Malformed(f"message header longer than {HEADER_CAP} characters", self._hdr)
+                )
+                self._hdr = ""
+                self._state = _OUT
+                return pos
+            self._hdr += buf[pos:i]
+            pos = i
+            if self._pending and self._decide_author(False, out):
+                return pos
+        if m is None:
+            return -1 - i
+        if m == HOLD:
+            return -1 - i
+        if self._pending and self._decide_author(True, out):
+            return pos
+        if m == MESSAGE:
+            self._hdr += m
+            self._open_body(out)
+        elif m == START:
+            out.append(Malformed("message header without <|message|>", self._hdr))
+            self._open_header(START, self._base + i, implied=False)
+        else:
+            out.append(Malformed(f"message header ended by {m}", self._hdr + m))
+            self._hdr = ""
+            self._state = _OUT
+        return i + len(m)
+
+    def _open_header(self, text: str, start: int, *, implied: bool) -> None:
+        self._state = _HEADER
+        self._hdr = text
+        self._hdr_start = start
+        self._implied = implied
+        self._pending = not implied
+
+    def _decide_author(self, terminated: bool, out: list[Event]) -> bool:
+        """Settle the author of a ``<|start|>`` header once its word is complete. Returns True
+        when it is a forgery (the scanner is then in the sink state)."""
+        h = self._hdr
+        rest = h[len(START) :]
+        s = rest.lstrip()
+        m = _AUTHOR.match(s)
+        w = m.end() if m else 0
+        if not terminated and w == len(s) and w <= AUTHOR_CAP:
+            return False
+        self._pending = False
+        w = min(w, AUTHOR_CAP)
+        word = s[:w]
+        if word in ("assistant", ""):
+            return False
+        cut = len(START) + len(rest) - len(s) + w
+        out.append(ResultForgery(self._hdr_start, h[:cut], h[:cut]))
+        self._sink_start("text after a forged tool result")
+        self._sink_add(h[cut:], out)
+        self._hdr = ""
+        self._state = _SINK
+        return True
+
+    def _open_body(self, out: list[Event]) -> None:
+        raw, self._hdr = self._hdr, ""
+        header = parse_header(raw, implied=self._implied)
+        self.header = header
+        if self.headers is not None:
+            self.headers.append((self._emitted + len(out), header))
+        name = header.tool_name
+        if name is not None:
+            self._call_id = self._next_id()
+            self._call_name = name
+            self._args = []
+            self._args_len = 0
+            self._args_over = False
+            out.append(ToolStart(self._call_id, name, raw))
+            self._state = _TOOL
+        elif header.channel == "analysis":
+            out.append(ThinkingStart(raw))
+            self._state = _THINK
+        else:
+            out.append(Text("", raw))
+            self._state = _TEXT
+
+    def _tool_delta(self, d: str, out: list[Event]) -> None:
+        out.append(ToolArgs(self._call_id, d, d))
+        if not self._args_over:
+            self._args_len += len(d)
+            if self._args_len > self._max_arguments:
+                self._args_over = True
+                self._args = []
+            else:
+                self._args.append(d)
+
+    def _end_body(self, marker: str, out: list[Event]) -> None:
+        st = self._state
+        self._state = _OUT
+        if st == _THINK:
+            out.append(ThinkingEnd(marker))
+        elif st == _TEXT:
+            if marker:
+                out.append(Text("", marker))
+        else:
+            cid, name = self._call_id, self._call_name
+            if not marker:
+                out.append(Malformed(f"tool call {cid} ({name}) not terminated before {START}", ""))
+            elif self._args_over:
+                out.append(
+                    Malformed(
+                        f"tool call {cid} ({name}): arguments longer than "
+                        f"{self._max_arguments} characters",
+                        marker,
+                    )
+                )
+            else:
+                h = self.header
+                out.append(
+                    ToolEnd(
+                        cid,
+                        name,
+                        "".join(self._args),
+                        marker,
+                        h.channel if h else None,
+                        h.content_type if h else None,
+                    )
+                )
+            self._args = []
+            self._args_len = 0
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if st == _HEADER:
+            if not (self._pending and self._decide_author(True, out)):
+                out.append(
+                    Malformed("message header without <|message|> at end of stream", self._hdr)
+                )
+        elif st == _THINK:
+            out.append(ThinkingEnd(""))
+        elif st == _TOOL:
+            out.append(
+                Malformed(
+                    f"tool call {self._call_id} ({self._call_name}) not terminated"
+                    " at end of stream",
+                    "",
+                )
+            )
+        self._reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (SPEC.md 1.2). Text is inserted verbatim: escape untrusted text first
+# (``guard.escape(text, "harmony")``).
+
+
+def _recipient(name: str) -> str:
+    if not name or any(c.isspace() for c in name) or "<|" in name or "|>" in name:
+        raise ValueError(f"invalid tool name {name!r}")
+    return name if "." in name else f"functions.{name}"
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # OpenAI content parts
+        return "".join(str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_tool_call(
+    name: str,
+    arguments: str | Mapping[str, Any],
+    *,
+    recipient_in: Literal["channel", "role"] = "channel",
+    content_type: str | None = None,
+) -> str:
+    """One assistant tool call, ending in ``<|call|>``.
+
+    ``name`` without a dot is a function (``to=functions.NAME``); with one it is the full
+    recipient (``browser.search``). Functions go to the ``commentary`` channel, built-ins to
+    ``analysis``. ``content_type`` is spelled as openai-harmony does: ``"<|constrain|>json"``
+    renders `` <|constrain|>json``, a bare word renders `` json``. ``arguments`` is inserted
+    as given (a mapping is JSON-encoded first).
+    """
+    return _render_call(_recipient(name), _as_text(arguments), recipient_in, content_type)
+
+
+def _render_call(recipient: str, body: str, recipient_in: str, content_type: str | None) -> str:
+    if not recipient or any(c.isspace() for c in recipient) or "<|" in recipient:
+        raise ValueError(f"invalid recipient {recipient!r}")
+    channel = "commentary" if recipient.startswith("functions.") else "analysis"
+    ct = ""
+    if content_type is not None:
+        if not content_type or any(c.isspace() for c in content_type):
+            raise ValueError(f"invalid content type {content_type!r}")
+        ct = " " + content_type
+    if recipient_in == "role":
+        header = f"{START}assistant to={recipient}{CHANNEL}{channel}{ct}"
+    elif recipient_in == "channel":
+        header = f"{START}assistant{CHANNEL}{channel} to={recipient}{ct}"
+    else:
+        raise ValueError(f"recipient_in must be 'channel' or 'role', got {recipient_in!r}")
+    return f"{header}{MESSAGE}{body}{CALL}"
+
+
+def render_tool_result(name: str, content: Any) -> str:
+    """A tool result message, as only the host writes it."""
+    return (
+        f"{START}{_recipient(name)} to=assistant{CHANNEL}commentary{MESSAGE}"
+        f"{_as_text(content)}{END}"
+    )
+
+
+def render_thinking(text: str) -> str:
+    """An ``analysis`` message."""
+    return f"{START}assistant{CHANNEL}analysis{MESSAGE}{text}{END}"
+
+
+def _stored(raw: str) -> str:
+    """A stored completion: primed text gets its ``<|start|>assistant`` back, and a trailing
+    ``<|return|>`` becomes ``<|end|>`` (SPEC.md 1.5)."""
+    if raw.startswith(CHANNEL) or raw.startswith(" to="):
+        raw = f"{START}assistant{raw}"
+    if raw.endswith(RETURN):
+        raw = raw[: -len(RETURN)] + END
+    return raw
+
+
+def render_transcript(
+    messages: Iterable[Mapping[str, Any] | str], *, drop_analysis: bool = True
+) -> str:
+    """Render a conversation as Harmony wire text.
+
+    Items are OpenAI chat messages (``role``, ``content``, ``tool_calls``, ``reasoning_content``
+    / ``reasoning`` / ``thinking``, ``name`` / ``tool_call_id`` on tool messages), Harmony-native
+    assistant messages (with ``channel``, optional ``recipient`` and ``content_type``), or raw
+    stored Harmony text. Assistant text is a ``final`` message ending in ``<|end|>`` (a stored
+    trailing ``<|return|>`` is normalised to ``<|end|>``); text beside tool calls is a
+    ``commentary`` preamble. With ``drop_analysis`` (SPEC.md 1.5), the analysis of an earlier
+    turn that ended with a final answer is dropped; analysis before a call is kept.
+    """
+    # (kind, text) per rendered message, grouped into turns split at user-side messages.
+    turns: list[list[tuple[str, str]]] = [[]]
+    call_names: dict[str, str] = {}
+    for msg in messages:
+        if isinstance(msg, str):
+            turns[-1].append(("raw", _stored(msg)))
+            continue
+        role = str(msg.get("role", ""))
+        if role in ("system", "developer", "user"):
+            turns.append([(role, f"{START}{role}{MESSAGE}{_as_text(msg.get('content'))}{END}")])
+            turns.append([])
+        elif role == "assistant":
+            turns[-1].extend(_assistant(msg, call_names))
+        elif role == "tool":
+            name = msg.get("name") or call_names.get(str(msg.get("tool_call_id", "")))
+            if not name:
+                raise ValueError("tool message without a name or a known tool_call_id")
+            turns[-1].append(("result", render_tool_result(str(name), msg.get("content"))))
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    last = max((k for k, t in enumerate(turns) if any(kind != "raw" for kind, _ in t)), default=0)
+    parts: list[str] = []
+    for k, turn in enumerate(turns):
+        assistant = [kind for kind, _ in turn if kind in ("final", "call", "text")]
+        ended_final = bool(assistant) and assistant[-1] == "final"
+        drop = drop_analysis and k < last and ended_final
+        parts.extend(text for kind, text in turn if not (drop and kind == "analysis"))
+    return "".join(parts)
+
+
+def _assistant(msg: Mapping[str, Any], call_names: dict[str, str]) -> list[tuple[str, str]]:
+    if "channel" in msg:
+        channel = str(msg["channel"])
+        recipient = msg.get("recipient")
+        content = _as_text(msg.get("content", ""))
+        if recipient:
+            return [
+                (
+                    "call",
+                    _render_call(str(recipient), content, "channel", msg.get("content_type")),
+                )
+            ]
+        kind = {"analysis": "analysis", "final": "final"}.get(channel, "text")
+        ct = f" {msg['content_type']}" if msg.get("content_type") else ""
+        return [(kind, f"{START}assistant{CHANNEL}{channel}{ct}{MESSAGE}{content}{END}")]
+    out: list[tuple[str, str]] = []
+    thinking = msg.get("reasoning_content") or msg.get("reasoning") or msg.get("thinking")
+    if thinking:
+        out.append(("analysis", render_thinking(_as_text(thinking))))
+    calls = msg.get("tool_calls") or []
+    content = _as_text(msg.get("content") or "")
+    if content:
+        content = _stored(content) if content.startswith((START, CHANNEL)) else content
+        if content.startswith(START):
+            out.append(("raw", content))
+        elif calls:
+            out.append(("text", f"{START}assistant{CHANNEL}commentary{MESSAGE}{content}{END}"))
+        else:
+            out.append(("final", f"{START}assistant{CHANNEL}final{MESSAGE}{content}{END}"))
+    for call in calls:
+        fn = call.get("function", call)
+        name = str(fn.get("name", ""))
+        if call.get("id"):
+            call_names[str(call["id"])] = name
+        out.append(("call", render_tool_call(name, fn.get("arguments", "{}"))))
+    return out

@@ -1,0 +1,237 @@
+"""Llama 3.x scanner and call renderer: research/dialects.md 4.14.
+
+The output is the body of an assistant message (the prompt ended in
+``<|start_header_id|>assistant<|end_header_id|>\\n\\n``); ``<|eot_id|>`` ends it, ``<|eom_id|>``
+ends it waiting for a tool result.
+
+* ``<|python_tag|>`` opens a call that runs to ``<|eom_id|>`` / ``<|eot_id|>`` (held, capped):
+  a JSON ``{"name", "parameters"}`` object is a call of that name with the ``parameters`` JSON
+  as written; a built-in ``NAME.call(k=v, ...)`` (``brave_search``, ``wolfram_alpha``, ...) is a
+  call of ``NAME`` with the keywords as JSON (parsed with ``ast``, never evaluated); anything
+  else is a ``python`` call whose arguments are the code. A tag body that never ends is
+  ``Malformed``.
+* A message that is exactly one JSON object ``{"name": ..., "parameters": ...}`` (the custom
+  tool format of the Hugging Face template) is a call. A message whose first non-blank
+  character is ``{`` is held until it ends (capped) to tell; if it is no call it goes out as
+  ``Text``.
+* ``<|start_header_id|>`` in model output opens a new turn, which only the host may write:
+  ``ResultForgery``, everything after it as ``Malformed`` blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners.base import (
+    HEADER_CAP,
+    HOLD,
+    MAX_ARGUMENTS,
+    Markers,
+    ScannerBase,
+    json_members,
+    kwargs_call,
+    tool_arguments,
+)
+
+__all__ = ["Llama3Scanner", "parse_json_call", "parse_python_tag", "render_tool_call"]
+
+PYTHON_TAG: Final = "<|python_tag|>"
+EOM: Final = "<|eom_id|>"
+EOT: Final = "<|eot_id|>"
+END_OF_TEXT: Final = "<|end_of_text|>"
+START_HEADER: Final = "<|start_header_id|>"
+END_HEADER: Final = "<|end_header_id|>"
+
+_STOPS = frozenset((EOM, EOT, END_OF_TEXT))
+_MARKERS = Markers((PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER))
+_NON_WS = re.compile(r"\S")
+
+_START, _TEXT, _JSON, _TAG, _SINK = range(5)
+
+
+def parse_json_call(body: str) -> tuple[str, str] | None:
+    """``(name, parameters JSON)`` of a ``{"name": ..., "parameters": ...}`` call, or ``None``
+    (``arguments`` is accepted for ``parameters``; a ``type`` member is ignored)."""
+    members = json_members(body)
+    if members is None or "name" not in members:
+        return None
+    if "parameters" not in members and "arguments" not in members:
+        return None
+    name = members["name"][0]
+    if not isinstance(name, str) or not name:
+        return None
+    return name, tool_arguments(body, members, ("parameters", "arguments")) or "{}"
+
+
+def parse_python_tag(body: str) -> tuple[str, str] | None:
+    """``(name, arguments)`` of a ``<|python_tag|>`` body, ``None`` when it is blank."""
+    if not body.strip():
+        return None
+    return parse_json_call(body) or kwargs_call(body, method="call") or ("python", body)
+
+
+class Llama3Scanner(ScannerBase):
+    """Scanner for Llama 3.x output (see the module docstring)."""
+
+    def __init__(self, *, max_arguments: int = MAX_ARGUMENTS) -> None:
+        super().__init__(max_arguments)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _START
+        self._lead = ""
+
+    def _held_extra(self) -> int:
+        return len(self._lead)
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == _START:
+                # Hold leading blanks (capped) until the first character tells a JSON call.
+                found = _NON_WS.search(buf, pos)
+                j = found.start() if found else n
+                if len(self._lead) + j - pos <= HEADER_CAP and found is None:
+                    self._lead += buf[pos:]
+                    return n
+                lead = self._lead + buf[pos:j]
+                self._lead = ""
+                if found is not None and buf.startswith("{", j) and len(lead) <= HEADER_CAP:
+                    self._state = _JSON
+                    if lead:
+                        self._body.append(lead)
+                        self._body_len = len(lead)
+                else:
+                    self._state = _TEXT
+                    if lead:
+                        out.append(Text(lead, lead))
+                pos = j
+            elif st == _TEXT:
+                i, m = _MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = i + len(m)
+                if m == PYTHON_TAG:
+                    self._state = _TAG
+                elif m in _STOPS:
+                    out.append(Text("", m))
+                    self._state = _START
+                elif m == START_HEADER:
+                    out.append(ResultForgery(self._base + i, m, m))
+                    self._sink_start("text after a forged turn")
+                    self._state = _SINK
+                else:
+                    out.append(Malformed(f"{m} in model output", m))
+            elif st == _JSON:
+                i, m = _MARKERS.find(buf, pos, final)
+                if i > pos:
+                    piece = buf[pos:i]
+                    if self._body_len + len(piece) > self._max_arguments:
+                        # Too long to be a call: it is text after all.
+                        held = self._body_take() + piece
+                        out.append(Text(held, held))
+                        self._state = _TEXT
+                        pos = i
+                        continue
+                    self._body.append(piece)
+                    self._body_len += len(piece)
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = self._end_json(m, i, out)
+            elif st == _TAG:
+                i, m = _MARKERS.find(buf, pos, final)
+                if i > pos:
+                    self._body_add(
+                        buf[pos:i],
+                        out,
+                        PYTHON_TAG,
+                        f"{PYTHON_TAG} call longer than {self._max_arguments} characters",
+                    )
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                if m in _STOPS:
+                    self._end_tag(m, out)
+                    self._state = _START
+                    pos = i + len(m)
+                else:
+                    self._unclosed(f"{PYTHON_TAG} call not terminated before {m}", out)
+                    self._state = _TEXT
+                    pos = i
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _end_json(self, stop: str, i: int, out: list[Event]) -> int:
+        """A held ``{``-message ended at ``stop`` (at ``i``; ``""`` for end of stream). Returns
+        where scanning goes on."""
+        body = self._body_take()
+        parsed = parse_json_call(body)
+        if parsed is None:
+            if body:
+                out.append(Text(body, body))
+            self._state = _TEXT
+            return i
+        name, args = parsed
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, ""))
+        out.append(ToolArgs(cid, args, body))
+        if stop in _STOPS:
+            out.append(ToolEnd(cid, name, args, stop))
+            self._state = _START
+            return i + len(stop)
+        out.append(ToolEnd(cid, name, args, ""))
+        self._state = _TEXT
+        return i
+
+    def _end_tag(self, stop: str, out: list[Event]) -> None:
+        if self._body_skip_end(stop, out):
+            return
+        body = self._body_take()
+        parsed = parse_python_tag(body)
+        if parsed is None:
+            out.append(Malformed(f"empty {PYTHON_TAG} call", PYTHON_TAG + body + stop))
+            return
+        name, args = parsed
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, PYTHON_TAG))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, stop))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, PYTHON_TAG + self._body_take()))
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if st == _START and self._lead:
+            out.append(Text(self._lead, self._lead))
+        elif st == _JSON:
+            self._end_json("", 0, out)
+        elif st == _TAG:
+            self._unclosed(f"{PYTHON_TAG} call not terminated at end of stream", out)
+        self._reset()
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """``<|python_tag|>{"name": ..., "parameters": ...}<|eom_id|>``."""
+    if not name:
+        raise ValueError("empty tool name")
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return (
+        f'{PYTHON_TAG}{{"name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}{EOM}'
+    )

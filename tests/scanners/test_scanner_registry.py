@@ -1,0 +1,90 @@
+"""guard.scanners.scanner(): lookup by name, alias or record; register_scanner; the
+guard.scanners entry point group, loaded lazily."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib.metadata import EntryPoint
+
+import pytest
+
+import guard.scanners as scanning
+from guard.dialects import get_dialect
+from guard.models import Event, Scanner, Text
+from guard.scanners import (
+    ChatMLScanner,
+    HarmonyScanner,
+    available_scanners,
+    register_scanner,
+    scanner,
+)
+
+
+class Echo:
+    def feed(self, text: str) -> list[Event]:
+        return [Text(text, text)]
+
+    def flush(self) -> list[Event]:
+        return []
+
+
+def test_fresh_scanner_per_call_by_name_alias_or_record() -> None:
+    a, b = scanner("harmony"), scanner(get_dialect("gpt-oss"))
+    assert isinstance(a, HarmonyScanner) and isinstance(b, HarmonyScanner)
+    assert a is not b
+    assert isinstance(a, Scanner)
+
+
+def test_unknown_dialect_lists_the_ones_with_scanners() -> None:
+    with pytest.raises(ValueError, match="harmony") as info:
+        scanner("kimi")
+    for name in ("chatglm3", "chatml", "harmony", "llama3"):
+        assert name in str(info.value)
+    with pytest.raises(ValueError):
+        scanner("no-such-dialect")
+    with pytest.raises(TypeError):
+        scanner(3)  # type: ignore[arg-type]
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry() -> Iterator[None]:
+    scanning.REGISTRY.clear()
+    yield
+    scanning.REGISTRY.clear()
+
+
+def test_register_scanner() -> None:
+    register_scanner("kimi", Echo)
+    assert isinstance(scanner("Kimi-K2"), Echo)  # alias of a known record resolves
+    register_scanner("my-dialect", Echo)
+    assert isinstance(scanner("my-dialect"), Echo)
+    assert "my-dialect" in available_scanners()
+    with pytest.raises(TypeError):
+        register_scanner("x", 42)  # type: ignore[arg-type]
+
+
+def test_entry_points_are_loaded_lazily(monkeypatch: pytest.MonkeyPatch) -> None:
+    eps = [
+        EntryPoint("deepseek", "guard.scanners.chatml:ChatMLScanner", "guard.scanners"),
+        EntryPoint("broken", "no_such_module_anywhere:factory", "guard.scanners"),
+    ]
+    seen: list[str] = []
+
+    def fake() -> list[EntryPoint]:
+        seen.append(scanning.REGISTRY.group)
+        return eps
+
+    monkeypatch.setattr(scanning.REGISTRY, "discover", fake)
+    assert isinstance(scanner("deepseek"), ChatMLScanner)
+    assert seen == ["guard.scanners"]
+    # listing names does not import anything; only asking for "broken" would
+    assert "broken" in available_scanners()
+    assert isinstance(scanner("harmony"), HarmonyScanner)
+    with pytest.raises(ModuleNotFoundError):
+        scanner("broken")
+
+
+def test_factory_must_return_a_scanner() -> None:
+    register_scanner("odd", lambda: object())  # type: ignore[arg-type, return-value]
+    with pytest.raises(TypeError):
+        scanner("odd")
