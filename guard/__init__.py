@@ -7,12 +7,13 @@ program that only escapes text never imports the audit, the proxy or an integrat
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
 from guard._version import __version__
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from guard._detect import detect as detect
     from guard._detect import detect_message as detect_message
     from guard._escape import escape as escape
@@ -77,11 +78,11 @@ _EXPORTS: dict[str, str] = {
 __all__ = ["__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'guard' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    value = getattr(_importlib.import_module(module), name)
     # Cache it. Importing `guard.audit` binds the subpackage to the name `audit` here first;
     # this rebinds the name to the function, which is what `guard.audit(...)` means.
     globals()[name] = value
@@ -89,4 +90,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    return sorted({*globals(), *_EXPORTS} - {"annotations"})

@@ -3,6 +3,6 @@ so dialect modules read as data next to their type."""
 
 from __future__ import annotations
 
-from guard.models._dialect import Dialect
+from guard.models import Dialect
 
 __all__ = ["Dialect"]

@@ -10,7 +10,7 @@ import pytest
 
 import guard
 import signals
-from guard.models import Hit, ScanContext, Surface, TextView
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 
 class Shouting:
@@ -64,3 +64,79 @@ def test_plugin_with_a_taken_code_is_rejected(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(signals.REGISTRY, "discover", _entry_points(Clash))
     with pytest.raises(ValueError, match="uses code 'H', already taken by 'control token'"):
         signals.load_signals()
+
+
+class Zork:
+    """A plugin of the current protocol: `zorkfinal` trips at its own start; its literal and
+    hold spelling are all that streams and the audit prefilter need to know."""
+
+    code = "Z"
+    name = "zork"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = 9
+    reach = (0, 0)
+    order = 500
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers(literals=("zork",), hold_words=("zorkfinal",))
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        start = text.original.find("zorkfinal")
+        while start >= 0:
+            yield Hit(signals=("Z",), start=start, end=start + 9, evidence="zorkfinal")
+            start = text.original.find("zorkfinal", start + 1)
+
+
+def _zork_policy() -> guard.Policy:
+    rule = guard.DEFAULT_POLICY.rule(Surface.TEXT).model_copy(
+        update={"trip_alone": frozenset({"H", "K", "Z"})}
+    )
+    return guard.Policy(surfaces={Surface.TEXT: rule})
+
+
+def _chunks(pieces: list[str]) -> list[dict[str, Any]]:
+    return [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+
+
+def test_plugin_signal_is_held_back_in_streams_with_no_other_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signals.REGISTRY, "discover", _entry_points(Zork))
+    text = "All done here. zorkfinal and then the rest of it"
+    policy = _zork_policy()
+    whole = guard.detect(text, policy=policy)
+    assert whole.leak and whole.cut == text.index("zorkfinal")
+    for i in range(1, len(text)):
+        stream = guard.guard_stream(
+            _chunks([text[:i], text[i:]]), policy=policy, on_leak="truncate"
+        )
+        shown = "".join(c["choices"][0]["delta"].get("content") or "" for c in stream)
+        # without the published hold, a split inside `zorkfinal` would show its first letters
+        assert shown == text[: whole.cut], i
+
+
+def test_plugin_signal_is_prefiltered_in_audit_with_no_other_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(signals.REGISTRY, "discover", _entry_points(Zork))
+    from guard.dialects import get_dialect
+    from guard.gate import prefilter
+
+    scanned: list[str] = []
+    original = Zork.scan
+
+    def counting(self: Zork, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        scanned.append(text.original)
+        return original(self, text, ctx)
+
+    monkeypatch.setattr(Zork, "scan", counting)
+    filt = prefilter(get_dialect("harmony"), frozenset({Surface.TEXT}))
+    assert filt is not None
+    texts = [f"clean answer number {i}" for i in range(500)] + ["a zorkfinal here"]
+    assert filt.candidates(texts) == [500]
+    rows = [{"messages": [{"role": "assistant", "content": t}]} for t in texts]
+    report = guard.audit(rows, policy=_zork_policy())
+    assert [f.signals for f in report.findings] == [("Z",)]
+    assert scanned == ["a zorkfinal here"]  # the 500 clean texts never reached the signal
