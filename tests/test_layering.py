@@ -95,9 +95,9 @@ def test_layering_contract(module: str, path: Path) -> None:
         if owner == "guard.errors" and target_owner not in {"guard.errors", "guard.models"}:
             problems.append(f"line {line}: guard.errors imports {target}")
         allowed = ALLOWED.get(owner)
-        if allowed is not None and target_owner not in allowed:
-            if not (target == "guard" and name == "__version__"):
-                problems.append(f"line {line}: {owner} may not import {target}")
+        version = target == "guard" and name == "__version__"
+        if allowed is not None and target_owner not in allowed and not version:
+            problems.append(f"line {line}: {owner} may not import {target}")
         if target_owner != owner:
             private_module = any(p.startswith("_") for p in target.split(".")[1:])
             private_name = name is not None and name.startswith("_") and name != "__version__"
