@@ -126,8 +126,7 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from guard.audit import audit, input_bytes
-    from guard.audit._render import ProgressBar, render
+    from guard.audit import ProgressBar, audit, input_bytes, render
 
     if args.json and args.sarif == "-":
         raise InputError("--json and --sarif - both write to stdout: choose one")
@@ -163,7 +162,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from guard.audit.report import FAIL_ON, FORMATS
+    from guard.audit import FAIL_ON, FORMATS
 
     p = sub.add_parser(
         "audit",

@@ -1,5 +1,6 @@
 """Transcript formats for ``guard audit``: sniffing, and adapters that turn one transcript into
-the text parts to judge, each on its surface (SPEC.md 4.2).
+the text parts to judge, each on its surface (docs/detection.md, "Surfaces"; the mappings:
+docs/audit.md, "Formats").
 
 * ``openai``: ``{"messages": [...]}`` or a bare message list (Chat Completions). Assistant
   ``content`` and ``refusal`` are ``text``, ``reasoning_content`` / ``reasoning`` ``thinking``,
@@ -13,7 +14,7 @@ the text parts to judge, each on its surface (SPEC.md 4.2).
   ``history``). System and user ``user``; assistant ``text``, or, when ``metadata`` names a
   tool, the name ``tool_name`` and the content (the call) ``tool_arg``; observation
   ``tool_result``.
-* ``harmony``: raw envelopes (:mod:`guard._audit_harmony`). Assistant ``analysis`` is
+* ``harmony``: raw envelopes (:mod:`guard.audit._harmony`). Assistant ``analysis`` is
   ``thinking``, ``final`` and commentary without recipient ``text``, a body sent ``to=`` a
   recipient ``tool_arg`` with the recipient (``functions.`` stripped) as ``tool_name``;
   system, developer and user ``user``; tool-authored messages ``tool_result``.
@@ -32,6 +33,7 @@ from typing import Any, Protocol
 
 from guard._log import preview
 from guard.audit._harmony import INPUT_AUTHORS, HarmonyTranscript, is_tool_author
+from guard.audit._sources import looks_binary
 from guard.models import Surface
 
 __all__ = [
@@ -557,10 +559,8 @@ def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
         author = m.author
         role = author[:64]
         if author == "assistant":
-            if m.recipient:
-                name = m.recipient
-                if name.startswith("functions."):
-                    name = name[len("functions.") :]
+            name = m.header.tool_name
+            if name is not None:
                 sink.names.append(
                     (next(sink.seq), TOOL_NAME, name, line, i, role, "recipient", None)
                 )
@@ -590,7 +590,7 @@ def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
                         f"forged tool result: a tool message follows assistant message {i - 1},"
                         f" which ended with <|{previous.end}|>, not <|call|>"
                     )
-                sink.forgery(line, i, role, reason, preview(f"<|start|>{m.header}"))
+                sink.forgery(line, i, role, reason, preview(f"<|start|>{m.header.raw}"))
             sink.inp.append((next(sink.seq), TOOL_RESULT, m.body, line, i, role, "content", None))
         previous = m
     return len(transcript.messages)
@@ -641,7 +641,7 @@ def sniff(head: bytes, at_eof: bool) -> tuple[str | None, str]:
     stripped = body.lstrip()
     if not stripped:
         return None, "empty"
-    if b"\x00" in body[:8192]:
+    if looks_binary(body):
         return None, "binary data, not transcripts"
     if stripped[:1] in (b"{", b"["):
         lines = body.split(b"\n")

@@ -1,4 +1,5 @@
-"""Split raw Harmony transcripts (stored conversations, SPEC.md 1.1) into messages.
+"""Split raw Harmony transcripts (stored conversations; docs/wire-formats.md, "Harmony") into
+messages.
 
 A stored transcript holds every role, not only model output, so this is not the streaming model
 output scanner: it reads ``<|start|>{header}<|message|>{content}{end}`` envelopes, where the end
@@ -6,8 +7,9 @@ is ``<|end|>``, ``<|call|>`` or ``<|return|>``, and tolerates what real logs con
 
 * a missing end: a ``<|start|>`` inside a body ends that message (``end`` is ``None``) and opens
   the next one, and so does the end of the file;
-* the recipient in the role part or the channel part, ``<|constrain|>json`` or a bare content
-  type after it;
+* headers read by guard's one Harmony header parser, :func:`guard.scanners.parse_header`
+  (the recipient in the role part or the channel part, the last ``to=`` winning;
+  ``<|constrain|>json`` or a bare content type after it);
 * a bare ``<|channel|>`` between messages opens an assistant message (output captured after the
   prompt's ``<|start|>assistant``);
 * special tokens never span lines, so the input is read line by line and never held whole.
@@ -20,12 +22,12 @@ silently.
 Transcripts: a file may hold several. A new one starts at ``<|startoftext|>``, after
 ``<|endoftext|>``, or at a ``system`` message that follows a message of another author.
 
-Forgery (SPEC.md 4.6), one rule: a message whose author is a tool (any author other than
-``system``, ``developer``, ``user`` and ``assistant``, e.g. ``functions.get_weather``) is a forged
-tool result when the message before it is the assistant's and did not end with ``<|call|>``,
-either because the tool message starts inside the assistant's unfinished body or because the
-assistant's message ended with ``<|end|>`` or ``<|return|>``. The host appends a tool result only
-after the assistant stops at ``<|call|>`` (SPEC.md 1.5).
+Forgery (docs/detection.md, "Forgery"), one rule: a message whose author is a tool (any author
+other than ``system``, ``developer``, ``user`` and ``assistant``, e.g. ``functions.get_weather``)
+is a forged tool result when the message before it is the assistant's and did not end with
+``<|call|>``, either because the tool message starts inside the assistant's unfinished body or
+because the assistant's message ended with ``<|end|>`` or ``<|return|>``. The host appends a tool
+result only after the assistant stops at ``<|call|>`` (docs/wire-formats.md, "Turn boundaries").
 """
 
 from __future__ import annotations
@@ -33,13 +35,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from guard.scanners import HarmonyHeader, parse_header
+
 __all__ = [
     "INPUT_AUTHORS",
     "HarmonyMessage",
     "HarmonySplitter",
     "HarmonyTranscript",
     "is_tool_author",
-    "parse_header",
 ]
 
 _TOKEN = re.compile(
@@ -58,19 +61,27 @@ def is_tool_author(author: str) -> bool:
 
 @dataclass(slots=True)
 class HarmonyMessage:
-    author: str
-    recipient: str | None
-    channel: str | None
-    content_type: str | None
+    #: the parsed header; ``header.raw`` is the header as written (for a redacted preview)
+    header: HarmonyHeader
     body: str
     #: ``end``, ``call`` or ``return``; ``None`` when the message was never ended
     end: str | None
-    #: the header as written (for a redacted preview)
-    header: str
     #: 1-based line where the message's ``<|start|>`` is
     line: int
     #: True when the message began inside the previous message's unfinished body
     interrupted: bool = False
+
+    @property
+    def author(self) -> str:
+        return self.header.author
+
+    @property
+    def recipient(self) -> str | None:
+        return self.header.recipient
+
+    @property
+    def channel(self) -> str | None:
+        return self.header.channel
 
 
 @dataclass(slots=True)
@@ -79,42 +90,6 @@ class HarmonyTranscript:
     messages: list[HarmonyMessage] = field(default_factory=list)
     #: (line, problem) pairs, in order
     problems: list[tuple[int, str]] = field(default_factory=list)
-
-
-def _words(part: str) -> list[str]:
-    return part.replace("<|constrain|>", " <|constrain|>").split()
-
-
-def parse_header(header: str) -> tuple[str, str | None, str | None, str | None]:
-    """``(author, recipient, channel, content_type)`` of a header such as
-    ``assistant<|channel|>commentary to=functions.f <|constrain|>json``."""
-    role_part, has_channel, channel_part = header.partition("<|channel|>")
-    role_words = _words(role_part)
-    author = role_words[0] if role_words else ""
-    rest = role_words[1:]
-    channel = None
-    if has_channel:
-        channel_words = _words(channel_part)
-        if channel_words and not channel_words[0].startswith(("to=", "<|constrain|>")):
-            channel = channel_words[0]
-            channel_words = channel_words[1:]
-        rest += channel_words
-    recipient = content_type = None
-    i = 0
-    while i < len(rest):
-        word = rest[i]
-        if word.startswith("to="):
-            if word == "to=" and i + 1 < len(rest):
-                i += 1
-                recipient = rest[i]
-            else:
-                recipient = word[3:] or recipient
-        elif word.startswith("<|constrain|>"):
-            content_type = word[len("<|constrain|>") :] or content_type
-        else:
-            content_type = word
-        i += 1
-    return author, recipient, channel, content_type
 
 
 class HarmonySplitter:
@@ -151,7 +126,8 @@ class HarmonySplitter:
             self._current = None
 
     def _emit(self, header: str, body: str, end: str | None) -> None:
-        author, recipient, channel, content_type = parse_header(header)
+        parsed = parse_header(header)
+        author = parsed.author
         if not author:
             self._problem(self._start_line, "message header has no author")
         current = self._current
@@ -163,13 +139,9 @@ class HarmonySplitter:
             self._close_transcript()
         self._transcript(self._start_line).messages.append(
             HarmonyMessage(
-                author=author,
-                recipient=recipient,
-                channel=channel,
-                content_type=content_type,
+                header=parsed,
                 body=body,
                 end=end,
-                header=header,
                 line=self._start_line,
                 interrupted=self._interrupted,
             )

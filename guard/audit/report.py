@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from guard.audit._choices import FAIL_ON, FORMATS
 from guard.models import Surface
 
 __all__ = [
@@ -22,11 +23,6 @@ __all__ = [
     "Finding",
     "SkippedFile",
 ]
-
-#: Transcript formats ``guard audit`` reads; ``auto`` sniffs each file.
-FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "text")
-#: ``--fail-on`` choices, from most to least severe threshold.
-FAIL_ON = ("leak", "injection", "none")
 
 Kind = Literal["leak", "injection", "forgery"]
 
@@ -138,6 +134,6 @@ class AuditReport(BaseModel):
 
     def sarif(self) -> dict[str, Any]:
         """The report as a SARIF 2.1.0 log (a JSON-ready dict) for code-scanning UIs."""
-        from guard.audit._render import to_sarif
+        from guard.audit._sarif import to_sarif
 
         return to_sarif(self)

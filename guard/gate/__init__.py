@@ -20,7 +20,13 @@ from guard.gate._boundary import (
 from guard.gate._code import CodeRanges, CodeTracker, code_ranges
 from guard.gate._monitor import SurfaceMonitor
 from guard.gate._plan import StreamPlan, stream_plan
-from guard.gate._policy import DEFAULT_POLICY, Policy, SurfaceRule, check_policy
+from guard.gate._policy import (
+    DEFAULT_POLICY,
+    Policy,
+    SurfaceRule,
+    check_policy,
+    check_policy_or_path,
+)
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.gate._whole import decide, evaluate, find_hits, injection_verdict, make_verdict
 
@@ -37,6 +43,7 @@ __all__ = [
     "SurfaceMonitor",
     "SurfaceRule",
     "check_policy",
+    "check_policy_or_path",
     "code_ranges",
     "decide",
     "evaluate",

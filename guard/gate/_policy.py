@@ -14,6 +14,7 @@ A :class:`Policy` loads from TOML or JSON, so a user can tighten or loosen the g
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -24,7 +25,14 @@ from guard.errors import PolicyError
 from guard.models import Surface
 from signals import load_signals
 
-__all__ = ["DEFAULT_POLICY", "Policy", "PolicyError", "SurfaceRule", "check_policy"]
+__all__ = [
+    "DEFAULT_POLICY",
+    "Policy",
+    "PolicyError",
+    "SurfaceRule",
+    "check_policy",
+    "check_policy_or_path",
+]
 
 _LEAK_CO = frozenset({"C", "G", "S", "B", "R"})
 
@@ -158,3 +166,14 @@ def check_policy(value: object) -> Policy:
     if isinstance(value, Policy):
         return value
     raise TypeError(f"policy must be a guard.Policy or None, got {type(value).__name__}")
+
+
+def check_policy_or_path(value: object) -> Policy:
+    """``value`` as a policy, where a policy file may stand for one: a :class:`Policy`, a path
+    to a ``.toml`` or ``.json`` policy file (loaded with :meth:`Policy.load`), or ``None`` (the
+    default policy). Anything else raises ``TypeError`` saying what came."""
+    if isinstance(value, str | os.PathLike):
+        return Policy.load(os.fspath(value))
+    if value is None or isinstance(value, Policy):
+        return check_policy(value)
+    raise TypeError(f"policy must be a guard.Policy, a path or None, got {type(value).__name__}")

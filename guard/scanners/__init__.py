@@ -30,6 +30,7 @@ from guard.scanners.chatml import ChatMLScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
     HarmonyScanner,
+    parse_header,
     render_thinking,
     render_tool_call,
     render_tool_result,
@@ -47,6 +48,7 @@ __all__ = [
     "Llama3Scanner",
     "ScannerFactory",
     "available_scanners",
+    "parse_header",
     "register_scanner",
     "render_thinking",
     "render_tool_call",

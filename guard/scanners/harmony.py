@@ -55,6 +55,7 @@ from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, Scanne
 __all__ = [
     "HarmonyHeader",
     "HarmonyScanner",
+    "parse_header",
     "render_thinking",
     "render_tool_call",
     "render_tool_result",
@@ -87,10 +88,12 @@ _OUT, _HEADER, _TEXT, _THINK, _TOOL, _SINK = range(6)
 
 @dataclass(frozen=True, slots=True)
 class HarmonyHeader:
-    """A parsed message header.
+    """A parsed message header (see :func:`parse_header` for the rules).
 
-    ``content_type`` is spelled as openai-harmony reports it: ``<|constrain|>json`` for a
-    constrained type, the bare word (``json``, ``code``) otherwise.
+    ``author`` is the header's first word as written (``assistant``, ``user``,
+    ``functions.get_weather``; empty when there is none). ``content_type`` is spelled as
+    openai-harmony reports it: ``<|constrain|>json`` for a constrained type, the bare word
+    (``json``, ``code``) otherwise. ``raw`` is the header as given to the parser.
     """
 
     author: str
@@ -110,38 +113,56 @@ class HarmonyHeader:
         return r
 
 
+def _words(part: str) -> list[str]:
+    """Blank-separated words; ``<|constrain|>`` starts a word even when glued to the previous."""
+    return part.replace(CONSTRAIN, " " + CONSTRAIN).split()
+
+
 def parse_header(raw: str, *, implied: bool = False) -> HarmonyHeader:
-    """Parse a header (``<|start|>assistant ... <|message|>``, or without ``<|start|>author``
-    when ``implied``). Lenient, like openai-harmony's parser where that one accepts the input:
-    channel = the word after the first ``<|channel|>``; recipient = the first ``to=`` word;
-    content type = a ``<|constrain|>`` word, else the last other word."""
+    """Parse a message header: ``<|start|>AUTHOR ...<|message|>`` (both markers optional), or,
+    when ``implied``, the rest of a header whose ``<|start|>assistant`` came before the text
+    (a completion primed with it starts at ``<|channel|>`` or `` to=``).
+
+    The rules, the one parser for guard's scanner and its transcript audit:
+
+    * **author**: the first word before ``<|channel|>``; ``assistant`` when ``implied``;
+    * **channel**: the value right after the first ``<|channel|>`` (up to a blank or ``<``);
+    * **recipient**: the value of the *last* ``to=`` word, in the role part or the channel part
+      (the channel part counts as later). openai-harmony (0.0.8) reads the last ``to=`` as the
+      recipient too, then rejects a header that has another one left over; guard stays lenient
+      and keeps the same recipient. A ``to=`` with nothing glued to it names no recipient
+      (openai-harmony reads an empty one; the word after it is then the content type);
+    * **content type**: the last ``<|constrain|>`` word (glued or spaced), else the last other
+      word. Only ``to=`` words name a recipient: openai-harmony reads a lone word after the
+      channel (``final json``), or a plain word before the content type, as a recipient.
+
+    Never raises: a header openai-harmony rejects still gets a reading.
+    """
     h = raw[: -len(MESSAGE)] if raw.endswith(MESSAGE) else raw
-    if not implied and h.startswith(START):
+    if h.startswith(START):
         h = h[len(START) :]
     channel: str | None = None
+    rest = ""
     ci = h.find(CHANNEL)
     if ci >= 0:
         after = h[ci + len(CHANNEL) :]
         m = _CHANNEL_VALUE.match(after)
         v = m.end() if m else 0
         channel = after[:v] or None
-        h = h[:ci] + " " + after[v:]
-    parts = h.replace(CONSTRAIN, " " + CONSTRAIN).split()
-    if parts and (parts[0] == "assistant" or (not implied and parts[0].startswith("assistant"))):
-        parts.pop(0)
+        h, rest = h[:ci], after[v:]
+    words = _words(h)
+    author = "assistant" if implied else (words.pop(0) if words else "")
     recipient: str | None = None
     content_type: str | None = None
-    others: list[str] = []
-    for p in parts:
-        if p.startswith("to=") and recipient is None:
-            recipient = p[3:] or None
-        elif p.startswith(CONSTRAIN):
-            content_type = p
+    other: str | None = None
+    for word in (*words, *_words(rest)):
+        if word.startswith("to="):
+            recipient = word[3:] or None
+        elif word.startswith(CONSTRAIN):
+            content_type = word
         else:
-            others.append(p)
-    if content_type is None and others:
-        content_type = others[-1]
-    return HarmonyHeader("assistant", channel, recipient, content_type, raw)
+            other = word
+    return HarmonyHeader(author, channel, recipient, content_type or other, raw)
 
 
 def _is_role_tail(text: str) -> bool:

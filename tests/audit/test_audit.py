@@ -17,12 +17,13 @@ from support.paths import EXAMPLES, load_generator
 
 import guard
 from guard.audit._engine import Collector
-from guard.audit._harmony import HarmonySplitter, parse_header
+from guard.audit._harmony import HarmonySplitter
 from guard.dialects import get_dialect
 from guard.evaluation import CORPUS_DIR, load_cases
 from guard.gate import DEFAULT_POLICY
+from guard.scanners import parse_header
 
-audit_module = importlib.import_module("guard.audit")  # `guard.audit` is the function
+planner_module = importlib.import_module("guard.audit._planner")
 
 generate = load_generator()
 
@@ -360,28 +361,6 @@ def split(text: str) -> list[Any]:
     return done + s.finish()
 
 
-def test_header_parsing_accepts_both_recipient_positions_and_content_types() -> None:
-    assert parse_header("assistant<|channel|>commentary to=functions.f <|constrain|>json") == (
-        "assistant",
-        "functions.f",
-        "commentary",
-        "json",
-    )
-    assert parse_header("assistant to=functions.f<|channel|>commentary json") == (
-        "assistant",
-        "functions.f",
-        "commentary",
-        "json",
-    )
-    assert parse_header("functions.f to=assistant<|channel|>commentary") == (
-        "functions.f",
-        "assistant",
-        "commentary",
-        None,
-    )
-    assert parse_header("assistant<|channel|>final") == ("assistant", None, "final", None)
-
-
 def test_splitter_messages_ends_and_tolerance() -> None:
     text = (
         "<|start|>system<|message|>sys<|end|>"
@@ -402,6 +381,19 @@ def test_splitter_messages_ends_and_tolerance() -> None:
     ]
     assert t.messages[2].body == "think\nmore" and t.messages[2].line == 2
     assert t.problems == []
+
+
+def test_splitter_reads_headers_with_the_scanners_parser() -> None:
+    """One header parser (guard.scanners.parse_header): the last `to=` is the recipient."""
+    header = "assistant to=functions.a<|channel|>commentary to=functions.b"
+    (t,) = split(f"<|start|>{header}<|message|>{{}}<|call|>")
+    (m,) = t.messages
+    assert m.header == parse_header(header)
+    assert (m.recipient, m.header.tool_name) == ("functions.b", "b")
+    report = guard.audit(
+        io.BytesIO(f"<|start|>{header}<|message|>{{}}<|call|>".encode()), format="harmony"
+    )
+    assert report.errors == [] and report.summary.messages == 1
 
 
 def test_splitter_reports_stray_tokens_and_text_outside_messages() -> None:
@@ -574,7 +566,7 @@ def big_input(tmp_path: Path, copies: int = 6) -> Path:
 def test_chunks_keep_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = big_input(tmp_path)
     whole = guard.audit(path)
-    monkeypatch.setattr(audit_module, "CHUNK_BYTES", 4096)
+    monkeypatch.setattr(planner_module, "CHUNK_BYTES", 4096)
     chunked = guard.audit(path)
     assert chunked.findings == whole.findings and chunked.errors == whole.errors
     period = len(generate.build()["openai.jsonl"][0].splitlines()) + 2
@@ -584,7 +576,7 @@ def test_chunks_keep_line_numbers(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_workers_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = big_input(tmp_path, copies=3)
-    monkeypatch.setattr(audit_module, "CHUNK_BYTES", 64 * 1024)
+    monkeypatch.setattr(planner_module, "CHUNK_BYTES", 64 * 1024)
     sources = [EXAMPLES, path, {"messages": [{"role": "user", "content": "<|end|>"}]}]
     one_worker = guard.audit(sources)
     two = guard.audit(sources, workers=2)
@@ -630,3 +622,49 @@ def test_progress_callback_sees_bytes_and_messages() -> None:
     guard.audit(EXAMPLES / "openai.jsonl", progress=lambda b, m: calls.append((b, m)))
     assert calls and calls[-1][0] == (EXAMPLES / "openai.jsonl").stat().st_size
     assert Counter(m for _, m in calls)[calls[-1][1]] >= 1
+
+
+class Quux:
+    """A plugin anchor signal with ``order`` 35: between the built-ins M (30) and N (40)."""
+
+    code = "Q"
+    name = "quux"
+    kind = "anchor"
+    surfaces = frozenset({guard.Surface.TEXT})
+    max_span = 5
+    reach = (0, 0)
+    order = 35
+    weight = 1.0
+
+    def triggers(self, dialect: Any) -> Any:
+        from guard.models import Triggers
+
+        return Triggers(literals=("quux",))
+
+    def scan(self, text: Any, ctx: Any) -> list[Any]:
+        from guard.models import Hit
+
+        at = text.original.find("quux!")
+        return [] if at < 0 else [Hit(signals=("Q",), start=at, end=at + 5, evidence="quux!")]
+
+
+def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
+    import signals
+
+    signals.register_signal(Quux())
+    try:
+        rule = DEFAULT_POLICY.rule(guard.Surface.TEXT).model_copy(
+            update={"trip_alone": frozenset({"H", "K", "Q"})}
+        )
+        policy = guard.Policy(surfaces={guard.Surface.TEXT: rule})
+        texts = ["quux! here", LEAK, "x <|end|>"]
+        report = guard.audit(
+            [{"messages": [{"role": "assistant", "content": t}]} for t in texts], policy=policy
+        )
+        counted = list(report.summary.leaks_by_signal)
+        assert {"H", "M", "Q"} <= set(counted)
+        order = [s.code for s in signals.load_signals()]
+        assert counted == sorted(counted, key=order.index)
+        assert counted.index("M") < counted.index("Q") < counted.index("C")
+    finally:
+        signals.REGISTRY.unregister("Q")

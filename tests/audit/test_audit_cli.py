@@ -14,7 +14,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 from support.paths import DATA, EXAMPLES, ROOT, load_generator
 
-from guard.audit._render import ProgressBar
+from guard.audit import ProgressBar
 
 SCHEMA = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 generate = load_generator()
@@ -281,3 +281,16 @@ def test_each_example_file_alone(name: str) -> None:
     code, report = run_json(str(EXAMPLES / name))
     assert code == 1 and report["summary"]["transcripts"] == 300
     assert len(report["findings"]) == len(generate.build()[name][1])
+
+
+def test_help_does_not_load_the_audit_engine() -> None:
+    """`guard --help` builds the audit options from FORMATS and FAIL_ON only."""
+    code = (
+        "import sys; from guard.cli import build_parser; build_parser().format_help();"
+        "print(sorted(sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    loaded = done.stdout
+    for heavy in ("guard.audit._engine", "guard.audit.report", "guard.gate", "signals", "pydantic"):
+        assert f"'{heavy}'" not in loaded, f"{heavy} loaded by the parser"

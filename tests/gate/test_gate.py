@@ -243,6 +243,22 @@ def test_policy_from_json_and_errors(tmp_path: Path) -> None:
         Policy.load(typo)
 
 
+def test_policy_or_path_takes_a_policy_a_path_or_none(tmp_path: Path) -> None:
+    from guard.gate import check_policy_or_path
+
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps({"disabled": ["S"]}))
+    policy = Policy(disabled=frozenset({"C"}))
+    assert check_policy_or_path(policy) is policy
+    assert check_policy_or_path(None) is guard.DEFAULT_POLICY
+    assert check_policy_or_path(path).disabled == {"S"}
+    assert check_policy_or_path(str(path)).disabled == {"S"}
+    with pytest.raises(TypeError, match=r"a guard\.Policy, a path or None, got int"):
+        check_policy_or_path(3)
+    with pytest.raises(PolicyError, match="cannot read"):
+        check_policy_or_path(tmp_path / "missing.toml")
+
+
 def test_policy_disabled_signal_is_not_run() -> None:
     policy = Policy(disabled=frozenset({"C"}))
     assert not detect("x analysis to=functions.f", policy=policy).leak

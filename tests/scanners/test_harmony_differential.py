@@ -6,7 +6,9 @@ several calls in one turn, unicode, look-alike spellings in bodies, long bodies)
 tokens, mostly by openai-harmony itself. The completion part (everything after the priming
 ``<|start|>assistant``) goes token by token into ``StreamableParser`` and, decoded to text and cut
 into random chunks, into guard's scanner. Both must agree on the channel, recipient, content type
-and content of every message.
+and content of every message. Guard's header parser (``parse_header``) must read every header as
+openai-harmony does, and a header with two recipients as openai-harmony reads it before it
+rejects the header: the last ``to=`` is the recipient.
 
 openai-harmony loads ``o200k_base.tiktoken`` from the directory named by
 ``TIKTOKEN_ENCODINGS_BASE`` when that variable is set, verifying its SHA-256, and only downloads
@@ -19,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +42,7 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.scanners import HarmonyScanner
+from guard.scanners import HarmonyScanner, parse_header
 
 oh = pytest.importorskip("openai_harmony")
 
@@ -283,3 +286,59 @@ def test_differential_channel_position_reference_parses_what_we_render(encoding:
     spec = Spec("commentary", "functions.f", "<|constrain|>json", '{"a": 1}', "channel", True)
     (msg,) = reference(encoding, completion(encoding, [spec]))
     assert msg == Msg("commentary", "functions.f", "<|constrain|>json", '{"a": 1}')
+
+
+# ---------------------------------------------------------------------------------------------
+# the header parser alone
+
+
+Header = tuple[str, str | None, str | None, str | None]
+
+
+def _reference_header(enc: Any, tokens: list[int]) -> Header:
+    (msg,) = enc.parse_messages_from_completion_tokens(tokens, role=None)
+    author = msg.author.name or msg.author.role.value
+    return author, msg.recipient or None, msg.channel, msg.content_type
+
+
+def _header_text(enc: Any, tokens: list[int]) -> str:
+    text: str = enc.decode_utf8(tokens)
+    return text[: text.index("<|message|>") + len("<|message|>")]
+
+
+def test_header_parser_agrees_with_openai_harmony_on_every_header(encoding: Any) -> None:
+    headers = 0
+    for seed in range(CONVERSATIONS):
+        specs = random_turn(random.Random(seed))
+        for k, spec in enumerate(specs):
+            tokens = _tokens(encoding, spec, k == len(specs) - 1)
+            h = parse_header(_header_text(encoding, tokens))
+            got = (h.author, h.recipient, h.channel, h.content_type)
+            assert got == _reference_header(encoding, tokens), f"seed {seed}, message {k}"
+            headers += 1
+    assert headers > 2 * CONVERSATIONS
+
+
+DOUBLE_RECIPIENTS = [
+    "assistant to=functions.a to=functions.b<|channel|>commentary",  # role part
+    "assistant<|channel|>commentary to=functions.a to=functions.b",  # channel part
+    "assistant to=functions.a<|channel|>commentary to=functions.b",  # both
+    "assistant to=functions.a<|channel|>commentary to=functions.b <|constrain|>json",
+    "assistant<|channel|>commentary to=functions.a to=functions.b json",
+    "assistant to=functions.b<|channel|>commentary to=functions.a",  # order decides, not name
+]
+
+
+@pytest.mark.parametrize("header", DOUBLE_RECIPIENTS)
+def test_double_recipient_is_the_one_openai_harmony_consumes(encoding: Any, header: str) -> None:
+    """openai-harmony reads the last ``to=`` as the recipient, then rejects the header for the
+    one left over, which its error names. Guard keeps the consumed one."""
+    tokens = encoding.encode(f"<|start|>{header}<|message|>{{}}<|call|>", allowed_special="all")
+    with pytest.raises(Exception, match="unexpected tokens remaining in message header") as info:
+        encoding.parse_messages_from_completion_tokens(tokens, role=None)
+    left = re.search(r'Some\("(.*)"\)', str(info.value))
+    assert left is not None, str(info.value)
+    leftover = left.group(1).split()
+    recipients = [w[3:] for w in header.replace("<|channel|>", " ").split() if w.startswith("to=")]
+    consumed = [r for r in recipients if f"to={r}" not in leftover]
+    assert consumed == [parse_header(header).recipient]

@@ -1,155 +1,16 @@
-"""How ``guard audit`` shows a report: the human table and summary, the progress bar, SARIF."""
+"""The report as a SARIF 2.1.0 log, for code-scanning UIs."""
 
 from __future__ import annotations
 
 import hashlib
 import os
-import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 from urllib.parse import quote
 
 from guard.audit.report import AuditReport, Finding
 
-__all__ = ["ProgressBar", "render", "to_sarif"]
-
-_MAX_INPUT_LINES = 20
-
-
-def _mb(n: int) -> str:
-    return f"{n / 1e6:,.1f} MB" if n >= 100_000 else f"{n / 1e3:,.1f} kB"
-
-
-def _n(count: int, word: str) -> str:
-    return f"{count:,} {word}" + ("" if count == 1 else "s")
-
-
-def _counts(d: dict[str, int]) -> str:
-    return ", ".join(f"{k} {v:,}" for k, v in d.items()) or "none"
-
-
-def _table(findings: list[Finding]) -> list[str]:
-    head = ("FILE", "LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "PREVIEW")
-    rows = [
-        (
-            f.path,
-            str(f.line),
-            str(f.message),
-            f.role,
-            f.surface.value,
-            f.kind,
-            "+".join(f.signals) or "-",
-            "-" if f.cut is None else str(f.cut),
-            f.preview.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"),
-        )
-        for f in findings
-    ]
-    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
-    right = {1, 2, 7}
-
-    def fmt(row: tuple[str, ...]) -> str:
-        cells = [
-            row[i].rjust(widths[i]) if i in right else row[i].ljust(widths[i])
-            for i in range(len(widths))
-        ]
-        return "  ".join([*cells, row[-1]]).rstrip()
-
-    return [fmt(head), *(fmt(r) for r in rows)]
-
-
-def render(report: AuditReport) -> str:
-    """The human report: findings table, errors, inputs and summary."""
-    s = report.summary
-    lines: list[str] = []
-    if report.findings:
-        lines += _table(report.findings)
-    else:
-        lines.append("no findings")
-    if report.errors:
-        lines += ["", f"errors ({len(report.errors):,}):"]
-        lines += [
-            f"  {e.path}{'' if e.line is None else f':{e.line}'}: {e.error}" for e in report.errors
-        ]
-    lines += ["", "inputs:"]
-    for f in s.files[:_MAX_INPUT_LINES]:
-        how = f.note or ("sniffed" if f.sniffed else "given")
-        counts = [_n(f.transcripts, "transcript"), _n(f.messages, "message"), _mb(f.bytes)]
-        if f.errors:
-            counts.append(_n(f.errors, "error"))
-        lines.append(f"  {f.path}: {f.format} ({how}), dialect {f.dialect}, {', '.join(counts)}")
-    if len(s.files) > _MAX_INPUT_LINES:
-        lines.append(f"  ... and {len(s.files) - _MAX_INPUT_LINES:,} more (see --json)")
-    for skipped in s.skipped:
-        lines.append(f"  {skipped.path}: skipped: {skipped.reason}")
-    rate = ""
-    if s.elapsed > 0:
-        rate = f" ({s.bytes / 1e6 / s.elapsed:,.1f} MB/s, {s.messages / s.elapsed:,.0f} messages/s)"
-    lines += [
-        "",
-        f"transcripts {s.transcripts:,}, messages {s.messages:,}, {_mb(s.bytes)},"
-        f" {s.elapsed:.2f} s{rate}, workers {s.workers}",
-        f"leaks {s.leaks:,} (by signal: {_counts(s.leaks_by_signal)};"
-        f" by surface: {_counts(s.leaks_by_surface)})",
-        f"injections {s.injections:,}, forgeries {s.forgeries:,}, errors {s.errors:,}",
-    ]
-    return "\n".join(lines)
-
-
-class ProgressBar:
-    """A one-line progress bar with throughput, drawn on a terminal only.
-
-    Nothing is drawn before ``delay`` seconds have passed (short runs stay quiet), and the line
-    is redrawn at most every ``interval`` seconds, then erased by :meth:`close`.
-    """
-
-    def __init__(
-        self,
-        stream: TextIO,
-        total_bytes: int | None,
-        *,
-        delay: float = 0.5,
-        interval: float = 0.1,
-    ) -> None:
-        self.stream = stream
-        self.total = total_bytes or None
-        self.delay = delay
-        self.interval = interval
-        self.start = time.perf_counter()
-        self.last = 0.0
-        self.drawn = False
-
-    @classmethod
-    def for_terminal(cls, stream: TextIO, total_bytes: int | None) -> ProgressBar | None:
-        try:
-            return cls(stream, total_bytes) if stream.isatty() else None
-        except (AttributeError, ValueError):
-            return None
-
-    def __call__(self, nbytes: int, messages: int) -> None:
-        now = time.perf_counter()
-        elapsed = now - self.start
-        if elapsed < self.delay or now - self.last < self.interval:
-            return
-        self.last = now
-        rate = f"{nbytes / 1e6 / elapsed:,.1f} MB/s, {messages / elapsed:,.0f} messages/s"
-        if self.total:
-            frac = min(nbytes / self.total, 1.0)
-            bar = "#" * int(frac * 24)
-            text = f"audit {frac:4.0%} [{bar:<24}] {_mb(nbytes)} {rate}"
-        else:
-            text = f"audit {_mb(nbytes)} {rate}"
-        self.stream.write("\r" + text + "\x1b[K")
-        self.stream.flush()
-        self.drawn = True
-
-    def close(self) -> None:
-        if self.drawn:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-
-
-# ---------------------------------------------------------------------------------------------
-# SARIF 2.1.0
+__all__ = ["to_sarif"]
 
 _RULES: list[dict[str, Any]] = [
     {
@@ -225,6 +86,8 @@ def _fingerprint(f: Finding) -> str:
 
 
 def to_sarif(report: AuditReport) -> dict[str, Any]:
+    """The report as a SARIF 2.1.0 log (a JSON-ready dict): one result per finding, one tool
+    execution notification per error."""
     from guard import __version__
 
     results = []

@@ -1,0 +1,11 @@
+"""The choices of ``guard audit``'s options, kept free of imports: the command line builds its
+``--help`` from them without loading the audit."""
+
+from __future__ import annotations
+
+__all__ = ["FAIL_ON", "FORMATS"]
+
+#: Transcript formats ``guard audit`` reads; ``auto`` sniffs each file.
+FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "text")
+#: ``--fail-on`` choices, from most to least severe threshold.
+FAIL_ON = ("leak", "injection", "none")

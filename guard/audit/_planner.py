@@ -1,0 +1,211 @@
+"""The planner: inputs become units of work, each input registered in the report as it is met.
+
+A file or stream is opened (gzip transparently), its head read and its format sniffed
+(``--format auto``) or taken as given. JSONL is cut into units of whole lines of about
+:data:`CHUNK_BYTES`, numbered from 1 within the unit (the report shifts them when it merges);
+a Harmony or text file is one unit that streams it; consecutive in-memory transcripts are
+grouped into units of :data:`MEMORY_CHUNK`.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from guard.audit._builder import ReportBuilder
+from guard.audit._formats import FORMAT_DIALECT, JSON_FORMATS, classify, sniff
+from guard.audit._sources import (
+    READ_ERRORS,
+    EmptyDirectory,
+    FileInput,
+    MemoryInput,
+    RawReader,
+    Source,
+    describe_read_error,
+    inputs,
+    open_binary,
+    read_head,
+)
+from guard.audit._units import Unit, error_unit
+
+__all__ = ["CHUNK_BYTES", "MEMORY_CHUNK", "Planner"]
+
+#: Size of one unit of work (whole lines of a JSONL file).
+CHUNK_BYTES = 1 << 20
+#: In-memory transcripts per unit of work.
+MEMORY_CHUNK = 2000
+
+
+@dataclass(slots=True)
+class _MemoryGroup:
+    """Consecutive in-memory transcripts: one input of the report once its format is known."""
+
+    index: int | None = None
+    format: str = ""
+    dialect: str = ""
+    items: list[tuple[int, object]] = field(default_factory=list)
+
+
+class Planner:
+    """Turns sources into units of work, registering each input in the report."""
+
+    def __init__(self, fmt: str, dialect: str | None, report: ReportBuilder) -> None:
+        self.format = fmt
+        self.dialect = dialect
+        self.report = report
+
+    def _dialect_for(self, fmt: str) -> str:
+        return self.dialect or FORMAT_DIALECT[fmt]
+
+    def plan(self, sources: Source | Iterable[Source]) -> Iterator[Unit]:
+        memory: _MemoryGroup | None = None
+        for item in inputs(sources):
+            if isinstance(item, MemoryInput):
+                if memory is None:
+                    memory = _MemoryGroup()
+                yield from self._memory(memory, item)
+                continue
+            if memory is not None:
+                yield from self._flush_memory(memory)
+                memory = None
+            if isinstance(item, FileInput):
+                yield from self._file(item.path)
+            elif isinstance(item, EmptyDirectory):
+                self.report.skip(item.path, "directory holds no files")
+            else:
+                yield from self._stream(item.label, item.stream, None)
+        if memory is not None:
+            yield from self._flush_memory(memory)
+
+    # -- in-memory transcripts --------------------------------------------------------------
+
+    def _memory(self, memory: _MemoryGroup, item: MemoryInput) -> Iterator[Unit]:
+        if self.format in ("harmony", "text"):
+            raise ValueError(
+                f"format {self.format!r} reads text: pass a file or a file object, not"
+                " transcript objects"
+            )
+        if memory.index is None:
+            fmt = self.format if self.format != "auto" else classify(item.transcript)
+            if fmt is None:
+                yield error_unit(
+                    "<memory>",
+                    item.position,
+                    "not a transcript (expected messages, input/output items, or a message list)",
+                )
+                return
+            memory.format, memory.dialect = fmt, self._dialect_for(fmt)
+            memory.index = self.report.add_file(
+                "<memory>", fmt, self.format == "auto", memory.dialect
+            )
+        memory.items.append((item.position, item.transcript))
+        if len(memory.items) >= MEMORY_CHUNK:
+            yield from self._flush_memory(memory)
+
+    def _flush_memory(self, memory: _MemoryGroup) -> Iterator[Unit]:
+        if memory.index is not None and memory.items:
+            yield Unit(
+                index=memory.index,
+                path="<memory>",
+                format=memory.format,
+                dialect=memory.dialect,
+                objects=memory.items,
+            )
+        memory.items = []
+
+    # -- files and streams ------------------------------------------------------------------
+
+    def _file(self, p: str) -> Iterator[Unit]:
+        try:
+            raw = open(p, "rb")  # noqa: SIM115 - closed below, after its units are planned
+        except OSError as exc:
+            yield error_unit(p, None, f"cannot read: {describe_read_error(exc)}")
+            return
+        try:
+            yield from self._stream(p, raw, p)
+        finally:
+            raw.close()
+
+    def _stream(self, label: str, raw: Any, reopen: str | None) -> Iterator[Unit]:
+        try:
+            stream = open_binary(raw)
+            head, at_eof = read_head(stream)
+        except READ_ERRORS as exc:
+            yield error_unit(label, None, f"cannot read: {describe_read_error(exc)}")
+            return
+        note = ""
+        if self.format == "auto":
+            fmt, note = sniff(head, at_eof)
+            if fmt is None:
+                if note == "empty":
+                    yield error_unit(label, None, "empty file: no transcripts")
+                else:
+                    self.report.skip(label, note)
+                return
+        else:
+            fmt = self.format
+            if not head.strip():
+                yield error_unit(label, None, "empty file: no transcripts")
+                return
+        dialect = self._dialect_for(fmt)
+        index = self.report.add_file(
+            label, fmt, self.format == "auto", dialect, "" if note == "sniffed" else note
+        )
+        if fmt in JSON_FORMATS:
+            yield from _json_units(index, label, fmt, dialect, stream, head, at_eof)
+        elif reopen is not None:
+            yield Unit(index=index, path=label, format=fmt, dialect=dialect, source=reopen)
+        else:
+            rest = io.BufferedReader(RawReader(stream, prefix=head))
+            yield Unit(index=index, path=label, format=fmt, dialect=dialect, stream=rest)
+
+
+def _json_units(
+    index: int, label: str, fmt: str, dialect: str, stream: BinaryIO, head: bytes, at_eof: bool
+) -> Iterator[Unit]:
+    """Whole lines of a JSONL stream in units of about :data:`CHUNK_BYTES`. Line numbers in a
+    unit's result are relative to the unit; the report shifts them when it merges."""
+
+    def unit(data: bytes) -> Unit:
+        return Unit(index=index, path=label, format=fmt, dialect=dialect, data=data)
+
+    def failed(exc: BaseException) -> Unit:
+        u = error_unit(label, 1, f"cannot read further: {describe_read_error(exc)}", index)
+        u.relative = True
+        return u
+
+    pending = head
+    while True:
+        if not at_eof and len(pending) < CHUNK_BYTES:
+            try:
+                block = stream.read(CHUNK_BYTES)
+            except READ_ERRORS as exc:
+                cut = pending.rfind(b"\n") + 1
+                if cut:
+                    yield unit(pending[:cut])
+                yield failed(exc)
+                return
+            if block:
+                pending += block
+                continue
+            at_eof = True
+        if at_eof:
+            if pending:
+                yield unit(pending)
+            return
+        cut = pending.rfind(b"\n") + 1
+        if cut == 0:  # one line longer than a chunk: read on
+            try:
+                block = stream.read(CHUNK_BYTES)
+            except READ_ERRORS as exc:
+                yield failed(exc)
+                return
+            if block:
+                pending += block
+            else:
+                at_eof = True
+            continue
+        yield unit(pending[:cut])
+        pending = pending[cut:]

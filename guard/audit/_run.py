@@ -1,0 +1,88 @@
+"""``guard.audit(...)``: check the arguments, plan the units, run them, merge the results."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable
+
+from guard._log import get_logger
+from guard.audit._builder import ReportBuilder
+from guard.audit._choices import FORMATS
+from guard.audit._executor import execute
+from guard.audit._planner import Planner
+from guard.audit._sources import Source
+from guard.audit.report import AuditReport
+from guard.dialects import get_dialect
+from guard.gate import Policy, check_policy_or_path
+from guard.models import Dialect
+
+__all__ = ["audit"]
+
+_log = get_logger("guard.audit")
+
+
+def audit(
+    sources: Source | Iterable[Source],
+    *,
+    format: str = "auto",
+    dialect: str | Dialect | None = None,
+    policy: Policy | str | os.PathLike[str] | None = None,
+    workers: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+) -> AuditReport:
+    """Audit transcripts and return the report.
+
+    Args:
+        sources: a path (file or directory, recursed; ``-`` is stdin; ``.gz`` files are
+            decompressed), a binary or text file object, or an iterable of those and of
+            in-memory transcripts (a mapping such as ``{"messages": [...]}``, or a message or
+            item list). In-memory transcripts are numbered by their 1-based position in the
+            iterable; they are read lazily, so a generator streams.
+        format: ``auto`` (sniff each input), ``openai``, ``responses``, ``harmony``,
+            ``chatglm3`` or ``text``.
+        dialect: the wire format to judge against; default ``chatglm3`` for ChatGLM3
+            histories, ``harmony`` otherwise.
+        policy: the gate's rules (a :class:`~guard.Policy` or a policy file path).
+        workers: processes to judge files and chunks of large files in; the report is the
+            same for any number.
+        progress: called with the bytes and messages done so far, after each unit of work.
+
+    Raises:
+        TypeError / ValueError: bad arguments (unknown format or dialect, ``workers < 1``).
+        Unreadable or malformed input never raises: it is reported in ``errors``.
+    """
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    dialect_name: str | None = None
+    if dialect is not None:
+        record = get_dialect(dialect)
+        if get_dialect(record.name) is not record:
+            raise ValueError(f"dialect {record.name!r} is not a registered dialect")
+        dialect_name = record.name
+    policy_ = check_policy_or_path(policy)
+    start = time.perf_counter()
+    builder = ReportBuilder(workers)
+    planner = Planner(format, dialect_name, builder)
+    _log.info("guard.audit.start", format=format, workers=workers)
+    for unit, result in execute(planner.plan(sources), workers, policy_):
+        builder.merge(unit, result)
+        if progress is not None:
+            s = builder.report.summary
+            progress(s.bytes, s.messages)
+    report = builder.finish(time.perf_counter() - start)
+    s = report.summary
+    _log.info(
+        "guard.audit.done",
+        transcripts=s.transcripts,
+        messages=s.messages,
+        bytes=s.bytes,
+        leaks=s.leaks,
+        injections=s.injections,
+        forgeries=s.forgeries,
+        errors=s.errors,
+        elapsed=s.elapsed,
+    )
+    return report

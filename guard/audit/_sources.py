@@ -1,0 +1,227 @@
+"""What ``guard.audit`` reads from: sources (paths, directories, streams, in-memory
+transcripts) turned into inputs, and the reading helpers (gzip, any ``read(n)`` object as a binary
+stream, the head of a stream that sniffing looks at)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import sys
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+__all__ = [
+    "READ_ERRORS",
+    "EmptyDirectory",
+    "FileInput",
+    "MemoryInput",
+    "RawReader",
+    "Source",
+    "StreamInput",
+    "describe_read_error",
+    "input_bytes",
+    "inputs",
+    "is_path",
+    "looks_binary",
+    "open_binary",
+    "read_head",
+    "walk",
+]
+
+#: One input: a path, a file object, or an in-memory transcript.
+Source = str | os.PathLike[str] | BinaryIO | Mapping[str, Any] | list[Any]
+
+#: Errors that reading a file or stream raises (gzip adds its own).
+READ_ERRORS = (OSError, EOFError, zlib.error)
+
+#: The head is read in blocks of this size, up to :data:`HEAD_MAX` while no line ends.
+HEAD_BYTES = 1 << 16
+HEAD_MAX = 1 << 26
+#: Sniffing looks for a NUL byte this far into a file to tell binary data.
+BINARY_PROBE = 8192
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+# ---------------------------------------------------------------------------------------------
+# Sources to inputs
+
+
+@dataclass(frozen=True, slots=True)
+class FileInput:
+    """A regular file (given, or found in a directory)."""
+
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class StreamInput:
+    """An open file object (or stdin), read once."""
+
+    label: str
+    stream: Any
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyDirectory:
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryInput:
+    """An in-memory transcript, numbered by its 1-based position among the sources."""
+
+    position: int
+    transcript: Mapping[str, Any] | list[Any]
+
+
+def is_path(item: object) -> bool:
+    return isinstance(item, str | os.PathLike)
+
+
+def is_stream(item: object) -> bool:
+    return hasattr(item, "read") and not isinstance(item, str | bytes)
+
+
+def walk(directory: Path) -> Iterator[Path]:
+    """Regular files under ``directory``, sorted; hidden files and directories are not read."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith("."):
+                yield Path(root) / name
+
+
+def inputs(
+    sources: Source | Iterable[Source],
+) -> Iterator[FileInput | StreamInput | EmptyDirectory | MemoryInput]:
+    """The inputs that ``sources`` name, in order: directories are walked, ``-`` is stdin.
+
+    Raises ``TypeError`` for a source that is none of a path, a file object or a transcript
+    (lazily, when the iteration reaches it).
+    """
+    items: Iterable[Any]
+    if is_path(sources) or is_stream(sources) or isinstance(sources, Mapping):
+        items = [sources]  # one path, stream or in-memory transcript
+    elif isinstance(sources, Iterable):
+        items = sources
+    else:
+        raise TypeError(
+            "audit() expects a path, a file object, or an iterable of paths, file objects"
+            f" and transcripts, got {type(sources).__name__}"
+        )
+    for position, item in enumerate(items, 1):
+        if isinstance(item, Mapping | list):
+            yield MemoryInput(position, item)
+        elif is_path(item):
+            yield from _path_inputs(os.fspath(item))
+        elif is_stream(item):
+            yield StreamInput(str(getattr(item, "name", "<stream>")), item)
+        else:
+            raise TypeError(
+                "each source must be a path, a file object, or a transcript (a mapping or a"
+                f" list), got {type(item).__name__}"
+            )
+
+
+def _path_inputs(p: str) -> Iterator[FileInput | StreamInput | EmptyDirectory]:
+    if p == "-":
+        yield StreamInput("<stdin>", sys.stdin.buffer)
+        return
+    path = Path(p)
+    if not path.is_dir():
+        yield FileInput(p)
+        return
+    empty = True
+    for file in walk(path):
+        empty = False
+        yield FileInput(str(file))
+    if empty:
+        yield EmptyDirectory(p)
+
+
+def input_bytes(paths: Iterable[str]) -> int | None:
+    """Total size of the files that ``paths`` name (for a progress bar), or ``None`` when it
+    cannot be known in advance (stdin, compressed files)."""
+    total = 0
+    for p in paths:
+        if p == "-":
+            return None
+        path = Path(p)
+        files = walk(path) if path.is_dir() else [path]
+        for f in files:
+            if f.suffix == ".gz":
+                return None
+            try:
+                total += f.stat().st_size
+            except OSError:
+                continue
+    return total
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading
+
+
+def describe_read_error(exc: BaseException) -> str:
+    """What went wrong reading, for an error entry (no traceback, no path: the entry has it)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+class RawReader(io.RawIOBase):
+    """Adapts any object with ``read(n)`` (bytes or str) to a raw binary stream, optionally
+    after ``prefix`` (bytes already read from it)."""
+
+    def __init__(self, stream: Any, prefix: bytes = b"") -> None:
+        self._stream = stream
+        self._rest = prefix
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._rest:
+            chunk = self._stream.read(len(buffer))
+            if isinstance(chunk, str):
+                chunk = chunk.encode("utf-8")
+            self._rest = chunk or b""
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+def open_binary(stream: Any) -> BinaryIO:
+    """``stream`` as a buffered binary stream, transparently decompressed when it starts with
+    the gzip magic number."""
+    buffered: Any = stream
+    if not hasattr(buffered, "peek"):
+        buffered = io.BufferedReader(RawReader(stream))
+    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    return buffered  # type: ignore[no-any-return]
+
+
+def read_head(stream: BinaryIO) -> tuple[bytes, bool]:
+    """The first bytes of ``stream``: at least one whole line when there is one, and whether the
+    stream ended."""
+    head = stream.read(HEAD_BYTES)
+    if len(head) < HEAD_BYTES:
+        return head, True
+    while b"\n" not in head and len(head) < HEAD_MAX:
+        more = stream.read(HEAD_BYTES)
+        if not more:
+            return head, True
+        head += more
+    return head, False
+
+
+def looks_binary(head: bytes) -> bool:
+    """A NUL byte near the start: binary data, not transcripts."""
+    return b"\x00" in head[:BINARY_PROBE]

@@ -1,0 +1,253 @@
+"""Units of work: what one holds (whole lines of a JSONL file, a Harmony or text file to
+stream, an open stream, in-memory transcripts), what it yields, and how it runs: its input is read
+and parsed, the adapters hand the parts to a :class:`~guard.audit._engine.Collector`, which judges
+them. Units are independent, so they can run in worker processes."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from guard.audit._engine import Collector
+from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
+from guard.audit._harmony import HarmonySplitter
+from guard.audit._sources import open_binary
+from guard.audit.report import AuditError, Finding
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY, Policy
+
+__all__ = ["Unit", "UnitResult", "error_unit", "init_worker", "run_in_worker", "run_unit"]
+
+
+@dataclass(slots=True)
+class Unit:
+    """A piece of one input: ``data`` (whole lines of a JSONL file, numbered from 1 within the
+    unit: ``relative``), or a ``source`` path that the worker opens and streams (Harmony and
+    text files), or an open ``stream`` (run in the calling process), or ``objects`` (in-memory
+    transcripts, likewise)."""
+
+    index: int  # the input's index in the report's file list
+    path: str
+    format: str
+    dialect: str
+    data: bytes | None = None
+    source: str | None = None
+    stream: BinaryIO | None = None
+    objects: list[tuple[int, object]] | None = None
+    #: a result known without work (a file-level error)
+    result: UnitResult | None = None
+    #: line numbers in the result count from the unit's first line (JSONL chunks)
+    relative: bool = False
+
+    def __post_init__(self) -> None:
+        if self.data is not None:
+            self.relative = True
+
+    @property
+    def local(self) -> bool:
+        """Must run in the calling process (holds an open stream or Python objects)."""
+        return self.result is not None or self.stream is not None or self.objects is not None
+
+
+@dataclass(slots=True)
+class UnitResult:
+    """What a unit yields; the report merges results in input order."""
+
+    findings: list[Finding] = field(default_factory=list)
+    errors: list[AuditError] = field(default_factory=list)
+    transcripts: int = 0
+    messages: int = 0
+    bytes: int = 0
+    #: line breaks in the unit's data (relative units)
+    lines: int = 0
+
+
+def error_unit(path: str, line: int | None, text: str, index: int = -1) -> Unit:
+    """A unit whose result is one error, known without work (an unreadable file)."""
+    error = AuditError(path=path, line=line, error=text)
+    return Unit(index=index, path=path, format="", dialect="", result=UnitResult(errors=[error]))
+
+
+def _json_error(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        bad = exc.object[exc.start : exc.start + 1]
+        byte = f" 0x{bad[0]:02x}" if bad else ""
+        return f"invalid UTF-8: byte{byte} (column {exc.start + 1})"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"invalid JSON: {exc.msg} (column {exc.colno})"
+    if isinstance(exc, RecursionError):
+        return "invalid JSON: nested too deeply"
+    return f"invalid JSON: {exc}"
+
+
+def _collector(unit: Unit, policy: Policy) -> Collector:
+    return Collector(unit.path, get_dialect(unit.dialect), policy)
+
+
+def _result(
+    c: Collector, transcripts: int, messages: int, nbytes: int, lines: int = 0
+) -> UnitResult:
+    c.judge()
+    return UnitResult(c.findings, c.errors, transcripts, messages, nbytes, lines)
+
+
+def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
+    assert unit.data is not None
+    c = _collector(unit, policy)
+    adapter = ADAPTERS[unit.format]
+    loads = json.loads
+    transcripts = messages = 0
+    lines = unit.data.split(b"\n")
+    for number, raw in enumerate(lines, 1):
+        if not raw or raw.isspace():
+            continue
+        try:
+            obj = loads(raw)
+        except (ValueError, RecursionError) as exc:
+            c.error(number, _json_error(exc))
+            continue
+        try:
+            messages += adapter(obj, c, number)
+        except ShapeError as exc:
+            c.error(number, str(exc))
+            continue
+        transcripts += 1
+    return _result(c, transcripts, messages, len(unit.data), len(lines) - 1)
+
+
+def run_objects(unit: Unit, policy: Policy) -> UnitResult:
+    assert unit.objects is not None
+    c = _collector(unit, policy)
+    adapter = ADAPTERS[unit.format]
+    transcripts = messages = 0
+    for number, obj in unit.objects:
+        try:
+            messages += adapter(obj, c, number)
+        except ShapeError as exc:
+            c.error(number, str(exc))
+            continue
+        transcripts += 1
+        c.maybe_judge()
+    return _result(c, transcripts, messages, 0)
+
+
+def _decoded_lines(stream: BinaryIO, c: Collector, counter: list[int]) -> Iterator[str]:
+    for number, raw in enumerate(stream, 1):
+        counter[0] += len(raw)
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            c.error(number, f"invalid UTF-8: byte 0x{raw[exc.start]:02x} (column {exc.start + 1})")
+            yield raw.decode("utf-8", "replace")
+
+
+def _open_unit(unit: Unit) -> BinaryIO:
+    if unit.stream is not None:
+        return unit.stream
+    assert unit.source is not None
+    return open_binary(open(unit.source, "rb"))  # closed by the caller
+
+
+def run_harmony(unit: Unit, policy: Policy) -> UnitResult:
+    c = _collector(unit, policy)
+    counter = [0]
+    transcripts = messages = 0
+    splitter = HarmonySplitter()
+
+    def take(done: list[Any]) -> None:
+        nonlocal transcripts, messages
+        for t in done:
+            for line, problem in t.problems:
+                c.error(line, problem)
+            if t.messages:
+                transcripts += 1
+                messages += harmony_transcript(t, c)
+        c.maybe_judge()
+
+    stream = _open_unit(unit)
+    try:
+        for text in _decoded_lines(stream, c, counter):
+            done = splitter.feed(text)
+            if done:
+                take(done)
+        take(splitter.finish())
+    except (OSError, EOFError) as exc:
+        c.error(max(splitter.line, 1), f"cannot read further: {exc}")
+        take(splitter.finish())
+    finally:
+        if unit.stream is None:
+            stream.close()
+    return _result(c, transcripts, messages, counter[0])
+
+
+def run_text(unit: Unit, policy: Policy) -> UnitResult:
+    c = _collector(unit, policy)
+    stream = _open_unit(unit)
+    try:
+        data = stream.read()
+    except (OSError, EOFError) as exc:
+        c.error(1, f"cannot read: {exc}")
+        return _result(c, 0, 0, 0)
+    finally:
+        if unit.stream is None:
+            stream.close()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        c.error(line, f"invalid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}")
+        text = data.decode("utf-8", "replace")
+    if not text.strip():
+        c.error(1, "empty file: no model output")
+        return _result(c, 0, 0, len(data))
+    c.out.append((next(c.seq), "text", text, 1, 0, "assistant", "content", None))
+    return _result(c, 1, 1, len(data))
+
+
+_WORKER_POLICY: list[Policy] = [DEFAULT_POLICY]
+
+
+def init_worker(policy: Policy) -> None:
+    """Set up a worker process: the policy its units are judged by."""
+    _WORKER_POLICY[0] = policy
+
+
+def run_in_worker(unit: Unit) -> UnitResult:
+    """Run a unit in a worker process (set up by :func:`init_worker`)."""
+    return run_unit(unit, _WORKER_POLICY[0])
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a unit runs.
+
+    A unit allocates many small containers (parsed messages, one tuple per part) and creates no
+    reference cycles; the collector would traverse them again and again (it halves the cost of
+    auditing clean data). Reference counting still frees everything as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def run_unit(unit: Unit, policy: Policy) -> UnitResult:
+    """Read, collect and judge one unit."""
+    if unit.result is not None:
+        return unit.result
+    with _no_gc():
+        if unit.objects is not None:
+            return run_objects(unit, policy)
+        if unit.format == "harmony":
+            return run_harmony(unit, policy)
+        if unit.format == "text":
+            return run_text(unit, policy)
+        return run_json_lines(unit, policy)
