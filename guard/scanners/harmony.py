@@ -8,7 +8,8 @@ The scanner reads raw model output as text (special tokens spelled out) and repo
 * bodies stream: ``ToolArgs`` / ``ThinkingDelta`` / ``Text`` per chunk, holding back only a
   possible partial end marker; ``<|end|>``, ``<|call|>`` and ``<|return|>`` end a message, and
   a ``<|start|>`` ends it implicitly (an open call becomes ``Malformed``);
-* the recipient may sit in the role part or the channel part; the content type may be
+* headers are read by :func:`parse_header` (also the transcript audit's): the recipient may
+  sit in the role part or the channel part, the last ``to=`` winning; the content type may be
   ``<|constrain|>json`` (glued or spaced) or a bare word; ``functions.NAME`` calls are named
   ``NAME``, built-in recipients (``browser.search``, ``python``) keep their full name;
 * a stream may start inside an assistant message (``<|channel|>...`` first, or `` to=NAME``
