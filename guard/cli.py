@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import BinaryIO
 
 from guard import __version__
-from guard._escape import escape, escape_json, unescape, unescape_json
 from guard.dialects import DIALECTS
 
 EXIT_OK = 0
@@ -45,6 +44,8 @@ def _read_text(source: str, stdin: BinaryIO) -> str:
 
 
 def _cmd_escape(args: argparse.Namespace, *, reverse: bool) -> int:
+    from guard import escape, escape_json, unescape, unescape_json
+
     sources = args.files or ["-"]
     out = sys.stdout.buffer
     for source in sources:
