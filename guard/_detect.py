@@ -42,7 +42,7 @@ def detect(
         surface: ``text``, ``thinking``, ``tool_arg``, ``tool_name`` (model output) or ``user``,
             ``tool_result`` (input: an injection finding, never a leak).
         dialect: the wire format the model speaks (name, alias or record).
-        policy: the gate's rules; the default reproduces SPEC.md 4.4.
+        policy: the gate's rules; default: docs/detection.md, "Default policy".
         parsed_end: for ``tool_arg``, where the valid arguments end; computed by the policy's
             boundary function for ``tool_name`` (JSON by default) when omitted.
         tool_name: the tool the arguments belong to.

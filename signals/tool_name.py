@@ -1,7 +1,8 @@
 """N: a tool name with characters no real tool name has.
 
-SPEC.md 4.4: a tool name leaks when it contains a reserved spelling (signal H) or anything
-outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or ``get_weather json``.
+Rule D5 (docs/detection.md, "Rules"): a tool name leaks when it contains a reserved spelling
+(signal H) or anything outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or
+``get_weather json``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Dialect records: shape of every record, alias resolution, and spot checks of facts.
 
-The facts come from research/dialects.md (sections 4.1-4.14, 5 and 6) and SPEC.md sections 2-3.
+The facts come from the public sources each record names in ``sources`` (vendor documents, chat
+templates, tokenizer files, parsers); docs/wire-formats.md describes the records.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Anthropic (Claude's underlying XML) and the generic XML fallback: research/dialects.md 4.5
-and 4.4.
+"""Anthropic (Claude's underlying XML) and the generic XML fallback; summarised in
+docs/wire-formats.md, "Other dialects".
 
 There is no public tokenizer, so the reserved spellings are the tag spellings, each with and
 without Claude's ``antml:`` namespace prefix, and the legacy ``Human:`` / ``Assistant:`` turn
@@ -89,7 +89,6 @@ ANTHROPIC = Dialect(
     stop=("\n\nHuman:",),
     family="Anthropic Claude XML (<function_calls>/<invoke>, antml: prefix) and generic XML",
     sources=(
-        "research/dialects.md 4.5, 4.4",
         "can1357/oh-my-pi docs/toolconv/anthropic.md",
         "can1357/oh-my-pi packages/ai/src/dialect (Anthropic scanner, owned-stream.ts)",
     ),

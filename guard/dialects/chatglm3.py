@@ -1,4 +1,4 @@
-"""ChatGLM3 (THUDM ChatGLM3-6B): SPEC.md section 2, research/dialects.md 4.12."""
+"""ChatGLM3 (THUDM ChatGLM3-6B): docs/wire-formats.md, "ChatGLM3"."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ CHATGLM3 = Dialect(
     stop=("<|observation|>", "<|user|>", "</s>"),
     family="THUDM ChatGLM3-6B (role tokens, fenced tool_call(...) calls)",
     sources=(
-        "SPEC.md 2",
-        "research/dialects.md 4.12",
         "THUDM/ChatGLM3 PROMPT_en.md",
-        "THUDM/ChatGLM3 composite_demo/conversation.py, openai_api_demo/utils.py",
+        "THUDM/ChatGLM3 composite_demo/conversation.py, demo_tool.py, client.py",
+        "THUDM/ChatGLM3 openai_api_demo/utils.py",
+        'docs/wire-formats.md, "ChatGLM3"',
     ),
 )

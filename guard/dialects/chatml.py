@@ -1,5 +1,5 @@
-"""ChatML with the Hermes tool convention (Qwen 2.5 / 3, QwQ, Hermes): research/dialects.md 4.13,
-4.9 and 4.2."""
+"""ChatML with the Hermes tool convention (Qwen 2.5 / 3, QwQ, Hermes); summarised in
+docs/wire-formats.md, "Other dialects"."""
 
 from __future__ import annotations
 
@@ -51,7 +51,6 @@ CHATML = Dialect(
     stop=("<|im_end|>", "<|endoftext|>"),
     family="ChatML envelope with Hermes <tool_call> tags (Qwen 2.5 / 3, QwQ, Hermes 2 Pro / 3)",
     sources=(
-        "research/dialects.md 4.13, 4.9, 4.2",
         "Qwen3 tokenizer_config.json",
         "NousResearch/Hermes-Function-Calling README.md",
         "can1357/oh-my-pi docs/toolconv/qwen3.md",

@@ -1,4 +1,5 @@
-"""DeepSeek (V3 / R1 / V3.1 tokens, DSML for V3.2 / V4): research/dialects.md 4.6.
+"""DeepSeek (V3 / R1 / V3.1 tokens, DSML for V3.2 / V4); summarised in
+docs/wire-formats.md, "Other dialects".
 
 The bars in DeepSeek tokens are FULLWIDTH VERTICAL LINE (U+FF5C, ``｜``) and the word separator
 is LOWER ONE EIGHTH BLOCK (U+2581, ``▁``); ASCII look-alikes are different text. The exception is
@@ -116,7 +117,6 @@ DEEPSEEK = Dialect(
     stop=("<｜end▁of▁sentence｜>", "<|EOT|>"),
     family="DeepSeek V3 / R1 / V3.1 (fullwidth tool tokens), V3.2 / V4 (DSML invoke tags)",
     sources=(
-        "research/dialects.md 4.6",
         "can1357/oh-my-pi docs/toolconv/deepseek.md",
         "DeepSeek-V3.2 encoding_dsv32.py (vLLM copy)",
     ),

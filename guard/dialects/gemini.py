@@ -1,4 +1,5 @@
-"""Gemini (hosted, Python tool_code fences) and the Gemma 3 template: research/dialects.md 4.10.
+"""Gemini (hosted, Python tool_code fences) and the Gemma 3 template; summarised in
+docs/wire-formats.md, "Other dialects".
 
 Hosted Gemini has no control tokens: its markers are Markdown fences, reserved as text. The
 Gemma 3 chat tokens and FunctionGemma's tags are here too, since Gemma 3 speaks the same fences.
@@ -44,8 +45,5 @@ GEMINI = Dialect(
     thinking=(("```thinking", "```"),),
     stop=("<end_of_turn>", "<eos>"),
     family="Google Gemini (```tool_code Python calls) and the Gemma 3 chat template",
-    sources=(
-        "research/dialects.md 4.10",
-        "can1357/oh-my-pi docs/toolconv/gemini.md",
-    ),
+    sources=("can1357/oh-my-pi docs/toolconv/gemini.md",),
 )

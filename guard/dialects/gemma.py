@@ -1,4 +1,4 @@
-"""Gemma 4 (token syntax with half-bar tags): research/dialects.md 4.11.
+"""Gemma 4 (token syntax with half-bar tags); summarised in docs/wire-formats.md, "Other dialects".
 
 Gemma 3 and hosted Gemini (```` ```tool_code ```` fences) are :mod:`guard.dialects.gemini`.
 """
@@ -52,7 +52,6 @@ GEMMA = Dialect(
     stop=("<eos>", "<turn|>", "<|tool_response>"),
     family='Google Gemma 4 (<|tool_call>call:NAME{...}<tool_call|>, <|"|> strings)',
     sources=(
-        "research/dialects.md 4.11",
         "can1357/oh-my-pi docs/toolconv/gemma.md",
         "google-deepmind/dialog dialog/_src/tags.py",
         "vllm-project/vllm#45591, waybarrios/vllm-mlx#383 (eos ids 1, 106, 50)",

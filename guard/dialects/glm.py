@@ -1,4 +1,4 @@
-"""GLM (Zhipu GLM-4.5 / 4.6 / 4.7): research/dialects.md 4.1."""
+"""GLM (Zhipu GLM-4.5 / 4.6 / 4.7); summarised in docs/wire-formats.md, "Other dialects"."""
 
 from __future__ import annotations
 
@@ -60,7 +60,6 @@ GLM = Dialect(
     stop=("<|endoftext|>", "<|user|>", "<|observation|>"),
     family="Zhipu GLM-4.5 / 4.6 / 4.7 (<tool_call>NAME with <arg_key>/<arg_value> pairs)",
     sources=(
-        "research/dialects.md 4.1",
         "can1357/oh-my-pi docs/toolconv/glm-4.5.md",
         "can1357/oh-my-pi packages/ai/src/dialect (GLM scanner, owned-stream.ts)",
     ),

@@ -1,10 +1,10 @@
-"""Harmony (OpenAI gpt-oss, o200k_harmony): SPEC.md section 1."""
+"""Harmony (OpenAI gpt-oss, o200k_harmony): docs/wire-formats.md, "Harmony"."""
 
 from __future__ import annotations
 
 from guard.dialects._record import Dialect
 
-#: The seven structural tokens, in SPEC.md 1.3 order of ids.
+#: The seven structural tokens, in order of their ids (docs/wire-formats.md, "Special tokens").
 CORE = (
     "<|return|>",
     "<|constrain|>",
@@ -47,5 +47,10 @@ HARMONY = Dialect(
     thinking=(("<|channel|>analysis<|message|>", "<|end|>"),),
     stop=("<|call|>", "<|return|>"),
     family="OpenAI gpt-oss (Harmony response format, tiktoken o200k_harmony)",
-    sources=("SPEC.md 1", "research/dialects.md 4.8", "openai/harmony docs/format.md"),
+    sources=(
+        "openai/harmony docs/format.md",
+        "tiktoken o200k_harmony (special-token ids)",
+        "can1357/oh-my-pi docs/toolconv/harmony.md",
+        'docs/wire-formats.md, "Harmony"',
+    ),
 )

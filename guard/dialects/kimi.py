@@ -1,4 +1,4 @@
-"""Kimi (Moonshot Kimi K2): research/dialects.md 4.3."""
+"""Kimi (Moonshot Kimi K2); summarised in docs/wire-formats.md, "Other dialects"."""
 
 from __future__ import annotations
 
@@ -45,7 +45,6 @@ KIMI = Dialect(
     stop=("<|im_end|>", "[EOS]"),
     family="Moonshot Kimi K2 (<|tool_calls_section_begin|> token sections, functions.NAME:IDX ids)",
     sources=(
-        "research/dialects.md 4.3",
         "can1357/oh-my-pi docs/toolconv/kimi-k2.md",
         "moonshotai Kimi-K2 tokenization_kimi.py",
     ),

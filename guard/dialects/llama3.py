@@ -1,4 +1,4 @@
-"""Llama 3 / 3.1 / 3.2 / 3.3 (Meta): research/dialects.md 4.14."""
+"""Llama 3 / 3.1 / 3.2 / 3.3 (Meta); summarised in docs/wire-formats.md, "Other dialects"."""
 
 from __future__ import annotations
 
@@ -44,8 +44,9 @@ LLAMA3 = Dialect(
     stop=("<|eot_id|>", "<|eom_id|>", "<|end_of_text|>"),
     family="Meta Llama 3 / 3.1 / 3.2 / 3.3 (header tokens, <|python_tag|> and JSON calls)",
     sources=(
-        "research/dialects.md 4.14",
         "meta-llama/llama-models models/llama3/tokenizer.py, chat_format.py, tool_utils.py",
         "meta-llama/llama-models models/llama3_1/prompt_format.md",
+        "meta-llama/llama-models models/llama3_2/text_prompt_format.md",
+        "Llama 3.1 Hugging Face chat template (tokenizer_config.json)",
     ),
 )

@@ -1,4 +1,4 @@
-"""MiniMax (MiniMax M2 family): research/dialects.md 4.7.
+"""MiniMax (MiniMax M2 family); summarised in docs/wire-formats.md, "Other dialects".
 
 The envelope tokens are bracket soup (``]~b]``, ``[e~[``, ...), not ``<|...|>`` tokens.
 """
@@ -94,7 +94,6 @@ MINIMAX = Dialect(
     stop=("[e~[",),
     family="MiniMax M2 (<minimax:tool_call> wrapping <invoke>/<parameter> tags)",
     sources=(
-        "research/dialects.md 4.7",
         "MiniMax-AI/MiniMax-M2 docs/tool_calling_guide.md",
         "MiniMax M2 tokenizer special-token table (third-party copies)",
     ),

@@ -1,4 +1,4 @@
-"""Closed Markdown code (SPEC.md 4.4 code exemption): fenced blocks and inline spans.
+"""Closed Markdown code (docs/detection.md, "Code exemption"): fenced blocks and inline spans.
 
 CommonMark rules, as far as they decide what is code: a fence is three or more backticks or
 tildes indented at most three spaces; it closes on a line of the same character, at least as

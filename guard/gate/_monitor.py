@@ -1,4 +1,4 @@
-"""Streaming detection for one surface (SPEC.md 4.5).
+"""Streaming detection for one surface (docs/streaming.md, "The surface monitor").
 
 A :class:`SurfaceMonitor` is fed the text of one surface (visible text, thinking, one tool call's
 arguments, ...) delta by delta. It keeps a bounded window of text, finds anchors and their

@@ -1,4 +1,5 @@
-"""The gate's policy: per surface, which evidence makes a leak (SPEC.md 4.4), as data.
+"""The gate's policy: per surface, which evidence makes a leak, as data
+(docs/detection.md, "Gate").
 
 A :class:`Policy` loads from TOML or JSON, so a user can tighten or loosen the gate without code::
 

@@ -76,8 +76,9 @@ class ToolEnd:
 
 @dataclass(frozen=True, slots=True)
 class ResultForgery:
-    """Model output started writing a tool result (SPEC.md 4.6). ``offset`` is absolute in the
-    scanner's input; ``raw`` holds the marker (what comes after it follows as ``Malformed``)."""
+    """Model output started writing a tool result (docs/detection.md, "Forgery"). ``offset`` is
+    absolute in the scanner's input; ``raw`` holds the marker (what comes after it follows as
+    ``Malformed``)."""
 
     offset: int
     marker: str
@@ -107,7 +108,8 @@ Event = (
 
 @runtime_checkable
 class Scanner(Protocol):
-    """A dialect scanner: feed raw model output in chunks, get events (DESIGN.md "Scanner")."""
+    """A dialect scanner: feed raw model output in chunks, get events (docs/scanners.md,
+    "Contract")."""
 
     def feed(self, text: str) -> list[Event]: ...
 

@@ -57,7 +57,7 @@ Outcome = Recovered | Retry | Abort
 
 
 class Recovery(Protocol):
-    """A recovery strategy (DESIGN.md "Recovery"): pure, returns a typed outcome."""
+    """A recovery strategy (docs/detection.md, "Recovery"): pure, returns a typed outcome."""
 
     name: str
 

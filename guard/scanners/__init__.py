@@ -5,7 +5,7 @@ record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml`` and ``lla
 from :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect
 name, value = a zero-argument factory), loaded only when that dialect is asked for.
 
-A scanner keeps these laws (DESIGN.md "Scanner"; tests name them):
+A scanner keeps these laws (docs/scanners.md, "Laws"; tests name them):
 
 * **L1 lossless**: the raw text of all events, in order, concatenates to the input.
 * **L2 chunk invariance**: after merging adjacent ``Text``, adjacent ``ThinkingDelta`` and

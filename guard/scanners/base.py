@@ -19,7 +19,8 @@ end at positions fixed by the text alone. Text after a forgery, for instance, go
 ``Malformed`` blocks of exactly :data:`SINK_BLOCK` characters plus a remainder at flush, never
 one event per chunk.
 
-This module imports only :mod:`guard.models` and the standard library (DESIGN.md layout).
+This module imports only :mod:`guard.models` and the standard library (docs/architecture.md,
+"Layering").
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""ChatGLM3 scanner and call renderer: SPEC.md section 2, research/dialects.md 4.12.
+"""ChatGLM3 scanner and call renderer (docs/wire-formats.md, "ChatGLM3"; docs/scanners.md,
+"ChatGLM3").
 
 An assistant message is ``<|assistant|>{metadata}\\n{body}``. Empty metadata means a text
 answer (``Text``). Non-empty metadata names a tool: the body is a fenced block, ``tool_call(k=v,

@@ -1,4 +1,4 @@
-"""ChatML / Hermes / Qwen scanner and call renderer: research/dialects.md 4.13, 4.9, 4.2.
+"""ChatML / Hermes / Qwen scanner and call renderer (docs/scanners.md, "ChatML").
 
 * ``<think>...</think>`` is thinking (with ``start_in_thinking=True`` the stream starts inside
   it, for templates that open ``<think>`` in the prompt);

@@ -1,8 +1,9 @@
-"""Harmony (gpt-oss) scanner and renderers: SPEC.md section 1.
+"""Harmony (gpt-oss) scanner and renderers (docs/wire-formats.md, "Harmony"; docs/scanners.md,
+"Harmony").
 
 The scanner reads raw model output as text (special tokens spelled out) and reports events:
 
-* a message's header is held (capped at :data:`~guard.dialects._scanbase.HEADER_CAP`) until
+* a message's header is held (capped at :data:`~guard.scanners.base.HEADER_CAP`) until
   ``<|message|>``; the header event carries it whole as ``raw``: ``ToolStart`` when it names a
   recipient, ``ThinkingStart`` for the ``analysis`` channel, else a ``Text`` with empty text;
 * bodies stream: ``ToolArgs`` / ``ThinkingDelta`` / ``Text`` per chunk, holding back only a
@@ -25,7 +26,7 @@ Other ``<|...|>`` spellings (``<|channel|>`` inside a body, ``<|reserved_N|>``, 
 the control-token signal reports them on the surface where they appear. This matches
 openai-harmony's ``StreamableParser``, for which only stop tokens end a body.
 
-Differences from the reference agent's scanner (research/dialects.md 4.8), on purpose: nothing
+Differences from the reference agent's scanner (docs/scanners.md, "Harmony"), on purpose: nothing
 is dropped (stray tokens become ``Malformed``, forged bodies are kept as ``Malformed`` raw), an
 unterminated call at flush is ``Malformed``, never a call, and arguments are never repaired.
 """
@@ -460,8 +461,8 @@ class HarmonyScanner(ScannerBase):
 
 
 # ---------------------------------------------------------------------------------------------
-# Renderers (SPEC.md 1.2). Text is inserted verbatim: escape untrusted text first
-# (``guard.escape(text, "harmony")``).
+# Renderers (docs/wire-formats.md, "Examples"). Text is inserted verbatim: escape untrusted text
+# first (``guard.escape(text, "harmony")``).
 
 
 def _recipient(name: str) -> str:
@@ -529,7 +530,7 @@ def render_thinking(text: str) -> str:
 
 def _stored(raw: str) -> str:
     """A stored completion: primed text gets its ``<|start|>assistant`` back, and a trailing
-    ``<|return|>`` becomes ``<|end|>`` (SPEC.md 1.5)."""
+    ``<|return|>`` becomes ``<|end|>`` (docs/wire-formats.md, "Turn boundaries")."""
     if raw.startswith(CHANNEL) or raw.startswith(" to="):
         raw = f"{START}assistant{raw}"
     if raw.endswith(RETURN):
@@ -547,8 +548,9 @@ def render_transcript(
     assistant messages (with ``channel``, optional ``recipient`` and ``content_type``), or raw
     stored Harmony text. Assistant text is a ``final`` message ending in ``<|end|>`` (a stored
     trailing ``<|return|>`` is normalised to ``<|end|>``); text beside tool calls is a
-    ``commentary`` preamble. With ``drop_analysis`` (SPEC.md 1.5), the analysis of an earlier
-    turn that ended with a final answer is dropped; analysis before a call is kept.
+    ``commentary`` preamble. With ``drop_analysis`` (docs/wire-formats.md, "Turn boundaries"), the
+    analysis of an earlier turn that ended with a final answer is dropped; analysis before a call
+    is kept.
     """
     # (kind, text) per rendered message, grouped into turns split at user-side messages.
     turns: list[list[tuple[str, str]]] = [[]]

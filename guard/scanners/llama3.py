@@ -1,4 +1,4 @@
-"""Llama 3.x scanner and call renderer: research/dialects.md 4.14.
+"""Llama 3.x scanner and call renderer (docs/scanners.md, "Llama 3").
 
 The output is the body of an assistant message (the prompt ended in
 ``<|start_header_id|>assistant<|end_header_id|>\\n\\n``); ``<|eot_id|>`` ends it, ``<|eom_id|>``

@@ -1,5 +1,5 @@
-"""Code exemption (SPEC.md 4.4): the incremental tracker against a whole-text oracle, chunk
-invariance, and the certainty bound streaming relies on."""
+"""Code exemption (rule D6, docs/detection.md, "Code exemption"): the incremental tracker against
+a whole-text oracle, chunk invariance, and the certainty bound streaming relies on."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def tracked(chunks: list[str]) -> list[tuple[int, int]]:
 
 @PROPS
 @given(markdown)
-def test_spec_4_4_tracker_agrees_with_the_whole_text_oracle(text: str) -> None:
+def test_d6_tracker_agrees_with_the_whole_text_oracle(text: str) -> None:
     assert code_ranges(text).as_list() == reference_code_ranges(text)
 
 

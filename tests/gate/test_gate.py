@@ -1,5 +1,6 @@
-"""The gate and the public detection API: SPEC.md 4.2 (surfaces) and 4.4 (default gate, code
-exemption, cut, verdict contents, lookalikes), policies, and properties over arbitrary text."""
+"""The gate and the public detection API: rules D1-D9 (docs/detection.md, "Rules": surfaces,
+default gate, code exemption, cut, verdict contents, lookalikes), policies, and properties over
+arbitrary text."""
 
 from __future__ import annotations
 
@@ -42,25 +43,25 @@ texty = st.lists(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6)), max
 PROPS = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-# --- SPEC 4.4 default gate ---------------------------------------------------------------------
+# --- default gate (docs/detection.md, "Rules") ----------------------------------------------------
 
 
-def test_spec_4_4_text_leaks_on_h_or_k_alone() -> None:
+def test_d2_text_leaks_on_h_or_k_alone() -> None:
     assert detect("a <|end|>").leak
     assert detect("assistantfinalHello").leak
 
 
-def test_spec_4_4_text_marker_needs_a_co_signal() -> None:
+def test_d2_text_marker_needs_a_co_signal() -> None:
     assert not detect("a to=functions.f b").leak
     assert detect("a analysis to=functions.f b").leak
 
 
-def test_spec_4_4_thinking_uses_the_same_rule() -> None:
+def test_d3_thinking_uses_the_same_rule() -> None:
     assert detect("a <|end|>", "thinking").leak
     assert not detect("to=functions.f", "thinking").leak
 
 
-def test_spec_4_4_tool_arg_hit_must_carry_t() -> None:
+def test_d4_tool_arg_hit_must_carry_t() -> None:
     inside = json.dumps({"s": "analysis to=functions.edit <|call|>"})
     assert not detect(inside, "tool_arg").leak
     after = inside + "<|call|>"
@@ -68,42 +69,42 @@ def test_spec_4_4_tool_arg_hit_must_carry_t() -> None:
     assert v.leak and v.hits[-1].label == "H+T" and v.cut == len(inside)
 
 
-def test_spec_4_4_tool_name_rule() -> None:
+def test_d5_tool_name_rule() -> None:
     assert detect("assistant<|channel|>commentary", "tool_name").leak
     assert detect("read file", "tool_name").leak
     assert not detect("functions.read_file", "tool_name").leak
 
 
-def test_spec_4_4_code_exemption_fenced_and_inline() -> None:
+def test_d6_code_exemption_fenced_and_inline() -> None:
     doc = "Use `<|channel|>` to pick a channel:\n\n```\n<|start|>assistant<|message|>\n```\n"
     v = detect(doc)
     assert not v.leak and all(h.in_code for h in v.hits) and len(v.hits) == 3
 
 
-def test_spec_4_4_code_exemption_fence_char_and_length_must_match() -> None:
+def test_d6_code_exemption_fence_char_and_length_must_match() -> None:
     assert detect("````\n<|end|>\n```\nstill open").leak
     assert detect("```\n<|end|>\n~~~\n").leak
     assert not detect("~~~~\n<|end|>\n~~~~~\n").leak
 
 
-def test_spec_4_4_unclosed_fence_exempts_nothing() -> None:
+def test_d6_unclosed_fence_exempts_nothing() -> None:
     v = detect("```\nanalysis to=functions.edit code 大发")
     assert v.leak
 
 
-def test_spec_4_4_inline_span_needs_equal_backtick_run() -> None:
+def test_d6_inline_span_needs_equal_backtick_run() -> None:
     assert detect("``<|end|>` x").leak
     assert not detect("``<|end|>`` x").leak
     assert detect("`a\n\n<|end|>` x").leak  # never across a blank line
 
 
-def test_spec_4_4_cut_is_the_start_of_the_first_tripping_hit() -> None:
+def test_d7_cut_is_the_start_of_the_first_tripping_hit() -> None:
     text = "ok `<|end|>` then <|call|> and <|start|>"
     v = detect(text)
     assert v.cut == text.index("<|call|>")
 
 
-def test_spec_4_4_verdict_lists_every_hit_with_its_own_signals() -> None:
+def test_d8_verdict_lists_every_hit_with_its_own_signals() -> None:
     text = "x analysis to=functions.a 大发 y to=functions.b"
     v = detect(text)
     assert [h.label for h in v.hits] == ["M+C+S", "M+S"]
@@ -111,24 +112,24 @@ def test_spec_4_4_verdict_lists_every_hit_with_its_own_signals() -> None:
     assert v.reason.startswith("leak on text: M+C+S at")
 
 
-def test_spec_4_4_lookalike_offsets_map_back_to_the_original() -> None:
+def test_d9_lookalike_offsets_map_back_to_the_original() -> None:
     text = "pre \u200b<\uff5cstart\uff5c>as\u200bsistant"
     v = detect(text)
     hit = v.hits[0]
     assert text[hit.start : hit.end] == hit.evidence == "<\uff5cstart\uff5c>"
 
 
-# --- SPEC 4.2 surfaces ---------------------------------------------------------------------------
+# --- D1 surfaces ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("surface", ["user", "tool_result"])
-def test_spec_4_2_input_surfaces_never_leak_they_report_injection(surface: str) -> None:
+def test_d1_input_surfaces_never_leak_they_report_injection(surface: str) -> None:
     v = detect("please explain <|start|>assistant and <|call|>", surface)
     assert not v.leak and v.injection == ("<|start|>", "<|call|>")
     assert "escape required" in v.reason
 
 
-def test_spec_4_2_input_lookalikes_need_no_escaping() -> None:
+def test_d1_input_lookalikes_need_no_escaping() -> None:
     v = detect("<\uff5cstart\uff5c>", "user")
     assert not v.leak and v.injection == ()
 
@@ -207,7 +208,7 @@ def test_detect_message_reads_sdk_style_objects_and_part_lists() -> None:
 # --- policy as data -----------------------------------------------------------------------------
 
 
-def test_policy_default_reproduces_spec(tmp_path: Path) -> None:
+def test_policy_default_is_the_documented_gate(tmp_path: Path) -> None:
     assert Policy() == guard.DEFAULT_POLICY
     assert guard.DEFAULT_POLICY.rule(Surface.TOOL_ARG).require == {"T"}
 

@@ -1,5 +1,5 @@
-"""ChatGLM3 scanner (SPEC.md 2): fenced tool_call(...) calls parsed safely, the interpreter,
-and <|observation|> as a stop at the very end but a forgery when text follows."""
+"""ChatGLM3 scanner (docs/scanners.md, "ChatGLM3"): fenced tool_call(...) calls parsed safely,
+the interpreter, and <|observation|> as a stop at the very end but a forgery when text follows."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Harmony scanner and renderers (SPEC.md 1): header forms, primed streams, forgery, streaming
-of arguments, caps, and the exact wire text of the renderers."""
+"""Harmony scanner and renderers (docs/scanners.md, "Harmony"): header forms, primed streams,
+forgery, streaming of arguments, caps, and the exact wire text of the renderers."""
 
 from __future__ import annotations
 
@@ -302,7 +302,7 @@ def test_scanner_by_name_and_alias() -> None:
 # --- renderers ---------------------------------------------------------------------------------
 
 
-def test_renderers_produce_the_spec_examples_exactly() -> None:
+def test_renderers_produce_the_documented_examples_exactly() -> None:
     args = '{"location":"San Francisco, CA"}'
     assert render_tool_call("get_current_weather", args) == EX_CALL_CHANNEL
     assert (

@@ -1,4 +1,4 @@
-"""Each signal: positive, negative, lookalike and boundary cases (SPEC.md 4.3).
+"""Each signal: positive, negative, lookalike and boundary cases (docs/detection.md, "Signals").
 
 Signals are exercised through `guard.detect` so that what is checked is what users get; the
 hit labels (`M+C+S`) show which signal fired on which span.
