@@ -42,7 +42,8 @@ class StreamPlan:
 
     #: some anchor signal cannot be prefiltered: every delta is scanned
     always: bool
-    #: a search that finds where a hit may start or continue (literals, hold first characters)
+    #: a search that finds where a hit may start or continue (literals, patterns, hold first
+    #: characters)
     trigger: re.Pattern[str]
     #: characters of the tail that a trigger literal may straddle (the longest one, less one)
     near: int
@@ -123,6 +124,7 @@ def _plan(
         hold_starts = re.compile(f"[{re.escape(''.join(sorted(chars)))}]")
     # a delta that may begin a held spelling must be looked at, as must one holding a literal
     trigger_parts = [re.escape(lit) for lit in literals]
+    trigger_parts += [f"(?:{t.pattern})" for t in triggers if t.pattern is not None]
     if hold_starts is not None:
         trigger_parts.append(hold_starts.pattern)
     elif patterns:

@@ -288,3 +288,21 @@ def test_detect_never_raises_and_offsets_point_at_evidence(text: str, surface: s
 def test_detect_never_raises_on_arbitrary_unicode(text: str) -> None:
     for surface in Surface:
         detect(text, surface)
+
+
+def test_d5_streamed_long_tool_name_with_an_early_bad_character_is_a_leak() -> None:
+    """A trigger *pattern* (signal N's) makes the stream look, like a literal does: a bad
+    character near the start of a name longer than the retained window is not trimmed away
+    unexamined."""
+    from guard.dialects import get_dialect
+    from guard.gate import DEFAULT_POLICY, SurfaceMonitor
+    from guard.models import Surface
+
+    name = "a b" + "x" * 2000
+    whole = guard.detect(name, "tool_name")
+    monitor = SurfaceMonitor(Surface.TOOL_NAME, get_dialect("harmony"), DEFAULT_POLICY)
+    for i in range(0, len(name), 10):
+        monitor.feed(name[i : i + 10])
+    streamed = monitor.finish()
+    assert whole.leak and streamed.leak
+    assert streamed.cut == whole.cut == 1
