@@ -14,14 +14,11 @@ from typing import BinaryIO
 
 from guard import __version__
 from guard.dialects import DIALECTS
+from guard.errors import InputError
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_UNUSABLE = 2
-
-
-class InputError(ValueError):
-    """Input the command cannot use (unreadable file, invalid UTF-8, invalid JSON)."""
 
 
 def _read_text(source: str, stdin: BinaryIO) -> str:
