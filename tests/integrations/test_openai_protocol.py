@@ -4,8 +4,10 @@ share imports no SDK, and guard serve reaches it through public names only."""
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
+import types
 
 import pytest
 from support.paths import ROOT
@@ -88,3 +90,18 @@ def test_clean_event_stream_passes_unchanged_and_has_no_terminal_events() -> Non
     stream = guard_response_events(iter(events))
     assert list(stream) == events
     assert not stream.forged and not stream.cut and stream.last_sequence == -1
+
+
+@pytest.mark.parametrize(
+    "name", ["guard.integrations.openai", "guard.integrations.openai.protocol", "guard.serve"]
+)
+def test_public_names_are_exactly_all(name: str) -> None:
+    module = importlib.import_module(name)
+    public = {
+        n
+        for n in dir(module)
+        if not n.startswith("_")
+        and n != "annotations"
+        and not isinstance(getattr(module, n), types.ModuleType)
+    }
+    assert public == set(module.__all__)
