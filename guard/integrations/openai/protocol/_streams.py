@@ -1,0 +1,243 @@
+"""Guarded Responses API streams: events through :class:`ResponseEventBridge` and the stream
+middleware (``docs/streaming.md``, "Stream middleware"), sync and async twins with the same
+names and shapes."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Generator,
+    Iterable,
+    Iterator,
+)
+from contextlib import contextmanager
+from typing import Any, Self, cast
+
+from guard.dialects import Dialect
+from guard.errors import LeakAborted
+from guard.gate import Policy
+from guard.integrations.openai.protocol._bridge import ResponseEventBridge
+from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
+from guard.models import Outcome, Verdict
+from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak
+
+__all__ = [
+    "AsyncGuardedResponseStream",
+    "AsyncGuardedStreamWrapper",
+    "GuardedResponseStream",
+    "GuardedStreamBase",
+    "GuardedStreamWrapper",
+    "guard_response_events",
+]
+
+
+class GuardedStreamBase:
+    """What every guarded stream wrapper exposes besides iteration: the findings of the
+    middleware's stream it wraps, and the upstream HTTP response."""
+
+    _guarded: GuardedStream | AsyncGuardedStream
+
+    def __init__(self, upstream: Any, guarded: GuardedStream | AsyncGuardedStream) -> None:
+        self._upstream = upstream
+        self._guarded = guarded
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return self._guarded.verdicts
+
+    @property
+    def forged(self) -> bool:
+        return self._guarded.forged
+
+    @property
+    def cut(self) -> dict[str, int]:
+        return self._guarded.cut
+
+    @property
+    def chars_dropped(self) -> int:
+        return self._guarded.chars_dropped
+
+    @property
+    def upstream_closed(self) -> bool:
+        return self._guarded.upstream_closed
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        return self._guarded.outcomes
+
+    @property
+    def response(self) -> Any:
+        """The upstream HTTP response (as on the SDK's stream)."""
+        return getattr(self._upstream, "response", None)
+
+
+class GuardedStreamWrapper(GuardedStreamBase):
+    """A sync guarded stream wrapper: iterate it (or call ``next``), use it in ``with``;
+    ``close()`` closes the upstream (the HTTP response) and ends the stream."""
+
+    _guarded: GuardedStream
+    _iterator: Iterator[Any]
+
+    def __iter__(self) -> Iterator[Any]:
+        yield from self._iterator
+
+    def __next__(self) -> Any:
+        return next(self._iterator)
+
+    def close(self) -> None:
+        """Close the upstream (the HTTP response) and end the stream."""
+        self._guarded.close()
+        if isinstance(self._iterator, Generator):
+            self._iterator.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncGuardedStreamWrapper(GuardedStreamBase):
+    """An async guarded stream wrapper: ``async for`` it (or ``anext``), use it in
+    ``async with``; ``await close()`` (or ``aclose()``) closes the upstream (the HTTP
+    response) and ends the stream."""
+
+    _guarded: AsyncGuardedStream
+    _iterator: AsyncIterator[Any]
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        async for item in self._iterator:
+            yield item
+
+    async def __anext__(self) -> Any:
+        return await anext(self._iterator)
+
+    async def close(self) -> None:
+        """Close the upstream (the HTTP response) and end the stream."""
+        await self._guarded.aclose()
+        if isinstance(self._iterator, AsyncGenerator):
+            await self._iterator.aclose()
+
+    aclose = close
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class _ResponseStreamBase(GuardedStreamBase):
+    """What the sync and async Responses streams share: the bridge, the abort mode and the
+    events that end a stopped stream."""
+
+    def __init__(self, upstream: Any, settings: GuardSettings, abort: AbortMode) -> None:
+        self._bridge = ResponseEventBridge()
+        self._abort = abort
+        #: an aborting leak ended the stream (``abort="filter"``)
+        self.aborted = False
+        super().__init__(upstream, settings.guard_chunks(self._chunks()))
+
+    def _chunks(self) -> Iterable[Any] | AsyncIterable[Any]:
+        raise NotImplementedError
+
+    @property
+    def last_sequence(self) -> int:
+        """The highest ``sequence_number`` delivered so far (-1 before any)."""
+        return self._bridge.sequence
+
+    @contextmanager
+    def _leak_filter(self) -> Iterator[None]:
+        """With ``abort="filter"`` an aborting leak ends the stream quietly (``aborted``);
+        with ``raise`` it propagates."""
+        try:
+            yield
+        except LeakAborted:
+            if self._abort == "raise":
+                raise
+            self.aborted = True
+
+    def _ending(self) -> list[Any]:
+        """The terminal events when guard stopped the stream, else none."""
+        if self.aborted or self._guarded.forged or self._guarded.cut:
+            return self._bridge.terminal(self.aborted)
+        return []
+
+
+class GuardedResponseStream(_ResponseStreamBase, GuardedStreamWrapper):
+    """A guarded sync stream of Responses API events (dicts or SDK objects)."""
+
+    def __init__(self, upstream: Iterable[Any], settings: GuardSettings, abort: AbortMode) -> None:
+        super().__init__(upstream, settings, abort)
+        self._iterator = self._run()
+
+    def _chunks(self) -> Iterator[dict[str, Any]]:
+        try:
+            for event in self._upstream:
+                yield self._bridge.chunk(event)
+        finally:
+            closer = getattr(self._upstream, "close", None)
+            if callable(closer):
+                closer()
+
+    def _run(self) -> Generator[Any, None, None]:
+        with self._leak_filter():
+            for chunk in self._guarded:
+                event = self._bridge.event(chunk)
+                if event is not None:
+                    yield event
+        yield from self._ending()
+
+
+class AsyncGuardedResponseStream(_ResponseStreamBase, AsyncGuardedStreamWrapper):
+    """A guarded async stream of Responses API events (dicts or SDK objects)."""
+
+    def __init__(
+        self, upstream: AsyncIterable[Any], settings: GuardSettings, abort: AbortMode
+    ) -> None:
+        super().__init__(upstream, settings, abort)
+        self._iterator = self._run()
+
+    async def _chunks(self) -> AsyncIterator[dict[str, Any]]:
+        try:
+            async for event in self._upstream:
+                yield self._bridge.chunk(event)
+        finally:
+            closer = getattr(self._upstream, "aclose", None) or getattr(
+                self._upstream, "close", None
+            )
+            if callable(closer):
+                result = closer()
+                if inspect.isawaitable(result):
+                    await result
+
+    async def _run(self) -> AsyncGenerator[Any, None]:
+        with self._leak_filter():
+            async for chunk in self._guarded:
+                event = self._bridge.event(chunk)
+                if event is not None:
+                    yield event
+        for event in self._ending():
+            yield event
+
+
+def guard_response_events(
+    source: Iterable[Any] | AsyncIterable[Any],
+    *,
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+    on_leak: OnLeak = "truncate",
+    abort: AbortMode = "raise",
+) -> GuardedResponseStream | AsyncGuardedResponseStream:
+    """Guard a stream of Responses API events (sync or async; dicts or SDK objects): output
+    text and reasoning deltas are judged as in :func:`guard.guard_stream`, a function call is
+    delivered only once complete, and a stream guard stops ends with the open message items
+    done and ``response.completed`` (``response.incomplete`` when an aborting leak is
+    filtered) listing what was delivered."""
+    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    if hasattr(source, "__aiter__"):
+        return AsyncGuardedResponseStream(cast(AsyncIterable[Any], source), settings, abort)
+    return GuardedResponseStream(source, settings, abort)

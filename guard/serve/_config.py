@@ -1,0 +1,116 @@
+"""How ``guard serve`` runs: :class:`ServeConfig` and the ``[serve]`` table of a policy file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
+from guard.errors import ConfigError, PolicyError
+from guard.gate import DEFAULT_POLICY, Policy, check_policy
+from guard.stream import OnLeak, check_on_leak
+
+__all__ = [
+    "DEFAULT_DIALECTS",
+    "DEFAULT_MAX_BODY_BYTES",
+    "ServeConfig",
+    "load_policy_file",
+]
+
+#: The model-name table (kept under its former name for callers of ``guard.serve``).
+DEFAULT_DIALECTS = MODEL_DIALECTS
+
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+_SERVE_KEYS = ("dialects", "on_leak", "max_body_bytes", "read_timeout")
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    """How the proxy runs. ``dialect`` forces one dialect for every request; ``dialects`` adds
+    model-name keys before :data:`DEFAULT_DIALECTS`. Values that cannot work raise
+    :class:`guard.errors.ConfigError` (a ``ValueError``); an unknown dialect name raises
+    :class:`guard.errors.UnknownNameError`."""
+
+    upstream: str
+    policy: Policy = DEFAULT_POLICY
+    dialect: str | None = None
+    dialects: Mapping[str, str] = field(default_factory=dict)
+    on_leak: OnLeak = "truncate"
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    connect_timeout: float = 10.0
+    read_timeout: float = 600.0
+
+    def __post_init__(self) -> None:
+        if not self.upstream.startswith(("http://", "https://")):
+            raise ConfigError(f"upstream must be an http:// or https:// URL, got {self.upstream!r}")
+        try:
+            check_on_leak(self.on_leak)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        if self.max_body_bytes < 1:
+            raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
+        object.__setattr__(self, "policy", check_policy(self.policy))
+        for name in (self.dialect, *self.dialects.values()):
+            if name is not None:
+                get_dialect(name)  # an unknown name fails here, not per request
+
+    @classmethod
+    def load(
+        cls,
+        upstream: str,
+        *,
+        policy_file: str | Path | None = None,
+        dialect: str | None = None,
+        on_leak: str | None = None,
+        max_body_bytes: int | None = None,
+    ) -> ServeConfig:
+        """The configuration from a policy file's ``[serve]`` table (see
+        :func:`load_policy_file`) and explicit options, which win over the file."""
+        policy, serve = load_policy_file(policy_file) if policy_file else (DEFAULT_POLICY, {})
+        try:
+            timeout = float(serve.get("read_timeout", 600.0))
+            limit = int(serve.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES))
+        except (TypeError, ValueError) as exc:
+            raise PolicyError(f"policy {policy_file}: [serve]: {exc}") from None
+        return cls(
+            upstream=upstream,
+            policy=policy,
+            dialect=dialect,
+            dialects=dict(serve.get("dialects", {})),
+            on_leak=cast(OnLeak, on_leak or serve.get("on_leak", "truncate")),
+            max_body_bytes=max_body_bytes if max_body_bytes is not None else limit,
+            read_timeout=timeout,
+        )
+
+    def dialect_for(self, model: str | None) -> str:
+        """The dialect of a request for ``model``: the forced one, else the table's."""
+        if self.dialect is not None:
+            return self.dialect
+        return dialect_for_model(model, self.dialects)
+
+
+def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
+    """Read a policy file (``.toml`` or ``.json``): its ``serve`` table configures the proxy
+    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``), the rest is the
+    :class:`guard.Policy`. Returns both."""
+    policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
+    serve = dict(policy.serve)
+    unknown = sorted(set(serve) - set(_SERVE_KEYS))
+    if unknown:
+        raise PolicyError(
+            f"policy {path}: unknown [serve] keys {', '.join(unknown)};"
+            f" expected {', '.join(_SERVE_KEYS)}"
+        )
+    dialects = serve.get("dialects", {})
+    if not isinstance(dialects, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in dialects.items()
+    ):
+        raise PolicyError(f"policy {path}: [serve.dialects] must map model names to dialects")
+    for name in dialects.values():
+        try:
+            get_dialect(name)
+        except ValueError as exc:
+            raise PolicyError(f"policy {path}: [serve.dialects]: {exc}") from None
+    return policy, serve
