@@ -1,7 +1,10 @@
 """N: a tool name with characters no real tool name has.
 
-SPEC.md 4.4: a tool name leaks when it contains a reserved spelling (signal H) or anything
-outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or ``get_weather json``.
+Hosts accept more than ``[A-Za-z0-9_.:-]`` (ollama takes ``$`` and Unicode identifier letters,
+MCP servers name tools in any script), so a name may hold identifier characters (Unicode
+letters, digits, marks, ``_``), ``$``, ``.``, ``:`` and ``-``. Whitespace, markup, other
+punctuation and symbols, and invisible characters are what a corrupted header leaves in a name
+(``lookup<|channel|>commentary``, ``get_weather json``); reserved spellings are signal H.
 """
 
 from __future__ import annotations
@@ -12,8 +15,8 @@ from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
-_BAD = re.compile(r"[^A-Za-z0-9_.:\-]+")
-_TRIGGERS = Triggers(pattern=r"[^A-Za-z0-9_.:\-]")
+_BAD = re.compile(r"[^\w$.:\-]+")
+_TRIGGERS = Triggers(pattern=r"[^\w$.:\-]")
 
 
 class ToolNameCharset:
@@ -37,5 +40,5 @@ class ToolNameCharset:
                 start=m.start(),
                 end=m.end(),
                 evidence=m.group(),
-                detail="character outside [A-Za-z0-9_.:-] in a tool name",
+                detail="character that is not an identifier character, $, '.', ':' or '-'",
             )
