@@ -60,6 +60,7 @@ _TRIGGERS = Triggers(
     literals=('"name"', "<tool_call>", "<function=", "functions."),
     scope="ending",
     tail=_TAIL_SOURCE,
+    tail_start=r"[\[{<f]",
 )
 
 

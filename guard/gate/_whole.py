@@ -189,9 +189,7 @@ def find_hits(
         )
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
-    return [
-        _compose(anchor, extra, offset, extends) for anchor, extra in _attach(anchors, support)
-    ]
+    return [_compose(anchor, extra, offset, extends) for anchor, extra in _attach(anchors, support)]
 
 
 def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:

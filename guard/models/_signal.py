@@ -56,6 +56,8 @@ class Triggers:
         tail: for ``ending`` signals, a regex source (``regex`` syntax) for a hit's whole
             text from its start to the end of the text; a stream holds back from the earliest
             place where the rest of the text is (a prefix of) a match.
+        tail_start: for ``ending`` signals, a regex source (``re`` syntax) matching where such
+            a tail may begin (its first characters), so a stream tries only those places.
     """
 
     literals: tuple[str, ...] = ()
@@ -69,6 +71,7 @@ class Triggers:
     scope: Literal["anywhere", "opening", "ending"] = "anywhere"
     lead: str | None = None
     tail: str | None = None
+    tail_start: str | None = None
 
 
 @runtime_checkable
