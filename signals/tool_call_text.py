@@ -30,7 +30,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from ._common import hit_from_norm
 
 #: characters at the end of the text a call may span
-SPAN = 8192
+SPAN = 2048
 
 _DEFINE = r"""(?(DEFINE)
   (?<s>"(?:[^"\\]|\\.)*")

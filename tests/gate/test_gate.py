@@ -57,7 +57,9 @@ def test_spec_4_4_text_marker_needs_a_co_signal() -> None:
 
 def test_spec_4_4_thinking_uses_the_same_rule() -> None:
     assert detect("a <|end|>", "thinking").leak
-    assert not detect("to=functions.f", "thinking").leak
+    assert not detect("call to=functions.f later", "thinking").leak
+    # a marker that opens the text is a leak on its own (A, issue 11)
+    assert detect("to=functions.f", "thinking").signals == ("M", "A")
 
 
 def test_spec_4_4_tool_arg_hit_must_carry_t() -> None:
@@ -277,7 +279,7 @@ def test_detect_never_raises_and_offsets_point_at_evidence(text: str, surface: s
         for support in hit.support:
             assert text[support.start : support.end] == support.evidence
     if v.leak:
-        assert v.cut == min(h.start for h in v.hits if h.trips)
+        assert v.cut == min(h.cut for h in v.hits if h.trips)
     else:
         assert v.cut is None
 
