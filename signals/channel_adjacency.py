@@ -33,7 +33,7 @@ _GLUED = re.compile("[" + re.escape(GLUE) + "]{1,8}\\Z")
 
 
 def _hold_words() -> tuple[str, ...]:
-    words = []
+    words: list[str] = []
     for word in WORDS:
         for spelled in {word, word.capitalize(), word.upper()}:
             for sep in ("", " "):
