@@ -86,7 +86,8 @@ class ToolCallText:
             return
         norm = text.norm
         lo = text.to_norm(max(0, len(text.original) - SPAN))
-        if not any(lit in norm for lit in _TRIGGERS.literals):
+        tail = norm[lo:]  # only the end is read: clean long text costs nothing more
+        if not any(lit in tail for lit in _TRIGGERS.literals):
             return
         for m in _STARTS.finditer(norm, lo):
             at = m.start()
