@@ -3,6 +3,7 @@ message with all its surfaces."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from guard._fields import get_field
@@ -11,7 +12,7 @@ from guard.errors import UnknownNameError
 from guard.gate import Policy, check_policy, evaluate
 from guard.models import Dialect, Surface, Verdict
 
-__all__ = ["detect", "detect_message"]
+__all__ = ["detect", "detect_message", "tool_names"]
 
 _SURFACES = ", ".join(s.value for s in Surface)
 
@@ -27,6 +28,32 @@ def _surface(value: object) -> Surface:
         raise UnknownNameError(f"unknown surface {value!r}; expected one of: {_SURFACES}") from None
 
 
+def tool_names(tools: Any) -> frozenset[str] | None:
+    """The declared tool names from ``tools``: ``None`` (unknown), or an iterable of names
+    (``"get_weather"``) and tool definitions (OpenAI chat ``{"type": "function", "function":
+    {"name": ...}}``, Responses/Anthropic style ``{"name": ...}``, as dicts or SDK objects)."""
+    if tools is None:
+        return None
+    if isinstance(tools, str | bytes) or not isinstance(tools, Iterable):
+        raise TypeError(
+            f"tools must be a list of tool names or tool definitions, got {type(tools).__name__}"
+        )
+    names: set[str] = set()
+    for i, tool in enumerate(tools):
+        if isinstance(tool, str):
+            names.add(tool)
+            continue
+        function = get_field(tool, "function")
+        name = get_field(function, "name") if function is not None else get_field(tool, "name")
+        if not isinstance(name, str):
+            raise TypeError(
+                f"tools[{i}]: expected a tool name or a definition with function.name or name,"
+                f" got {type(tool).__name__}"
+            )
+        names.add(name)
+    return frozenset(names)
+
+
 def detect(
     text: str,
     surface: Surface | str = "text",
@@ -34,6 +61,9 @@ def detect(
     policy: Policy | None = None,
     parsed_end: int | None = None,
     tool_name: str | None = None,
+    *,
+    tools: Any = None,
+    reasoning: bool | None = None,
 ) -> Verdict:
     """Judge one piece of model output (or untrusted input) on one surface.
 
@@ -46,6 +76,12 @@ def detect(
         parsed_end: for ``tool_arg``, where the valid arguments end; computed by the policy's
             boundary function for ``tool_name`` (JSON by default) when omitted.
         tool_name: the tool the arguments belong to.
+        tools: the tools the request declared (names or OpenAI tool definitions); ``None``
+            when unknown. With them, a tool name that is not declared is a leak (U) and a tool
+            call written as text counts when it names a declared tool (J).
+        reasoning: whether the message this text belongs to carried a reasoning part
+            (``None``: unknown). An answer without one that opens in the reasoning voice is a
+            leak (V).
 
     Raises:
         TypeError: ``text`` is not a string, or another argument has the wrong type.
@@ -63,29 +99,62 @@ def detect(
             raise ValueError(f"parsed_end must be >= 0, got {parsed_end}")
     if tool_name is not None and not isinstance(tool_name, str):
         raise TypeError(f"tool_name must be a str or None, got {type(tool_name).__name__}")
-    return evaluate(text, surface_, dialect_, policy_, parsed_end=parsed_end, tool_name=tool_name)
+    if reasoning is not None and not isinstance(reasoning, bool):
+        raise TypeError(f"reasoning must be a bool or None, got {type(reasoning).__name__}")
+    return evaluate(
+        text,
+        surface_,
+        dialect_,
+        policy_,
+        parsed_end=parsed_end,
+        tool_name=tool_name,
+        reasoning=reasoning,
+        tools=tool_names(tools),
+    )
 
 
 def detect_message(
     message: Any,
     dialect: str | Dialect = "harmony",
     policy: Policy | None = None,
+    *,
+    tools: Any = None,
 ) -> list[Verdict]:
     """One verdict per surface part of an OpenAI-style assistant message (a dict or an SDK
     object): ``content`` (a string or text parts) as ``text``, ``reasoning_content`` /
     ``reasoning`` as ``thinking``, and for each ``tool_calls[i]`` its ``function.name`` as
     ``tool_name`` and ``function.arguments`` as ``tool_arg``. Each verdict's ``part`` names
     where it came from (``content``, ``content[1]``, ``tool_calls[0].function.arguments``, ...).
+
+    ``tools`` are the request's declared tools (names or definitions). For a dialect of
+    reasoning models (one with reasoning markers, such as Harmony) the message's reasoning part
+    is context: content that opens in the reasoning voice while the message has no reasoning
+    part is a leak (V).
     """
     if message is None or isinstance(message, str | bytes | int | float):
         raise TypeError(
             f"detect_message() expects a message mapping or object, got {type(message).__name__}"
         )
+    declared = tool_names(tools)
+    dialect_ = get_dialect(dialect)
     verdicts: list[Verdict] = []
+    has_reasoning = any(
+        isinstance(get_field(message, key), str) and get_field(message, key).strip()
+        for key in ("reasoning_content", "reasoning")
+    )
+    reasoning = has_reasoning if dialect_.thinking else None
 
     def judge(text: Any, surface: str, part: str, tool_name: str | None = None) -> None:
         if isinstance(text, str):
-            v = detect(text, surface, dialect, policy, tool_name=tool_name)
+            v = detect(
+                text,
+                surface,
+                dialect_,
+                policy,
+                tool_name=tool_name,
+                tools=declared,
+                reasoning=reasoning if surface == "text" else None,
+            )
             verdicts.append(v.model_copy(update={"part": part}))
 
     content = get_field(message, "content")

@@ -54,6 +54,10 @@ class Case(BaseModel):
     parsed_end: int | None = Field(default=None, ge=0)
     tool_name: str | None = None
     cut: int | None = Field(default=None, ge=0)
+    #: the request's declared tool names (``None``: unknown)
+    tools: tuple[str, ...] | None = None
+    #: whether the message carried a reasoning part (``None``: unknown)
+    reasoning: bool | None = None
 
 
 class Miss(BaseModel):
@@ -166,6 +170,8 @@ def evaluate_cases(cases: Iterable[tuple[str, Case]], policy: Policy | None = No
                 policy,
                 parsed_end=case.parsed_end,
                 tool_name=case.tool_name,
+                tools=case.tools,
+                reasoning=case.reasoning,
             )
         except (TypeError, ValueError) as exc:
             report.errors.append(f"{where}: {case.id}: {exc}")

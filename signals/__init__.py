@@ -7,14 +7,19 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 |---|---|---|
 | H | control_token | anchor |
 | K | stripped_envelope | anchor |
+| V | reasoning_voice | anchor (text only; opening of the text) |
+| J | tool_call_text | anchor (text only; end of the text) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
+| U | undeclared_tool | anchor (tool names only; with declared tools) |
 | C | channel_adjacency | co |
 | G | glitch_token | co |
 | S | script_mixing | co |
 | B | body_cascade | co |
 | R | fake_result | co |
+| A | marker_alone | co |
 | T | parse_boundary | co |
+| E | embedded_junk | co (tool arguments only) |
 
 Third parties add signals through the entry point group ``guard.signals`` (each entry point
 loads a class or an instance) or :func:`register_signal`. A signal implements
@@ -34,30 +39,40 @@ from guard.models import Dialect, Hit, Registry, ScanContext, Signal, Surface, T
 from .body_cascade import BodyCascade
 from .channel_adjacency import ChannelAdjacency
 from .control_token import ControlToken
+from .embedded_junk import EmbeddedJunk
 from .fake_result import FakeResult
 from .glitch_token import GlitchToken
+from .marker_alone import MarkerAlone
 from .parse_boundary import ParseBoundary
+from .reasoning_voice import ReasoningVoice
 from .routing_marker import RoutingMarker
 from .script_mixing import ScriptMixing
 from .stripped_envelope import StrippedEnvelope
+from .tool_call_text import ToolCallText
 from .tool_name import ToolNameCharset
+from .undeclared_tool import UndeclaredTool
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register_signal"]
 
 ENTRY_POINT_GROUP = "guard.signals"
 
-#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R T).
+#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),
+    ReasoningVoice(),
+    ToolCallText(),
     RoutingMarker(),
     ToolNameCharset(),
+    UndeclaredTool(),
     ChannelAdjacency(),
     GlitchToken(),
     ScriptMixing(),
     BodyCascade(),
     FakeResult(),
+    MarkerAlone(),
     ParseBoundary(),
+    EmbeddedJunk(),
 )
 
 _REQUIRED = ("code", "name", "kind", "surfaces", "max_span", "scan")

@@ -5,6 +5,12 @@
 within 64 characters and never past the previous marker, so one marker's channel word does not
 lend itself to the next (the reference detector's window bleed). Homoglyphs are folded by the
 normalised view, so a Cyrillic ``аnalysis`` counts.
+
+The word is part of the leak, and so is the junk glued right before it: the closing brackets
+and quotes of a call the model stripped (``Done.}]}analysis to=functions.edit`` is untrusted
+from ``}``). The hit covers that junk and the word, and the verdict's cut starts there
+(``extends``). A stream holds a channel word at the end of the text, and a run of closers, until
+the next delta shows whether a marker follows.
 """
 
 from __future__ import annotations
@@ -16,12 +22,27 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
+from .routing_marker import NAMESPACES
 
 WINDOW = 64
-_WORD = re.compile(
-    r"(?<![A-Za-z])(?i:analysis|commentary|final|assistant|user|system|developer|tool)"
-    r"[ \t\r\n]*\Z"
-)
+#: characters of a stripped call's tail that a model glues before the channel word
+GLUE = ")]}\"'`"
+WORDS = ("analysis", "commentary", "final", "assistant", "user", "system", "developer", "tool")
+_WORD = re.compile(r"(?<![A-Za-z])(?i:" + "|".join(WORDS) + r")[ \t\r\n]*\Z")
+_GLUED = re.compile("[" + re.escape(GLUE) + "]{1,8}\\Z")
+
+
+def _hold_words() -> tuple[str, ...]:
+    words: list[str] = []
+    for word in WORDS:
+        for spelled in {word, word.capitalize(), word.upper()}:
+            for sep in ("", " "):
+                for eq in ("to=", "to= "):
+                    words.extend(f"{spelled}{sep}{eq}{ns}" for ns in NAMESPACES)
+    return tuple(words)
+
+
+_TRIGGERS = Triggers(hold_words=_hold_words(), glue=GLUE, extends=True)
 
 
 class ChannelAdjacency:
@@ -35,7 +56,7 @@ class ChannelAdjacency:
     weight = 0.5
 
     def triggers(self, dialect: Dialect) -> Triggers:
-        return Triggers()  # a co-signal never starts a hit on its own
+        return _TRIGGERS  # never starts a hit; holds and extends the cut of the M hit it joins
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
@@ -44,6 +65,7 @@ class ChannelAdjacency:
             m = _WORD.search(norm, lo, start)
             if m:
                 word_end = m.start() + len(m.group().rstrip())
-                yield hit_from_norm(
-                    text, self.code, m.start(), word_end, "channel word before marker", index
-                )
+                glued = _GLUED.search(norm, max(lo, m.start() - 8), m.start())
+                begin = glued.start() if glued else m.start()
+                detail = "channel word before marker" + (", junk glued before it" if glued else "")
+                yield hit_from_norm(text, self.code, begin, word_end, detail, index)

@@ -1,9 +1,18 @@
-"""K: channel words glued the way only a stripped decode produces.
+"""K: channel and role words glued the way only a stripped decode produces.
 
 When a server decodes with special tokens skipped, ``<|start|>assistant<|channel|>final<|message|>``
-collapses to ``assistantfinal``; a reasoning message at the start of the output becomes
-``analysisThe user asks ...``; a constrained header becomes ``commentary json{``. Ordinary prose
-and code do not glue these words.
+collapses to ``assistantfinal``; a message at the start of the output becomes ``analysisThe
+user asks ...``, ``assistantSure, ...`` or ``finalHello!``; a constrained header becomes
+``commentary json{``; and a message whose body was dropped leaves its channel word alone as the
+whole text (``commentary``). Ordinary prose and code do not glue these words, and do not answer
+with a lone channel word.
+
+* anywhere: ``assistantfinal`` / ``assistantanalysis`` / ``assistantcommentary``, and a channel
+  word before ``json{``;
+* at the start of the text (after blanks): ``analysis``, ``assistant``, ``commentary`` or
+  ``final`` glued to an upper-case letter;
+* the whole text (within 32 blanks either side): ``analysis``, ``commentary`` or ``final``
+  alone. This one depends on the end of the text, so a stream decides it at the end.
 """
 
 from __future__ import annotations
@@ -17,11 +26,14 @@ from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 from ._common import MODEL_OUTPUT, hit_from_norm
 
 _GLUED = re.compile(r"assistant(?:final|analysis|commentary)")
-_OPENING = re.compile(r"\A\s*analysis(?=\w)")
+OPENING_WORDS = ("analysis", "assistant", "commentary", "final")
+LONE_WORDS = ("analysis", "commentary", "final")
+_OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS) + r")(?=[A-Z])")
+_LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
-    literals=("analysis", "assistant", "json{"),
+    literals=("analysis", "assistant", "commentary", "final", "json{"),
     hold_words=(
         "assistantfinal",
         "assistantanalysis",
@@ -29,7 +41,7 @@ _TRIGGERS = Triggers(
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=("analysis",),
+    opening=OPENING_WORDS,
 )
 
 
@@ -51,13 +63,26 @@ class StrippedEnvelope:
         if "assistant" in norm:
             for m in _GLUED.finditer(norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
-        if ctx.offset == 0 and norm[:64].lstrip().startswith("analysis"):
-            opening = _OPENING.match(norm)
-            if opening and norm[opening.end()].isupper():
-                end = opening.end()
-                yield hit_from_norm(
-                    text, self.code, end - 8, end, "text opens with a glued analysis channel"
-                )
+        if ctx.offset == 0:
+            opening = _OPENING.match(norm, 0, 64 + 16)
+            if opening:
+                word_start = len(norm) - len(norm.lstrip())
+                if not _GLUED.match(norm, word_start):
+                    yield hit_from_norm(
+                        text,
+                        self.code,
+                        word_start,
+                        opening.end(),
+                        "text opens with a role or channel word glued to the answer",
+                    )
+            if ctx.final and len(norm) <= 80:
+                lone = _LONE.match(norm)
+                if lone:
+                    word_start = len(norm) - len(norm.lstrip())
+                    word_end = len(norm.rstrip())
+                    yield hit_from_norm(
+                        text, self.code, word_start, word_end, "a lone channel word is the text"
+                    )
         if "json{" in norm:
             for m in _HEADER.finditer(norm):
                 yield hit_from_norm(

@@ -1,8 +1,14 @@
 """N: a tool name with characters no real tool name has.
 
-Rule D5 (docs/detection.md, "Rules"): a tool name leaks when it contains a reserved spelling
-(signal H) or anything outside ``[A-Za-z0-9_.:-]``, as in ``lookup<|channel|>commentary`` or
-``get_weather json``.
+Rule D5 (docs/detection.md, "Rules"). Hosts accept more than ``[A-Za-z0-9_.:-]`` (ollama
+takes ``$`` and Unicode identifier letters, MCP servers name tools in any script), so a name
+may hold identifier characters (Unicode letters, digits, marks, ``_``), ``$``, ``.``, ``:`` and
+``-``. Whitespace, markup, other
+punctuation and symbols, and invisible characters are what a corrupted header leaves in a name
+(``lookup<|channel|>commentary``, ``get_weather json``); reserved spellings are signal H.
+A name in one script is fine (``获取天气``, ``búsqueda``); Latin letters mixed with a run of
+another script (``get_weather大发``, a Greek ``Ο`` in ``lооkup``) are spam glued to the name or a
+spoof, and flagged.
 """
 
 from __future__ import annotations
@@ -11,10 +17,17 @@ import re
 from collections.abc import Iterable
 from typing import Literal
 
+import regex
+
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
-_BAD = re.compile(r"[^A-Za-z0-9_.:\-]+")
-_TRIGGERS = Triggers(pattern=r"[^A-Za-z0-9_.:\-]")
+from .script_mixing import SCRIPTS
+
+_BAD = re.compile(r"[^\w$.:\-]+")
+#: a run of another script's letters in a name that also has Latin letters (``get_weather大发``)
+_FOREIGN = regex.compile("[" + "".join(rf"\p{{{s}}}" for s in SCRIPTS) + "]+")
+_LATIN = regex.compile(r"\p{Latin}")
+_TRIGGERS = Triggers(pattern=r"[^\w$.:\-]|[^\x00-\x7f]")
 
 
 class ToolNameCharset:
@@ -38,5 +51,14 @@ class ToolNameCharset:
                 start=m.start(),
                 end=m.end(),
                 evidence=m.group(),
-                detail="character outside [A-Za-z0-9_.:-] in a tool name",
+                detail="character that is not an identifier character, $, '.', ':' or '-'",
             )
+        if not original.isascii() and _LATIN.search(original):
+            for m in _FOREIGN.finditer(original):
+                yield Hit(
+                    signals=(self.code,),
+                    start=m.start(),
+                    end=m.end(),
+                    evidence=m.group(),
+                    detail="letters of another script mixed with Latin letters in a tool name",
+                )

@@ -15,6 +15,14 @@ It also says, after every delta:
 * ``release``: the offset up to which text may be shown: everything except a tail that could
   still complete a tripping spelling, and except text from a hit that would trip unless a still
   open fence or code span turns out to enclose it.
+
+Signals that read only the opening of the text (``scope="opening"``, such as the reasoning
+voice) run once, on the first ``max_span`` characters (or the whole text if it ends first);
+until then a text whose start matches their ``lead`` is held back whole. Signals that need the
+end of the text (``scope="ending"``, such as a trailing tool call) run once, at :meth:`finish`,
+on the last ``max_span`` characters; until then the monitor holds back from the earliest place
+where the rest of the text may still become such a hit (their ``tail``). The message's context
+(``tools``, ``reasoning``) is passed to every scan, as :func:`~guard.gate.evaluate` does.
 """
 
 from __future__ import annotations
@@ -29,6 +37,9 @@ from guard.models import Dialect, Hit, Surface, TextView, Verdict
 __all__ = ["SurfaceMonitor"]
 
 _NEVER = 1 << 62
+_ANYWHERE = frozenset({"anywhere"})
+_OPENING = frozenset({"opening"})
+_ENDING = frozenset({"ending"})
 
 
 class SurfaceMonitor:
@@ -41,11 +52,17 @@ class SurfaceMonitor:
         policy: Policy,
         *,
         tool_name: str | None = None,
+        tools: frozenset[str] | None = None,
+        reasoning: bool | None = None,
     ) -> None:
         self.surface = surface
         self.dialect = dialect
         self.policy = policy
         self.tool_name = tool_name
+        #: the request's declared tool names and whether the message carried a reasoning part
+        #: (``None``: unknown), as :func:`~guard.gate.evaluate` takes them
+        self.tools = tools
+        self.reasoning = reasoning
         self.rule = policy.rule(surface)
         self.total = 0
         self.examined = 0  # characters handed to signal scans (linear-work accounting)
@@ -62,10 +79,18 @@ class SurfaceMonitor:
         self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
         self._hits: list[Hit] = []  # decided hits, in order
         self._early: dict[int, Hit] = {}  # unsettled hits by start (partial co-signals)
-        self.tripped: Hit | None = None
+        self._trip: Hit | None = None
+        #: where the opening or ending signals may still claim text (the total when nothing)
+        self._scoped = 0
         self._finished = False
         self._last_trim = 0
         leak_mode = self.rule.mode == "leak"
+        #: the opening signals still have to run (and may hold the text back)
+        self._opening = leak_mode and plan.lead is not None
+        self._leads: bool | None = None  # does the opening match a lead? None: undecided
+        #: the ending signals run at finish; a tail that may become one of their hits is held
+        self._ending = leak_mode and plan.tail is not None
+        self._tail_from = 0  # where to look for such a tail next
         #: word spellings can trip here: their prefixes at the end are held back
         self._words = leak_mode and bool(plan.prefixes or plan.opening)
         self._code = (
@@ -130,12 +155,17 @@ class SurfaceMonitor:
             bracket = self._bracket_hold()
             self._partial = bracket < total
             self._hold = min(bracket, self._word_hold())
-        elif self._words and (
-            near[-2:] in plan.ends or near[-1:] in plan.ends or total <= plan.opening_window
-        ):
+        elif self._words and (plan.may_hold(near) or total <= plan.opening_window):
             self._hold = self._word_hold()
         else:
             self._hold = total
+        scoped = total
+        if self._opening:
+            scoped = min(scoped, self._opening_hold())
+        if self._ending:
+            scoped = min(scoped, self._ending_hold())
+        self._scoped = scoped
+        self._hold = min(self._hold, scoped)
         if total - self._last_trim > 4096:
             self._trim()
 
@@ -148,6 +178,10 @@ class SurfaceMonitor:
             if self._json is not None:
                 self._json.finish()
             self._settle(final=True)
+            if self._opening:
+                self._run_opening()
+            if self._ending:
+                self._run_ending()
             self._resolve()
         return self.verdict()
 
@@ -164,6 +198,15 @@ class SurfaceMonitor:
                 tool_name=self.tool_name,
             )
         return make_verdict(self._buf, self.surface, self.dialect, hits, self.tool_name, self._base)
+
+    @property
+    def tripped(self) -> Hit | None:
+        """The first hit whose trip is certain: no signal of the opening or the end of the
+        text can still claim text before its cut."""
+        trip = self._trip
+        if trip is None or self._finished or self._scoped >= trip.cut:
+            return trip
+        return None
 
     @property
     def retained(self) -> tuple[int, str]:
@@ -186,8 +229,15 @@ class SurfaceMonitor:
             return self._boundary_fn("".join(self._whole)) if self._finished else None
         return None
 
-    def _hits_in(self, lo: int, *, final: bool) -> list[Hit]:
-        window = self._buf[lo - self._base :]
+    def _hits_in(
+        self,
+        lo: int,
+        *,
+        final: bool,
+        hi: int | None = None,
+        scopes: frozenset[str] = _ANYWHERE,
+    ) -> list[Hit]:
+        window = self._buf[lo - self._base : None if hi is None else hi - self._base]
         self.examined += len(window)
         boundary = self._boundary()
         if boundary is None:
@@ -201,7 +251,60 @@ class SurfaceMonitor:
             offset=lo,
             parsed_end=boundary,
             tool_name=self.tool_name,
+            final=final and hi is None,
+            reasoning=self.reasoning,
+            tools=self.tools,
+            scopes=scopes,
         )
+
+    # --- signals of the opening and of the end of the text --------------------------------------
+
+    def _opening_hold(self) -> int:
+        """Hold the whole text while its opening may still become an opening signal's hit;
+        run those signals once the opening is complete."""
+        if self.total >= self._plan.opening_span:
+            self._run_opening()
+            return self.total
+        if self._leads is None:
+            head = self._buf[:64]
+            norm = head if head.isascii() else TextView(head).norm
+            leads = self._plan.leads(norm)
+            if not leads:
+                self._leads = False
+            elif self._plan.lead is not None and self._plan.lead.match(norm) is not None:
+                self._leads = True  # a full lead: undecided until the opening is complete
+            else:
+                return 0  # a partial lead: decided by a later delta
+        return 0 if self._leads else self.total
+
+    def _run_opening(self) -> None:
+        self._opening = False
+        if self._leads is False:
+            return  # the text does not open the way these signals need
+        span = self._plan.opening_span
+        final = self.total <= span and self._finished
+        for hit in self._hits_in(0, final=final, hi=min(span, self.total), scopes=_OPENING):
+            self._pending.append(hit)
+
+    def _ending_hold(self) -> int:
+        """Start of the earliest tail that may still become an ending signal's hit."""
+        plan = self._plan
+        lo = max(self._base, self._tail_from, self.total - plan.ending_span)
+        window = self._buf[lo - self._base :]
+        view = None if window.isascii() else TextView(window)
+        norm = window if view is None else view.norm
+        at = plan.tail_hold(norm, 0)
+        if at is None:
+            self._tail_from = self.total
+            return self.total
+        start = lo + (at if view is None else view.to_original(at))
+        self._tail_from = start  # an earlier place cannot become a tail again
+        return start
+
+    def _run_ending(self) -> None:
+        self._ending = False
+        lo = max(self._base, self.total - self._plan.ending_span)
+        self._pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
 
     def _discover(self, new: int) -> None:
         """Find anchors that the last delta completed, with the evidence to their left (enough
@@ -260,8 +363,8 @@ class SurfaceMonitor:
             hit = self._with_boundary(hit)
             decided = decide(hit, self.rule, self._weights, in_code)
             self._hits.append(decided)
-            if decided.trips and (self.tripped is None or decided.start < self.tripped.start):
-                self.tripped = decided
+            if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
+                self._trip = decided
         self._pending = keep
 
     def _with_boundary(self, hit: Hit) -> Hit:
@@ -286,7 +389,7 @@ class SurfaceMonitor:
         """Act before settling when the trip cannot change any more."""
         if self.rule.mode == "injection":
             return
-        if self.tripped is not None and self.tripped.start <= hit.start:
+        if self._trip is not None and self._trip.cut <= hit.cut:
             return
         if self._code_known(hit) is not False or not self._t_known(hit):
             return
@@ -294,14 +397,14 @@ class SurfaceMonitor:
         stable = {hit.code, *self._plan.stable}
         probe = hit.model_copy(update={"signals": tuple(c for c in hit.signals if c in stable)})
         if decide(probe, self.rule, self._weights, False).trips:
-            self.tripped = decide(hit, self.rule, self._weights, False)
+            self._trip = decide(hit, self.rule, self._weights, False)
 
     def _trim(self) -> None:
         self._last_trim = self.total
         keep_from = max(0, self._settled - self._plan.left)
         for hit in self._pending:
-            keep_from = min(keep_from, hit.start)
-        keep_from = min(keep_from, self.total - self._plan.hold)
+            keep_from = min(keep_from, hit.cut)
+        keep_from = min(keep_from, self.total - max(self._plan.hold, self._plan.ending_span))
         if keep_from - self._base > 4096:
             self._parts = [self._buf[keep_from - self._base :]]
             self._base = keep_from
@@ -314,20 +417,20 @@ class SurfaceMonitor:
     def release(self) -> int:
         """Offset up to which the text can be shown now."""
         if self._finished:
-            return self.tripped.start if self.tripped else self.total
-        if self.tripped is None and not self._pending and not self._early:
+            return self._trip.cut if self._trip else self.total
+        if self._trip is None and not self._pending and not self._early:
             return self._hold
         bound = self._hold
-        if self.tripped is not None:
-            bound = min(bound, self.tripped.start)
+        if self._trip is not None:
+            bound = min(bound, self._trip.cut)
         for hit in self._pending:
             if self._would_trip_but_for_code(hit):
-                bound = min(bound, hit.start)
+                bound = min(bound, hit.cut)
         for hit in self._early.values():
             # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
             # withheld until it settles, so a late trip never shows text past its cut.
             if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
-                bound = min(bound, hit.start)
+                bound = min(bound, hit.cut)
         return bound
 
     def _would_trip_but_for_code(self, hit: Hit) -> bool:

@@ -23,6 +23,7 @@ __all__ = ["StreamPlan", "stream_plan"]
 
 #: Characters a stripped text may open with before an opening word (K's ``analysisThe``).
 OPENING_SLACK = 64
+_BLANKS = re.compile(r"[ \t\r\n]+")
 
 
 def _first_char(source: str) -> str | None:
@@ -73,22 +74,80 @@ class StreamPlan:
     opening: tuple[str, ...]
     #: how long the text may be while an opening word can still form
     opening_window: int
+    #: characters glued before a hold word that belong to its hit (held with it)
+    glue: str
+    #: the ``opening`` signals' leads, one pattern (``None``: no opening signal)
+    lead: regex.Pattern[str] | None
+    #: how much of the text's opening decides the ``opening`` signals
+    opening_span: int
+    #: the ``ending`` signals' whole-tail patterns (``None``: no ending signal)
+    tail: regex.Pattern[str] | None
+    #: how much of the text's end the ``ending`` signals read
+    ending_span: int
+    #: where a tail may start (the first characters of the tail patterns, when literal)
+    tail_starts: re.Pattern[str] | None
+
+    def may_hold(self, norm: str) -> bool:
+        """Quick test: can a suffix of ``norm`` be a (blank-collapsed) prefix of a word
+        spelling or a run of glue characters?"""
+        if not norm:
+            return False
+        key = norm[-2:]
+        if key[-1] in " \t\r\n":
+            key = norm.rstrip()[-1:] + " "
+        return key in self.ends or key[-1:] in self.ends
 
     def word_hold(self, norm: str) -> int | None:
-        """Start of the longest suffix of ``norm`` that may still grow into a word spelling."""
-        if self.word_start is None or (norm[-2:] not in self.ends and norm[-1:] not in self.ends):
+        """Start of the longest suffix of ``norm`` that may still grow into a word spelling
+        (a run of blanks stands for the one blank of a spelling), with the glue characters
+        right before it; or of a trailing run of glue characters."""
+        if not self.may_hold(norm):
             return None  # no prefix of a word spelling ends with these characters
-        lo = max(0, len(norm) - self.longest_word)
-        for m in self.word_start.finditer(norm, lo):
-            if norm[m.start() :] in self.prefixes:
-                return m.start()
-        return None
+        at = None
+        if self.word_start is not None:
+            core = norm.rstrip()
+            slack = len(norm) - len(core)
+            lo = max(0, len(core) - self.longest_word)
+            for m in self.word_start.finditer(core, lo):
+                rest = _BLANKS.sub(" ", norm[m.start() :])
+                if rest in self.prefixes or (slack and rest[:-1] in self.prefixes):
+                    at = m.start()
+                    break
+        if at is None:
+            at = len(norm.rstrip(self.glue)) if self.glue and norm[-1:] in self.glue else None
+            return at
+        while at > 0 and norm[at - 1] in self.glue:
+            at -= 1
+        return at
 
     def opening_hold(self, norm: str) -> int | None:
-        """Where a text that is still (blanks and) a prefix of an opening word starts it."""
+        """Where a text that is still (blanks and) a prefix of an opening word, maybe with
+        blanks after it, starts it."""
         opening = norm.lstrip()
-        if opening and any(w.startswith(opening) for w in self.opening):
+        core = opening.rstrip()
+        if core and any(w.startswith(core) for w in self.opening):
             return len(norm) - len(opening)
+        return None
+
+    def leads(self, norm: str) -> bool:
+        """The text may still open with a hit of an ``opening`` signal."""
+        if self.lead is None:
+            return False
+        return self.lead.match(norm, partial=True) is not None
+
+    def tail_hold(self, norm: str, lo: int) -> int | None:
+        """The earliest place at or after ``lo`` from which the rest of ``norm`` is (a prefix
+        of) a hit of an ``ending`` signal."""
+        if self.tail is None:
+            return None
+        places = (
+            (m.start() for m in self.tail_starts.finditer(norm, lo))
+            if self.tail_starts is not None
+            else range(lo, len(norm))
+        )
+        for at in places:
+            if self.tail.fullmatch(norm, at, partial=True) is not None:
+                return at
         return None
 
 
@@ -102,9 +161,13 @@ def _plan(
     dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
 ) -> StreamPlan:
     active = [s for s in every if surface in s.surfaces and s.code not in disabled]
-    anchors = [s for s in active if s.kind == "anchor"]
+    scoped = [(s, s.triggers(dialect)) for s in active if s.kind == "anchor"]
+    anchors = [s for s, t in scoped if t.scope == "anywhere"]
+    openers = [(s, t) for s, t in scoped if t.scope == "opening"]
+    enders = [(s, t) for s, t in scoped if t.scope == "ending"]
     cos = [s for s in active if s.kind == "co"]
-    triggers = [s.triggers(dialect) for s in anchors]
+    # co-signals may publish holds too: tails that may become the left end of a hit
+    triggers = [t for s, t in scoped if t.scope == "anywhere"] + [s.triggers(dialect) for s in cos]
     span = max([s.max_span for s in anchors], default=0)
     before = max([s.reach[0] for s in cos], default=0)
     after = max([s.reach[1] for s in cos], default=0)
@@ -136,6 +199,10 @@ def _plan(
     # one character long and begins a word)
     ends = frozenset(p[-2:] for p in prefixes)
     word_firsts = sorted({w[0] for w in letter_words})
+    glue = "".join(sorted({ch for t in triggers for ch in t.glue}))
+    ends = ends | frozenset(glue)
+    leads = [t.lead for _, t in openers if t.lead is not None]
+    tails = [t.tail for _, t in enders if t.tail is not None]
     return StreamPlan(
         always=any(t.always for t in triggers),
         trigger=trigger,
@@ -153,4 +220,16 @@ def _plan(
         longest_word=max(map(len, letter_words), default=0),
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
+        glue=glue,
+        lead=regex.compile("|".join(f"(?:{p})" for p in leads)) if leads else None,
+        opening_span=max([s.max_span for s, _ in openers], default=0),
+        tail=(
+            regex.compile("|".join(f"(?:{p})" for p in tails), regex.VERSION1) if tails else None
+        ),
+        ending_span=max([s.max_span for s, _ in enders], default=0),
+        tail_starts=(
+            re.compile("|".join(f"(?:{t.tail_start})" for _, t in enders if t.tail_start))
+            if tails and all(t.tail_start for _, t in enders if t.tail)
+            else None
+        ),
     )

@@ -4,9 +4,13 @@
 A :class:`Policy` loads from TOML or JSON, so a user can tighten or loosen the gate without code::
 
     [surfaces.text]
-    trip_alone = ["H", "K"]
+    trip_alone = ["H", "K", "V", "J"]
     anchors = ["M"]
-    co_signals = ["C", "G", "S", "B", "R"]
+    co_signals = ["C", "G", "S", "B", "R", "A"]
+
+    [surfaces.tool_arg]
+    require = ["T"]
+    trip_with = [["M", "C", "E"]]
 
     [boundaries]
     apply_patch = "none"
@@ -35,7 +39,7 @@ __all__ = [
     "check_policy_or_path",
 ]
 
-_LEAK_CO = frozenset({"C", "G", "S", "B", "R"})
+_LEAK_CO = frozenset({"C", "G", "S", "B", "R", "A"})
 
 
 class SurfaceRule(BaseModel):
@@ -43,17 +47,21 @@ class SurfaceRule(BaseModel):
 
     A hit trips when it is not exempt as code, carries every signal in ``require``, and either
     was found by a signal in ``trip_alone`` or was found by an ``anchors`` signal and carries at
-    least one of ``co_signals``. ``mode="injection"`` (input surfaces) never reports a leak; it
-    lists the reserved spellings found instead.
+    least one of ``co_signals``. A hit that is not exempt as code also trips when it carries
+    every code of one of the ``trip_with`` combinations (they ignore ``require``: on
+    ``tool_arg`` they let the strongest leaks inside a JSON string trip before the parse
+    boundary). ``mode="injection"`` (input surfaces) never reports a leak; it lists the reserved
+    spellings found instead.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mode: Literal["leak", "injection"] = "leak"
-    trip_alone: frozenset[str] = frozenset({"H", "K"})
+    trip_alone: frozenset[str] = frozenset({"H", "K", "V", "J"})
     anchors: frozenset[str] = frozenset({"M"})
     co_signals: frozenset[str] = _LEAK_CO
     require: frozenset[str] = frozenset()
+    trip_with: tuple[frozenset[str], ...] = ()
     code_exempt: bool = True
 
 
@@ -62,9 +70,13 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
     return {
         Surface.TEXT: leak,
         Surface.THINKING: leak,
-        Surface.TOOL_ARG: SurfaceRule(require=frozenset({"T"}), code_exempt=False),
+        Surface.TOOL_ARG: SurfaceRule(
+            require=frozenset({"T"}),
+            trip_with=(frozenset({"M", "C", "E"}),),
+            code_exempt=False,
+        ),
         Surface.TOOL_NAME: SurfaceRule(
-            trip_alone=frozenset({"H", "N"}),
+            trip_alone=frozenset({"H", "N", "U"}),
             anchors=frozenset(),
             co_signals=frozenset(),
             code_exempt=False,

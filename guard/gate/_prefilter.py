@@ -4,8 +4,9 @@ A batch of texts (an audit reads millions) is searched once for every trigger of
 signals of their surfaces, joined by a separator no trigger matches; only the texts a match
 falls in go through the gate. The answer is a superset: a text left out cannot yield a hit,
 because each anchor signal promises that every text it fires on contains one of its literals
-or matches its pattern (itself or its normalised view). A signal that promises nothing
-(``always``) makes every text a candidate.
+or matches its pattern (itself or its normalised view), and each signal of the opening
+promises that every text it fires on starts with a match of its ``lead``. A signal that
+promises nothing (``always``) makes every text a candidate.
 """
 
 from __future__ import annotations
@@ -26,17 +27,30 @@ _SEPARATORS = ("\n", "\x00", ":", "\x1f", " ")
 
 
 class Prefilter:
-    """One combined search for the triggers of the anchor signals of some surfaces."""
+    """One combined search for the triggers of the anchor signals of some surfaces, and one
+    match at the start of each text for the leads of the signals that read only the opening
+    of a text (``scope="opening"``)."""
 
-    __slots__ = ("pattern", "sep")
+    __slots__ = ("lead", "pattern", "sep")
 
-    def __init__(self, pattern: re.Pattern[str], sep: str | None) -> None:
+    def __init__(
+        self, pattern: re.Pattern[str], sep: str | None, lead: re.Pattern[str] | None = None
+    ) -> None:
         self.pattern = pattern
         self.sep = sep
+        self.lead = lead
+
+    def _leads(self, text: str) -> bool:
+        lead = self.lead
+        if lead is None:
+            return False
+        if lead.match(text) is not None:
+            return True
+        return not text.isascii() and lead.match(TextView(text).norm) is not None
 
     def could_hit(self, text: str) -> bool:
         """False when ``text`` cannot yield a hit on these surfaces."""
-        if self.pattern.search(text) is not None:
+        if self.pattern.search(text) is not None or self._leads(text):
             return True
         return not text.isascii() and self.pattern.search(TextView(text).norm) is not None
 
@@ -51,6 +65,8 @@ class Prefilter:
             wide = [i for i, t in enumerate(texts) if not t.isascii()]
             found |= self._search(texts, wide, normalise=False)
             found |= self._search(texts, wide, normalise=True)
+        if self.lead is not None:
+            found.update(i for i, t in enumerate(texts) if i not in found and self._leads(t))
         return sorted(found)
 
     def _search(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:
@@ -96,6 +112,7 @@ def _prefilter(
 ) -> Prefilter | None:
     parts: list[str] = []
     literals: set[str] = set()
+    leads: list[str] = []
     for signal in every:
         if signal.kind != "anchor" or signal.code in disabled or not surfaces & signal.surfaces:
             continue
@@ -105,6 +122,10 @@ def _prefilter(
         literals.update(triggers.literals)
         if triggers.pattern is not None:
             parts.append(f"(?:{triggers.pattern})")
+        if triggers.scope == "opening":
+            if triggers.lead is None:
+                return None  # an opening signal that promises nothing: judge every text
+            leads.append(f"(?:{triggers.lead})")
     ordered = sorted(literals, key=lambda s: (-len(s), s))
     pattern = re.compile("|".join([*(re.escape(lit) for lit in ordered), *parts]) or "(?!)")
     sep = next(
@@ -115,4 +136,5 @@ def _prefilter(
         ),
         None,
     )
-    return Prefilter(pattern, sep)
+    lead = re.compile("|".join(leads)) if leads else None
+    return Prefilter(pattern, sep, lead)

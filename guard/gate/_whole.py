@@ -20,19 +20,34 @@ from guard.gate._policy import Policy, SurfaceRule
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from signals import load_signals
 
-__all__ = ["decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
+__all__ = ["ALL_SCOPES", "decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
 
 _log = get_logger("guard.gate")
 
 
-def _signals_for(surface: Surface, policy: Policy) -> tuple[list[Signal], list[Signal]]:
+#: every scope an anchor signal may have (see :class:`~guard.models.Triggers`)
+ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
+
+
+def _signals_for(
+    surface: Surface, dialect: Dialect, policy: Policy, scopes: frozenset[str]
+) -> tuple[list[Signal], list[Signal], frozenset[str]]:
+    """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
+    evidence extends a hit's cut."""
     anchors: list[Signal] = []
     cos: list[Signal] = []
+    extends: set[str] = set()
     for signal in load_signals():
         if surface not in signal.surfaces or signal.code in policy.disabled:
             continue
-        (anchors if signal.kind == "anchor" else cos).append(signal)
-    return anchors, cos
+        if signal.kind == "anchor":
+            if signal.triggers(dialect).scope in scopes:
+                anchors.append(signal)
+        else:
+            cos.append(signal)
+            if signal.triggers(dialect).extends:
+                extends.add(signal.code)
+    return anchors, cos, frozenset(extends)
 
 
 def _rank(code: str) -> int:
@@ -66,8 +81,9 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit
     return out
 
 
-def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int) -> Hit:
+def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int, extends: frozenset[str]) -> Hit:
     codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
+    lead = min((h.start for h in extra if h.code in extends), default=anchor.start)
     if extra:
         # `anchor` indexes the scan's own anchor list: meaningless once attached, dropped.
         extra = tuple(
@@ -81,6 +97,7 @@ def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int) -> Hit:
         evidence=anchor.evidence,
         detail=anchor.detail,
         support=extra,
+        lead=lead + offset if lead < anchor.start else None,
     )
 
 
@@ -91,6 +108,15 @@ def _trips(hit: Hit, rule: SurfaceRule) -> bool:
     if hit.code in rule.trip_alone:
         return True
     return hit.code in rule.anchors and bool(codes & rule.co_signals)
+
+
+def _trips_with(hit: Hit, rule: SurfaceRule) -> bool:
+    """The rule's extra combinations: a hit carrying every code of one of them trips (they
+    bypass ``require``, so a tool argument can trip before its parse boundary)."""
+    if hit.in_code or not rule.trip_with:
+        return False
+    codes = set(hit.signals)
+    return any(combo <= codes for combo in rule.trip_with)
 
 
 def _reason(surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit]) -> str:
@@ -116,17 +142,31 @@ def find_hits(
     offset: int = 0,
     parsed_end: int | None = None,
     tool_name: str | None = None,
+    final: bool = True,
+    reasoning: bool | None = None,
+    tools: frozenset[str] | None = None,
+    scopes: frozenset[str] = ALL_SCOPES,
 ) -> list[Hit]:
     """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
     ``offset`` (``text`` may be a window of a longer text); no code or trip decision yet.
-    ``parsed_end`` is absolute (in the same coordinates as the returned hits)."""
+    ``parsed_end`` is absolute (in the same coordinates as the returned hits). ``final`` says
+    the text ends where the whole text ends; ``reasoning`` and ``tools`` are the message's
+    context (``None``: unknown); ``scopes`` selects the anchor signals by scope."""
     rule = policy.rule(surface)
     view = TextView(text)
-    anchor_signals, co_signals = _signals_for(surface, policy)
+    anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
     if rule.mode == "injection":
         anchor_signals = [s for s in anchor_signals if s.code == "H"]
         co_signals = []
-    ctx = ScanContext(dialect=dialect, surface=surface, tool_name=tool_name, offset=offset)
+    ctx = ScanContext(
+        dialect=dialect,
+        surface=surface,
+        tool_name=tool_name,
+        offset=offset,
+        final=final,
+        reasoning=reasoning,
+        tools=tools,
+    )
     anchors: list[Hit] = []
     for signal in anchor_signals:
         anchors.extend(signal.scan(view, ctx))
@@ -143,17 +183,20 @@ def find_hits(
             offset=offset,
             anchors=tuple(anchors),
             parsed_end=relative_end,
+            final=final,
+            reasoning=reasoning,
+            tools=tools,
         )
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
-    return [_compose(anchor, extra, offset) for anchor, extra in _attach(anchors, support)]
+    return [_compose(anchor, extra, offset, extends) for anchor, extra in _attach(anchors, support)]
 
 
 def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
     """The final form of a hit: whether it is in closed code and whether it trips."""
     if in_code:
         hit = hit.model_copy(update={"in_code": True})
-    if _trips(hit, rule):
+    if _trips(hit, rule) or _trips_with(hit, rule):
         score = sum(weights.get(code, 0.0) for code in hit.signals)
         hit = hit.model_copy(update={"trips": True, "score": score})
     return hit
@@ -177,14 +220,14 @@ def make_verdict(
         dialect=dialect.name,
         signals=tuple(dict.fromkeys(code for h in tripping for code in h.signals)),
         hits=tuple(hits),
-        cut=tripping[0].start if leak else None,
+        cut=min(h.cut for h in tripping) if leak else None,
         score=sum(h.score for h in tripping),
         reason=_reason(surface, hits, tripping),
         tool_name=tool_name,
     )
     if leak:
         first = tripping[0]
-        at = first.start - preview_offset
+        at = first.cut - preview_offset
         shown = text_for_preview[at : at + 48] if text_for_preview and at >= 0 else first.evidence
         _log.info(
             "guard.leak",
@@ -206,12 +249,25 @@ def evaluate(
     *,
     parsed_end: int | None = None,
     tool_name: str | None = None,
+    reasoning: bool | None = None,
+    tools: frozenset[str] | None = None,
 ) -> Verdict:
-    """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`)."""
+    """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`).
+    ``reasoning`` (did the message carry a reasoning part?) and ``tools`` (the declared tool
+    names) default to unknown."""
     rule = policy.rule(surface)
     if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":
         parsed_end = get_boundary(policy.boundary_for(tool_name))(text)
-    hits = find_hits(text, surface, dialect, policy, parsed_end=parsed_end, tool_name=tool_name)
+    hits = find_hits(
+        text,
+        surface,
+        dialect,
+        policy,
+        parsed_end=parsed_end,
+        tool_name=tool_name,
+        reasoning=reasoning,
+        tools=tools,
+    )
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if rule.mode == "injection":

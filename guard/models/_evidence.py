@@ -36,6 +36,14 @@ class Hit(BaseModel):
     in_code: bool = False
     trips: bool = False
     score: float = 0.0
+    #: where the untrusted text starts when that is before ``start``: the adjacent evidence a
+    #: co-signal found (a channel word and the junk glued before it); ``None`` means ``start``
+    lead: int | None = Field(default=None, ge=0)
+
+    @property
+    def cut(self) -> int:
+        """Where the untrusted text starts for this hit (``lead``, else ``start``)."""
+        return self.start if self.lead is None else self.lead
 
     @property
     def code(self) -> str:
@@ -51,8 +59,9 @@ class Hit(BaseModel):
 class Verdict(BaseModel):
     """The gate's answer for one piece of text on one surface.
 
-    ``cut`` is the offset from which the text is untrusted (the start of the first tripping
-    hit), ``None`` when nothing trips. For input surfaces ``leak`` is always false and
+    ``cut`` is the offset from which the text is untrusted (the earliest evidence of the first
+    tripping hit: its start, or the adjacent channel word and junk before it), ``None`` when
+    nothing trips. For input surfaces ``leak`` is always false and
     ``injection`` lists the reserved spellings found (escaping required).
     """
 
@@ -91,3 +100,12 @@ class ScanContext(BaseModel):
     #: Scratch space shared by the signals of one scan (derived data several co-signals need,
     #: such as the marker neighbourhoods); the gate gives every scan a fresh one.
     shared: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    #: The text scanned ends where the whole text ends, for good (a whole text, or a stream's
+    #: final scan). Signals whose hits depend on the end of the text (a lone channel word, a
+    #: trailing tool call) fire only then.
+    final: bool = True
+    #: Whether the message this text belongs to carried a reasoning part: ``True`` or ``False``
+    #: when the caller knows (``detect_message``, streams, audit), ``None`` when unknown.
+    reasoning: bool | None = None
+    #: The names of the tools the request declared; ``None`` when unknown (no ``tools=``).
+    tools: frozenset[str] | None = None

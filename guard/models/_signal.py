@@ -39,7 +39,25 @@ class Triggers:
             stream holds back a tail that is a proper prefix of one until the next delta decides.
         hold_patterns: the same, as regex sources (``regex`` module syntax).
         opening: words that trip only when the text opens with them (after blanks); a stream
-            holds back a text that is still (blanks and) a prefix of one.
+            holds back a text that is still (blanks and) a prefix of one, with blanks after it.
+        glue: characters that belong to a hit when glued right before one of its hold words
+            (closing brackets and quotes of a stripped call); a stream holds them with the word,
+            and holds a tail of them until the next delta shows what follows.
+        extends: for a co-signal: its evidence lies before the anchor and is part of the leak,
+            so the hit's cut starts at it (the channel word before a marker).
+        scope: ``anywhere`` (hits are found in any window of the text), ``opening`` (hits only
+            at the start of the text, decided by its first ``max_span`` characters) or
+            ``ending`` (hits only at the end of the text, decided when the text is final). A
+            stream runs ``opening`` signals once on the opening and ``ending`` signals once at
+            the end, and holds back what they may still claim (``lead``, ``tail``).
+        lead: for ``opening`` signals, a regex source (``regex`` syntax) matched partially
+            against the start of the normalised text: while it matches and fewer than
+            ``max_span`` characters have arrived, a stream holds the whole text back.
+        tail: for ``ending`` signals, a regex source (``regex`` syntax) for a hit's whole
+            text from its start to the end of the text; a stream holds back from the earliest
+            place where the rest of the text is (a prefix of) a match.
+        tail_start: for ``ending`` signals, a regex source (``re`` syntax) matching where such
+            a tail may begin (its first characters), so a stream tries only those places.
     """
 
     literals: tuple[str, ...] = ()
@@ -48,6 +66,12 @@ class Triggers:
     hold_words: tuple[str, ...] = ()
     hold_patterns: tuple[str, ...] = ()
     opening: tuple[str, ...] = ()
+    glue: str = ""
+    extends: bool = False
+    scope: Literal["anywhere", "opening", "ending"] = "anywhere"
+    lead: str | None = None
+    tail: str | None = None
+    tail_start: str | None = None
 
 
 @runtime_checkable

@@ -6,52 +6,46 @@ from __future__ import annotations
 import bisect
 import re
 
+from guard.models._fold_table import FOLD, IGNORABLE
+
 __all__ = ["TextView"]
 
-_DELETE = frozenset(
-    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u200b\u200c\u200d\u200e"
-    "\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069"
-    "\u3164\ufe00\ufe01\ufe0e\ufe0f\ufeff\uffa0"
-)
 
-_DELETE_RE = re.compile("[" + "".join(sorted(_DELETE)) + "]")
-
-_BAR_LOOKALIKES = "\uff5c\u2223\u01c0\u2502\ufe31\u23d0\uffe8\u2758\u05c0\u2503\u239c\u20d2"
-
-_FOLD: dict[int, str] = {
-    **{ord(ch): "|" for ch in _BAR_LOOKALIKES},
-    # fullwidth and small punctuation that spells markers
-    0xFF1C: "<",
-    0xFF1E: ">",
-    0xFE64: "<",
-    0xFE65: ">",
-    0xFF1D: "=",
-    0xFE66: "=",
-    0xFF0E: ".",
-    0xFF3F: "_",
-    # fullwidth ASCII letters and digits
-    **{cp: chr(cp - 0xFEE0) for cp in range(0xFF10, 0xFF1A)},
-    **{cp: chr(cp - 0xFEE0) for cp in range(0xFF21, 0xFF3B)},
-    **{cp: chr(cp - 0xFEE0) for cp in range(0xFF41, 0xFF5B)},
-    # Cyrillic homoglyphs
-    **{ord(k): v for k, v in zip("аеорсухіјѕԁԛԝһӏ", "aeopcyxijsdqwhl", strict=True)},
-    **{ord(k): v for k, v in zip("АВЕКМНОРСТХІЈЅ", "ABEKMHOPCTXIJS", strict=True)},
-    # Greek homoglyphs
-    **{ord(k): v for k, v in zip("οαινρυκτ", "oaivpukt", strict=True)},
-    **{ord(k): v for k, v in zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEZHIKMNOPTYX", strict=True)},
-}
+def _char_class(ranges: list[tuple[int, int]]) -> re.Pattern[str]:
+    parts = [
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+        for a, b in ranges
+    ]
+    return re.compile("[" + "".join(parts) + "]")
 
 
-_FOLD_RE = re.compile("[" + re.escape("".join(chr(cp) for cp in _FOLD)) + "]")
+def _ranges(points: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for cp in points:
+        if out and out[-1][1] == cp - 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return out
+
+
+#: one code point -> one printable ASCII character (generated from Unicode data)
+_FOLD: dict[int, str] = FOLD
+_FOLD_RE = _char_class(_ranges(sorted(_FOLD)))
+#: Default_Ignorable_Code_Point characters: the view deletes them
+_DELETE_RE = _char_class(list(IGNORABLE))
 
 
 class TextView:
     """A text and its normalised twin, with offsets of the twin mapped back to the original.
 
-    Normalisation deletes zero-width and other invisible characters (soft hyphen, joiners,
-    direction marks, variation selectors), maps bar lookalikes (fullwidth ``｜``, ``∣``, ``ǀ``,
-    box-drawing bars) to ``|``, fullwidth ASCII to ASCII, and Cyrillic/Greek homoglyphs to the
-    Latin letters they imitate. ASCII text is its own normalised view at no cost.
+    Normalisation deletes every Default_Ignorable_Code_Point (zero-width characters, joiners,
+    direction marks, variation selectors, tag characters, fillers) and folds, one character to
+    one character, every lookalike of a printable ASCII character that Unicode's confusables data
+    or per-character NFKC names: bar lookalikes (fullwidth ``｜``, ``∣``, ``ǀ``, box-drawing bars)
+    to ``|``, fullwidth and mathematical letters to ASCII, Cyrillic/Greek homoglyphs to the Latin
+    letters they imitate. The table is generated (``corpora/unicode/generate_fold_table.py``).
+    ASCII text is its own normalised view at no cost.
     """
 
     __slots__ = ("_deleted", "_npos", "norm", "original")

@@ -499,7 +499,8 @@ def test_harmony_surfaces() -> None:
 def test_text_format_is_one_model_output() -> None:
     report = guard.audit(io.BytesIO(f"Here.\n{LEAK}\n".encode()), format="text")
     assert kinds(report) == [(1, 0, "text", "leak")]
-    assert report.findings[0].cut == len("Here.\n") + 17
+    # the cut starts at the junk glued before the channel word (issue 11, cut precision)
+    assert report.findings[0].cut == len("Here.\n") + LEAK.index("}]}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -591,7 +592,7 @@ def test_no_raw_text_in_findings_beyond_the_redacted_preview() -> None:
     report = one(t)
     dumped = report.model_dump_json() + json.dumps(report.sarif())
     assert "Alice" not in dumped and "Smith" not in dumped
-    assert report.findings[0].preview.startswith("xx=xxxxxxxxx.xxxx")
+    assert report.findings[0].preview.startswith("}]}xxxxxxxx xx=xxxxxxxxx")
 
 
 def test_arguments_are_checked() -> None:

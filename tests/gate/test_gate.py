@@ -58,7 +58,9 @@ def test_d2_text_marker_needs_a_co_signal() -> None:
 
 def test_d3_thinking_uses_the_same_rule() -> None:
     assert detect("a <|end|>", "thinking").leak
-    assert not detect("to=functions.f", "thinking").leak
+    assert not detect("call to=functions.f later", "thinking").leak
+    # a marker that opens the text is a leak on its own (A, issue 11)
+    assert detect("to=functions.f", "thinking").signals == ("M", "A")
 
 
 def test_d4_tool_arg_hit_must_carry_t() -> None:
@@ -278,7 +280,7 @@ def test_detect_never_raises_and_offsets_point_at_evidence(text: str, surface: s
         for support in hit.support:
             assert text[support.start : support.end] == support.evidence
     if v.leak:
-        assert v.cut == min(h.start for h in v.hits if h.trips)
+        assert v.cut == min(h.cut for h in v.hits if h.trips)
     else:
         assert v.cut is None
 

@@ -132,7 +132,7 @@ def test_k_lookalike_zero_width_inside() -> None:
         "set to=functions.read in the docs",
         "the header carries to=python",
         "goto=functions.php?id=1",
-        "to=browser.search is a built-in",
+        "use to=browser.search, a built-in",
     ],
 )
 def test_m_alone_never_trips(text: str) -> None:
@@ -253,7 +253,7 @@ def test_t_marker_inside_json_string_is_before_the_boundary() -> None:
 def test_t_marker_after_the_json_value_trips() -> None:
     args = '{"path": "a.py"} analysis to=functions.edit code'
     v = detect(args, "tool_arg", tool_name="edit")
-    assert v.leak and v.hits[0].signals[-1] == "T" and v.cut == args.index("to=")
+    assert v.leak and v.hits[0].signals[-1] == "T" and v.cut == args.index("analysis")
 
 
 def test_t_explicit_parsed_end_wins() -> None:

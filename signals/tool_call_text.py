@@ -1,0 +1,107 @@
+"""J: the answer is, or ends in, a tool call written as text.
+
+When a server's tool parser misses the model's call (wrong parser, a stripped special token, a
+call in another dialect's form), the call arrives as ``content``: the agent shows JSON instead
+of calling the tool. Forms, each as the whole rest of the text (trailing blanks allowed):
+
+* a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``; arguments as an
+  object or as a string holding one), a list of them, or an OpenAI ``tool_calls`` item
+  ``{"type": "function", "function": {...}}``;
+* Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
+  ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
+* Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``).
+
+With declared tools (``tools=``) a call counts only when it names one of them, which is what
+makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
+call of any tool); without them the strict shapes above are the evidence. Only the last
+:data:`SPAN` characters are read, so a longer call is not flagged. The hit depends on the end of
+the text: a stream decides it at the end and holds back a tail that may still become one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import regex
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+from ._common import hit_from_norm
+
+#: characters at the end of the text a call may span
+SPAN = 2048
+
+_DEFINE = r"""(?(DEFINE)
+  (?<s>"(?:[^"\\]|\\.)*")
+  (?<v>(?&s)|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|(?&o)|(?&a))
+  (?<o>\{\s*(?:(?&s)\s*:\s*(?&v)(?:\s*,\s*(?&s)\s*:\s*(?&v))*)?\s*\})
+  (?<a>\[\s*(?:(?&v)(?:\s*,\s*(?&v))*)?\s*\])
+  (?<args>(?&o)|"\{(?:[^"\\]|\\.)*\}")
+  (?<call>\{\s*"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters)"\s*:\s*(?&args)\s*\})
+  (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
+  (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
+  (?<hermes><tool_call>\s*(?:(?&call)|(?&xml))\s*</tool_call>)
+  (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs))
+)"""
+#: a whole trailing call (or calls) from its start to the end of the text
+_TAIL_SOURCE = (
+    _DEFINE + r"(?:\[\s*(?:(?&call)|(?&oai))(?:\s*,\s*(?:(?&call)|(?&oai)))*\s*\]"
+    r"|(?&one)(?:\s*(?&one))*)\s*"
+)
+_TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
+_STARTS = regex.compile(r"[\[{]|<tool_call>|<function=|functions\.")
+_NAMES = regex.compile(
+    r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
+)
+
+_TRIGGERS = Triggers(
+    literals=('"name"', "<tool_call>", "<function=", "functions."),
+    scope="ending",
+    tail=_TAIL_SOURCE,
+    tail_start=r"[\[{<f]",
+)
+
+
+def _names(call: str) -> list[str]:
+    return [next(g for g in m.groups() if g is not None) for m in _NAMES.finditer(call)]
+
+
+class ToolCallText:
+    code = "J"
+    name = "tool call as text"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 27
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        if not ctx.final:
+            return
+        norm = text.norm
+        lo = text.to_norm(max(0, len(text.original) - SPAN))
+        tail = norm[lo:]  # only the end is read: clean long text costs nothing more
+        if not any(lit in tail for lit in _TRIGGERS.literals):
+            return
+        for m in _STARTS.finditer(norm, lo):
+            at = m.start()
+            if _TAIL.fullmatch(norm, at) is None:
+                continue
+            call = norm[at:].rstrip()
+            names = _names(call)
+            if ctx.tools is not None:
+                if not any(
+                    n in ctx.tools or n.removeprefix("functions.") in ctx.tools for n in names
+                ):
+                    return
+                detail = f"tool call of declared {names[0]!r} written as text"
+            else:
+                detail = "tool call written as text" + (f" ({names[0]!r})" if names else "")
+            yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+            return

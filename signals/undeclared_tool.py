@@ -1,0 +1,47 @@
+"""U: a tool name that is not one of the request's declared tools.
+
+Only with declared tools (``tools=`` on :func:`guard.detect`, ``detect_message``, streams and
+audit): a call to ``get_weathr`` when ``get_weather`` was declared, or to a tool the request
+never offered, is the model's invention or a corrupted header, and executing it fails or worse.
+A Harmony recipient prefix (``functions.NAME``) is accepted for a declared ``NAME``. Without
+declared tools the signal is silent (the charset rule, N, still applies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+_TRIGGERS = Triggers(always=True)  # any name can be undeclared: no prefilter is possible
+
+
+class UndeclaredTool:
+    code = "U"
+    name = "undeclared tool"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TOOL_NAME})
+    max_span = 256
+    reach = (0, 0)
+    order = 45
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        tools = ctx.tools
+        name = text.original
+        if tools is None or ctx.offset != 0 or not ctx.final:
+            return
+        bare = name.removeprefix("functions.")
+        if name in tools or bare in tools:
+            return
+        yield Hit(
+            signals=(self.code,),
+            start=0,
+            end=len(name),
+            evidence=name,
+            detail=f"tool {name!r} is not declared ({len(tools)} declared)",
+        )
