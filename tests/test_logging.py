@@ -35,7 +35,8 @@ def test_leak_event_is_structured_and_redacted() -> None:
     assert len(events) == 1
     event = events[0]
     assert event["surface"] == "text" and event["signals"] == ["M", "C", "S"]
-    assert event["cut"] == len(SECRET) + len(" analysis ")
+    # the cut starts at the channel word before the marker (docs/detection.md, "Gate")
+    assert event["cut"] == len(SECRET) + len(" ")
     assert "Alice" not in repr(event) and "edit" not in repr(event)
 
 
