@@ -34,6 +34,7 @@ SOME = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCh
 #: Every scanner configuration under test, by an id that names the dialect.
 FACTORIES: dict[str, Callable[[], ScannerBase]] = {
     "harmony": HarmonyScanner,
+    "harmony-in-thinking": lambda: HarmonyScanner(start_in_thinking=True),
     "chatglm3": ChatGLM3Scanner,
     "chatglm3-primed": lambda: ChatGLM3Scanner(primed=True),
     "chatml": ChatMLScanner,
