@@ -1,9 +1,10 @@
 """Dialect scanners: pick one by dialect, register your own, render Harmony.
 
 :func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
-record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml`` and ``llama3``; others come
-from :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect
-name, value = a factory), loaded only when that dialect is asked for.
+record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3``, ``glm``,
+``kimi``, ``deepseek``, ``deepseek_v32`` and ``minimax``; others come from
+:func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect name,
+value = a factory), loaded only when that dialect is asked for.
 
 A factory is called with the keywords ``start_in_thinking`` and ``tools`` when it takes them (the
 built-in scanner classes do); a factory that takes no arguments still works, as long as the
@@ -32,6 +33,7 @@ from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
+from guard.scanners.glm import GLMScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
     HarmonyScanner,
@@ -48,6 +50,7 @@ __all__ = [
     "REGISTRY",
     "ChatGLM3Scanner",
     "ChatMLScanner",
+    "GLMScanner",
     "HarmonyHeader",
     "HarmonyScanner",
     "Llama3Scanner",
@@ -99,6 +102,7 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "chatglm3": ChatGLM3Scanner,
         "chatml": ChatMLScanner,
         "llama3": Llama3Scanner,
+        "glm": GLMScanner,
     },
     key=_key,
     check=_factory,

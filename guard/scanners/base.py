@@ -64,19 +64,20 @@ HOLD: Final = ""
 
 
 class Markers:
-    """A set of marker spellings (each starting with ``<``) and a fast search for them.
+    """A set of marker spellings and a fast search for them.
 
     Spellings of the token shape ``<|name|>`` are found with one ``str.find`` for ``|>`` and a
-    set lookup; others (``<think>``, ``</s>``) with ``startswith``. A proper prefix of any
-    spelling at the end of the text is reported as :data:`HOLD`.
+    set lookup; others (``<think>``, ``</s>``, MiniMax's ``]~b]``) with ``startswith`` at each
+    position holding a first character of some spelling. A proper prefix of any spelling at the
+    end of the text is reported as :data:`HOLD`.
     """
 
-    __slots__ = ("_bar", "_bar_longest", "_longest", "_other", "_prefixes", "spellings")
+    __slots__ = ("_bar", "_bar_longest", "_lead", "_longest", "_other", "_prefixes", "spellings")
 
     def __init__(self, spellings: Iterable[str]) -> None:
         self.spellings: tuple[str, ...] = tuple(dict.fromkeys(spellings))
-        if not self.spellings or any(not s.startswith("<") for s in self.spellings):
-            raise ValueError("markers must be non-empty spellings starting with '<'")
+        if not self.spellings or any(not s for s in self.spellings):
+            raise ValueError("markers must be non-empty spellings")
         self._bar = frozenset(
             s
             for s in self.spellings
@@ -92,6 +93,12 @@ class Markers:
         )
         self._longest = max(len(s) for s in self.spellings)
         self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
+        firsts = sorted({s[0] for s in self.spellings})
+        #: ``None`` when every spelling starts with ``<`` (one ``str.find`` per candidate),
+        #: else a search for any first character.
+        self._lead = (
+            None if firsts == ["<"] else re.compile("[" + "".join(map(re.escape, firsts)) + "]")
+        )
 
     @property
     def longest(self) -> int:
@@ -106,12 +113,19 @@ class Markers:
         """
         n = len(buf)
         find = buf.find
+        lead = self._lead
         bar = self._bar
         while True:
-            i = find("<", pos)
-            if i < 0:
-                return n, None
-            if bar and buf.startswith("|", i + 1):
+            if lead is None:
+                i = find("<", pos)
+                if i < 0:
+                    return n, None
+            else:
+                found = lead.search(buf, pos)
+                if found is None:
+                    return n, None
+                i = found.start()
+            if bar and buf.startswith("<|", i):
                 k = find("|>", i + 2, i + self._bar_longest)
                 if k >= 0:
                     tok = buf[i : k + 2]
@@ -453,13 +467,17 @@ def _as_type(kind: str, text: str) -> tuple[bool, Any]:
 def typed_value(schema: Mapping[str, Any] | None, text: str) -> Any:
     """A parameter value the format sent as text, typed by its JSON schema.
 
-    The text becomes a number, boolean, object, array or ``null`` only where the schema allows
-    that type and not ``string``, and only when it reads as one (``"42"`` for an ``integer``
-    is 42, ``"4.5"`` is not an integer); otherwise it stays the string it was. Never raises.
+    The text becomes a number, boolean, object or array only where the schema allows that type
+    and not ``string``, and only when it reads as one (``"42"`` for an ``integer`` is 42,
+    ``"4.5"`` is not an integer); ``null`` becomes ``None`` wherever the schema allows null
+    (a nullable string included, as vLLM and SGLang read it). Otherwise the value stays the
+    string it was. Never raises.
     """
     if not schema:
         return text
     kinds = _schema_types(schema)
+    if "null" in kinds and text.strip() == "null":
+        return None
     if not kinds or "string" in kinds:
         return text
     for kind in kinds:
