@@ -43,6 +43,7 @@ from guard.scanners.harmony import (
     render_tool_result,
     render_transcript,
 )
+from guard.scanners.kimi import KimiScanner
 from guard.scanners.llama3 import Llama3Scanner
 
 __all__ = [
@@ -53,6 +54,7 @@ __all__ = [
     "GLMScanner",
     "HarmonyHeader",
     "HarmonyScanner",
+    "KimiScanner",
     "Llama3Scanner",
     "ScannerFactory",
     "available_scanners",
@@ -103,6 +105,7 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "chatml": ChatMLScanner,
         "llama3": Llama3Scanner,
         "glm": GLMScanner,
+        "kimi": KimiScanner,
     },
     key=_key,
     check=_factory,

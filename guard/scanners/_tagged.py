@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 from guard.models import Event, ResultForgery, Text, ThinkingDelta, ThinkingEnd, ThinkingStart
-from guard.scanners.base import HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HOLD, MAX_ARGUMENTS, Markers, ScannerBase, json_members, json_value
 
 __all__ = [
     "FIRST_STATE",
@@ -26,6 +26,7 @@ __all__ = [
     "arguments_object",
     "as_text",
     "check_name",
+    "json_arguments",
 ]
 
 OUT: Final = 0
@@ -161,6 +162,21 @@ class TaggedScanner(ScannerBase):
             else:
                 self._sink_start(reason)
                 self._sink_add(m.group(2), out)
+
+
+def json_arguments(text: str) -> str:
+    """The arguments of a call whose body is JSON (Kimi, DeepSeek), as written: surrounding
+    whitespace dropped, a blank body read as ``{}``, and a JSON string that holds a JSON object
+    (arguments encoded twice) decoded once. Anything else is handed on unchanged, valid JSON or
+    not, as the Harmony scanner does."""
+    s = text.strip()
+    if not s:
+        return "{}"
+    if s.startswith('"'):
+        inner = json_value(s)
+        if isinstance(inner, str) and json_members(inner) is not None:
+            return inner
+    return s
 
 
 # ---------------------------------------------------------------------------------------------
