@@ -33,6 +33,7 @@ from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
+from guard.scanners.deepseek import DeepSeekScanner
 from guard.scanners.glm import GLMScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
@@ -51,6 +52,7 @@ __all__ = [
     "REGISTRY",
     "ChatGLM3Scanner",
     "ChatMLScanner",
+    "DeepSeekScanner",
     "GLMScanner",
     "HarmonyHeader",
     "HarmonyScanner",
@@ -106,6 +108,7 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "llama3": Llama3Scanner,
         "glm": GLMScanner,
         "kimi": KimiScanner,
+        "deepseek": DeepSeekScanner,
     },
     key=_key,
     check=_factory,
