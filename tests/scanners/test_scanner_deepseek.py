@@ -125,7 +125,7 @@ def test_section_inside_reasoning_ends_it() -> None:
     [
         (
             CALLS_BEGIN + "function" + SEP + "get_weather\n```json\n{}\n```" + CALLS_END,
-            "not closed",
+            "inside a tool-call section",
         ),
         (v31("bad name", "{}"), "valid name"),
         (CALL_BEGIN + "f" + CALL_END, "without <｜tool▁sep｜>"),
