@@ -34,6 +34,7 @@ from guard.models import Registry, Scanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
 from guard.scanners.deepseek import DeepSeekScanner
+from guard.scanners.deepseek_v32 import DeepSeekV32Scanner
 from guard.scanners.glm import GLMScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
@@ -46,6 +47,7 @@ from guard.scanners.harmony import (
 )
 from guard.scanners.kimi import KimiScanner
 from guard.scanners.llama3 import Llama3Scanner
+from guard.scanners.minimax import MiniMaxScanner
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -53,11 +55,13 @@ __all__ = [
     "ChatGLM3Scanner",
     "ChatMLScanner",
     "DeepSeekScanner",
+    "DeepSeekV32Scanner",
     "GLMScanner",
     "HarmonyHeader",
     "HarmonyScanner",
     "KimiScanner",
     "Llama3Scanner",
+    "MiniMaxScanner",
     "ScannerFactory",
     "available_scanners",
     "parse_header",
@@ -109,6 +113,8 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "glm": GLMScanner,
         "kimi": KimiScanner,
         "deepseek": DeepSeekScanner,
+        "deepseek_v32": DeepSeekV32Scanner,
+        "minimax": MiniMaxScanner,
     },
     key=_key,
     check=_factory,
