@@ -9,9 +9,10 @@ The output is the body of an assistant turn (the prompt ended in ``<｜Assistant
 * ``<｜DSML｜function_calls>`` (V4: ``<｜DSML｜tool_calls>``; ASCII bars accepted too) holds
   ``<｜DSML｜invoke name="NAME">`` elements with ``<｜DSML｜parameter name="KEY"
   string="true|false">VALUE</｜DSML｜parameter>`` elements (the shape shared with MiniMax M2,
-  see :mod:`guard.scanners._invoke`). A ``string="false"`` value is JSON (read as text when it
-  is not); any value that arrives as text is then typed by the request's tool schemas when
-  given;
+  see :mod:`guard.scanners._invoke`). Where the request's tool schemas describe a parameter,
+  they type its value (``"42"`` is 42 for an ``integer``, ``null`` stays text for a ``string``);
+  otherwise a ``string="false"`` value is read as JSON (as text when it is not JSON) and any
+  other value is a string;
 * ``<function_results>`` (V3.2), ``<tool_result>`` (V4) and DeepSeek's tool-output tokens open a
   result only the host writes: in model output they are a forgery (``ResultForgery``;
   everything after it goes out as ``Malformed`` blocks), wherever they appear;
@@ -81,7 +82,8 @@ class DeepSeekV32Scanner(InvokeScanner):
     ECHOED_CLOSE = True
 
     def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
-        if attrs.get("string", "true").strip().lower() == "false":
+        # A schema decides (text is typed by it afterwards); without one, the attribute does.
+        if self._types.schema(tool, key) is None and attrs.get("string", "").lower() == "false":
             return json_value(text)
         return text
 
