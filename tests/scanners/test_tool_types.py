@@ -23,6 +23,7 @@ PROPS: dict[str, Any] = {
     "either": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
     "count": {"oneOf": [{"type": "integer"}, {"type": "boolean"}]},
     "anything": {"description": "no type"},
+    "nickname": {"anyOf": [{"type": "string"}, {"type": "null"}]},
 }
 TOOLS: list[dict[str, Any]] = [
     {
@@ -62,6 +63,10 @@ TOOLS: list[dict[str, Any]] = [
         ("limit", "7", 7),
         ("count", "false", False),
         ("count", "3", 3),
+        ("nickname", "null", None),
+        ("nickname", " null ", None),
+        ("nickname", "Alice", "Alice"),
+        ("nickname", "Null", "Null"),
     ],
 )
 def test_typed_where_the_schema_says_a_non_string_type(key: str, text: str, value: Any) -> None:
