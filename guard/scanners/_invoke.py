@@ -62,6 +62,8 @@ class InvokeScanner(TaggedScanner):
     STOPS: ClassVar[tuple[str, ...]]
     STRAY: ClassVar[tuple[str, ...]] = ()
     EXTRA: ClassVar[tuple[str, ...]] = ()
+    #: A subclass's own states that hold a body.
+    HELD_EXTRA: ClassVar[tuple[int, ...]] = ()
     ECHOED_CLOSE: ClassVar[bool] = False
 
     _out_markers: ClassVar[Markers]
@@ -72,6 +74,10 @@ class InvokeScanner(TaggedScanner):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         cls.THINK_ENDS = (*cls.FORGERIES, *cls.STOPS)
+        lead_spellings = (*cls.WRAPPER_OPENS, *cls.WRAPPER_CLOSES, *cls.INVOKE_OPENS)
+        lead_spellings += (*cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
+        lead_spellings += (*cls.THINK_ENDS, *cls.STRAY, *cls.EXTRA, *sum(cls.THINKING, ()))
+        cls.LEAD_CHARS = "".join(sorted({m[0] for m in lead_spellings}))
         super().__init_subclass__(**kwargs)
         opens = tuple(a for a, _ in cls.THINKING)
         closes = tuple(b for _, b in cls.THINKING)
@@ -83,6 +89,7 @@ class InvokeScanner(TaggedScanner):
         breaks = (*cls.INVOKE_OPENS, *cls.WRAPPER_CLOSES, *cls.WRAPPER_OPENS, *ends, *cls.STRAY)
         cls._tag_markers = Markers((*breaks, *cls.INVOKE_CLOSES))
         cls._body_markers = Markers((*cls.INVOKE_CLOSES, *breaks))
+        cls.HELD_STATES = frozenset({_BODY, *cls.HELD_EXTRA})
         cls._param = re.compile(
             r"\s*"
             + _alternation(cls.PARAM_OPENS)

@@ -51,11 +51,18 @@ class TaggedScanner(ScannerBase):
 
     THINKING: ClassVar[tuple[tuple[str, str], ...]] = (("<think>", "</think>"),)
     THINK_ENDS: ClassVar[tuple[str, ...]] = ()
+    #: Every first character of the dialect's marker spellings: a chunk without any of them
+    #: cannot hold (or start) a marker.
+    LEAD_CHARS: ClassVar[str] = "<"
+    #: States that hold a call body (``_body``) until its closing marker.
+    HELD_STATES: ClassVar[frozenset[int]] = frozenset()
     _think_markers: ClassVar[dict[str, Markers]]
+    _leads: ClassVar[frozenset[str]] = frozenset("<")
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._think_markers = {close: Markers((close, *cls.THINK_ENDS)) for _, close in cls.THINKING}
+        cls._leads = frozenset(cls.LEAD_CHARS)
 
     def __init__(
         self,
@@ -88,6 +95,31 @@ class TaggedScanner(ScannerBase):
         """Close what the dialect's state holds at the end of the stream."""
 
     # -- the loop ------------------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[Event]:
+        """Scan the next chunk. A chunk that cannot hold a marker, in text, reasoning or a held
+        body (the common case: one token), skips the state machine."""
+        if self._tail or not text or self._announce or not self._leads.isdisjoint(text):
+            return super().feed(text)
+        st = self._state
+        if st == OUT:
+            ev: Event = Text(text, text)
+        elif st == THINK:
+            ev = ThinkingDelta(text, text)
+        elif (
+            st in self.HELD_STATES
+            and not self._skipping
+            and self._body_len + len(text) <= self._max_arguments
+        ):
+            self._body.append(text)
+            self._body_len += len(text)
+            self._base += len(text)
+            return []
+        else:
+            return super().feed(text)
+        self._base += len(text)
+        self._emitted += 1
+        return [ev]
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if self._announce:

@@ -123,6 +123,7 @@ class DeepSeekScanner(TaggedScanner):
     """
 
     THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
+    HELD_STATES = frozenset({_BODY})
 
     def _reset_dialect(self) -> None:
         self._hdr = ""

@@ -130,6 +130,7 @@ class GLMScanner(TaggedScanner):
     """
 
     THINK_ENDS = (RESPONSE, *_STOPS)
+    HELD_STATES = frozenset({_BODY})
 
     def _reset_dialect(self) -> None:
         self._hdr = ""

@@ -103,6 +103,8 @@ class KimiScanner(TaggedScanner):
     """
 
     THINK_ENDS = (IM_SYSTEM, *_STOPS, *_BEGINS)
+    HELD_STATES = frozenset({_ARGS})
+    LEAD_CHARS = "<["
 
     def _reset_dialect(self) -> None:
         self._hdr = ""

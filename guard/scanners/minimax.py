@@ -91,6 +91,7 @@ class MiniMaxScanner(InvokeScanner):
     STOPS = (END,)
     STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE)
     EXTRA = (M1_OPEN,)
+    HELD_EXTRA = (_M1,)
 
     _m1_markers = Markers((M1_CLOSE, M1_OPEN, WRAPPER_OPEN, *_FORGERIES, END))
 
