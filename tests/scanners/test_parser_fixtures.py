@@ -1,14 +1,19 @@
-"""Fixtures written from public parsers' test suites (vLLM, SGLang, the model publishers'
-guides), one JSON object per line in ``tests/scanners/data/<dialect>.jsonl``:
+"""Model outputs from public parsers' test suites (vLLM, SGLang, the model publishers' guides),
+scanned by guard.
 
-* ``source``: where the case comes from; ``note``: where guard's answer differs and why;
-* ``output`` (model output), optional ``tools`` (OpenAI tool definitions) and
+Each line of ``tests/scanners/data/<dialect>.jsonl`` (every file there is read; the file name is
+the dialect) is one case:
+
+* ``id`` (unique in its file), ``source`` (the test it comes from) and ``note`` (where guard's
+  answer differs from that parser's, and why);
+* the model output ``text``, and when needed ``tools`` (OpenAI tool definitions) and
   ``start_in_thinking``;
-* expected: ``calls`` (``name``, ``arguments`` as an object or ``arguments_text`` as written,
-  optional ``id``), optional ``content`` and ``reasoning`` (compared without surrounding
-  whitespace) and ``malformed`` (whether any ``Malformed`` event is reported).
+* expected: ``calls`` (``name``, and ``arguments`` decoded or ``arguments_text`` as written;
+  ``id`` when the format carries the model's own), ``content`` and ``reasoning`` (compared
+  without surrounding blanks) and ``malformed`` (whether the output yields ``Malformed``;
+  absent means it must not).
 
-Each output is scanned whole and one character at a time; both must match.
+Each case is scanned whole and one character at a time; both must give the same events.
 """
 
 from __future__ import annotations
@@ -24,7 +29,19 @@ from guard.models import Malformed, ResultForgery, Text, ThinkingDelta, ToolEnd
 from guard.scanners import scanner
 
 DATA = Path(__file__).parent / "data"
-DIALECTS = ["glm", "kimi", "deepseek", "deepseek_v32", "minimax"]
+DIALECTS = sorted(p.stem for p in DATA.glob("*.jsonl"))
+FIELDS = {
+    "id",
+    "source",
+    "note",
+    "text",
+    "tools",
+    "start_in_thinking",
+    "calls",
+    "content",
+    "reasoning",
+    "malformed",
+}
 
 
 def _load(dialect: str) -> list[dict[str, Any]]:
@@ -33,42 +50,35 @@ def _load(dialect: str) -> list[dict[str, Any]]:
 
 
 CASES = [
-    pytest.param(dialect, case, id=f"{dialect}-{n}")
+    pytest.param(dialect, case, id=f"{dialect}-{case['id']}")
     for dialect in DIALECTS
-    for n, case in enumerate(_load(dialect))
+    for case in _load(dialect)
 ]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-def test_at_least_ten_fixtures_per_dialect_each_with_a_source(dialect: str) -> None:
+def test_fixture_file_has_ten_sourced_cases(dialect: str) -> None:
     cases = _load(dialect)
     assert len(cases) >= 10
+    assert len({c["id"] for c in cases}) == len(cases)
     for case in cases:
-        assert case["source"].strip()
-        assert set(case) <= {
-            "source",
-            "note",
-            "output",
-            "tools",
-            "start_in_thinking",
-            "calls",
-            "content",
-            "reasoning",
-            "malformed",
-        }
+        assert case["id"] and case["source"].strip()
+        assert set(case) <= FIELDS, set(case) - FIELDS
 
 
 @pytest.mark.parametrize(("dialect", "case"), CASES)
-def test_fixture(dialect: str, case: dict[str, Any]) -> None:
+def test_public_parser_fixture(dialect: str, case: dict[str, Any]) -> None:
     def run(chunks: list[str]) -> list[Any]:
         made = scanner(
             dialect, start_in_thinking=case.get("start_in_thinking", False), tools=case.get("tools")
         )
-        return merge(scan(made, chunks))
+        events = scan(made, chunks)
+        assert "".join(e.raw for e in events) == text
+        return merge(events)
 
-    output = case["output"]
-    events = run([output])
-    assert run(list(output)) == events
+    text = case["text"]
+    events = run([text])
+    assert run(list(text)) == events
     assert not [e for e in events if isinstance(e, ResultForgery)]
 
     ends = [e for e in events if isinstance(e, ToolEnd)]
@@ -82,10 +92,9 @@ def test_fixture(dialect: str, case: dict[str, Any]) -> None:
         if "id" in call:
             assert end.id == call["id"]
     if "content" in case:
-        text = "".join(e.text for e in events if isinstance(e, Text))
-        assert text.strip() == case["content"].strip()
+        shown = "".join(e.text for e in events if isinstance(e, Text))
+        assert shown.strip() == case["content"].strip()
     if "reasoning" in case:
         thought = "".join(e.delta for e in events if isinstance(e, ThinkingDelta))
         assert thought.strip() == case["reasoning"].strip()
-    if "malformed" in case:
-        assert any(isinstance(e, Malformed) for e in events) == case["malformed"]
+    assert any(isinstance(e, Malformed) for e in events) == bool(case.get("malformed"))
