@@ -140,7 +140,6 @@ DEEPSEEK_V32 = Dialect(
     stop=("<｜end▁of▁sentence｜>", "<|EOT|>"),
     family="DeepSeek V3.2 / V4 (DSML function_calls / invoke / parameter tags)",
     sources=(
-        "research/dialects.md 4.6",
         "DeepSeek-V3.2 encoding_dsv32.py (vLLM copy)",
         "ggml-org/llama.cpp models/templates/DeepSeek-V3.2.jinja",
         "vllm-project/vllm tests/tool_parsers/test_deepseekv32_tool_parser.py",
