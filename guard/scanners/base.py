@@ -67,12 +67,20 @@ class Markers:
     """A set of marker spellings and a fast search for them.
 
     Spellings of the token shape ``<|name|>`` are found with one ``str.find`` for ``|>`` and a
-    set lookup; others (``<think>``, ``</s>``, MiniMax's ``]~b]``) with ``startswith`` at each
-    position holding a first character of some spelling. A proper prefix of any spelling at the
-    end of the text is reported as :data:`HOLD`.
+    set lookup; others (``<think>``, ``</s>``, MiniMax's ``]~b]``) with one regex match (longest
+    spelling first) at each position holding a first character of some spelling. A proper
+    prefix of any spelling at the end of the text is reported as :data:`HOLD`.
     """
 
-    __slots__ = ("_bar", "_bar_longest", "_lead", "_longest", "_other", "_prefixes", "spellings")
+    __slots__ = (
+        "_bar",
+        "_bar_longest",
+        "_lead",
+        "_longest",
+        "_other",
+        "_prefixes",
+        "spellings",
+    )
 
     def __init__(self, spellings: Iterable[str]) -> None:
         self.spellings: tuple[str, ...] = tuple(dict.fromkeys(spellings))
@@ -88,9 +96,10 @@ class Markers:
             and "<" not in s[1:]
         )
         self._bar_longest = max((len(s) for s in self._bar), default=0)
-        self._other = tuple(
-            sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
-        )
+        other = sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
+        #: The other spellings as one alternation, longest first (one C-level match per
+        #: candidate position), or ``None`` when there are none.
+        self._other = re.compile("|".join(map(re.escape, other))) if other else None
         self._longest = max(len(s) for s in self.spellings)
         self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
         firsts = sorted({s[0] for s in self.spellings})
@@ -131,9 +140,10 @@ class Markers:
                     tok = buf[i : k + 2]
                     if tok in bar:
                         return i, tok
-            for s in self._other:
-                if buf.startswith(s, i):
-                    return i, s
+            if self._other is not None:
+                m = self._other.match(buf, i)
+                if m is not None:
+                    return i, m.group()
             if not final and n - i < self._longest and buf[i:] in self._prefixes:
                 return i, HOLD
             pos = i + 1

@@ -59,7 +59,6 @@ FACTORIES: dict[str, Callable[[], ScannerBase]] = {
     "deepseek-in-thinking": lambda: DeepSeekScanner(start_in_thinking=True),
     "deepseek_v32": DeepSeekV32Scanner,
     "deepseek_v32-in-thinking": lambda: DeepSeekV32Scanner(start_in_thinking=True),
-    "deepseek_v32-typed": lambda: DeepSeekV32Scanner(tools=TOOLS),
     "minimax": MiniMaxScanner,
     "minimax-in-thinking": lambda: MiniMaxScanner(start_in_thinking=True),
     "minimax-typed": lambda: MiniMaxScanner(tools=TOOLS),
