@@ -1,5 +1,5 @@
-"""Harmony scanner throughput (MB/s of raw stream) beside openai-harmony's ``StreamableParser``
-fed the same completion's tokens, in one run.
+"""Scanner throughput (MB/s of raw stream): guard's Harmony scanner beside openai-harmony's
+``StreamableParser`` fed the same completion's tokens, and a table per dialect.
 
 Two completions: one with long bodies (analysis, a call with a large argument, a final answer)
 and one with many short messages. guard's scanner is fed the text of one token per ``feed``
@@ -7,23 +7,32 @@ and one with many short messages. guard's scanner is fed the text of one token p
 the token ids one by one. Needs ``openai-harmony`` (the ``dev`` extra); the vocabulary comes from
 guard's verified offline copy, never from the network.
 
-    python benchmarks/bench_scanner.py [--size 200000]
+The per-dialect table renders one completion per dialect with guard's own renderers (reasoning,
+text and calls with string, number and nested arguments, repeated to the size asked for) and
+feeds it as pseudo-tokens (each control spelling whole, text in pieces of at most four
+characters: what a streaming server delivers), in 4,096-character chunks, and whole.
+
+    python benchmarks/bench_scanner.py [--size 200000] [--only harmony|dialects]
 """
 
 from __future__ import annotations
 
 import argparse
 import codecs
+import json
 import os
 import random
+import re
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from _common import machine, prose, timeit
 
+from guard.dialects import get_dialect
 from guard.encoding import o200k_base_bytes
-from guard.scanners import HarmonyScanner
+from guard.scanners import HarmonyScanner, deepseek, deepseek_v32, glm, kimi, minimax, scanner
 
 
 def load_encoding(tmp: Path) -> Any:
@@ -113,10 +122,109 @@ def reference(enc: Any, tokens: list[int]) -> None:
     p.process_eos()
 
 
+# ---------------------------------------------------------------------------------------------
+# Per dialect
+
+
+def _arguments(rng: random.Random) -> dict[str, Any]:
+    return {
+        "path": f"src/{rng.choice(['a', 'b', 'c'])}.py",
+        "content": prose(rng.randint(200, 600), seed=rng.randrange(10**6)),
+        "line": rng.randint(1, 500),
+        "options": {"create": True, "tags": ["x", "y"]},
+    }
+
+
+#: dialect -> renderer of one turn (reasoning, text, one call), for the per-dialect table.
+TURNS: dict[str, Callable[[str, str, dict[str, Any], int], str]] = {
+    "glm": lambda r, t, a, k: glm.render_thinking(r) + t + glm.render_tool_call("write", a),
+    "kimi": lambda r, t, a, k: (
+        kimi.render_thinking(r) + t + kimi.render_tool_call("write", a, index=k) + "<|im_end|>"
+    ),
+    "deepseek": lambda r, t, a, k: (
+        deepseek.render_thinking(r) + t + deepseek.render_tool_call("write", a)
+    ),
+    "deepseek_v32": lambda r, t, a, k: (
+        deepseek_v32.render_thinking(r) + t + deepseek_v32.render_tool_call("write", a)
+    ),
+    "minimax": lambda r, t, a, k: (
+        minimax.render_thinking(r) + t + "\n" + minimax.render_tool_call("write", a)
+    ),
+    "chatml": lambda r, t, a, k: (
+        f"<think>{r}</think>{t}<tool_call>\n"
+        + json.dumps({"name": "write", "arguments": a}, ensure_ascii=False)
+        + "\n</tool_call>"
+    ),
+}
+
+
+def completion(dialect: str, size: int) -> str:
+    rng = random.Random(11)
+    parts: list[str] = []
+    n = k = 0
+    while n < size:
+        turn = TURNS[dialect](
+            prose(rng.randint(100, 400), seed=rng.randrange(10**6)),
+            prose(rng.randint(50, 200), seed=rng.randrange(10**6)),
+            _arguments(rng),
+            k,
+        )
+        parts.append(turn)
+        n += len(turn)
+        k += 1
+    return "".join(parts)
+
+
+def pseudo_tokens(dialect: str, text: str) -> list[str]:
+    """Control spellings whole, other text in pieces of at most four characters."""
+    d = get_dialect(dialect)
+    spellings = {*d.reserved, *d.call_open, *d.call_close, *d.result_open, *d.stop}
+    alternatives = [re.escape(s) for s in sorted(spellings, key=len, reverse=True)]
+    pattern = re.compile("|".join([*alternatives, r"\w{1,4}", r"\s+", r"[^\w\s]"]))
+    return pattern.findall(text)
+
+
+def feed_all(dialect: str, chunks: list[str]) -> None:
+    s = scanner(dialect)
+    feed = s.feed
+    for c in chunks:
+        feed(c)
+    s.flush()
+
+
+def dialect_table(size: int) -> None:
+    print(f"# Scanner throughput per dialect, {machine()}")
+    print(
+        "| dialect | chars | pseudo-tokens | one feed per token MB/s | 4,096-char chunks MB/s"
+        " | one feed MB/s | calls |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for dialect in TURNS:
+        text = completion(dialect, size)
+        tokens = pseudo_tokens(dialect, text)
+        assert "".join(tokens) == text
+        blocks = [text[i : i + 4096] for i in range(0, len(text), 4096)]
+        made = scanner(dialect)
+        calls = sum(type(e).__name__ == "ToolEnd" for e in made.feed(text) + made.flush())
+        mb = len(text.encode()) / 1e6
+        t_tokens = timeit(lambda d=dialect, c=tokens: feed_all(d, c), runs=5)
+        t_blocks = timeit(lambda d=dialect, c=blocks: feed_all(d, c), runs=5)
+        t_whole = timeit(lambda d=dialect, c=[text]: feed_all(d, c), runs=5)
+        print(
+            f"| {dialect} | {len(text):,} | {len(tokens):,} | {mb / t_tokens:,.1f}"
+            f" | {mb / t_blocks:,.0f} | {mb / t_whole:,.0f} | {calls} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=200_000, help="characters per completion")
+    parser.add_argument("--only", choices=["harmony", "dialects"], help="print one table only")
     args = parser.parse_args()
+    if args.only != "harmony":
+        dialect_table(args.size)
+    if args.only == "dialects":
+        return
     with tempfile.TemporaryDirectory() as tmp:
         enc = load_encoding(Path(tmp))
         streams = {

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 import regex
 
-from guard.dialects import ALL, DIALECTS, Dialect, get_dialect
+from guard.dialects import ALL, DIALECTS, Dialect, dialect_for_model, get_dialect
 
 RECORDS = list(DIALECTS.values())
 IDS = list(DIALECTS)
@@ -33,6 +33,11 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
     "chatml": (),
     "llama3": ("<|reserved_special_token_0|>", "<|reserved_special_token_247|>"),
     "deepseek": (
+        "<｜place▁holder▁no▁799｜>",
+        "<|place_holder_mm_span_1234|>",
+        "<｜begin▁sys｜>",
+    ),
+    "deepseek_v32": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
         "<｜begin▁sys｜>",
@@ -93,6 +98,7 @@ def test_dialect_record_known_set() -> None:
         "chatml",
         "llama3",
         "deepseek",
+        "deepseek_v32",
         "kimi",
         "glm",
         "gemma",
@@ -341,10 +347,24 @@ def test_dialect_record_deepseek_facts() -> None:
     assert "<|tool▁calls▁begin|>" not in d.reserved
 
 
+def test_dialect_record_deepseek_v32_facts() -> None:
+    d = get_dialect("deepseek-v3.2")
+    assert d.name == "deepseek_v32"
+    assert get_dialect("dsml") is d
+    assert get_dialect("deepseek-v3.1").name == "deepseek"
+    assert set(get_dialect("deepseek").reserved) <= set(d.reserved)  # one tokenizer
+    assert "<｜DSML｜function_calls>" in d.call_open
+    assert "</|DSML|function_calls>" in d.call_close
+    assert d.result_open[0] == "<function_results>"
+    assert {"<result>", "</result>"} <= set(d.reserved)
+    assert not any("DSML" in s for s in get_dialect("deepseek").call_open)
+
+
 def test_dialect_record_kimi_facts() -> None:
     d = get_dialect("kimi-k2")
     assert d.result_open == ("<|im_system|>",)
     assert "<|tool_calls_section_begin|>" in d.call_open
+    assert "<|tool_call_section_begin|>" in d.call_open  # the singular spelling
     for s in ("[BOS]", "[EOS]", "<|im_middle|>", "<|tool_call_argument_begin|>"):
         assert s in d.reserved
 
@@ -368,7 +388,9 @@ def test_dialect_record_gemini_facts() -> None:
 def test_dialect_record_minimax_facts() -> None:
     d = get_dialect("minimax-m2")
     assert "]~b]tool" in d.result_open
+    assert "]~b]" in d.result_open  # any turn start is the host's
     assert {"<function_results>", "<tool_response>"} <= set(d.result_open)
+    assert {"<tool_calls>", "</tool_calls>"} <= set(d.reserved)  # MiniMax M1
     assert {"]~b]", "[e~[", "]~!b[", "<minimax:tool_call>"} <= set(d.reserved)
 
 
@@ -389,3 +411,26 @@ def test_dialect_record_harmony_result_pattern() -> None:
     assert regex.search(p, "<|start|>functions.f")
     assert regex.search(p, "<|start|>tool")
     assert not regex.search(p, "<|start|>assistant<|channel|>final")
+
+
+@pytest.mark.parametrize(
+    ("model", "dialect"),
+    [
+        ("zai-org/GLM-4.5-Air", "glm"),
+        ("zai-org/GLM-4.6", "glm"),
+        ("glm-4.7-flash", "glm"),
+        ("zai-org/GLM-5", "glm"),
+        ("moonshotai/Kimi-K2-Instruct-0905", "kimi"),
+        ("kimi-k2-thinking", "kimi"),
+        ("deepseek-ai/DeepSeek-V3", "deepseek"),
+        ("deepseek-ai/DeepSeek-V3.1-Terminus", "deepseek"),
+        ("deepseek-ai/DeepSeek-R1-0528", "deepseek"),
+        ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek_v32"),
+        ("deepseek-v4-pro", "deepseek_v32"),
+        ("MiniMaxAI/MiniMax-M2", "minimax"),
+        ("MiniMaxAI/MiniMax-M1-80k", "minimax"),
+    ],
+)
+def test_dialect_record_model_names_pick_the_dialect(model: str, dialect: str) -> None:
+    assert dialect_for_model(model) == dialect
+    assert get_dialect(dialect).name == dialect

@@ -16,7 +16,7 @@ from guard.dialects._record import Dialect
 from guard.dialects.anthropic import ANTHROPIC
 from guard.dialects.chatglm3 import CHATGLM3
 from guard.dialects.chatml import CHATML
-from guard.dialects.deepseek import DEEPSEEK
+from guard.dialects.deepseek import DEEPSEEK, DEEPSEEK_V32
 from guard.dialects.gemini import GEMINI
 from guard.dialects.gemma import GEMMA
 from guard.dialects.glm import GLM
@@ -45,6 +45,7 @@ DIALECTS: Mapping[str, Dialect] = MappingProxyType(
             CHATML,
             LLAMA3,
             DEEPSEEK,
+            DEEPSEEK_V32,
             KIMI,
             GLM,
             GEMMA,

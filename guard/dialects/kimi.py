@@ -24,6 +24,10 @@ KIMI = Dialect(
         "<|tool_call_argument_begin|>",
         "<|tool_call_end|>",
         "<|im_middle|>",
+        # The singular section spellings some Kimi K2 builds emit (not registered tokens; vLLM
+        # and SGLang accept them as section markers).
+        "<|tool_call_section_begin|>",
+        "<|tool_call_section_end|>",
         "[UNK]",
         "[PAD]",
         # Thinking variants.
@@ -37,8 +41,12 @@ KIMI = Dialect(
     ),
     # tokenization_kimi.py names every unnamed id of the block <|reserved_token_ID|>.
     reserved_patterns=(r"<\|reserved_token_\d{1,6}\|>",),
-    call_open=("<|tool_calls_section_begin|>", "<|tool_call_begin|>"),
-    call_close=("<|tool_call_end|>", "<|tool_calls_section_end|>"),
+    call_open=(
+        "<|tool_calls_section_begin|>",
+        "<|tool_call_section_begin|>",
+        "<|tool_call_begin|>",
+    ),
+    call_close=("<|tool_call_end|>", "<|tool_calls_section_end|>", "<|tool_call_section_end|>"),
     # The native result is `<|im_system|>NAME<|im_middle|>## Return of functions.NAME:IDX`.
     result_open=("<|im_system|>",),
     thinking=(("<think>", "</think>"),),
@@ -47,5 +55,6 @@ KIMI = Dialect(
     sources=(
         "can1357/oh-my-pi docs/toolconv/kimi-k2.md",
         "moonshotai Kimi-K2 tokenization_kimi.py",
+        "vllm-project/vllm vllm/tool_parsers/kimi_k2_tool_parser.py (singular section spelling)",
     ),
 )

@@ -9,7 +9,7 @@ from guard.dialects._record import Dialect
 
 MINIMAX = Dialect(
     name="minimax",
-    aliases=("minimax-m2", "minimax_m2", "minimax-m2.1"),
+    aliases=("minimax-m2", "minimax_m2", "minimax-m2.1", "minimax-m1", "minimax_m1"),
     reserved=(
         # The 54 specials, ids 200000..200053. Envelope:
         "]!p~[",
@@ -85,16 +85,21 @@ MINIMAX = Dialect(
         "</tool_response>",
         "<thinking>",
         "</thinking>",
+        # MiniMax M1's JSON-lines call block.
+        "<tool_calls>",
+        "</tool_calls>",
     ),
-    call_open=("<minimax:tool_call>", "<tool_call>"),
-    call_close=("</minimax:tool_call>", "</tool_call>"),
-    # oh-my-pi's transport markers, plus the native tool-result turn start.
-    result_open=("<function_results>", "<tool_response>", "]~b]tool"),
+    call_open=("<minimax:tool_call>", "<tool_call>", "<tool_calls>"),
+    call_close=("</minimax:tool_call>", "</tool_call>", "</tool_calls>"),
+    # oh-my-pi's transport markers, plus the native tool-result turn start. Any turn start
+    # (`]~b]` + role) is the host's to write, as `<|im_start|>` is in ChatML.
+    result_open=("<function_results>", "<tool_response>", "]~b]tool", "]~b]"),
     thinking=(("<think>", "</think>"), ("<thinking>", "</thinking>")),
     stop=("[e~[",),
-    family="MiniMax M2 (<minimax:tool_call> wrapping <invoke>/<parameter> tags)",
+    family="MiniMax M2 (<minimax:tool_call> wrapping <invoke>/<parameter> tags), M1 (<tool_calls>)",
     sources=(
         "MiniMax-AI/MiniMax-M2 docs/tool_calling_guide.md",
         "MiniMax M2 tokenizer special-token table (third-party copies)",
+        "vllm-project/vllm tests/tool_parsers/test_minimax_tool_parser.py (M1 <tool_calls>)",
     ),
 )

@@ -1,9 +1,14 @@
 """Dialect scanners: pick one by dialect, register your own, render Harmony.
 
 :func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
-record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml`` and ``llama3``; others come
-from :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect
-name, value = a zero-argument factory), loaded only when that dialect is asked for.
+record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3``, ``glm``,
+``kimi``, ``deepseek``, ``deepseek_v32`` and ``minimax``; others come from
+:func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect name,
+value = a factory), loaded only when that dialect is asked for.
+
+A factory is called with the keywords ``start_in_thinking`` and ``tools`` when it takes them (the
+built-in scanner classes do); a factory that takes no arguments still works, as long as the
+caller does not ask it to start inside reasoning (see :func:`scanner`).
 
 A scanner keeps these laws (docs/scanners.md, "Laws"; tests name them):
 
@@ -19,14 +24,18 @@ A scanner keeps these laws (docs/scanners.md, "Laws"; tests name them):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import cast
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, cast
 
 from guard.dialects import Dialect, get_dialect
-from guard.errors import PluginError, UnknownNameError
+from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
+from guard.scanners.deepseek import DeepSeekScanner
+from guard.scanners.deepseek_v32 import DeepSeekV32Scanner
+from guard.scanners.glm import GLMScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
     HarmonyScanner,
@@ -36,16 +45,23 @@ from guard.scanners.harmony import (
     render_tool_result,
     render_transcript,
 )
+from guard.scanners.kimi import KimiScanner
 from guard.scanners.llama3 import Llama3Scanner
+from guard.scanners.minimax import MiniMaxScanner
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
     "ChatGLM3Scanner",
     "ChatMLScanner",
+    "DeepSeekScanner",
+    "DeepSeekV32Scanner",
+    "GLMScanner",
     "HarmonyHeader",
     "HarmonyScanner",
+    "KimiScanner",
     "Llama3Scanner",
+    "MiniMaxScanner",
     "ScannerFactory",
     "available_scanners",
     "parse_header",
@@ -59,7 +75,9 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "guard.scanners"
 
-ScannerFactory = Callable[[], Scanner]
+#: Makes a fresh scanner. Called with no arguments, or with the keywords ``start_in_thinking``
+#: (bool) and ``tools`` (OpenAI tool definitions) when it takes them.
+ScannerFactory = Callable[..., Scanner]
 
 
 def _key(dialect: str | Dialect) -> str:
@@ -82,8 +100,8 @@ def _factory(name: str, value: object) -> ScannerFactory:
 
 
 #: Scanner factories by dialect: built-ins, the ``guard.scanners`` entry point group (name =
-#: dialect name, value = a zero-argument factory, loaded only when that dialect is asked for),
-#: and :func:`register_scanner` (which overrides both).
+#: dialect name, value = a factory, loaded only when that dialect is asked for), and
+#: :func:`register_scanner` (which overrides both).
 REGISTRY: Registry[ScannerFactory] = Registry(
     "scanner",
     ENTRY_POINT_GROUP,
@@ -92,6 +110,11 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "chatglm3": ChatGLM3Scanner,
         "chatml": ChatMLScanner,
         "llama3": Llama3Scanner,
+        "glm": GLMScanner,
+        "kimi": KimiScanner,
+        "deepseek": DeepSeekScanner,
+        "deepseek_v32": DeepSeekV32Scanner,
+        "minimax": MiniMaxScanner,
     },
     key=_key,
     check=_factory,
@@ -99,8 +122,9 @@ REGISTRY: Registry[ScannerFactory] = Registry(
 
 
 def register_scanner(name: str, factory: ScannerFactory) -> None:
-    """Make ``scanner(name)`` return ``factory()``. Overrides a built-in or entry-point scanner
-    of the same name."""
+    """Make ``scanner(name)`` return ``factory(...)``. Overrides a built-in or entry-point
+    scanner of the same name. ``factory`` may take no arguments, or the keywords
+    ``start_in_thinking`` and ``tools`` (see :func:`scanner`)."""
     REGISTRY.register(name, factory)
 
 
@@ -109,21 +133,71 @@ def available_scanners() -> tuple[str, ...]:
     return tuple(sorted(REGISTRY.names()))
 
 
-def scanner(dialect: str | Dialect) -> Scanner:
+def _takes(factory: ScannerFactory, keyword: str) -> bool | None:
+    """Whether ``factory`` accepts ``keyword`` (``None``: its signature cannot be read)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return any(
+        p.kind is inspect.Parameter.VAR_KEYWORD
+        or (
+            p.name == keyword
+            and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        )
+        for p in params
+    )
+
+
+def scanner(
+    dialect: str | Dialect,
+    *,
+    start_in_thinking: bool = False,
+    tools: Iterable[Mapping[str, Any]] | None = None,
+) -> Scanner:
     """A fresh scanner for ``dialect`` (a name, an alias, or a :class:`Dialect` record).
+
+    Args:
+        start_in_thinking: the output starts inside reasoning, because the chat template put the
+            opening think tag in the prompt; only the closing tag arrives.
+        tools: the OpenAI tool definitions of the request. Formats that send parameter values
+            as text (GLM, XML invoke tags, ...) type them by these schemas (``"42"`` becomes 42
+            only where the schema says ``integer``); without them values stay strings. A
+            factory that does not take ``tools`` gets none.
+
+    Only keywords that differ from their defaults are passed on, so a zero-argument factory
+    works for every default call.
 
     Raises:
         UnknownNameError: no scanner serves that dialect (a ``ValueError``); the message lists
             the ones that do.
-        TypeError: ``dialect`` is neither a str nor a Dialect, or a factory returned something
-            that is not a scanner.
+        ConfigError: ``start_in_thinking`` was asked of a factory that does not take it, or of a
+            dialect without reasoning sections (a ``ValueError``).
+        TypeError: ``dialect`` is neither a str nor a Dialect, ``tools`` is not a list of tool
+            definitions, or a factory returned something that is not a scanner.
     """
     key = _key(dialect)
     factory = REGISTRY.find(key)
     if factory is None:
         known = ", ".join(available_scanners())
         raise UnknownNameError(f"no scanner for dialect {key!r}; scanners exist for: {known}")
-    made = factory()
+    if tools is not None:
+        if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Iterable):
+            raise TypeError(
+                f"tools must be a list of OpenAI tool definitions, got {type(tools).__name__}"
+            )
+        tools = list(tools)
+    kwargs: dict[str, Any] = {}
+    if start_in_thinking:
+        if _takes(factory, "start_in_thinking") is False:
+            raise ConfigError(
+                f"the scanner factory for {key!r} takes no start_in_thinking keyword, so it"
+                " cannot start inside reasoning"
+            )
+        kwargs["start_in_thinking"] = True
+    if tools is not None and _takes(factory, "tools") is not False:
+        kwargs["tools"] = tools
+    made = factory(**kwargs)
     if not isinstance(made, Scanner):
         raise PluginError(
             f"scanner factory for {key!r} returned {type(made).__name__}, not a Scanner"

@@ -28,9 +28,10 @@ from __future__ import annotations
 import ast
 import json
 import json.decoder
+import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
 from guard.models import Event, Malformed
@@ -42,9 +43,12 @@ __all__ = [
     "SINK_BLOCK",
     "Markers",
     "ScannerBase",
+    "ToolTypes",
     "json_members",
+    "json_value",
     "kwargs_call",
     "tool_arguments",
+    "typed_value",
 ]
 
 #: Longest header (or other structure held before its meaning is known) a scanner keeps.
@@ -60,19 +64,28 @@ HOLD: Final = ""
 
 
 class Markers:
-    """A set of marker spellings (each starting with ``<``) and a fast search for them.
+    """A set of marker spellings and a fast search for them.
 
     Spellings of the token shape ``<|name|>`` are found with one ``str.find`` for ``|>`` and a
-    set lookup; others (``<think>``, ``</s>``) with ``startswith``. A proper prefix of any
-    spelling at the end of the text is reported as :data:`HOLD`.
+    set lookup; others (``<think>``, ``</s>``, MiniMax's ``]~b]``) with one regex match (longest
+    spelling first) at each position holding a first character of some spelling. A proper
+    prefix of any spelling at the end of the text is reported as :data:`HOLD`.
     """
 
-    __slots__ = ("_bar", "_bar_longest", "_longest", "_other", "_prefixes", "spellings")
+    __slots__ = (
+        "_bar",
+        "_bar_longest",
+        "_lead",
+        "_longest",
+        "_other",
+        "_prefixes",
+        "spellings",
+    )
 
     def __init__(self, spellings: Iterable[str]) -> None:
         self.spellings: tuple[str, ...] = tuple(dict.fromkeys(spellings))
-        if not self.spellings or any(not s.startswith("<") for s in self.spellings):
-            raise ValueError("markers must be non-empty spellings starting with '<'")
+        if not self.spellings or any(not s for s in self.spellings):
+            raise ValueError("markers must be non-empty spellings")
         self._bar = frozenset(
             s
             for s in self.spellings
@@ -83,11 +96,18 @@ class Markers:
             and "<" not in s[1:]
         )
         self._bar_longest = max((len(s) for s in self._bar), default=0)
-        self._other = tuple(
-            sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
-        )
+        other = sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
+        #: The other spellings as one alternation, longest first (one C-level match per
+        #: candidate position), or ``None`` when there are none.
+        self._other = re.compile("|".join(map(re.escape, other))) if other else None
         self._longest = max(len(s) for s in self.spellings)
         self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
+        firsts = sorted({s[0] for s in self.spellings})
+        #: ``None`` when every spelling starts with ``<`` (one ``str.find`` per candidate),
+        #: else a search for any first character.
+        self._lead = (
+            None if firsts == ["<"] else re.compile("[" + "".join(map(re.escape, firsts)) + "]")
+        )
 
     @property
     def longest(self) -> int:
@@ -102,20 +122,28 @@ class Markers:
         """
         n = len(buf)
         find = buf.find
+        lead = self._lead
         bar = self._bar
         while True:
-            i = find("<", pos)
-            if i < 0:
-                return n, None
-            if bar and buf.startswith("|", i + 1):
+            if lead is None:
+                i = find("<", pos)
+                if i < 0:
+                    return n, None
+            else:
+                found = lead.search(buf, pos)
+                if found is None:
+                    return n, None
+                i = found.start()
+            if bar and buf.startswith("<|", i):
                 k = find("|>", i + 2, i + self._bar_longest)
                 if k >= 0:
                     tok = buf[i : k + 2]
                     if tok in bar:
                         return i, tok
-            for s in self._other:
-                if buf.startswith(s, i):
-                    return i, s
+            if self._other is not None:
+                m = self._other.match(buf, i)
+                if m is not None:
+                    return i, m.group()
             if not final and n - i < self._longest and buf[i:] in self._prefixes:
                 return i, HOLD
             pos = i + 1
@@ -129,8 +157,14 @@ class ScannerBase(ABC):
     (close whatever is open at end of stream).
     """
 
-    def __init__(self, max_arguments: int = MAX_ARGUMENTS) -> None:
+    def __init__(
+        self,
+        max_arguments: int = MAX_ARGUMENTS,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+    ) -> None:
         self._max_arguments = max_arguments
+        #: Parameter schemas of the tools on offer, for formats that send values as strings.
+        self._types = ToolTypes(tools)
         self._tail = ""
         #: Absolute offset (in the scanner's whole input) of the first character of ``_tail``.
         self._base = 0
@@ -374,3 +408,153 @@ def kwargs_call(
         return name, json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
     except Exception:  # model output: any failure (syntax, depth, size, types) means "not a call"
         return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Typing parameter values that a format sends as strings
+
+
+def _json_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _loads(text: str) -> Any:
+    """Strict JSON: no ``NaN`` / ``Infinity``. Raises ``ValueError`` (or ``RecursionError``)."""
+    return json.loads(text, parse_constant=_json_constant)
+
+
+def json_value(text: str) -> Any:
+    """``text`` read as one JSON value, or ``text`` itself when it is not JSON. Never raises."""
+    try:
+        return _loads(text)
+    except (ValueError, RecursionError):
+        return text
+
+
+def _schema_types(schema: Mapping[str, Any]) -> list[str]:
+    """The JSON types a parameter schema allows: ``type`` (a name or a list), else the types of
+    the ``anyOf`` / ``oneOf`` branches. Empty when the schema does not say."""
+    declared = schema.get("type")
+    if isinstance(declared, str):
+        return [declared]
+    if isinstance(declared, list):
+        return [t for t in declared if isinstance(t, str)]
+    found: list[str] = []
+    for branches in (schema.get("anyOf"), schema.get("oneOf")):
+        if isinstance(branches, list):
+            for branch in branches:
+                if isinstance(branch, Mapping):
+                    found += _schema_types(branch)
+    return found
+
+
+def _as_type(kind: str, text: str) -> tuple[bool, Any]:
+    """``(True, value)`` when ``text`` reads as a value of JSON type ``kind``."""
+    s = text.strip()
+    if kind == "boolean":
+        low = s.lower()
+        return (True, low == "true") if low in ("true", "false") else (False, None)
+    if kind == "null":
+        return (True, None) if s == "null" else (False, None)
+    if kind not in ("integer", "number", "object", "array"):
+        return False, None
+    try:
+        value = _loads(s)
+    except (ValueError, RecursionError):
+        return False, None
+    if kind == "integer":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif kind == "number":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and math.isfinite(value)
+    elif kind == "object":
+        ok = isinstance(value, dict)
+    else:
+        ok = isinstance(value, list)
+    return (True, value) if ok else (False, None)
+
+
+def typed_value(schema: Mapping[str, Any] | None, text: str) -> Any:
+    """A parameter value the format sent as text, typed by its JSON schema.
+
+    The text becomes a number, boolean, object or array only where the schema allows that type
+    and not ``string``, and only when it reads as one (``"42"`` for an ``integer`` is 42,
+    ``"4.5"`` is not an integer); ``null`` becomes ``None`` wherever the schema allows null
+    (a nullable string included, as vLLM and SGLang read it). Otherwise the value stays the
+    string it was. Never raises.
+    """
+    if not schema:
+        return text
+    kinds = _schema_types(schema)
+    if "null" in kinds and text.strip() == "null":
+        return None
+    if not kinds or "string" in kinds:
+        return text
+    for kind in kinds:
+        ok, value = _as_type(kind, text)
+        if ok:
+            return value
+    return text
+
+
+def _function(tool: Any) -> Mapping[str, Any] | None:
+    """The function part of a tool definition: ``{"type": "function", "function": {...}}``
+    (Chat Completions) or ``{"type": "function", "name": ..., "parameters": ...}`` (Responses)."""
+    if not isinstance(tool, Mapping):
+        dump = getattr(tool, "model_dump", None)  # an SDK object
+        tool = dump() if callable(dump) else None
+        if not isinstance(tool, Mapping):
+            return None
+    inner = tool.get("function")
+    return inner if isinstance(inner, Mapping) else tool
+
+
+class ToolTypes:
+    """Parameter schemas of OpenAI tool definitions, by tool and parameter name, for formats
+    that send every value as text (GLM ``<arg_value>``, XML ``<parameter>``, ...).
+
+    ``None`` or an empty list means no schemas: every value stays a string. Definitions that are
+    not functions, or that carry no ``properties``, add nothing.
+
+    Raises:
+        TypeError: ``tools`` is not an iterable of tool definitions (a string, a mapping).
+    """
+
+    __slots__ = ("_params",)
+
+    def __init__(self, tools: Iterable[Mapping[str, Any]] | None = None) -> None:
+        if tools is not None and (
+            isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Iterable)
+        ):
+            raise TypeError(
+                f"tools must be a list of OpenAI tool definitions, got {type(tools).__name__}"
+            )
+        self._params: dict[str, dict[str, Mapping[str, Any]]] = {}
+        for tool in tools or ():
+            fn = _function(tool)
+            if fn is None or not isinstance(fn.get("name"), str):
+                continue
+            parameters = fn.get("parameters")
+            props = parameters.get("properties") if isinstance(parameters, Mapping) else None
+            if isinstance(props, Mapping):
+                self._params[fn["name"]] = {
+                    str(k): v for k, v in props.items() if isinstance(v, Mapping)
+                }
+
+    def __bool__(self) -> bool:
+        return bool(self._params)
+
+    def schema(self, tool: str, key: str) -> Mapping[str, Any] | None:
+        """The JSON schema of parameter ``key`` of ``tool``, if the definitions give one."""
+        return self._params.get(tool, {}).get(key)
+
+    def value(self, tool: str, key: str, text: str) -> Any:
+        """``text`` typed by the schema of ``tool``'s parameter ``key`` (:func:`typed_value`)."""
+        return typed_value(self.schema(tool, key), text)
+
+    def arguments(self, tool: str, pairs: Iterable[tuple[str, Any]]) -> str:
+        """The JSON text of a call's arguments from ``(key, value)`` pairs: a ``str`` value is
+        typed by its schema, any other value is taken as it is (a format that sent it typed).
+        A repeated key keeps its last value."""
+        obj = {k: self.value(tool, k, v) if isinstance(v, str) else v for k, v in pairs}
+        return json.dumps(obj, ensure_ascii=False)

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
 
@@ -63,8 +64,17 @@ def parse_call(name: str, body: str) -> str | None:
 class ChatGLM3Scanner(ScannerBase):
     """Scanner for ChatGLM3 output (see the module docstring)."""
 
-    def __init__(self, *, primed: bool = False, max_arguments: int = MAX_ARGUMENTS) -> None:
-        super().__init__(max_arguments)
+    def __init__(
+        self,
+        *,
+        primed: bool = False,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        if start_in_thinking:
+            raise ConfigError("ChatGLM3 output has no reasoning section to start in")
+        super().__init__(max_arguments, tools)
         self._primed = primed
         self._reset()
 

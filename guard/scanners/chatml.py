@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.models import (
@@ -76,9 +76,13 @@ class ChatMLScanner(ScannerBase):
     """Scanner for ChatML output with Hermes tool tags (see the module docstring)."""
 
     def __init__(
-        self, *, start_in_thinking: bool = False, max_arguments: int = MAX_ARGUMENTS
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
     ) -> None:
-        super().__init__(max_arguments)
+        super().__init__(max_arguments, tools)
         self._start_in_thinking = start_in_thinking
         self._reset()
 

@@ -191,20 +191,33 @@ class HarmonyScanner(ScannerBase):
         keep_headers: record every parsed header in :attr:`headers` as ``(event_index,
             header)``, where ``event_index`` counts the events this scanner returned before the
             message's first event. Off by default: it grows with the number of messages.
+        start_in_thinking: the output starts inside an ``analysis`` message body (the prompt
+            ended in ``<|start|>assistant<|channel|>analysis<|message|>``): a ``ThinkingStart``
+            with empty raw text comes first.
+        tools: accepted for the common scanner signature; Harmony arguments are JSON already.
         max_arguments: accumulate at most this many characters of one call's arguments; a
             longer call still streams ``ToolArgs`` but ends in ``Malformed``, not ``ToolEnd``.
     """
 
-    def __init__(self, *, keep_headers: bool = False, max_arguments: int = MAX_ARGUMENTS) -> None:
-        super().__init__(max_arguments)
+    def __init__(
+        self,
+        *,
+        keep_headers: bool = False,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        super().__init__(max_arguments, tools)
+        self._start_in_thinking = start_in_thinking
         self.headers: list[tuple[int, HarmonyHeader]] | None = [] if keep_headers else None
         #: Header of the message being read (or the last one).
         self.header: HarmonyHeader | None = None
         self._reset()
 
     def _reset(self) -> None:
-        self._state = _OUT
-        self._init = True
+        self._state = _THINK if self._start_in_thinking else _OUT
+        self._init = not self._start_in_thinking
+        self._announce = self._start_in_thinking
         self._hdr = ""
         self._hdr_start = 0
         self._implied = False
@@ -221,7 +234,7 @@ class HarmonyScanner(ScannerBase):
     def feed(self, text: str) -> list[Event]:
         """Scan the next chunk. A chunk without ``<`` inside a body (the common case: one token
         of prose or JSON) is one delta event, without entering the state machine."""
-        if self._tail or "<" in text or not text:
+        if self._tail or "<" in text or not text or self._announce:
             return super().feed(text)
         st = self._state
         if st == _TEXT or (st == _OUT and not self._init):
@@ -246,6 +259,9 @@ class HarmonyScanner(ScannerBase):
     # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
         n = len(buf)
         while pos < n:
             st = self._state
@@ -441,6 +457,9 @@ class HarmonyScanner(ScannerBase):
             self._args_len = 0
 
     def _finish(self, out: list[Event]) -> None:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
         st = self._state
         if st == _HEADER:
             if not (self._pending and self._decide_author(True, out)):

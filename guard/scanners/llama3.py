@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners.base import (
     HEADER_CAP,
@@ -77,8 +78,16 @@ def parse_python_tag(body: str) -> tuple[str, str] | None:
 class Llama3Scanner(ScannerBase):
     """Scanner for Llama 3.x output (see the module docstring)."""
 
-    def __init__(self, *, max_arguments: int = MAX_ARGUMENTS) -> None:
-        super().__init__(max_arguments)
+    def __init__(
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        if start_in_thinking:
+            raise ConfigError("Llama 3 output has no reasoning section to start in")
+        super().__init__(max_arguments, tools)
         self._reset()
 
     def _reset(self) -> None:

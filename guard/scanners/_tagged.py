@@ -1,0 +1,242 @@
+"""States shared by the scanners of tag dialects (GLM, Kimi, DeepSeek, MiniMax): reasoning
+sections, a start inside reasoning, the forgery sink, junk inside a call section, and the
+renderers' common checks.
+
+A subclass sets the class attributes below and implements :meth:`TaggedScanner._step` for its
+own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning and sink states.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from abc import abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Final
+
+from guard.models import Event, ResultForgery, Text, ThinkingDelta, ThinkingEnd, ThinkingStart
+from guard.scanners.base import HOLD, MAX_ARGUMENTS, Markers, ScannerBase, json_members, json_value
+
+__all__ = [
+    "FIRST_STATE",
+    "OUT",
+    "SINK",
+    "THINK",
+    "TaggedScanner",
+    "arguments_object",
+    "as_text",
+    "check_name",
+    "json_arguments",
+]
+
+OUT: Final = 0
+THINK: Final = 1
+SINK: Final = 2
+#: The first state number a subclass may use for its own states.
+FIRST_STATE: Final = 3
+
+_RUNS = re.compile(r"(\s+)|(\S+)")
+
+
+class TaggedScanner(ScannerBase):
+    """Reasoning, forgery and section-junk handling for a tag dialect.
+
+    Class attributes:
+        THINKING: ``(open, close)`` reasoning tag pairs; the first pair is the one a template
+            pre-fills (``start_in_thinking``).
+        THINK_ENDS: spellings that end an open reasoning section without its closing tag
+            (forgeries, stops, and for token dialects the call-section openers); the ``OUT``
+            state then reads the spelling again.
+    """
+
+    THINKING: ClassVar[tuple[tuple[str, str], ...]] = (("<think>", "</think>"),)
+    THINK_ENDS: ClassVar[tuple[str, ...]] = ()
+    #: Every first character of the dialect's marker spellings: a chunk without any of them
+    #: cannot hold (or start) a marker.
+    LEAD_CHARS: ClassVar[str] = "<"
+    #: States that hold a call body (``_body``) until its closing marker.
+    HELD_STATES: ClassVar[frozenset[int]] = frozenset()
+    _think_markers: ClassVar[dict[str, Markers]]
+    _leads: ClassVar[frozenset[str]] = frozenset("<")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._think_markers = {close: Markers((close, *cls.THINK_ENDS)) for _, close in cls.THINKING}
+        cls._leads = frozenset(cls.LEAD_CHARS)
+
+    def __init__(
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        super().__init__(max_arguments, tools)
+        self._start_in_thinking = start_in_thinking
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = THINK if self._start_in_thinking else OUT
+        self._think_close = self.THINKING[0][1]
+        self._announce = self._start_in_thinking
+        self._reset_dialect()
+
+    @abstractmethod
+    def _reset_dialect(self) -> None:
+        """Reset the dialect's own state (called at construction and after each flush)."""
+
+    @abstractmethod
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step in one of the dialect's states: the new position, or ``-1 - i`` to stop
+        consuming at ``i`` (a partial marker is held from there)."""
+
+    @abstractmethod
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        """Close what the dialect's state holds at the end of the stream."""
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def feed(self, text: str) -> list[Event]:
+        """Scan the next chunk. A chunk that cannot hold a marker, in text, reasoning or a held
+        body (the common case: one token), skips the state machine."""
+        if self._tail or not text or self._announce or not self._leads.isdisjoint(text):
+            return super().feed(text)
+        st = self._state
+        if st == OUT:
+            ev: Event = Text(text, text)
+        elif st == THINK:
+            ev = ThinkingDelta(text, text)
+        elif (
+            st in self.HELD_STATES
+            and not self._skipping
+            and self._body_len + len(text) <= self._max_arguments
+        ):
+            self._body.append(text)
+            self._body_len += len(text)
+            self._base += len(text)
+            return []
+        else:
+            return super().feed(text)
+        self._base += len(text)
+        self._emitted += 1
+        return [ev]
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == THINK:
+                pos = self._think(buf, pos, out, final)
+            elif st == SINK:
+                self._sink_add(buf[pos:], out)
+                return n
+            else:
+                pos = self._step(st, buf, pos, out, final)
+            if pos < 0:
+                return -pos - 1
+        return n
+
+    def _finish(self, out: list[Event]) -> None:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        st = self._state
+        if st == THINK:
+            out.append(ThinkingEnd(""))
+        elif st != SINK:
+            self._finish_dialect(st, out)
+        self._reset()
+
+    # -- reasoning -------------------------------------------------------------------------------
+
+    def _open_thinking(self, open_tag: str, out: list[Event]) -> None:
+        out.append(ThinkingStart(open_tag))
+        self._think_close = dict(self.THINKING)[open_tag]
+        self._state = THINK
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._think_markers[self._think_close].find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            out.append(ThinkingDelta(d, d))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._state = OUT
+        if m == self._think_close:
+            out.append(ThinkingEnd(m))
+            return i + len(m)
+        out.append(ThinkingEnd(""))
+        return i
+
+    # -- forgery and junk ------------------------------------------------------------------------
+
+    def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
+        """A result opening (or another turn only the host writes) at absolute ``offset``:
+        everything after it goes out as ``Malformed`` blocks."""
+        out.append(ResultForgery(offset, marker, marker))
+        self._sink_start("text after a forged tool result")
+        self._state = SINK
+
+    def _gap(self, text: str, reason: str, out: list[Event]) -> None:
+        """Text between the markers of a call section: whitespace is layout (``Text`` with no
+        visible text), anything else is ``Malformed``, one event per run (held until the run
+        ends, so the events do not depend on chunking)."""
+        for m in _RUNS.finditer(text):
+            blank = m.group(1)
+            if blank is not None:
+                self._sink_flush(out)
+                out.append(Text("", blank))
+            else:
+                self._sink_start(reason)
+                self._sink_add(m.group(2), out)
+
+
+def json_arguments(text: str) -> str:
+    """The arguments of a call whose body is JSON (Kimi, DeepSeek), as written: surrounding
+    whitespace dropped, a blank body read as ``{}``, and a JSON string that holds a JSON object
+    (arguments encoded twice) decoded once. Anything else is handed on unchanged, valid JSON or
+    not, as the Harmony scanner does."""
+    s = text.strip()
+    if not s:
+        return "{}"
+    if s.startswith('"'):
+        inner = json_value(s)
+        if isinstance(inner, str) and json_members(inner) is not None:
+            return inner
+    return s
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers' shared checks
+
+
+def check_name(name: str) -> str:
+    """A tool name a tag dialect can carry: non-empty, no whitespace, no angle brackets or
+    quotes."""
+    if not isinstance(name, str) or not name or any(c.isspace() or c in "<>\"'" for c in name):
+        raise ValueError(f"invalid tool name {name!r}")
+    return name
+
+
+def arguments_object(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
+    """Call arguments as a dict (JSON text is parsed)."""
+    value = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+    if not isinstance(value, dict):
+        raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
+    return value
+
+
+def as_text(value: Any) -> str:
+    """Message content as text: a string as is, OpenAI content parts joined, else JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in value)
+    return json.dumps(value, ensure_ascii=False)

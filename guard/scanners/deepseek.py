@@ -1,0 +1,369 @@
+"""DeepSeek V3 / R1 / V3.1 scanner and renderers (deepseek-ai chat templates; vLLM's and
+SGLang's ``deepseek_v3`` and ``deepseek_v31`` tool parsers).
+
+The bars in DeepSeek's tokens are FULLWIDTH VERTICAL LINE (``｜``) and the word separator is
+LOWER ONE EIGHTH BLOCK (``▁``); ASCII look-alikes are other text. The output is the body of an
+assistant turn (the prompt ended in ``<｜Assistant｜>``, R1 and V3.1 thinking mode add
+``<think>``: use ``start_in_thinking``):
+
+* ``<think>...</think>`` is reasoning; a ``</think>`` as the very first thing of the output is
+  the template's own closing tag echoed back (``Text`` with empty text); a call section opening
+  inside reasoning ends the reasoning;
+* ``<｜tool▁calls▁begin｜>`` ... ``<｜tool▁calls▁end｜>`` holds the calls (whitespace between them
+  is layout, other text ``Malformed``); a ``<｜tool▁call▁begin｜>`` outside a section is read the
+  same way. A call is ``<｜tool▁call▁begin｜>HEADER<｜tool▁sep｜>BODY<｜tool▁call▁end｜>``, in one
+  of two forms told apart by what arrives:
+
+  - V3.1: ``HEADER`` is the name, ``BODY`` the JSON arguments; ``ToolStart`` goes out at
+    ``<｜tool▁sep｜>``;
+  - V3 / R1: ``HEADER`` is the type word ``function``, ``BODY`` is the name on its own line and
+    the arguments in a fenced ``json`` block; the call goes out whole at
+    ``<｜tool▁call▁end｜>``. (A ``function`` header whose body starts with ``{`` is a V3.1 call
+    of a tool named ``function``.)
+
+  Bodies are held (capped). The arguments are handed on as written (fence and surrounding
+  whitespace dropped), except that a JSON string holding a JSON object (arguments encoded
+  twice) is decoded once. A call that is not closed or has no name is ``Malformed``;
+* the tool-output tokens (``<｜tool▁outputs▁begin｜>``, ``<｜tool▁output▁begin｜>``) and the
+  DSML-era result tags the dialect record lists open a result only the host writes: in model
+  output they are a forgery (``ResultForgery``; everything after it goes out as ``Malformed``
+  blocks), wherever they appear;
+* ``<｜end▁of▁sentence｜>`` and ``<|EOT|>`` are stops (``Text`` with empty text); role tokens
+  and markers out of place are ``Malformed``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.dialects.deepseek import DEEPSEEK
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._tagged import (
+    FIRST_STATE,
+    OUT,
+    TaggedScanner,
+    as_text,
+    check_name,
+    json_arguments,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
+
+__all__ = [
+    "DeepSeekScanner",
+    "parse_v3_body",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+THINK_OPEN: Final = "<think>"
+THINK_CLOSE: Final = "</think>"
+BOS: Final = "<｜begin▁of▁sentence｜>"
+EOS: Final = "<｜end▁of▁sentence｜>"
+EOT: Final = "<|EOT|>"
+USER: Final = "<｜User｜>"
+ASSISTANT: Final = "<｜Assistant｜>"
+CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
+CALLS_END: Final = "<｜tool▁calls▁end｜>"
+CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
+CALL_END: Final = "<｜tool▁call▁end｜>"
+SEP: Final = "<｜tool▁sep｜>"
+OUTPUTS_BEGIN: Final = "<｜tool▁outputs▁begin｜>"
+OUTPUTS_END: Final = "<｜tool▁outputs▁end｜>"
+OUTPUT_BEGIN: Final = "<｜tool▁output▁begin｜>"
+OUTPUT_END: Final = "<｜tool▁output▁end｜>"
+#: The V3 / R1 header: the call's type.
+TYPE_WORD: Final = "function"
+
+_FORGERIES = DEEPSEEK.result_open
+_STOPS = (EOS, EOT)
+_STRAY = (USER, ASSISTANT, BOS, OUTPUTS_END, OUTPUT_END)
+_BREAKS = (CALL_BEGIN, CALLS_BEGIN, CALLS_END, *_FORGERIES, *_STOPS, USER, ASSISTANT)
+_CALL_TOKENS = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)
+_OUT_MARKERS = Markers((THINK_OPEN, THINK_CLOSE, *_CALL_TOKENS, *_FORGERIES, *_STOPS, *_STRAY))
+_HEADER_MARKERS = Markers((SEP, CALL_END, *_BREAKS))
+_BODY_MARKERS = Markers((CALL_END, *_BREAKS))
+_V3_BODY = re.compile(r"\s*([^\s`{]\S*)[ \t]*(?=\n|\Z)")
+
+_SECTION, _HEADER, _BODY = range(FIRST_STATE, FIRST_STATE + 3)
+_JUNK = "text inside a tool-call section"
+
+
+def _unfence(text: str) -> str:
+    """The inside of a fenced block (```` ```json ... ``` ````); other text unchanged."""
+    s = text.strip()
+    if not s.startswith("```"):
+        return s
+    nl = s.find("\n")
+    s = s[nl + 1 :] if nl >= 0 else ""
+    s = s.rstrip()
+    return s[:-3] if s.endswith("```") else s
+
+
+def parse_v3_body(body: str) -> tuple[int, str, str] | None:
+    """``(split, name, arguments)`` of a V3 / R1 call body (``NAME\\n```json\\n{...}\\n```\\n``):
+    ``body[:split]`` is the name line. ``None`` when the body does not start with a name."""
+    m = _V3_BODY.match(body)
+    if m is None:
+        return None
+    return m.end(), m.group(1), json_arguments(_unfence(body[m.end() :]))
+
+
+class DeepSeekScanner(TaggedScanner):
+    """Scanner for DeepSeek V3 / R1 / V3.1 output (see the module docstring).
+
+    Args:
+        start_in_thinking: the template put ``<think>`` in the prompt (R1, V3.1 thinking mode).
+        tools: accepted for the common scanner signature; DeepSeek arguments are JSON already.
+        max_arguments: cap on a call body (characters); a longer call is ``Malformed``.
+    """
+
+    THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
+    HELD_STATES = frozenset({_BODY})
+
+    def _reset_dialect(self) -> None:
+        self._hdr = ""
+        self._in_section = False
+        self._call_id = ""
+        self._call_name = ""
+        self._deferred = False
+
+    def _held_extra(self) -> int:
+        return len(self._hdr)
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state in (OUT, _SECTION):
+            return self._outside(state == _SECTION, buf, pos, out, final)
+        if state == _HEADER:
+            return self._in_header(buf, pos, out, final)
+        return self._in_body(buf, pos, out, final)
+
+    def _back(self) -> int:
+        return _SECTION if self._in_section else OUT
+
+    def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _OUT_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            if section:
+                self._gap(d, _JUNK, out)
+            else:
+                out.append(Text(d, d))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if section:
+            self._sink_flush(out)
+        if m == CALL_BEGIN:
+            self._state = _HEADER
+            self._in_section = section
+            self._hdr = m
+        elif m == CALLS_BEGIN and not section:
+            out.append(Text("", m))
+            self._state = _SECTION
+        elif m == CALLS_END and section:
+            out.append(Text("", m))
+            self._state = OUT
+        elif m == THINK_OPEN and not section:
+            self._open_thinking(m, out)
+        elif m == THINK_CLOSE and self._base + i == 0:
+            out.append(Text("", m))  # the template's </think>, echoed back
+        elif m in _FORGERIES:
+            self._forgery(self._base + i, m, out)
+        elif m in _STOPS:
+            out.append(Text("", m))
+            self._state = OUT  # a stop ends an unclosed section
+        else:
+            out.append(Malformed(f"{m} out of place in a DeepSeek turn", m))
+        return i + len(m)
+
+    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _HEADER_MARKERS.find(buf, pos, final)
+        room = HEADER_CAP - len(self._hdr)
+        if i - pos > room:
+            out.append(
+                Malformed(
+                    f"tool call header longer than {HEADER_CAP} characters",
+                    self._hdr + buf[pos : pos + room],
+                )
+            )
+            self._hdr = ""
+            self._state = self._back()
+            return pos + room
+        self._hdr += buf[pos:i]
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == SEP:
+            self._open_call(m, out)
+            return i + len(m)
+        if m == CALL_END:
+            self._hdr += m
+            self._unclosed("tool call without <｜tool▁sep｜>", out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _open_call(self, sep: str, out: list[Event]) -> None:
+        header = self._hdr[len(CALL_BEGIN) :].strip()
+        self._hdr += sep
+        self._state = _BODY
+        self._call_id = ""
+        self._call_name = header
+        self._deferred = header == TYPE_WORD
+        if not self._deferred and _valid(header):
+            self._call_id = self._next_id()
+            out.append(ToolStart(self._call_id, header, self._hdr))
+            self._hdr = ""
+
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _BODY_MARKERS.find(buf, pos, final)
+        if i > pos:
+            self._body_add(
+                buf[pos:i],
+                out,
+                self._hdr,
+                f"tool call body longer than {self._max_arguments} characters",
+            )
+            if self._skipping:
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == CALL_END:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        if self._deferred:
+            self._close_deferred(hdr, body, close, out)
+            return
+        if not self._call_id:
+            out.append(
+                Malformed(
+                    f"tool call without a valid name: {self._call_name[:64]!r}",
+                    hdr + body + close,
+                )
+            )
+            return
+        args = json_arguments(body)
+        out.append(ToolArgs(self._call_id, args, body))
+        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+
+    def _close_deferred(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """A ``function`` header: a V3 body (name line and fenced JSON), or a V3.1 call of a
+        tool named ``function``."""
+        if body.lstrip().startswith("{"):
+            split, name, args = 0, TYPE_WORD, json_arguments(body)
+        else:
+            parsed = parse_v3_body(body)
+            if parsed is None or not _valid(parsed[1]):
+                out.append(Malformed("V3 tool call body without a name line", hdr + body + close))
+                return
+            split, name, args = parsed
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, hdr + body[:split]))
+        out.append(ToolArgs(cid, args, body[split:]))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, hdr + self._body_take()))
+
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _SECTION:
+            self._sink_flush(out)
+        elif state in (_HEADER, _BODY):
+            self._unclosed("tool call not closed at end of stream", out)
+
+
+def _valid(name: str) -> bool:
+    return bool(name) and not any(c.isspace() or c in "<>\"'`" for c in name)
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (the V3.1 chat template's spelling; ``legacy=True`` for V3 / R1). Text is inserted
+# verbatim: escape untrusted text first (``guard.escape(text, "deepseek")``).
+
+
+def _arguments(arguments: str | Mapping[str, Any]) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def _call(name: str, arguments: str | Mapping[str, Any], legacy: bool) -> str:
+    check_name(name)
+    args = _arguments(arguments)
+    if legacy:
+        return f"{CALL_BEGIN}{TYPE_WORD}{SEP}{name}\n```json\n{args}\n```{CALL_END}"
+    return f"{CALL_BEGIN}{name}{SEP}{args}{CALL_END}"
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, legacy: bool = False) -> str:
+    """One call in its own section: V3.1 spelling, or V3 / R1 (``function`` type word and a
+    fenced ``json`` block) with ``legacy``."""
+    return f"{CALLS_BEGIN}{_call(name, arguments, legacy)}{CALLS_END}"
+
+
+def render_tool_result(content: Any) -> str:
+    """One tool result as the host writes it (V3.1)."""
+    return f"{OUTPUT_BEGIN}{as_text(content)}{OUTPUT_END}"
+
+
+def render_thinking(text: str) -> str:
+    """A reasoning section."""
+    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
+    """A conversation (OpenAI chat messages) as the V3.1 template writes it in non-thinking mode
+    without a generation prompt: system text first, each user turn, the assistant's ``</think>``,
+    text and calls, ``<｜end▁of▁sentence｜>``, and each tool result."""
+    msgs = list(messages)
+    system = "\n\n".join(as_text(m.get("content")) for m in msgs if m.get("role") == "system")
+    parts = [BOS, system]
+    after_user = False
+    after_tool = False
+    for msg in msgs:
+        role = str(msg.get("role", ""))
+        if role == "user":
+            parts.append(USER + as_text(msg.get("content")))
+            after_user, after_tool = True, False
+        elif role == "assistant":
+            calls = msg.get("tool_calls") or []
+            if after_user:
+                parts.append(ASSISTANT + THINK_CLOSE)
+            content = as_text(msg.get("content"))
+            if not calls and not after_tool and THINK_CLOSE in content:
+                content = content.split(THINK_CLOSE, 1)[1]
+            parts.append(content)
+            if calls:
+                rendered = []
+                for call in calls:
+                    fn = call.get("function", call)
+                    name = str(fn.get("name", ""))
+                    rendered.append(_call(name, fn.get("arguments") or {}, legacy=False))
+                parts.append(CALLS_BEGIN + "".join(rendered) + CALLS_END)
+            parts.append(EOS)
+            after_user = after_tool = False
+        elif role == "tool":
+            parts.append(render_tool_result(msg.get("content")))
+            after_user, after_tool = False, True
+        elif role != "system":
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)

@@ -1,0 +1,372 @@
+"""GLM-4.5 / 4.6 / 4.7 scanner and renderers (zai-org chat templates; vLLM's
+``glm4_moe`` and ``glm47_moe`` tool parsers).
+
+The output is the body of an assistant turn (the prompt ended in ``<|assistant|>``):
+
+* ``<think>...</think>`` is reasoning (``start_in_thinking`` for templates that pre-fill
+  ``<think>``);
+* ``<tool_call>NAME`` opens a call. The name ends at a newline (GLM-4.5 / 4.6), at ``<arg_key>``
+  or at ``</tool_call>`` (GLM-4.7, no newlines); ``ToolStart`` goes out then. The body is held
+  (capped) until ``</tool_call>``: ``<arg_key>K</arg_key>`` / ``<arg_value>V</arg_value>`` pairs,
+  whitespace between them ignored, none at all for a call without arguments. Values are text,
+  kept exactly (whitespace included), typed by the request's tool schemas when given
+  (``"42"`` is 42 for an ``integer`` parameter) and strings otherwise; the arguments are the JSON
+  text of that object. A body that is anything else, or a call that is not closed, is
+  ``Malformed``;
+* ``<|observation|>``, ``<|user|>`` and ``<|endoftext|>`` are the model's stops (``Text`` with
+  empty text) when only whitespace follows them; they are held until that is known.
+  ``<|observation|>`` followed by more output is a forged tool result (``ResultForgery``), as is
+  ``<tool_response>`` anywhere, inside reasoning or a call too: everything after it goes out as
+  ``Malformed`` blocks. The other two followed by more output are ``Malformed`` and scanning
+  goes on;
+* other GLM tags out of place (a closing tag without its opening, ``<|assistant|>``) are
+  ``Malformed``; the remaining reserved spellings are content, left to the detection signals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._tagged import (
+    FIRST_STATE,
+    OUT,
+    SINK,
+    TaggedScanner,
+    arguments_object,
+    as_text,
+    check_name,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
+
+__all__ = [
+    "GLMScanner",
+    "parse_arguments",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+THINK_OPEN: Final = "<think>"
+THINK_CLOSE: Final = "</think>"
+CALL_OPEN: Final = "<tool_call>"
+CALL_CLOSE: Final = "</tool_call>"
+KEY_OPEN: Final = "<arg_key>"
+KEY_CLOSE: Final = "</arg_key>"
+VALUE_OPEN: Final = "<arg_value>"
+VALUE_CLOSE: Final = "</arg_value>"
+RESPONSE: Final = "<tool_response>"
+RESPONSE_CLOSE: Final = "</tool_response>"
+OBSERVATION: Final = "<|observation|>"
+USER: Final = "<|user|>"
+SYSTEM: Final = "<|system|>"
+ASSISTANT: Final = "<|assistant|>"
+EOT: Final = "<|endoftext|>"
+
+_STOPS = (OBSERVATION, USER, EOT)
+_ENDS = (RESPONSE, *_STOPS, SYSTEM, ASSISTANT)
+_OUT_MARKERS = Markers(
+    (
+        THINK_OPEN,
+        THINK_CLOSE,
+        CALL_OPEN,
+        CALL_CLOSE,
+        KEY_OPEN,
+        KEY_CLOSE,
+        VALUE_OPEN,
+        VALUE_CLOSE,
+        RESPONSE_CLOSE,
+        *_ENDS,
+    )
+)
+_NAME_MARKERS = Markers((KEY_OPEN, CALL_CLOSE, CALL_OPEN, *_ENDS))
+_BODY_MARKERS = Markers((CALL_CLOSE, CALL_OPEN, *_ENDS))
+_PAIR = re.compile(
+    re.escape(KEY_OPEN)
+    + "(.*?)"
+    + re.escape(KEY_CLOSE)
+    + r"\s*"
+    + re.escape(VALUE_OPEN)
+    + "(.*?)"
+    + re.escape(VALUE_CLOSE),
+    re.DOTALL,
+)
+_BLANK = re.compile(r"\s*")
+_NON_WS = re.compile(r"\S")
+_NAME = re.compile(r"[^\s<>\"']+")
+
+_NAME_STATE, _BODY, _STOP = range(FIRST_STATE, FIRST_STATE + 3)
+
+
+def parse_arguments(body: str) -> list[tuple[str, str]] | None:
+    """The ``(key, value)`` pairs of a call body, or ``None`` when the body is not a run of
+    ``<arg_key>``/``<arg_value>`` pairs with only whitespace between them. Keys are stripped;
+    values are kept exactly."""
+    pairs: list[tuple[str, str]] = []
+    pos = _BLANK.match(body, 0).end()  # type: ignore[union-attr]
+    while pos < len(body):
+        m = _PAIR.match(body, pos)
+        if m is None:
+            return None
+        key = m.group(1).strip()
+        if not key or KEY_OPEN in m.group(2):
+            return None
+        pairs.append((key, m.group(2)))
+        pos = _BLANK.match(body, m.end()).end()  # type: ignore[union-attr]
+    return pairs
+
+
+class GLMScanner(TaggedScanner):
+    """Scanner for GLM-4.5 / 4.6 / 4.7 output (see the module docstring).
+
+    Args:
+        start_in_thinking: the template put ``<think>`` in the prompt.
+        tools: OpenAI tool definitions; their schemas type the argument values.
+        max_arguments: cap on a call body (characters); a longer one is ``Malformed``.
+    """
+
+    THINK_ENDS = (RESPONSE, *_STOPS)
+    HELD_STATES = frozenset({_BODY})
+
+    def _reset_dialect(self) -> None:
+        self._hdr = ""
+        self._call_id = ""
+        self._call_name = ""
+        self._stop = ""
+        self._stop_start = 0
+        self._stop_ws = ""
+
+    def _held_extra(self) -> int:
+        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == OUT:
+            return self._out(buf, pos, out, final)
+        if state == _NAME_STATE:
+            return self._in_name(buf, pos, out, final)
+        if state == _BODY:
+            return self._in_body(buf, pos, out, final)
+        return self._stopped(buf, pos, out)
+
+    def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _OUT_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            out.append(Text(d, d))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == THINK_OPEN:
+            self._open_thinking(m, out)
+        elif m == CALL_OPEN:
+            self._state = _NAME_STATE
+            self._hdr = m
+        elif m == RESPONSE:
+            self._forgery(self._base + i, m, out)
+        elif m in _STOPS:
+            self._state = _STOP
+            self._stop = m
+            self._stop_start = self._base + i
+            self._stop_ws = ""
+        else:
+            out.append(Malformed(f"{m} outside its place in a GLM turn", m))
+        return i + len(m)
+
+    def _in_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _NAME_MARKERS.find(buf, pos, final)
+        j = buf.find("\n", pos, i)
+        # Blank lines before the name do not end it.
+        while j >= 0 and not (self._hdr[len(CALL_OPEN) :] + buf[pos:j]).strip():
+            j = buf.find("\n", j + 1, i)
+        end = j + 1 if j >= 0 else i
+        room = HEADER_CAP - len(self._hdr)
+        if end - pos > room:
+            out.append(
+                Malformed(
+                    f"tool call name longer than {HEADER_CAP} characters",
+                    self._hdr + buf[pos : pos + room],
+                )
+            )
+            self._hdr = ""
+            self._state = OUT
+            return pos + room
+        self._hdr += buf[pos:end]
+        if j >= 0:
+            self._open_call(out)
+            return end
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m in (KEY_OPEN, CALL_CLOSE):
+            self._open_call(out)
+        else:
+            self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _open_call(self, out: list[Event]) -> None:
+        """The name is complete: ``ToolStart`` when it is a valid name (else the header stays
+        held and the call ends ``Malformed``); the body follows."""
+        name = self._hdr[len(CALL_OPEN) :].strip()
+        self._state = _BODY
+        self._call_name = name
+        if _NAME.fullmatch(name):
+            self._call_id = self._next_id()
+            out.append(ToolStart(self._call_id, name, self._hdr))
+            self._hdr = ""
+        else:
+            self._call_id = ""
+
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _BODY_MARKERS.find(buf, pos, final)
+        if i > pos:
+            self._body_add(buf[pos:i], out, self._hdr, self._overflow_reason())
+            if self._skipping:  # the held header went out with the overflowing body
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._state = OUT
+        if m == CALL_CLOSE:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _overflow_reason(self) -> str:
+        return f"tool call body longer than {self._max_arguments} characters"
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        cid, name = self._call_id, self._call_name
+        if not cid:
+            out.append(
+                Malformed(f"tool call without a valid name: {name[:64]!r}", hdr + body + close)
+            )
+            return
+        pairs = parse_arguments(body)
+        if pairs is None:
+            out.append(
+                Malformed(
+                    f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs",
+                    body + close,
+                )
+            )
+            return
+        args = self._types.arguments(name, pairs)
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = OUT
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, hdr + self._body_take()))
+
+    def _stopped(self, buf: str, pos: int, out: list[Event]) -> int:
+        """After a stop: whitespace is held (capped) until something else or the end."""
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else len(buf)
+        room = HEADER_CAP - len(self._stop_ws)
+        if j - pos > room:
+            j = pos + room
+            found = None
+        self._stop_ws += buf[pos:j]
+        if found is None and j == len(buf):
+            return j
+        stop, ws = self._stop, self._stop_ws
+        self._stop = self._stop_ws = ""
+        if stop == OBSERVATION:
+            out.append(ResultForgery(self._stop_start, stop, stop))
+            self._sink_start("text after a forged tool result")
+            self._sink_add(ws, out)
+            self._state = SINK
+        else:
+            out.append(Malformed(f"{stop} followed by more output", stop + ws))
+            self._state = OUT
+        return j
+
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state in (_NAME_STATE, _BODY):
+            self._unclosed("tool call not closed at end of stream", out)
+        elif state == _STOP:
+            out.append(Text("", self._stop + self._stop_ws))
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (the GLM-4.6 chat template's spelling). Text is inserted verbatim: escape untrusted
+# text first (``guard.escape(text, "glm")``).
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if VALUE_CLOSE in text:
+        raise ValueError(f"an argument value cannot contain {VALUE_CLOSE}")
+    return text
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """``<tool_call>NAME``, one ``<arg_key>`` / ``<arg_value>`` pair per argument (strings
+    as they are, other values as JSON), ``</tool_call>``."""
+    check_name(name)
+    parts = [CALL_OPEN, name, "\n"]
+    for key, value in arguments_object(arguments).items():
+        if not key or KEY_CLOSE in key:
+            raise ValueError(f"invalid argument name {key!r}")
+        parts += [KEY_OPEN, key, KEY_CLOSE, "\n", VALUE_OPEN, _value(value), VALUE_CLOSE, "\n"]
+    parts.append(CALL_CLOSE)
+    return "".join(parts)
+
+
+def render_tool_result(content: Any) -> str:
+    """One tool result as the host writes it (a run of results shares one
+    ``<|observation|>``; see :func:`render_transcript`)."""
+    return f"{OBSERVATION}\n{RESPONSE}\n{as_text(content)}\n{RESPONSE_CLOSE}"
+
+
+def render_thinking(text: str) -> str:
+    """A reasoning section."""
+    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
+    """A conversation (OpenAI chat messages) as the GLM-4.6 template writes it without tools
+    and without a generation prompt: ``[gMASK]<sop>``, then each turn. Reasoning
+    (``reasoning_content``) is kept only after the last user message, as the template does."""
+    msgs = list(messages)
+    last_user = max((k for k, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+    parts = ["[gMASK]<sop>"]
+    prev = ""
+    for k, msg in enumerate(msgs):
+        role = str(msg.get("role", ""))
+        if role in ("system", "user"):
+            parts.append(f"<|{role}|>\n{as_text(msg.get('content'))}")
+        elif role == "assistant":
+            parts.append(ASSISTANT)
+            reasoning = as_text(msg.get("reasoning_content"))
+            kept = reasoning.strip() if k > last_user and reasoning else ""
+            parts.append("\n" + render_thinking(kept))
+            content = as_text(msg.get("content")).strip()
+            if content:
+                parts.append("\n" + content)
+            for call in msg.get("tool_calls") or []:
+                fn = call.get("function", call)
+                parts.append(
+                    "\n" + render_tool_call(str(fn.get("name", "")), fn.get("arguments") or {})
+                )
+        elif role == "tool":
+            result = render_tool_result(msg.get("content"))
+            parts.append(result if prev != "tool" else result[len(OBSERVATION) :])
+        else:
+            raise ValueError(f"unknown role {role!r}")
+        prev = role
+    return "".join(parts)

@@ -1,0 +1,353 @@
+"""Kimi K2 scanner and renderers (moonshotai chat templates; vLLM's and SGLang's ``kimi_k2``
+tool parsers).
+
+The output is the body of an assistant turn (the prompt ended in
+``<|im_assistant|>assistant<|im_middle|>``):
+
+* ``<think>...</think>`` is reasoning (``start_in_thinking`` for templates that pre-fill it). A
+  call section opening inside reasoning ends the reasoning (``ThinkingEnd`` with empty raw
+  text): Kimi K2 Thinking sometimes opens a section without closing ``</think>`` first;
+* ``<|tool_calls_section_begin|>`` (or the singular ``<|tool_call_section_begin|>``) opens a
+  section of calls, ``<|tool_calls_section_end|>`` (or the singular) closes it. Whitespace
+  between the markers is layout; other text in a section is ``Malformed``. A call outside a
+  section is read the same way;
+* a call is ``<|tool_call_begin|>ID<|tool_call_argument_begin|>ARGUMENTS<|tool_call_end|>``.
+  ``ID`` is ``functions.NAME:IDX`` (or ``NAME:IDX``), kept whole as the call id (the host answers
+  with it; an id the output already used gets ``#N`` appended, so ids stay unique). The name is
+  what stands between ``functions.`` and ``:IDX``, dots included. ``ToolStart`` goes out at
+  ``<|tool_call_argument_begin|>``; the arguments are held (capped) until ``<|tool_call_end|>``,
+  then handed on as written, except that a JSON string holding a JSON object (arguments encoded
+  twice) is decoded once. An id of another shape, or a call not closed, is ``Malformed``;
+* ``<|im_system|>`` opens a host turn (tool results are ``<|im_system|>NAME<|im_middle|>## Return
+  of ID``): in model output it is a forgery (``ResultForgery``; everything after it goes out as
+  ``Malformed`` blocks), wherever it appears;
+* ``<|im_end|>`` and ``[EOS]`` are stops (``Text`` with empty text); the other turn markers
+  (``<|im_user|>``, ``<|im_assistant|>``, ``<|im_middle|>``) and markers out of place are
+  ``Malformed``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._tagged import (
+    FIRST_STATE,
+    OUT,
+    TaggedScanner,
+    as_text,
+    check_name,
+    json_arguments,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
+
+__all__ = [
+    "KimiScanner",
+    "parse_call_id",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+THINK_OPEN: Final = "<think>"
+THINK_CLOSE: Final = "</think>"
+SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
+SECTION_END: Final = "<|tool_calls_section_end|>"
+SECTION_BEGIN_SINGULAR: Final = "<|tool_call_section_begin|>"
+SECTION_END_SINGULAR: Final = "<|tool_call_section_end|>"
+CALL_BEGIN: Final = "<|tool_call_begin|>"
+ARGUMENT_BEGIN: Final = "<|tool_call_argument_begin|>"
+CALL_END: Final = "<|tool_call_end|>"
+IM_SYSTEM: Final = "<|im_system|>"
+IM_USER: Final = "<|im_user|>"
+IM_ASSISTANT: Final = "<|im_assistant|>"
+IM_MIDDLE: Final = "<|im_middle|>"
+IM_END: Final = "<|im_end|>"
+EOS: Final = "[EOS]"
+
+_BEGINS = (SECTION_BEGIN, SECTION_BEGIN_SINGULAR)
+_ENDS = (SECTION_END, SECTION_END_SINGULAR)
+_STOPS = (IM_END, EOS)
+_TURNS = (IM_USER, IM_ASSISTANT, IM_MIDDLE)
+#: Spellings that end a call (its header or arguments) when it is not closed.
+_BREAKS = (CALL_BEGIN, *_BEGINS, *_ENDS, IM_SYSTEM, *_STOPS, *_TURNS)
+_CALL_TOKENS = (*_BEGINS, *_ENDS, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
+_OUT_MARKERS = Markers((THINK_OPEN, THINK_CLOSE, *_CALL_TOKENS, IM_SYSTEM, *_STOPS, *_TURNS))
+_SECTION_MARKERS = _OUT_MARKERS
+_HEADER_MARKERS = Markers((ARGUMENT_BEGIN, CALL_END, *_BREAKS))
+_ARGS_MARKERS = Markers((CALL_END, ARGUMENT_BEGIN, *_BREAKS))
+_ID = re.compile(r"(?:functions\.)?([\w.\-]+):\d+")
+
+_SECTION, _HEADER, _ARGS = range(FIRST_STATE, FIRST_STATE + 3)
+_JUNK = "text inside a tool-call section"
+
+
+def parse_call_id(call_id: str) -> str | None:
+    """The tool name in a Kimi call id (``functions.mcp.search:3`` -> ``mcp.search``), or
+    ``None`` when the id is not ``[functions.]NAME:IDX``."""
+    m = _ID.fullmatch(call_id)
+    return m.group(1) if m else None
+
+
+class KimiScanner(TaggedScanner):
+    """Scanner for Kimi K2 output (see the module docstring).
+
+    Args:
+        start_in_thinking: the template put ``<think>`` in the prompt.
+        tools: accepted for the common scanner signature; Kimi arguments are JSON already.
+        max_arguments: cap on a call's arguments (characters); a longer call is ``Malformed``.
+    """
+
+    THINK_ENDS = (IM_SYSTEM, *_STOPS, *_BEGINS)
+    HELD_STATES = frozenset({_ARGS})
+    LEAD_CHARS = "<["
+
+    def _reset_dialect(self) -> None:
+        self._hdr = ""
+        self._in_section = False
+        self._call_id = ""
+        self._call_name = ""
+        #: Call ids used so far: a repeated one gets ``#N`` appended, so ids stay unique.
+        self._ids: set[str] = set()
+
+    def _held_extra(self) -> int:
+        return len(self._hdr)
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state in (OUT, _SECTION):
+            return self._outside(state == _SECTION, buf, pos, out, final)
+        if state == _HEADER:
+            return self._in_header(buf, pos, out, final)
+        return self._in_args(buf, pos, out, final)
+
+    def _back(self) -> int:
+        return _SECTION if self._in_section else OUT
+
+    def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = (_SECTION_MARKERS if section else _OUT_MARKERS).find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            if section:
+                self._gap(d, _JUNK, out)
+            else:
+                out.append(Text(d, d))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if section:
+            self._sink_flush(out)
+        if m == CALL_BEGIN:
+            self._state = _HEADER
+            self._in_section = section
+            self._hdr = m
+        elif m in _BEGINS and not section:
+            out.append(Text("", m))
+            self._state = _SECTION
+        elif m in _ENDS and section:
+            out.append(Text("", m))
+            self._state = OUT
+        elif m == THINK_OPEN and not section:
+            self._open_thinking(m, out)
+        elif m == IM_SYSTEM:
+            self._forgery(self._base + i, m, out)
+        elif m in _STOPS:
+            out.append(Text("", m))
+            self._state = OUT  # a stop ends an unclosed section
+        else:
+            out.append(Malformed(f"{m} out of place in a Kimi turn", m))
+        return i + len(m)
+
+    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _HEADER_MARKERS.find(buf, pos, final)
+        room = HEADER_CAP - len(self._hdr)
+        if i - pos > room:
+            out.append(
+                Malformed(
+                    f"tool call id longer than {HEADER_CAP} characters",
+                    self._hdr + buf[pos : pos + room],
+                )
+            )
+            self._hdr = ""
+            self._state = self._back()
+            return pos + room
+        self._hdr += buf[pos:i]
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == ARGUMENT_BEGIN:
+            self._open_call(m, out)
+            return i + len(m)
+        if m == CALL_END:  # a call without arguments
+            self._open_call("", out)
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _open_call(self, marker: str, out: list[Event]) -> None:
+        self._hdr += marker
+        call_id = self._hdr[len(CALL_BEGIN) : len(self._hdr) - len(marker)].strip()
+        name = parse_call_id(call_id)
+        self._state = _ARGS
+        self._call_name = name or call_id
+        if name:
+            if call_id in self._ids:  # a repeated id still names a new call
+                call_id = f"{call_id}#{len(self._ids)}"
+            self._ids.add(call_id)
+            self._call_id = call_id
+            out.append(ToolStart(call_id, name, self._hdr))
+            self._hdr = ""
+        else:
+            self._call_id = ""
+
+    def _in_args(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _ARGS_MARKERS.find(buf, pos, final)
+        if i > pos:
+            self._body_add(
+                buf[pos:i],
+                out,
+                self._hdr,
+                f"tool call arguments longer than {self._max_arguments} characters",
+            )
+            if self._skipping:
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == CALL_END:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        if not self._call_id:
+            out.append(
+                Malformed(
+                    f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}",
+                    hdr + body + close,
+                )
+            )
+            return
+        args = json_arguments(body)
+        out.append(ToolArgs(self._call_id, args, body))
+        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, hdr + self._body_take()))
+
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _SECTION:
+            self._sink_flush(out)
+        elif state in (_HEADER, _ARGS):
+            self._unclosed("tool call not closed at end of stream", out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (the Kimi K2 Thinking chat template's spelling). Text is inserted verbatim: escape
+# untrusted text first (``guard.escape(text, "kimi")``).
+
+
+def _call_id(name: str, call_id: str | None, index: int) -> str:
+    if call_id is not None and parse_call_id(call_id):
+        return call_id
+    return f"functions.{name}:{index}"
+
+
+def _arguments(arguments: str | Mapping[str, Any]) -> str:
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def _calls(calls: Iterable[tuple[str, str]]) -> str:
+    """A section of ``(id, arguments)`` calls."""
+    body = "".join(f"{CALL_BEGIN}{cid}{ARGUMENT_BEGIN}{args}{CALL_END}" for cid, args in calls)
+    return f"{SECTION_BEGIN}{body}{SECTION_END}"
+
+
+def render_tool_call(
+    name: str, arguments: str | Mapping[str, Any], *, call_id: str | None = None, index: int = 0
+) -> str:
+    """One call in its own section. ``call_id`` is kept when it is ``functions.NAME:IDX``;
+    otherwise the id is ``functions.NAME:index``."""
+    check_name(name)
+    return _calls([(_call_id(name, call_id, index), _arguments(arguments))])
+
+
+def render_tool_result(call_id: str, content: Any, *, name: str | None = None) -> str:
+    """A tool result turn, as only the host writes it."""
+    return (
+        f"{IM_SYSTEM}{name or 'tool'}{IM_MIDDLE}## Return of {call_id}\n{as_text(content)}{IM_END}"
+    )
+
+
+def render_thinking(text: str) -> str:
+    """A reasoning section."""
+    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+
+
+_DEFAULT_SYSTEM = "You are Kimi, an AI assistant created by Moonshot AI."
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
+    """A conversation (OpenAI chat messages) as the Kimi K2 Thinking template writes it without
+    tools and without a generation prompt. Reasoning (``reasoning_content``) is kept only after
+    the last assistant message without calls, as the template does; call ids that are not
+    ``functions.NAME:IDX`` are renumbered, and tool results follow them."""
+    msgs = list(messages)
+    last_plain = max(
+        (k for k, m in enumerate(msgs) if m.get("role") == "assistant" and not m.get("tool_calls")),
+        default=-1,
+    )
+    parts = []
+    if not msgs or msgs[0].get("role") != "system":
+        parts.append(f"{IM_SYSTEM}system{IM_MIDDLE}{_DEFAULT_SYSTEM}{IM_END}")
+    ids: dict[str, str] = {}
+    counter = 0
+    for k, msg in enumerate(msgs):
+        role = str(msg.get("role", ""))
+        who = str(msg.get("name") or role)
+        if role == "assistant":
+            reasoning = as_text(msg.get("reasoning_content")) if k > last_plain else ""
+            text = f"{IM_ASSISTANT}{who}{IM_MIDDLE}{render_thinking(reasoning)}"
+            text += as_text(msg.get("content"))
+            calls = []
+            for call in msg.get("tool_calls") or []:
+                fn = call.get("function", call)
+                name = check_name(str(fn.get("name", "")))
+                given = call.get("id")
+                cid = _call_id(name, str(given) if given else None, counter)
+                counter += 1
+                if given:
+                    ids[str(given)] = cid
+                calls.append((cid, _arguments(fn.get("arguments") or {})))
+            if calls:
+                text += _calls(calls)
+            parts.append(text + IM_END)
+        elif role == "tool":
+            given = str(msg.get("tool_call_id", ""))
+            cid = ids.get(given, given)
+            parts.append(
+                f"{IM_SYSTEM}{who}{IM_MIDDLE}## Return of {cid}\n{as_text(msg.get('content'))}"
+                + IM_END
+            )
+        elif role in ("system", "user"):
+            marker = IM_USER if role == "user" else IM_SYSTEM
+            parts.append(f"{marker}{who}{IM_MIDDLE}{as_text(msg.get('content'))}{IM_END}")
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)

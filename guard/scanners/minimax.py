@@ -1,0 +1,257 @@
+"""MiniMax M2 / M1 scanner and renderers (MiniMax-AI's tool-calling guide and chat template;
+vLLM's ``minimax_m2`` and ``minimax`` tool parsers).
+
+The output is the body of an assistant turn (the prompt ended in ``]~b]ai\\n``; the M2 template
+adds ``<think>\\n``: use ``start_in_thinking``):
+
+* ``<think>...</think>`` is reasoning;
+* M2: ``<minimax:tool_call>`` holds ``<invoke name="NAME">`` elements with
+  ``<parameter name="KEY">VALUE</parameter>`` elements, indented or not (the shape shared with
+  DSML, see :mod:`guard.scanners._invoke`). One leading and one trailing newline of a value are
+  layout and dropped; the value is typed by the request's tool schemas when given (``"5"`` is 5
+  for an ``integer`` parameter, ``null`` is null where the schema allows it) and a string
+  otherwise;
+* M1: ``<tool_calls>`` holds one JSON object per line, ``{"name": ..., "arguments": ...}``;
+  the block is held (capped) until ``</tool_calls>``; each object is a call, each line that is
+  not one is ``Malformed``;
+* ``]~b]`` starts a turn only the host writes (``]~b]tool`` a tool result): in model output it is
+  a forgery (``ResultForgery``; everything after it goes out as ``Malformed`` blocks), as are
+  the transport result tags the dialect record lists (``<function_results>``,
+  ``<tool_response>``), wherever they appear;
+* ``[e~[`` is the stop (``Text`` with empty text); the other envelope tokens are ``Malformed``.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.dialects.minimax import MINIMAX
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._invoke import NEXT_STATE, InvokeScanner
+from guard.scanners._tagged import OUT, arguments_object, as_text, check_name
+from guard.scanners.base import HOLD, Markers, json_members, tool_arguments
+
+__all__ = [
+    "MiniMaxScanner",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+WRAPPER_OPEN: Final = "<minimax:tool_call>"
+WRAPPER_CLOSE: Final = "</minimax:tool_call>"
+INVOKE_CLOSE: Final = "</invoke>"
+PARAM_CLOSE: Final = "</parameter>"
+M1_OPEN: Final = "<tool_calls>"
+M1_CLOSE: Final = "</tool_calls>"
+TURN: Final = "]~b]"
+END: Final = "[e~["
+BEGIN: Final = "]~!b["
+THINK_OPEN: Final = "<think>"
+THINK_CLOSE: Final = "</think>"
+
+#: The record's result openings, with any turn start (``]~b]`` + role) in place of ``]~b]tool``.
+_FORGERIES = (*(s for s in MINIMAX.result_open if not s.startswith(TURN)), TURN)
+_M1 = NEXT_STATE
+_DECODER = json.JSONDecoder()
+_NON_WS = re.compile(r"\S")
+
+
+def _trim(value: str) -> str:
+    """A value without one leading and one trailing newline (layout around the text)."""
+    if value.startswith("\n"):
+        value = value[1:]
+    if value.endswith("\n"):
+        value = value[:-1]
+    return value
+
+
+class MiniMaxScanner(InvokeScanner):
+    """Scanner for MiniMax M2 (and M1) output (see the module docstring).
+
+    Args:
+        start_in_thinking: the template put ``<think>`` in the prompt (M2's does).
+        tools: OpenAI tool definitions; their schemas type the parameter values.
+        max_arguments: cap on a call body (characters); a longer one is ``Malformed``.
+    """
+
+    THINKING = (("<think>", "</think>"), ("<thinking>", "</thinking>"))
+    WRAPPER_OPENS = (WRAPPER_OPEN,)
+    WRAPPER_CLOSES = (WRAPPER_CLOSE,)
+    INVOKE_OPENS = ("<invoke",)
+    INVOKE_CLOSES = (INVOKE_CLOSE,)
+    PARAM_OPENS = ("<parameter",)
+    PARAM_CLOSES = (PARAM_CLOSE,)
+    FORGERIES = _FORGERIES
+    STOPS = (END,)
+    STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE)
+    EXTRA = (M1_OPEN,)
+    HELD_EXTRA = (_M1,)
+
+    _m1_markers = Markers((M1_CLOSE, M1_OPEN, WRAPPER_OPEN, *_FORGERIES, END))
+
+    def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
+        return _trim(text)
+
+    def _extra(self, marker: str, i: int, out: list[Event]) -> None:
+        self._state = _M1
+        self._hdr = marker
+
+    def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._m1_markers.find(buf, pos, final)
+        if i > pos:
+            self._body_add(
+                buf[pos:i],
+                out,
+                self._hdr,
+                f"tool-call block longer than {self._max_arguments} characters",
+            )
+            if self._skipping:
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        hdr, self._hdr = self._hdr, ""
+        self._state = OUT
+        if m == M1_CLOSE:
+            if not self._body_skip_end(m, out):
+                self._json_lines(hdr, self._body_take(), m, out)
+            return i + len(m)
+        if not self._body_skip_end("", out):
+            out.append(Malformed(f"{M1_OPEN} block not closed before {m}", hdr + self._body_take()))
+        return i
+
+    def _json_lines(self, open_tag: str, body: str, close: str, out: list[Event]) -> None:
+        """Each JSON object of an M1 block is a call; a line that is not one is ``Malformed``."""
+        out.append(Text("", open_tag))
+        pos, n = 0, len(body)
+        while pos < n:
+            found = _NON_WS.search(body, pos)
+            start = found.start() if found else n
+            if start > pos:
+                out.append(Text("", body[pos:start]))
+            if start == n:
+                break
+            call = self._json_call(body, start)
+            if call is None:
+                stop = body.find("\n", start)
+                stop = n if stop < 0 else stop
+                out.append(
+                    Malformed("line in a tool-call block is not a JSON call", body[start:stop])
+                )
+                pos = stop
+                continue
+            end, name, args = call
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, ""))
+            out.append(ToolArgs(cid, args, body[start:end]))
+            out.append(ToolEnd(cid, name, args, ""))
+            pos = end
+        out.append(Text("", close))
+
+    @staticmethod
+    def _json_call(body: str, start: int) -> tuple[int, str, str] | None:
+        try:
+            _, end = _DECODER.raw_decode(body, start)
+        except (ValueError, RecursionError):
+            return None
+        text = body[start:end]
+        members = json_members(text)
+        if members is None or "name" not in members:
+            return None
+        name = members["name"][0]
+        if not isinstance(name, str) or not name:
+            return None
+        return end, name, tool_arguments(text, members, ("arguments", "parameters")) or "{}"
+
+    def _finish_extra(self, state: int, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        if not self._body_skip_end("", out):
+            out.append(
+                Malformed(f"{M1_OPEN} block not closed at end of stream", hdr + self._body_take())
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (the MiniMax-M2 chat template's spelling). Text is inserted verbatim: escape
+# untrusted text first (``guard.escape(text, "minimax")``).
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if PARAM_CLOSE in text:
+        raise ValueError(f"a parameter value cannot contain {PARAM_CLOSE}")
+    return text
+
+
+def _invoke(name: str, arguments: str | Mapping[str, Any]) -> str:
+    check_name(name)
+    params = "".join(
+        f'<parameter name="{check_name(k)}">{_value(v)}{PARAM_CLOSE}\n'
+        for k, v in arguments_object(arguments).items()
+    )
+    return f'<invoke name="{name}">\n{params}{INVOKE_CLOSE}\n'
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """One call in its own ``<minimax:tool_call>`` block (strings as they are, other values as
+    JSON)."""
+    return f"{WRAPPER_OPEN}\n{_invoke(name, arguments)}{WRAPPER_CLOSE}"
+
+
+def render_tool_result(content: Any) -> str:
+    """One tool result turn, as only the host writes it."""
+    return f"{TURN}tool\n<response>{as_text(content)}</response>{END}\n"
+
+
+def render_thinking(text: str) -> str:
+    """A reasoning section, as the template writes it."""
+    return f"{THINK_OPEN}\n{text}\n{THINK_CLOSE}\n\n"
+
+
+_DEFAULT_SYSTEM = "You are a helpful assistant."
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
+    """A conversation (OpenAI chat messages) as the MiniMax-M2 template writes it without tools
+    and without a generation prompt. Reasoning (``reasoning_content``) is kept only after the last
+    user message, as the template does."""
+    msgs = list(messages)
+    system = None
+    if msgs and msgs[0].get("role") == "system":
+        system, msgs = msgs[0], msgs[1:]
+    last_user = max((k for k, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
+    head = as_text(system.get("content")) if system and system.get("content") else _DEFAULT_SYSTEM
+    parts = [f"{BEGIN}{TURN}system\n{head}{END}\n"]
+    for k, msg in enumerate(msgs):
+        role = str(msg.get("role", ""))
+        if role == "assistant":
+            text = f"{TURN}ai\n"
+            reasoning = as_text(msg.get("reasoning_content"))
+            if reasoning and k > last_user:
+                text += render_thinking(reasoning)
+            text += as_text(msg.get("content"))
+            calls = msg.get("tool_calls") or []
+            if calls:
+                text += f"\n{WRAPPER_OPEN}\n"
+                for call in calls:
+                    fn = call.get("function", call)
+                    text += _invoke(str(fn.get("name", "")), fn.get("arguments") or {})
+                text += WRAPPER_CLOSE
+            parts.append(f"{text}{END}\n")
+        elif role == "tool":
+            first = k == 0 or msgs[k - 1].get("role") != "tool"
+            last = k == len(msgs) - 1 or msgs[k + 1].get("role") != "tool"
+            text = (f"{TURN}tool" if first else "") + f"\n<response>{as_text(msg.get('content'))}"
+            parts.append(text + "</response>" + (f"{END}\n" if last else ""))
+        elif role == "user":
+            parts.append(f"{TURN}user\n{as_text(msg.get('content'))}{END}\n")
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)
