@@ -31,7 +31,14 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "chatglm3": (),
     "chatml": (),
+    "qwen3_coder": (),
     "llama3": ("<|reserved_special_token_0|>", "<|reserved_special_token_247|>"),
+    "pythonic": (
+        "<|reserved_special_token_1000|>",
+        "<|text_post_train_reserved_special_token_68|>",
+        "<|vision_reserved_special_token_1047|>",
+        "<|reasoning_reserved_special_token_7|>",
+    ),
     "deepseek": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
@@ -96,7 +103,9 @@ def test_dialect_record_known_set() -> None:
         "harmony",
         "chatglm3",
         "chatml",
+        "qwen3_coder",
         "llama3",
+        "pythonic",
         "deepseek",
         "deepseek_v32",
         "kimi",
@@ -372,10 +381,32 @@ def test_dialect_record_kimi_facts() -> None:
 def test_dialect_record_gemma_facts() -> None:
     d = get_dialect("gemma")
     assert "<|tool_response>" in d.result_open
-    assert d.call_open == ("<|tool_call>",)
-    assert d.call_close == ("<tool_call|>",)
+    assert d.call_open == ("<|tool_call>", "<start_function_call>")
+    assert d.call_close == ("<tool_call|>", "<end_function_call>")
     assert '<|"|>' in d.reserved
     assert {"<|turn>", "<turn|>", "<|channel>", "<channel|>"} <= set(d.reserved)
+    # FunctionGemma (an alias): its call, response and string tokens.
+    assert get_dialect("functiongemma") is d
+    assert {"<start_function_response>", "<escape>"} <= set(d.reserved)
+    assert "<start_function_response>" in d.result_open
+    assert "<start_function_response>" in d.stop
+
+
+def test_dialect_record_qwen3_coder_facts() -> None:
+    d = get_dialect("qwen3-coder")
+    chatml = get_dialect("chatml")
+    assert set(chatml.reserved) < set(d.reserved)
+    assert {"<function=", "</function>", "<parameter=", "</parameter>"} <= set(d.reserved)
+    assert d.result_open == chatml.result_open
+    assert "<function=" in d.call_open
+
+
+def test_dialect_record_pythonic_facts() -> None:
+    d = get_dialect("llama-4")
+    assert get_dialect("gemma-3") is d
+    assert {"<|header_start|>", "<|eot|>", "<|python_start|>", "<start_of_turn>"} <= set(d.reserved)
+    assert {"<|header_start|>", "<start_of_turn>"} <= set(d.result_open)
+    assert {"<|eot|>", "<|eom|>", "<end_of_turn>"} <= set(d.stop)
 
 
 def test_dialect_record_gemini_facts() -> None:
@@ -429,6 +460,15 @@ def test_dialect_record_harmony_result_pattern() -> None:
         ("deepseek-v4-pro", "deepseek_v32"),
         ("MiniMaxAI/MiniMax-M2", "minimax"),
         ("MiniMaxAI/MiniMax-M1-80k", "minimax"),
+        ("Qwen/Qwen3-Coder-30B-A3B-Instruct", "qwen3_coder"),
+        ("qwen3-coder-plus", "qwen3_coder"),
+        ("Qwen/Qwen3-32B", "chatml"),
+        ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "pythonic"),
+        ("google/gemma-3-27b-it", "pythonic"),
+        ("google/functiongemma-270m-it", "gemma"),
+        ("google/gemma-4-31B-it", "gemma"),
+        ("claude-sonnet-4-5", "anthropic"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama3"),
     ],
 )
 def test_dialect_record_model_names_pick_the_dialect(model: str, dialect: str) -> None:

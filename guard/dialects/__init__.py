@@ -24,6 +24,8 @@ from guard.dialects.harmony import HARMONY
 from guard.dialects.kimi import KIMI
 from guard.dialects.llama3 import LLAMA3
 from guard.dialects.minimax import MINIMAX
+from guard.dialects.pythonic import PYTHONIC
+from guard.dialects.qwen3_coder import QWEN3_CODER
 from guard.errors import UnknownNameError
 
 __all__ = [
@@ -43,7 +45,9 @@ DIALECTS: Mapping[str, Dialect] = MappingProxyType(
             HARMONY,
             CHATGLM3,
             CHATML,
+            QWEN3_CODER,
             LLAMA3,
+            PYTHONIC,
             DEEPSEEK,
             DEEPSEEK_V32,
             KIMI,

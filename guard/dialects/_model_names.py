@@ -23,6 +23,10 @@ MODEL_DIALECTS: dict[str, str] = {
     "deepseek-v4": "deepseek_v32",
     "deepseek": "deepseek",
     "hermes": "chatml",
+    # Qwen3-Coder writes XML-style calls (also without the <tool_call> wrapper): before "qwen".
+    "qwen3-coder": "qwen3_coder",
+    "qwen3_coder": "qwen3_coder",
+    "qwen3coder": "qwen3_coder",
     "qwq": "chatml",
     "qwen": "chatml",
     "kimi": "kimi",
@@ -30,13 +34,18 @@ MODEL_DIALECTS: dict[str, str] = {
     "glm-4.6": "glm",
     "glm-4.7": "glm",
     "glm-5": "glm",
-    "gemma-3": "gemini",
-    "gemma3": "gemini",
+    # FunctionGemma is Gemma 3 based but has its own call tokens: before "gemma-3".
+    "functiongemma": "gemma",
+    "gemma-3": "pythonic",
+    "gemma3": "pythonic",
     "gemma-4": "gemma",
     "gemma4": "gemma",
     "minimax": "minimax",
+    "llama-4": "pythonic",
+    "llama4": "pythonic",
     "llama-3": "llama3",
     "llama3": "llama3",
+    "claude": "anthropic",
 }
 FALLBACK_DIALECT = "harmony"
 
