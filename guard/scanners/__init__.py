@@ -2,7 +2,8 @@
 
 :func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
 record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3``, ``glm``,
-``kimi``, ``deepseek``, ``deepseek_v32`` and ``minimax``; others come from
+``kimi``, ``deepseek``, ``deepseek_v32``, ``minimax``, ``qwen3_coder``, ``anthropic`` (also
+``xml``), ``gemma`` and ``pythonic``; others come from
 :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect name,
 value = a factory), loaded only when that dialect is asked for.
 
@@ -31,10 +32,12 @@ from typing import Any, cast
 from guard.dialects import Dialect, get_dialect
 from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
+from guard.scanners.anthropic import AnthropicScanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
 from guard.scanners.deepseek import DeepSeekScanner
 from guard.scanners.deepseek_v32 import DeepSeekV32Scanner
+from guard.scanners.gemma import GemmaScanner
 from guard.scanners.glm import GLMScanner
 from guard.scanners.harmony import (
     HarmonyHeader,
@@ -48,20 +51,26 @@ from guard.scanners.harmony import (
 from guard.scanners.kimi import KimiScanner
 from guard.scanners.llama3 import Llama3Scanner
 from guard.scanners.minimax import MiniMaxScanner
+from guard.scanners.pythonic import PythonicScanner
+from guard.scanners.qwen3_coder import Qwen3CoderScanner
 
 __all__ = [
     "ENTRY_POINT_GROUP",
     "REGISTRY",
+    "AnthropicScanner",
     "ChatGLM3Scanner",
     "ChatMLScanner",
     "DeepSeekScanner",
     "DeepSeekV32Scanner",
     "GLMScanner",
+    "GemmaScanner",
     "HarmonyHeader",
     "HarmonyScanner",
     "KimiScanner",
     "Llama3Scanner",
     "MiniMaxScanner",
+    "PythonicScanner",
+    "Qwen3CoderScanner",
     "ScannerFactory",
     "available_scanners",
     "parse_header",
@@ -115,6 +124,10 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "deepseek": DeepSeekScanner,
         "deepseek_v32": DeepSeekV32Scanner,
         "minimax": MiniMaxScanner,
+        "qwen3_coder": Qwen3CoderScanner,
+        "anthropic": AnthropicScanner,
+        "gemma": GemmaScanner,
+        "pythonic": PythonicScanner,
     },
     key=_key,
     check=_factory,

@@ -1,11 +1,21 @@
-"""ChatML / Hermes / Qwen scanner and call renderer (docs/scanners.md, "ChatML").
+"""ChatML / Hermes / Qwen scanner and renderers (docs/scanners.md, "ChatML").
 
 * ``<think>...</think>`` is thinking (with ``start_in_thinking=True`` the stream starts inside
   it, for templates that open ``<think>`` in the prompt);
 * ``<tool_call>{json}</tool_call>`` is a call: the body is held (capped) until the closing tag,
   then ``ToolStart`` + ``ToolArgs`` + ``ToolEnd``; the name is the JSON ``name``, the arguments
-  the JSON text of ``arguments`` (or ``parameters``) exactly as written. A body that is not such
-  an object, or that is not closed, is ``Malformed`` with its raw text;
+  the JSON text of ``arguments`` (or ``parameters``) exactly as written;
+* ``<tool_call><function=NAME><parameter=KEY>VALUE</parameter>...</function></tool_call>`` is a
+  call in the XML form of Qwen3-Coder and later Qwen templates: a value is the text up to its
+  ``</parameter>``, less one leading and one trailing newline; a ``<parameter=`` at the start
+  of a line inside a value opens a nested pair (a value quoting a whole call), whose
+  ``</parameter>`` is part of the value too (so a value whose closer is missing does not end at
+  the next parameter's closer: the call is ``Malformed`` instead). Values are strings unless
+  the ``tools`` schemas type them. A missing
+  ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True``
+  (:class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`) ``<function=...>...</function>``
+  without the wrapper is a call too;
+* a body that is neither form, or that is not closed, is ``Malformed`` with its raw text;
 * ``<tool_response>`` and ``<|im_start|>`` in model output are a forged result or turn
   (``ResultForgery``; everything after it goes out as ``Malformed`` blocks), wherever they
   appear, inside thinking or a call body too;
@@ -15,7 +25,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from guard.models import (
@@ -30,7 +41,14 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._messages import (
+    as_text,
+    message_calls,
+    message_thinking,
+    result_name,
+)
 from guard.scanners.base import (
+    HEADER_CAP,
     HOLD,
     MAX_ARGUMENTS,
     Markers,
@@ -39,30 +57,52 @@ from guard.scanners.base import (
     tool_arguments,
 )
 
-__all__ = ["ChatMLScanner", "parse_call", "render_tool_call"]
+__all__ = [
+    "ChatMLScanner",
+    "parse_call",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
 
 THINK_OPEN: Final = "<think>"
 THINK_CLOSE: Final = "</think>"
 CALL_OPEN: Final = "<tool_call>"
 CALL_CLOSE: Final = "</tool_call>"
 RESPONSE: Final = "<tool_response>"
+RESPONSE_CLOSE: Final = "</tool_response>"
 IM_START: Final = "<|im_start|>"
 IM_END: Final = "<|im_end|>"
 EOT: Final = "<|endoftext|>"
+FUNCTION: Final = "<function="
+FUNCTION_CLOSE: Final = "</function>"
+PARAMETER: Final = "<parameter="
+PARAMETER_CLOSE: Final = "</parameter>"
 
 _FORGERY = frozenset((RESPONSE, IM_START))
 _STOPS = frozenset((IM_END, EOT))
-_OUT_MARKERS = Markers(
-    (THINK_OPEN, THINK_CLOSE, CALL_OPEN, CALL_CLOSE, RESPONSE, IM_START, IM_END, EOT)
-)
-_THINK_MARKERS = Markers((THINK_CLOSE, RESPONSE, IM_START, IM_END, EOT))
-_CALL_MARKERS = Markers((CALL_CLOSE, RESPONSE, IM_START, IM_END, EOT))
+_ENDS = (RESPONSE, IM_START, IM_END, EOT)
+_OUT_MARKERS = Markers((THINK_OPEN, THINK_CLOSE, CALL_OPEN, CALL_CLOSE, *_ENDS))
+_OUT_BARE_MARKERS = Markers((THINK_OPEN, THINK_CLOSE, CALL_OPEN, CALL_CLOSE, FUNCTION, *_ENDS))
+_THINK_MARKERS = Markers((THINK_CLOSE, *_ENDS))
+_CALL_MARKERS = Markers((CALL_CLOSE, FUNCTION, *_ENDS))
+_FN_WRAPPED_MARKERS = Markers((PARAMETER, FUNCTION_CLOSE, CALL_CLOSE, *_ENDS))
+_FN_BARE_MARKERS = Markers((PARAMETER, FUNCTION_CLOSE, *_ENDS))
+_VALUE_MARKERS = Markers((PARAMETER_CLOSE, PARAMETER, *_ENDS))
+_TAIL_MARKERS = Markers((CALL_CLOSE,))
 
-_OUT, _THINK, _CALL, _SINK = range(4)
+#: Characters that end a ``<function=`` / ``<parameter=`` header: ``>`` completes it, the
+#: others make it malformed. vLLM's parser rejects names with quotes, braces or whitespace too.
+_HEAD_END = re.compile(r"[>\n<]")
+_BAD_NAME = re.compile(r"[\s{}\"'<>]")
+_NON_WS = re.compile(r"\S")
+
+_OUT, _THINK, _CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE, _FN_TAIL, _SINK = range(9)
 
 
 def parse_call(body: str) -> tuple[str, str] | None:
-    """``(name, arguments)`` of a ``<tool_call>`` body, or ``None``."""
+    """``(name, arguments)`` of a JSON ``<tool_call>`` body, or ``None``."""
     members = json_members(body)
     if members is None or "name" not in members:
         return None
@@ -72,23 +112,61 @@ def parse_call(body: str) -> tuple[str, str] | None:
     return name, tool_arguments(body, members, ("arguments", "parameters")) or "{}"
 
 
+def xml_value(raw: str) -> str:
+    """A ``<parameter=...>`` value as sent: one leading and one trailing newline trimmed."""
+    if raw.startswith("\n"):
+        raw = raw[1:]
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+    return raw
+
+
 class ChatMLScanner(ScannerBase):
-    """Scanner for ChatML output with Hermes tool tags (see the module docstring)."""
+    """Scanner for ChatML output with Hermes / Qwen tool tags (see the module docstring)."""
 
     def __init__(
         self,
         *,
         start_in_thinking: bool = False,
         tools: Iterable[Mapping[str, Any]] | None = None,
+        bare_functions: bool = False,
         max_arguments: int = MAX_ARGUMENTS,
     ) -> None:
         super().__init__(max_arguments, tools)
         self._start_in_thinking = start_in_thinking
+        self._bare = bare_functions
+        self._out_markers = _OUT_BARE_MARKERS if bare_functions else _OUT_MARKERS
         self._reset()
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
+        self._call_reset()
+
+    def _call_reset(self) -> None:
+        #: The call's opening raw not yet in the body (``<tool_call>``; empty for a bare call).
+        self._prefix = ""
+        self._wrapped = False
+        #: Everything held in the JSON body so far is whitespace.
+        self._blank = True
+        self._fn_name = ""
+        self._pairs: list[tuple[str, str]] = []
+        self._key = ""
+        self._value: list[str] = []
+        #: The value so far is empty or ends a line; nested ``<parameter=`` tags opened at the
+        #: start of a line in it and not yet closed (a value may quote a whole call).
+        self._line_start = True
+        self._nest = 0
+        #: The header being read (``<function=NAME`` or ``<parameter=KEY``), or the blanks
+        #: after ``</function>``; capped at HEADER_CAP.
+        self._head = ""
+        #: Non-blank text between parameters, or a bad parameter header: the call will not parse.
+        self._junk = False
+        #: Offsets in the body where the arguments start and end.
+        self._args_start = 0
+        self._args_end = -1
+
+    # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if self._announce:
@@ -98,7 +176,7 @@ class ChatMLScanner(ScannerBase):
         while pos < n:
             st = self._state
             if st == _OUT:
-                i, m = _OUT_MARKERS.find(buf, pos, final)
+                i, m = self._out_markers.find(buf, pos, final)
                 if i > pos:
                     d = buf[pos:i]
                     out.append(Text(d, d))
@@ -111,7 +189,11 @@ class ChatMLScanner(ScannerBase):
                     out.append(ThinkingStart(m))
                     self._state = _THINK
                 elif m == CALL_OPEN:
+                    self._prefix = m
+                    self._wrapped = True
                     self._state = _CALL
+                elif m == FUNCTION:
+                    self._open_function(m, out)
                 elif m in _FORGERY:
                     self._forgery(self._base + i, m, out)
                 elif m in _STOPS:
@@ -135,37 +217,209 @@ class ChatMLScanner(ScannerBase):
                     out.append(ThinkingEnd(""))
                     pos = i
             elif st == _CALL:
-                i, m = _CALL_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    self._body_add(
-                        buf[pos:i],
-                        out,
-                        CALL_OPEN,
-                        f"tool call body longer than {self._max_arguments} characters",
-                    )
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m == CALL_CLOSE:
-                    self._end_call(m, out)
-                    pos = i + len(m)
-                else:
-                    self._unclosed(f"tool call not closed before {m}", out)
-                    pos = i
+                pos = self._run_json(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
+            elif st in (_FN_HEAD, _P_HEAD):
+                pos = self._run_head(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
+            elif st in (_FN_BODY, _P_VALUE, _FN_TAIL):
+                pos = self._run_function(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
         return n
+
+    # Sub-machines return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
+
+    def _add(self, piece: str, out: list[Event]) -> None:
+        self._body_add(
+            piece,
+            out,
+            self._prefix,
+            f"tool call body longer than {self._max_arguments} characters",
+        )
+
+    def _run_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _CALL_MARKERS.find(buf, pos, final)
+        if i > pos:
+            piece = buf[pos:i]
+            self._blank = self._blank and not piece.strip()
+            self._add(piece, out)
+        if m is None:
+            return -len(buf) - 1
+        if m == HOLD:
+            return -i - 1
+        if m == FUNCTION:
+            if self._blank and not self._skipping:
+                self._open_function(m, out)
+            else:
+                self._blank = False
+                self._add(m, out)
+            return i + len(m)
+        self._state = _OUT
+        if m == CALL_CLOSE:
+            self._end_json(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _open_function(self, tag: str, out: list[Event]) -> None:
+        self._add(tag, out)
+        self._state = _FN_HEAD
+        self._head = tag
+
+    def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A ``<function=NAME>`` or ``<parameter=KEY>`` header, up to its ``>``."""
+        room = HEADER_CAP - len(self._head)
+        found = _HEAD_END.search(buf, pos, min(len(buf), pos + room + 1))
+        if found is None:
+            if len(buf) - pos <= room:
+                self._head += buf[pos:]
+                self._add(buf[pos:], out)
+                return -len(buf) - 1
+            self._add(buf[pos : pos + room], out)
+            return self._bad_head(pos + room, out)
+        j = found.start()
+        if buf[j] != ">":
+            self._add(buf[pos:j], out)
+            return self._bad_head(j, out)
+        self._add(buf[pos : j + 1], out)
+        head, self._head = self._head + buf[pos:j], ""
+        tag = FUNCTION if self._state == _FN_HEAD else PARAMETER
+        name = head[len(tag) :]
+        if not name or _BAD_NAME.search(name):
+            return self._bad_head(j + 1, out)
+        if self._state == _FN_HEAD:
+            self._fn_name = name
+            self._args_start = self._body_len
+            self._state = _FN_BODY
+        else:
+            self._key = name
+            self._value = []
+            self._line_start = True
+            self._nest = 0
+            self._state = _P_VALUE
+        return j + 1
+
+    def _bad_head(self, pos: int, out: list[Event]) -> int:
+        """A header that is not ``<tag=NAME>``: a bad function header ends a bare call as
+        ``Malformed`` (a wrapped one goes on as a body that will not parse); a bad parameter
+        header makes the call malformed."""
+        if self._state == _FN_HEAD and not self._wrapped:
+            self._state = _OUT
+            self._unclosed("malformed <function=...> header", out)
+            return pos
+        if self._state == _FN_HEAD:
+            self._blank = False
+            self._state = _CALL
+            return pos
+        self._junk = True
+        self._state = _FN_BODY
+        return pos
+
+    def _run_function(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        st = self._state
+        if st == _FN_TAIL:
+            return self._run_tail(buf, pos, out, final)
+        if st == _P_VALUE:
+            markers = _VALUE_MARKERS
+        else:
+            markers = _FN_WRAPPED_MARKERS if self._wrapped else _FN_BARE_MARKERS
+        i, m = markers.find(buf, pos, final)
+        if i > pos:
+            piece = buf[pos:i]
+            self._add(piece, out)
+            if st == _P_VALUE:
+                self._line_start = piece.endswith("\n")
+                if not self._skipping:
+                    self._value.append(piece)
+            elif piece.strip():
+                self._junk = True
+        if m is None:
+            return -len(buf) - 1
+        if m == HOLD:
+            return -i - 1
+        if st == _P_VALUE and (m == PARAMETER or (m == PARAMETER_CLOSE and self._nest)):
+            # Part of the value: a nested call quoted in it.
+            if m == PARAMETER_CLOSE:
+                self._nest -= 1
+            elif self._line_start:
+                self._nest += 1
+            self._add(m, out)
+            if not self._skipping:
+                self._value.append(m)
+            self._line_start = False
+            return i + len(m)
+        if m == PARAMETER_CLOSE:
+            self._add(m, out)
+            self._pairs.append((self._key, xml_value("".join(self._value))))
+            self._value = []
+            self._state = _FN_BODY
+            return i + len(m)
+        if m == PARAMETER:
+            self._head = m
+            self._add(m, out)
+            self._state = _P_HEAD
+            return i + len(m)
+        if m == FUNCTION_CLOSE:
+            self._args_end = self._body_len
+            self._add(m, out)
+            if self._wrapped:
+                self._state = _FN_TAIL
+                self._head = ""
+                return i + len(m)
+            self._state = _OUT
+            self._end_function("", out)
+            return i + len(m)
+        if m == CALL_CLOSE:  # wrapped, no </function>
+            self._args_end = self._body_len
+            self._state = _OUT
+            self._end_function(m, out)
+            return i + len(m)
+        self._state = _OUT
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _run_tail(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """After ``</function>`` in a wrapped call: blanks, then ``</tool_call>``. Anything else
+        (or blanks past the header cap) ends the call without it."""
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else len(buf)
+        room = HEADER_CAP - len(self._head)
+        if j - pos > room:
+            self._add(buf[pos : pos + room], out)
+            self._state = _OUT
+            self._end_function("", out)
+            return pos + room
+        if j > pos:
+            self._head += buf[pos:j]
+            self._add(buf[pos:j], out)
+        if found is None:
+            return -len(buf) - 1
+        i, m = _TAIL_MARKERS.find(buf, j, final)
+        if i == j and m == HOLD:
+            return -j - 1
+        self._state = _OUT
+        if i == j and m == CALL_CLOSE:
+            self._end_function(m, out)
+            return j + len(m)
+        self._end_function("", out)
+        return j
+
+    # -- call endings ----------------------------------------------------------------------
 
     def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
         out.append(ResultForgery(offset, marker, marker))
         self._sink_start("text after a forged tool result")
         self._state = _SINK
 
-    def _end_call(self, close: str, out: list[Event]) -> None:
+    def _end_json(self, close: str, out: list[Event]) -> None:
         if self._body_skip_end(close, out):
+            self._call_reset()
             return
         body = self._body_take()
         parsed = parse_call(body)
@@ -176,16 +430,39 @@ class ChatMLScanner(ScannerBase):
                     CALL_OPEN + body + close,
                 )
             )
+        else:
+            name, args = parsed
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, CALL_OPEN))
+            out.append(ToolArgs(cid, args, body))
+            out.append(ToolEnd(cid, name, args, close))
+        self._call_reset()
+
+    def _end_function(self, close: str, out: list[Event]) -> None:
+        """An XML call ended (``close`` is ``</tool_call>`` or empty)."""
+        if self._body_skip_end(close, out):
+            self._call_reset()
             return
-        name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, CALL_OPEN))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        prefix = self._prefix
+        body = self._body_take()
+        keys = [k for k, _ in self._pairs]
+        if self._junk or len(set(keys)) != len(keys):
+            what = "text between parameters" if self._junk else "a repeated parameter"
+            out.append(Malformed(f"<function=...> call with {what}", prefix + body + close))
+        else:
+            name = self._fn_name
+            args = self._types.arguments(name, self._pairs)
+            start, end = self._args_start, self._args_end
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, prefix + body[:start]))
+            out.append(ToolArgs(cid, args, body[start:end]))
+            out.append(ToolEnd(cid, name, args, body[end:] + close))
+        self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         if not self._body_skip_end("", out):
-            out.append(Malformed(reason, CALL_OPEN + self._body_take()))
+            out.append(Malformed(reason, self._prefix + self._body_take()))
+        self._call_reset()
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state
@@ -194,9 +471,15 @@ class ChatMLScanner(ScannerBase):
             out.append(ThinkingStart(""))
         if st == _THINK:
             out.append(ThinkingEnd(""))
-        elif st == _CALL:
+        elif st == _FN_TAIL:
+            self._end_function("", out)
+        elif st in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
             self._unclosed("tool call not closed at end of stream", out)
         self._reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers
 
 
 def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
@@ -206,3 +489,86 @@ def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
     args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     head = json.dumps(name, ensure_ascii=False)
     return f'{CALL_OPEN}\n{{"name": {head}, "arguments": {args}}}\n{CALL_CLOSE}'
+
+
+def render_tool_result(name: str, content: Any) -> str:
+    """``<tool_response>\\n...\\n</tool_response>`` (Qwen puts no name in it; ``name`` is
+    accepted for a uniform signature)."""
+    del name
+    return f"{RESPONSE}\n{as_text(content)}\n{RESPONSE_CLOSE}"
+
+
+def render_thinking(text: str) -> str:
+    """``<think>\\n...\\n</think>\\n\\n``."""
+    return f"{THINK_OPEN}\n{text}\n{THINK_CLOSE}\n\n"
+
+
+def render_transcript(
+    messages: Iterable[Mapping[str, Any] | str],
+    *,
+    tool_role: str = "user",
+) -> str:
+    """A conversation as ChatML wire text with Qwen's tool convention.
+
+    Items are OpenAI chat messages (``role``, ``content``, ``tool_calls``, ``reasoning_content``
+    / ``reasoning`` / ``thinking``) or raw stored wire text (kept as it is). Consecutive tool
+    results share one turn of ``tool_role`` (``user`` for Qwen, ``tool`` for Hermes).
+    """
+    return chatml_transcript(messages, render_tool_call, tool_role=tool_role)
+
+
+def chatml_transcript(
+    messages: Iterable[Mapping[str, Any] | str],
+    render_call: Any,
+    *,
+    tool_role: str = "user",
+) -> str:
+    """ChatML transcript with calls rendered by ``render_call(name, arguments)``."""
+    parts: list[str] = []
+    results: list[str] = []
+
+    def close_results() -> None:
+        if results:
+            parts.append(f"{IM_START}{tool_role}\n" + "\n".join(results) + f"{IM_END}\n")
+            results.clear()
+
+    call_names: dict[str, str] = {}
+    for msg in messages:
+        if isinstance(msg, str):
+            close_results()
+            parts.append(msg)
+            continue
+        role = str(msg.get("role", ""))
+        if role == "tool":
+            name = result_name(msg, call_names)
+            results.append(render_tool_result(name, msg.get("content")))
+            continue
+        close_results()
+        if role in ("system", "developer", "user"):
+            role = "system" if role == "developer" else role
+            parts.append(f"{IM_START}{role}\n{as_text(msg.get('content'))}{IM_END}\n")
+        elif role == "assistant":
+            parts.append(f"{IM_START}assistant\n{_assistant(msg, render_call, call_names)}")
+            parts.append(f"{IM_END}\n")
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    close_results()
+    return "".join(parts)
+
+
+def _assistant(msg: Mapping[str, Any], render_call: Any, call_names: dict[str, str]) -> str:
+    body: list[str] = []
+    thinking = message_thinking(msg)
+    if thinking:
+        body.append(render_thinking(thinking))
+    content = as_text(msg.get("content") or "")
+    calls: Sequence[tuple[str, str, Any]] = message_calls(msg)
+    if content:
+        body.append(content + ("\n" if calls else ""))
+    rendered = []
+    for cid, name, arguments in calls:
+        if cid:
+            call_names[cid] = name
+        rendered.append(render_call(name, arguments))
+    body.append("\n".join(rendered))
+    return "".join(body)

@@ -1,4 +1,4 @@
-"""Llama 3.x scanner and call renderer (docs/scanners.md, "Llama 3").
+"""Llama 3.x scanner and renderers (docs/scanners.md, "Llama 3").
 
 The output is the body of an assistant message (the prompt ended in
 ``<|start_header_id|>assistant<|end_header_id|>\\n\\n``); ``<|eot_id|>`` ends it, ``<|eom_id|>``
@@ -11,9 +11,13 @@ ends it waiting for a tool result.
   else is a ``python`` call whose arguments are the code. A tag body that never ends is
   ``Malformed``.
 * A message that is exactly one JSON object ``{"name": ..., "parameters": ...}`` (the custom
-  tool format of the Hugging Face template) is a call. A message whose first non-blank
-  character is ``{`` is held until it ends (capped) to tell; if it is no call it goes out as
-  ``Text``.
+  tool format of the Hugging Face template; ``arguments`` is read as well) is a call, and so is
+  one of several such objects separated by ``;`` or blanks (vLLM's parser reads parallel calls
+  so). A
+  message whose first non-blank character is ``{`` is held until it ends (capped) to tell; if
+  it is no call it goes out as ``Text``.
+* ``<function=NAME>{json}</function>`` (Llama 3.1's custom-function format) is a call with the
+  JSON object as its arguments, as written; a body that is not an object is ``Malformed``.
 * ``<|start_header_id|>`` in model output opens a new turn, which only the host may write:
   ``ResultForgery``, everything after it as ``Malformed`` blocks.
 """
@@ -27,6 +31,7 @@ from typing import Any, Final
 
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._messages import as_text, message_calls
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -38,7 +43,15 @@ from guard.scanners.base import (
     tool_arguments,
 )
 
-__all__ = ["Llama3Scanner", "parse_json_call", "parse_python_tag", "render_tool_call"]
+__all__ = [
+    "Llama3Scanner",
+    "parse_json_call",
+    "parse_json_calls",
+    "parse_python_tag",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
 
 PYTHON_TAG: Final = "<|python_tag|>"
 EOM: Final = "<|eom_id|>"
@@ -46,12 +59,22 @@ EOT: Final = "<|eot_id|>"
 END_OF_TEXT: Final = "<|end_of_text|>"
 START_HEADER: Final = "<|start_header_id|>"
 END_HEADER: Final = "<|end_header_id|>"
+FUNCTION: Final = "<function="
+FUNCTION_CLOSE: Final = "</function>"
 
 _STOPS = frozenset((EOM, EOT, END_OF_TEXT))
 _MARKERS = Markers((PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER))
+_TEXT_MARKERS = Markers(
+    (PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER, FUNCTION, FUNCTION_CLOSE)
+)
+_FUNCTION_MARKERS = Markers((FUNCTION_CLOSE, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER))
 _NON_WS = re.compile(r"\S")
+_WS = re.compile(r"\s*")
+_HEAD_END = re.compile(r"[>\n<]")
+_BAD_NAME = re.compile(r"[\s{}\"'<>]")
+_DECODER = json.JSONDecoder()
 
-_START, _TEXT, _JSON, _TAG, _SINK = range(5)
+_START, _TEXT, _JSON, _TAG, _FN_HEAD, _FN_BODY, _SINK = range(7)
 
 
 def parse_json_call(body: str) -> tuple[str, str] | None:
@@ -66,6 +89,34 @@ def parse_json_call(body: str) -> tuple[str, str] | None:
     if not isinstance(name, str) or not name:
         return None
     return name, tool_arguments(body, members, ("parameters", "arguments")) or "{}"
+
+
+def parse_json_calls(body: str) -> list[tuple[str, str, int, int]] | None:
+    """The calls of a message of JSON call objects separated by ``;`` or blanks: ``(name,
+    arguments, start, end)`` per call with the object's span in ``body``; ``None`` unless every
+    object is a call. Never raises."""
+    calls: list[tuple[str, str, int, int]] = []
+    pos = 0
+    n = len(body)
+    try:
+        while True:
+            m = _WS.match(body, pos)
+            start = m.end() if m else pos
+            if not body.startswith("{", start):
+                return None
+            _, end = _DECODER.raw_decode(body, start)
+            parsed = parse_json_call(body[start:end])
+            if parsed is None:
+                return None
+            calls.append((*parsed, start, end))
+            m = _WS.match(body, end)
+            pos = m.end() if m else end
+            if pos == n:
+                return calls
+            if body.startswith(";", pos):
+                pos += 1
+    except (ValueError, RecursionError):
+        return None
 
 
 def parse_python_tag(body: str) -> tuple[str, str] | None:
@@ -93,9 +144,11 @@ class Llama3Scanner(ScannerBase):
     def _reset(self) -> None:
         self._state = _START
         self._lead = ""
+        self._head = ""
+        self._fn_name = ""
 
     def _held_extra(self) -> int:
-        return len(self._lead)
+        return len(self._lead) + len(self._head)
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         n = len(buf)
@@ -121,7 +174,7 @@ class Llama3Scanner(ScannerBase):
                         out.append(Text(lead, lead))
                 pos = j
             elif st == _TEXT:
-                i, m = _MARKERS.find(buf, pos, final)
+                i, m = _TEXT_MARKERS.find(buf, pos, final)
                 if i > pos:
                     d = buf[pos:i]
                     out.append(Text(d, d))
@@ -132,6 +185,9 @@ class Llama3Scanner(ScannerBase):
                 pos = i + len(m)
                 if m == PYTHON_TAG:
                     self._state = _TAG
+                elif m == FUNCTION:
+                    self._head = m
+                    self._state = _FN_HEAD
                 elif m in _STOPS:
                     out.append(Text("", m))
                     self._state = _START
@@ -180,30 +236,98 @@ class Llama3Scanner(ScannerBase):
                     self._unclosed(f"{PYTHON_TAG} call not terminated before {m}", out)
                     self._state = _TEXT
                     pos = i
+            elif st == _FN_HEAD:
+                room = HEADER_CAP - len(self._head)
+                found = _HEAD_END.search(buf, pos, min(n, pos + room + 1))
+                if found is None and n - pos <= room:
+                    self._head += buf[pos:]
+                    return n
+                j = found.start() if found else pos + room
+                name = (self._head + buf[pos:j])[len(FUNCTION) :]
+                if found is None or buf[j] != ">" or _BAD_NAME.search(name):
+                    bad = self._head + buf[pos:j]
+                    out.append(Malformed(f"malformed {FUNCTION}...> tag", bad))
+                    self._head = ""
+                    self._state = _TEXT
+                    pos = j
+                    continue
+                if not name:
+                    bad = self._head + buf[pos : j + 1]
+                    out.append(Malformed(f"{FUNCTION}> without a name", bad))
+                    self._head = ""
+                    self._state = _TEXT
+                    pos = j + 1
+                    continue
+                self._fn_name = name
+                self._head += buf[pos : j + 1]
+                self._state = _FN_BODY
+                pos = j + 1
+            elif st == _FN_BODY:
+                i, m = _FUNCTION_MARKERS.find(buf, pos, final)
+                if i > pos:
+                    self._body_add(
+                        buf[pos:i],
+                        out,
+                        self._head,
+                        f"{FUNCTION}...> call longer than {self._max_arguments} characters",
+                    )
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                self._state = _TEXT
+                if m == FUNCTION_CLOSE:
+                    self._end_function(m, out)
+                    pos = i + len(m)
+                else:
+                    if not self._body_skip_end("", out):
+                        reason = f"{FUNCTION}...> call not closed before {m}"
+                        out.append(Malformed(reason, self._head + self._body_take()))
+                    self._head = ""
+                    pos = i
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
         return n
 
+    def _end_function(self, close: str, out: list[Event]) -> None:
+        opening, self._head = self._head, ""
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        members = json_members(body)
+        if members is None:
+            reason = f"{FUNCTION}...> body is not a JSON object"
+            out.append(Malformed(reason, opening + body + close))
+            return
+        args = body.strip()
+        cid = self._next_id()
+        out.append(ToolStart(cid, self._fn_name, opening))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, self._fn_name, args, close))
+
     def _end_json(self, stop: str, i: int, out: list[Event]) -> int:
         """A held ``{``-message ended at ``stop`` (at ``i``; ``""`` for end of stream). Returns
         where scanning goes on."""
         body = self._body_take()
-        parsed = parse_json_call(body)
-        if parsed is None:
+        calls = parse_json_calls(body)
+        if calls is None:
             if body:
                 out.append(Text(body, body))
             self._state = _TEXT
             return i
-        name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, ""))
-        out.append(ToolArgs(cid, args, body))
-        if stop in _STOPS:
-            out.append(ToolEnd(cid, name, args, stop))
+        ends = stop in _STOPS
+        cursor = 0
+        for k, (name, args, start, end) in enumerate(calls):
+            last = k == len(calls) - 1
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, body[cursor:start]))
+            out.append(ToolArgs(cid, args, body[start:end]))
+            cursor = len(body) if last else calls[k + 1][2]
+            out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last and ends else "")))
+        if ends:
             self._state = _START
             return i + len(stop)
-        out.append(ToolEnd(cid, name, args, ""))
         self._state = _TEXT
         return i
 
@@ -233,6 +357,11 @@ class Llama3Scanner(ScannerBase):
             self._end_json("", 0, out)
         elif st == _TAG:
             self._unclosed(f"{PYTHON_TAG} call not terminated at end of stream", out)
+        elif st == _FN_HEAD:
+            out.append(Malformed(f"{FUNCTION}...> tag not closed at end of stream", self._head))
+        elif st == _FN_BODY and not self._body_skip_end("", out):
+            reason = f"{FUNCTION}...> call not closed at end of stream"
+            out.append(Malformed(reason, self._head + self._body_take()))
         self._reset()
 
 
@@ -244,3 +373,38 @@ def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
     return (
         f'{PYTHON_TAG}{{"name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}{EOM}'
     )
+
+
+def render_tool_result(name: str, content: Any) -> str:
+    """An ``ipython`` turn with the result (mappings as JSON, as the Llama 3.1 template writes
+    them)."""
+    del name
+    return f"{START_HEADER}ipython{END_HEADER}\n\n{as_text(content)}{EOT}"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
+    """A conversation as Llama 3 wire text: ``<|start_header_id|>ROLE<|end_header_id|>\\n\\n
+    ...<|eot_id|>`` turns; a call is its own assistant message ending in ``<|eom_id|>``; results
+    are ``ipython`` turns. Raw strings are kept as they are. Llama 3 has no reasoning section:
+    reasoning on a message is left out."""
+    parts: list[str] = []
+    for msg in messages:
+        if isinstance(msg, str):
+            parts.append(msg)
+            continue
+        role = str(msg.get("role", ""))
+        head = f"{START_HEADER}{{}}{END_HEADER}\n\n"
+        if role in ("system", "developer", "user"):
+            role = "system" if role == "developer" else role
+            parts.append(head.format(role) + as_text(msg.get("content")) + EOT)
+        elif role == "assistant":
+            content = as_text(msg.get("content") or "")
+            if content:
+                parts.append(head.format("assistant") + content + EOT)
+            for _, name, arguments in message_calls(msg):
+                parts.append(head.format("assistant") + render_tool_call(name, arguments))
+        elif role == "tool":
+            parts.append(render_tool_result("", msg.get("content")))
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)

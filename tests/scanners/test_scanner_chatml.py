@@ -104,3 +104,31 @@ def test_render_then_scan_round_trip() -> None:
 def test_scanner_by_alias() -> None:
     for name in ("chatml", "qwen3", "hermes"):
         assert isinstance(scanner(name), ChatMLScanner)
+
+
+def test_xml_call_body_in_tool_call() -> None:
+    text = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+    evs = events(text)
+    assert [type(e) for e in evs] == [ToolStart, ToolArgs, ToolEnd]
+    assert evs[2].arguments == '{"a": "1"}'  # type: ignore[union-attr]
+
+
+def test_render_result_thinking_and_transcript() -> None:
+    from guard.scanners.chatml import render_thinking, render_tool_result, render_transcript
+
+    assert render_tool_result("", "ok") == "<tool_response>\nok\n</tool_response>"
+    assert render_thinking("x") == "<think>\nx\n</think>\n\n"
+    messages = [
+        {"role": "developer", "content": "be brief"},
+        {
+            "role": "assistant",
+            "reasoning_content": "plan",
+            "tool_calls": [{"id": "1", "function": {"name": "f", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "1", "content": "ok"},
+    ]
+    assert render_transcript(messages, tool_role="tool") == (
+        "<|im_start|>system\nbe brief<|im_end|>\n<|im_start|>assistant\n<think>\nplan\n</think>\n\n"
+        '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call><|im_end|>\n'
+        "<|im_start|>tool\n<tool_response>\nok\n</tool_response><|im_end|>\n"
+    )

@@ -84,3 +84,72 @@ def test_render_then_scan_round_trip() -> None:
 
 def test_scanner_by_alias() -> None:
     assert isinstance(scanner("llama-3.1"), Llama3Scanner)
+
+
+@pytest.mark.parametrize("size", [None, 1])
+@pytest.mark.parametrize("sep", ["; ", ";", " ; ", "\n"])
+def test_several_json_calls_in_one_message(size: int | None, sep: str) -> None:
+    text = (
+        '{"name": "a", "parameters": {"q": 1}}' + sep + '{"name": "b", "arguments": {}}<|eot_id|>'
+    )
+    evs = events(text, size)
+    assert [(e.name, e.arguments) for e in ends(evs)] == [("a", '{"q": 1}'), ("b", "{}")]
+    assert "".join(e.raw for e in evs) == text
+    assert evs[-1].raw.endswith("<|eot_id|>")
+
+
+def test_json_calls_and_a_non_call_object_stay_text() -> None:
+    text = '{"name": "a", "parameters": {}}; {"x": 1}'
+    assert events(text) == [Text(text, text)]
+
+
+@pytest.mark.parametrize("size", [None, 1, 3])
+def test_function_tag_call(size: int | None) -> None:
+    text = 'Sure.<function=spotify_trending_songs>{"n": "5"}</function><|eom_id|>'
+    evs = events(text, size)
+    assert [type(e) for e in evs] == [Text, ToolStart, ToolArgs, ToolEnd, Text]
+    assert evs[1].raw == "<function=spotify_trending_songs>"
+    (end,) = ends(evs)
+    assert (end.name, end.arguments, end.raw) == (
+        "spotify_trending_songs",
+        '{"n": "5"}',
+        "</function>",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<function=bad name>{}</function>",
+        "<function=f>[1]</function>",
+        "<function=>{}</function>",
+        '<function=f>{"a": 1}',
+        '<function=f>{"a": 1}<|eot_id|>',
+    ],
+)
+def test_bad_function_tag_calls_are_malformed(text: str) -> None:
+    evs = events(text)
+    assert not ends(evs)
+    assert any(isinstance(e, Malformed) for e in evs)
+    assert "".join(e.raw for e in evs) == text
+
+
+def test_render_result_and_transcript() -> None:
+    from guard.scanners.llama3 import render_tool_result, render_transcript
+
+    assert render_tool_result("f", {"t": 1}) == (
+        '<|start_header_id|>ipython<|end_header_id|>\n\n{"t": 1}<|eot_id|>'
+    )
+    text = render_transcript(
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "tool", "content": "ok"},
+        ]
+    )
+    assert text == (
+        "<|start_header_id|>user<|end_header_id|>\n\nhi<|eot_id|>"
+        '<|start_header_id|>assistant<|end_header_id|>\n\n<|python_tag|>{"name": "f",'
+        ' "parameters": {}}<|eom_id|>'
+        "<|start_header_id|>ipython<|end_header_id|>\n\nok<|eot_id|>"
+    )

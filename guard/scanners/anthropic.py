@@ -1,0 +1,444 @@
+"""Anthropic (Claude's XML tool tags) and generic XML scanner and renderers.
+
+A call is an ``<invoke name="NAME">`` element with one ``<parameter name="KEY">VALUE</parameter>``
+per argument, usually inside a ``<function_calls>`` block (``<tool_calls>`` in the generic XML
+form; a bare ``<invoke>`` is taken too). Claude writes the same tags with the ``antml:``
+namespace prefix; both spellings are read, and either closer ends an element::
+
+    <function_calls>
+    <invoke name="get_weather">
+    <parameter name="city">Paris</parameter>
+    </invoke>
+    </function_calls>
+
+* A value is the literal text up to its ``</parameter>`` (any other tag inside it is text). It
+  stays a string unless the ``tools`` schemas type it (Claude writes lists and objects as JSON).
+* An invoke is held (capped) until ``</invoke>``, then ``ToolStart`` (raw: the invoke tag) +
+  ``ToolArgs`` (the parameters) + ``ToolEnd`` (``</invoke>``). An invoke with text between its
+  parameters, a repeated parameter, or a tag header that is not ``<tag name="...">`` (a header
+  ends at the first ``>``; a ``<`` or a newline in it, or more than 4096 characters, make it
+  malformed) is ``Malformed``; so is one that is not closed.
+* Block tags go out as ``Text`` with empty text; text inside a block stays ``Text``.
+* ``<thinking>``, ``<think>`` and ``<scratchpad>`` (prefixed or not) are thinking, each closed
+  by its own closer; ``start_in_thinking=True`` starts inside ``<thinking>``.
+* ``<function_results>`` (prefixed or not) and ``<tool_response>`` in model output are a forged
+  result (``ResultForgery``, then ``Malformed`` blocks), wherever they appear.
+* The legacy ``\\n\\nHuman:`` turn prefix is not a tag: it stays text here (escaping covers it).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.models import (
+    Event,
+    Malformed,
+    ResultForgery,
+    Text,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
+)
+from guard.scanners._messages import (
+    arguments_object,
+    as_text,
+    message_calls,
+    message_thinking,
+    result_name,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+
+__all__ = [
+    "AnthropicScanner",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+NS: Final = "antml:"
+
+
+def _both(tag: str) -> tuple[str, str]:
+    """``tag`` and its ``antml:``-prefixed spelling."""
+    prefixed = "</" + NS + tag[2:] if tag.startswith("</") else "<" + NS + tag[1:]
+    return tag, prefixed
+
+
+BLOCK_OPEN: Final = (*_both("<function_calls>"), "<tool_calls>")
+BLOCK_CLOSE: Final = (*_both("</function_calls>"), "</tool_calls>")
+INVOKE: Final = _both("<invoke")
+INVOKE_CLOSE: Final = _both("</invoke>")
+PARAMETER: Final = _both("<parameter")
+PARAMETER_CLOSE: Final = _both("</parameter>")
+FORGERY: Final = (*_both("<function_results>"), "<tool_response>")
+THINKING: Final = {
+    open_: close
+    for pair in (
+        ("<thinking>", "</thinking>"),
+        ("<think>", "</think>"),
+        ("<scratchpad>", "</scratchpad>"),
+    )
+    for open_, close in zip(_both(pair[0]), _both(pair[1]), strict=True)
+}
+
+_STRAY = (*INVOKE_CLOSE, *PARAMETER_CLOSE, *THINKING.values())
+_OUT_MARKERS = Markers((*BLOCK_OPEN, *BLOCK_CLOSE, *INVOKE, *THINKING, *FORGERY, *_STRAY))
+_BLOCK_MARKERS = Markers((*BLOCK_CLOSE, *INVOKE, *FORGERY))
+_INVOKE_MARKERS = Markers((*PARAMETER, *INVOKE_CLOSE, *BLOCK_CLOSE, *FORGERY))
+_VALUE_MARKERS = Markers((*PARAMETER_CLOSE, *FORGERY))
+_THINK_MARKERS = {open_: Markers((close, *FORGERY)) for open_, close in THINKING.items()}
+
+_HEAD_END = re.compile(r"[>\n<]")
+_NAME_ATTR = re.compile(r"""\s+name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(/?)$""")
+
+_OUT, _BLOCK, _THINK, _HEAD, _INVOKE, _VALUE, _SINK = range(7)
+
+
+class AnthropicScanner(ScannerBase):
+    """Scanner for Claude-style XML tool calls (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        super().__init__(max_arguments, tools)
+        self._start_in_thinking = start_in_thinking
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _THINK if self._start_in_thinking else _OUT
+        self._think = "<thinking>"
+        self._announce = self._start_in_thinking
+        self._in_block = False
+        self._call_reset()
+
+    def _call_reset(self) -> None:
+        #: The header being read: its tag (``<invoke`` / ``<parameter``) and text.
+        self._head_tag = ""
+        self._head = ""
+        self._name = ""
+        self._open_raw = ""
+        self._pairs: list[tuple[str, str]] = []
+        self._key = ""
+        self._value: list[str] = []
+        self._junk = False
+
+    def _held_extra(self) -> int:
+        return len(self._head) + len(self._open_raw)
+
+    # -- state machine ---------------------------------------------------------------------
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st in (_OUT, _BLOCK):
+                markers = _BLOCK_MARKERS if st == _BLOCK else _OUT_MARKERS
+                i, m = markers.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = i + len(m)
+                self._outside(m, self._base + i, out)
+            elif st == _THINK:
+                i, m = _THINK_MARKERS[self._think].find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(ThinkingDelta(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                self._state = _OUT
+                if m in FORGERY:
+                    out.append(ThinkingEnd(""))
+                    pos = i
+                else:
+                    out.append(ThinkingEnd(m))
+                    pos = i + len(m)
+            elif st == _HEAD:
+                stop = self._run_head(buf, pos, out, final)
+                if stop < 0:
+                    return n
+                pos = stop
+            elif st in (_INVOKE, _VALUE):
+                markers = _VALUE_MARKERS if st == _VALUE else _INVOKE_MARKERS
+                i, m = markers.find(buf, pos, final)
+                if i > pos:
+                    piece = buf[pos:i]
+                    self._add(piece, out)
+                    if st == _VALUE:
+                        if not self._skipping:
+                            self._value.append(piece)
+                    elif piece.strip():
+                        self._junk = True
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = self._in_invoke(m, i, out)
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _outside(self, m: str, offset: int, out: list[Event]) -> None:
+        """A marker found outside any invoke (in text or in a block)."""
+        if m in FORGERY:
+            out.append(ResultForgery(offset, m, m))
+            self._sink_start("text after a forged tool result")
+            self._state = _SINK
+        elif m in BLOCK_OPEN:
+            out.append(Text("", m))
+            self._in_block = True
+            self._state = _BLOCK
+        elif m in BLOCK_CLOSE:
+            if self._state == _BLOCK:
+                out.append(Text("", m))
+                self._in_block = False
+                self._state = _OUT
+            else:
+                out.append(Malformed(f"{m} without its opening tag", m))
+        elif m in INVOKE:
+            self._head_tag = m
+            self._head = m
+            self._state = _HEAD
+        elif m in THINKING:
+            out.append(ThinkingStart(m))
+            self._think = m
+            self._state = _THINK
+        else:
+            out.append(Malformed(f"{m} without its opening tag", m))
+
+    def _add(self, piece: str, out: list[Event]) -> None:
+        self._body_add(
+            piece,
+            out,
+            self._open_raw,
+            f"tool call body longer than {self._max_arguments} characters",
+        )
+
+    def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """An ``<invoke ...>`` or ``<parameter ...>`` tag, up to its ``>``. Returns where
+        scanning goes on, or -1 when the whole buffer was taken."""
+        room = HEADER_CAP - len(self._head)
+        found = _HEAD_END.search(buf, pos, min(len(buf), pos + room + 1))
+        if found is None:
+            if len(buf) - pos <= room:
+                self._head += buf[pos:]
+                return -1
+            self._head += buf[pos : pos + room]
+            return self._bad_head(pos + room, out)
+        j = found.start()
+        if buf[j] != ">":
+            self._head += buf[pos:j]
+            return self._bad_head(j, out)
+        head = self._head + buf[pos : j + 1]
+        self._head = ""
+        attrs = _NAME_ATTR.match(head, len(self._head_tag), len(head) - 1)
+        name = (attrs.group(1) if attrs.group(1) is not None else attrs.group(2)) if attrs else ""
+        if not name:
+            self._head = head
+            return self._bad_head(j + 1, out)
+        closed = bool(attrs and attrs.group(3))
+        if self._head_tag in INVOKE:
+            self._name = name
+            self._open_raw = head
+            self._state = _INVOKE
+            if closed:
+                self._end_invoke("", out)
+        else:
+            self._add(head, out)
+            if closed:
+                self._pairs.append((name, ""))
+                self._state = _INVOKE
+            else:
+                self._key = name
+                self._value = []
+                self._state = _VALUE
+        return j + 1
+
+    def _bad_head(self, pos: int, out: list[Event]) -> int:
+        """A tag that is not ``<tag name="...">``: an invoke header is ``Malformed`` and
+        scanning goes back to where it was; a parameter header makes its invoke malformed."""
+        head, self._head = self._head, ""
+        if self._head_tag in INVOKE:
+            out.append(Malformed(f"{self._head_tag} tag without a name", head))
+            self._state = _BLOCK if self._in_block else _OUT
+        else:
+            self._add(head, out)
+            self._junk = True
+            self._state = _INVOKE
+        return pos
+
+    def _in_invoke(self, m: str, i: int, out: list[Event]) -> int:
+        """A marker inside an invoke (between parameters or in a value)."""
+        if m in PARAMETER_CLOSE:
+            self._add(m, out)
+            self._pairs.append((self._key, "".join(self._value)))
+            self._value = []
+            self._state = _INVOKE
+            return i + len(m)
+        if m in PARAMETER:
+            self._head_tag = m
+            self._head = m
+            self._state = _HEAD
+            return i + len(m)
+        if m in INVOKE_CLOSE:
+            self._end_invoke(m, out)
+            return i + len(m)
+        self._unclosed(f"{self._open_raw[:32]}... not closed before {m}", out)
+        return i
+
+    def _end_invoke(self, close: str, out: list[Event]) -> None:
+        self._state = _BLOCK if self._in_block else _OUT
+        opening = self._open_raw
+        if self._body_skip_end(close, out):
+            self._call_reset()
+            return
+        body = self._body_take()
+        keys = [k for k, _ in self._pairs]
+        if self._junk or len(set(keys)) != len(keys):
+            what = "text between parameters" if self._junk else "a repeated parameter"
+            out.append(Malformed(f"invoke with {what}", opening + body + close))
+        else:
+            args = self._types.arguments(self._name, self._pairs)
+            cid = self._next_id()
+            out.append(ToolStart(cid, self._name, opening))
+            out.append(ToolArgs(cid, args, body))
+            out.append(ToolEnd(cid, self._name, args, close))
+        self._call_reset()
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        self._state = _BLOCK if self._in_block else _OUT
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, self._open_raw + self._body_take()))
+        self._call_reset()
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        if st == _THINK:
+            out.append(ThinkingEnd(""))
+        elif st == _HEAD:
+            if self._head_tag in INVOKE:
+                out.append(Malformed("tag not closed at end of stream", self._head))
+            else:
+                self._add(self._head, out)
+                self._head = ""
+                self._unclosed("invoke not closed at end of stream", out)
+        elif st in (_INVOKE, _VALUE):
+            self._unclosed("invoke not closed at end of stream", out)
+        self._reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers. Text is inserted verbatim: escape untrusted text first.
+
+
+def _attr(value: str) -> str:
+    return html.escape(value, quote=True)
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, prefix: bool = False) -> str:
+    """A ``<function_calls>`` block with one invoke; ``prefix=True`` writes Claude's ``antml:``
+    spelling. Strings go in as they are, other values as JSON."""
+    return render_tool_calls([(name, arguments)], prefix=prefix)
+
+
+def render_tool_calls(
+    calls: Iterable[tuple[str, str | Mapping[str, Any]]], *, prefix: bool = False
+) -> str:
+    """A ``<function_calls>`` block with one invoke per ``(name, arguments)``."""
+    ns = NS if prefix else ""
+    parts = [f"<{ns}function_calls>\n"]
+    for name, arguments in calls:
+        if not name:
+            raise ValueError("empty tool name")
+        parts.append(f'<{ns}invoke name="{_attr(name)}">\n')
+        for key, value in arguments_object(arguments).items():
+            text = _value_text(value)
+            if f"</{ns}parameter>" in text or "</parameter>" in text:
+                raise ValueError(f"parameter {key!r}: the value holds </parameter>")
+            parts.append(f'<{ns}parameter name="{_attr(key)}">{text}</{ns}parameter>\n')
+        parts.append(f"</{ns}invoke>\n")
+    parts.append(f"</{ns}function_calls>")
+    return "".join(parts)
+
+
+def render_tool_result(name: str, content: Any, *, error: bool = False) -> str:
+    """The legacy ``<function_results>`` block: ``<result>`` with ``<tool_name>`` and
+    ``<stdout>``, or ``<error>`` with ``<stderr>``."""
+    kind, stream = ("error", "stderr") if error else ("result", "stdout")
+    return (
+        f"<function_results>\n<{kind}>\n<tool_name>{html.escape(name, quote=False)}</tool_name>\n"
+        f"<{stream}>\n{as_text(content)}\n</{stream}>\n</{kind}>\n</function_results>"
+    )
+
+
+def render_thinking(text: str) -> str:
+    """``<thinking>\\n...\\n</thinking>``."""
+    return f"<thinking>\n{text}\n</thinking>"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
+    """A conversation in the legacy text form: ``\\n\\nHuman: ...`` and ``\\n\\nAssistant: ...``
+    turns, calls as ``<function_calls>`` blocks, tool results as ``<function_results>`` in a
+    Human turn; system and developer text leads the transcript. Raw strings are kept as they
+    are."""
+    parts: list[str] = []
+    call_names: dict[str, str] = {}
+    for msg in messages:
+        if isinstance(msg, str):
+            parts.append(msg)
+            continue
+        role = str(msg.get("role", ""))
+        if role in ("system", "developer"):
+            parts.append(as_text(msg.get("content")))
+        elif role == "user":
+            parts.append(f"\n\nHuman: {as_text(msg.get('content'))}")
+        elif role == "tool":
+            name = result_name(msg, call_names)
+            parts.append(f"\n\nHuman: {render_tool_result(name, msg.get('content'))}")
+        elif role == "assistant":
+            body: list[str] = []
+            thinking = message_thinking(msg)
+            if thinking:
+                body.append(render_thinking(thinking) + "\n")
+            content = as_text(msg.get("content") or "")
+            calls = message_calls(msg)
+            if content:
+                body.append(content + ("\n" if calls else ""))
+            if calls:
+                for cid, name, _ in calls:
+                    if cid:
+                        call_names[cid] = name
+                body.append(render_tool_calls((name, args) for _, name, args in calls))
+            parts.append("\n\nAssistant: " + "".join(body))
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)

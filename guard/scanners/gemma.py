@@ -1,0 +1,557 @@
+"""Gemma 4 and FunctionGemma scanner and renderers.
+
+Both write a call as ``call:NAME{key:value,...}`` between call tokens (Gemma 4 and FunctionGemma
+chat templates; vLLM ``gemma4`` / ``functiongemma`` and SGLang ``gemma4`` parsers)::
+
+    <|tool_call>call:get_weather{city:<|"|>Paris<|"|>,days:3}<tool_call|>          (Gemma 4)
+    <start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>
+
+* Values: strings between the string token (``<|"|>``, FunctionGemma ``<escape>``), taken
+  verbatim; ``{k:v,...}`` objects (keys bare or quoted); ``[...]`` lists; bare ``true``,
+  ``false``, ``null`` / ``None``, numbers; any other bare word is a string. A missing comma
+  after a string, object or list is tolerated. A string stays a string unless the ``tools``
+  schemas type it (FunctionGemma writes every value between ``<escape>`` tokens).
+* A call is held (capped) until its closer, found outside strings; then ``ToolStart`` (raw: the
+  opener) + ``ToolArgs`` (the body) + ``ToolEnd`` (the closer), or ``Malformed`` with the raw
+  text when the body does not parse or the call is not closed.
+* ``<|channel>thought\\n...<channel|>`` is thinking (``start_in_thinking=True`` starts inside
+  it, for a prompt that opened it).
+* After its calls the model writes the result opening (``<|tool_response>``,
+  ``<start_function_response>``) and stops: such a marker with nothing but blanks after it is a
+  stop (``Text`` with empty text); followed by anything else it is a forged result
+  (``ResultForgery`` at the marker, the rest ``Malformed``). A new turn (``<|turn>``,
+  ``<start_of_turn>``) in model output is forged too. ``<turn|>``, ``<end_of_turn>`` and ``<eos>``
+  are stops.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.models import (
+    Event,
+    Malformed,
+    ResultForgery,
+    Text,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
+)
+from guard.scanners._messages import (
+    arguments_object,
+    as_text,
+    message_calls,
+    message_thinking,
+    result_name,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+
+__all__ = [
+    "GemmaScanner",
+    "parse_call",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+    "render_transcript",
+]
+
+CALL: Final = "<|tool_call>"
+CALL_CLOSE: Final = "<tool_call|>"
+QUOTE: Final = '<|"|>'
+RESPONSE: Final = "<|tool_response>"
+RESPONSE_CLOSE: Final = "<tool_response|>"
+TURN: Final = "<|turn>"
+TURN_CLOSE: Final = "<turn|>"
+CHANNEL: Final = "<|channel>"
+CHANNEL_CLOSE: Final = "<channel|>"
+THOUGHT: Final = "thought\n"
+EOS: Final = "<eos>"
+FG_CALL: Final = "<start_function_call>"
+FG_CALL_CLOSE: Final = "<end_function_call>"
+FG_QUOTE: Final = "<escape>"
+FG_RESPONSE: Final = "<start_function_response>"
+FG_RESPONSE_CLOSE: Final = "<end_function_response>"
+START_OF_TURN: Final = "<start_of_turn>"
+END_OF_TURN: Final = "<end_of_turn>"
+
+#: Call opener -> (closer, string token).
+_CALLS: Final = {CALL: (CALL_CLOSE, QUOTE), FG_CALL: (FG_CALL_CLOSE, FG_QUOTE)}
+#: Result openings: a stop at the very end, a forgery when anything follows.
+_RESULTS = (RESPONSE, FG_RESPONSE)
+_TURNS = (TURN, START_OF_TURN)
+_STOPS = (TURN_CLOSE, END_OF_TURN, EOS)
+_ENDS = (*_RESULTS, *_TURNS, *_STOPS)
+_STRAY = (CALL_CLOSE, FG_CALL_CLOSE, CHANNEL_CLOSE)
+_OUT_MARKERS = Markers((*_CALLS, CHANNEL, *_ENDS, *_STRAY))
+_THINK_MARKERS = Markers((CHANNEL_CLOSE, *_ENDS))
+_BODY_MARKERS = {
+    opener: Markers((closer, quote, *_ENDS)) for opener, (closer, quote) in _CALLS.items()
+}
+_STRING_MARKERS = {opener: Markers((quote, *_ENDS)) for opener, (_, quote) in _CALLS.items()}
+
+_NON_WS = re.compile(r"\S")
+
+_OUT, _CHANNEL, _THINK, _BODY, _STRING, _RESULT, _SINK = range(7)
+
+
+# ---------------------------------------------------------------------------------------------
+# The call body: call:NAME{key:value,...}
+
+_NAME = re.compile(r"call:\s*([\w\-.]+)\s*\{")
+_WS = re.compile(r"\s*")
+_BARE = re.compile(r"[^,}\]]*")
+_KEY = re.compile(r"[^:,{}\[\]]*")
+_INT = re.compile(r"-?\d+")
+_FLOAT = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
+_MAX_DEPTH = 64
+
+
+class _Syntax(ValueError):
+    pass
+
+
+class _Reader:
+    """A recursive-descent reader for one call body (depth-capped, never evaluates)."""
+
+    def __init__(self, text: str, quote: str) -> None:
+        self.text = text
+        self.quote = quote
+        self.pos = 0
+        self.delimited = False
+
+    def ws(self) -> None:
+        m = _WS.match(self.text, self.pos)
+        self.pos = m.end() if m else self.pos
+
+    def string(self) -> str:
+        start = self.pos + len(self.quote)
+        end = self.text.find(self.quote, start)
+        if end < 0:
+            raise _Syntax("unterminated string")
+        self.pos = end + len(self.quote)
+        return self.text[start:end]
+
+    def value(self, depth: int) -> Any:
+        """The next value; ``self.delimited`` tells whether it ended in a closing token."""
+        if depth > _MAX_DEPTH:
+            raise _Syntax("too deep")
+        self.ws()
+        text = self.text
+        self.delimited = True
+        if text.startswith(self.quote, self.pos):
+            return self.string()
+        if text.startswith("{", self.pos):
+            self.pos += 1
+            return self.members("}", depth + 1)
+        if text.startswith("[", self.pos):
+            self.pos += 1
+            items: list[Any] = []
+            self.ws()
+            if text.startswith("]", self.pos):
+                self.pos += 1
+                return items
+            while True:
+                items.append(self.value(depth + 1))
+                self.delimited = True
+                self.ws()
+                if text.startswith(",", self.pos):
+                    self.pos += 1
+                    continue
+                if text.startswith("]", self.pos):
+                    self.pos += 1
+                    return items
+                raise _Syntax("expected , or ]")
+        m = _BARE.match(text, self.pos)
+        word = m.group().strip() if m else ""
+        if not word:
+            raise _Syntax("missing value")
+        self.pos = m.end() if m else self.pos
+        self.delimited = False
+        return _bare(word)
+
+    def members(self, close: str, depth: int) -> dict[str, Any]:
+        """``key:value`` pairs up to ``close`` (the opening brace is consumed)."""
+        obj: dict[str, Any] = {}
+        text = self.text
+        self.ws()
+        if text.startswith(close, self.pos):
+            self.pos += 1
+            return obj
+        while True:
+            self.ws()
+            if text.startswith(self.quote, self.pos):
+                key = self.string()
+            else:
+                m = _KEY.match(text, self.pos)
+                key = m.group().strip() if m else ""
+                self.pos = m.end() if m else self.pos
+            if not key or not text.startswith(":", self.pos):
+                raise _Syntax("expected key:")
+            self.pos += 1
+            if key in obj:
+                raise _Syntax(f"repeated key {key!r}")
+            obj[key] = self.value(depth)
+            self.ws()
+            if text.startswith(",", self.pos):
+                self.pos += 1
+                continue
+            if text.startswith(close, self.pos):
+                self.pos += 1
+                return obj
+            if not self.delimited:
+                raise _Syntax(f"expected , or {close}")
+            # A missing comma after a string, object or list is tolerated (vLLM's parser
+            # reads such calls).
+
+
+def _bare(word: str) -> Any:
+    if word in ("true", "false"):
+        return word == "true"
+    if word in ("null", "None", "none"):
+        return None
+    if _INT.fullmatch(word):
+        return int(word)
+    if _FLOAT.fullmatch(word):
+        value = float(word)
+        return value if math.isfinite(value) else word
+    return word
+
+
+def parse_call(body: str, quote: str = QUOTE) -> tuple[str, str] | None:
+    """``(name, arguments JSON)`` of a ``call:NAME{...}`` body (``quote`` is the string token:
+    ``<|"|>`` for Gemma 4, ``<escape>`` for FunctionGemma), or ``None``. Never raises."""
+    parsed = _parse(body, quote)
+    return None if parsed is None else (parsed[0], json.dumps(parsed[1], ensure_ascii=False))
+
+
+def _parse(body: str, quote: str) -> tuple[str, dict[str, Any]] | None:
+    text = body.strip()
+    m = _NAME.match(text)
+    if m is None:
+        return None
+    reader = _Reader(text, quote)
+    reader.pos = m.end()
+    try:
+        args = reader.members("}", 1)
+        reader.ws()
+        if reader.pos != len(text):
+            return None
+        return m.group(1), args
+    except (_Syntax, RecursionError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Scanner
+
+
+class GemmaScanner(ScannerBase):
+    """Scanner for Gemma 4 / FunctionGemma output (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        super().__init__(max_arguments, tools)
+        self._start_in_thinking = start_in_thinking
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _THINK if self._start_in_thinking else _OUT
+        self._announce = self._start_in_thinking
+        self._opener = ""
+        self._chan = ""
+        self._result = ""
+        self._result_at = 0
+        self._blanks = ""
+
+    def _held_extra(self) -> int:
+        return len(self._chan) + len(self._result) + len(self._blanks)
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == _OUT:
+                i, m = _OUT_MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = i + len(m)
+                self._marker(m, self._base + i, out)
+            elif st == _CHANNEL:
+                pos = self._run_channel(buf, pos, out)
+            elif st == _THINK:
+                i, m = _THINK_MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(ThinkingDelta(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                self._state = _OUT
+                if m == CHANNEL_CLOSE:
+                    out.append(ThinkingEnd(m))
+                    pos = i + len(m)
+                else:
+                    out.append(ThinkingEnd(""))
+                    pos = i
+            elif st in (_BODY, _STRING):
+                table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
+                i, m = table[self._opener].find(buf, pos, final)
+                if i > pos:
+                    self._add(buf[pos:i], out)
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                closer, quote = _CALLS[self._opener]
+                if m == quote:
+                    self._add(m, out)
+                    self._state = _BODY if st == _STRING else _STRING
+                    pos = i + len(m)
+                elif m == closer:
+                    self._end_call(m, out)
+                    pos = i + len(m)
+                else:
+                    self._unclosed(f"tool call not closed before {m}", out)
+                    pos = i
+            elif st == _RESULT:
+                found = _NON_WS.search(buf, pos)
+                j = found.start() if found else n
+                room = HEADER_CAP - len(self._blanks)
+                if j - pos > room:
+                    j = pos + room
+                    found = None
+                self._blanks += buf[pos:j]
+                pos = j
+                if found is None and pos == n:
+                    return n
+                self._forged(out)
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        if m in _CALLS:
+            self._opener = m
+            self._state = _BODY
+        elif m == CHANNEL:
+            self._chan = ""
+            self._state = _CHANNEL
+        elif m in _RESULTS:
+            self._result = m
+            self._result_at = offset
+            self._blanks = ""
+            self._state = _RESULT
+        elif m in _TURNS:
+            self._result, self._result_at = m, offset
+            self._forged(out)
+        elif m in _STOPS:
+            out.append(Text("", m))
+        else:
+            out.append(Malformed(f"{m} without its opening tag", m))
+
+    def _run_channel(self, buf: str, pos: int, out: list[Event]) -> int:
+        """After ``<|channel>``: ``thought\\n`` opens thinking; anything else is malformed."""
+        need = THOUGHT[len(self._chan) :]
+        piece = buf[pos : pos + len(need)]
+        k = 0
+        while k < len(piece) and piece[k] == need[k]:
+            k += 1
+        self._chan += piece[:k]
+        if self._chan == THOUGHT:
+            out.append(ThinkingStart(CHANNEL + THOUGHT))
+            self._chan = ""
+            self._state = _THINK
+        elif k < len(piece):
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
+            self._chan = ""
+            self._state = _OUT
+        return pos + k
+
+    def _forged(self, out: list[Event]) -> None:
+        out.append(ResultForgery(self._result_at, self._result, self._result))
+        self._sink_start("text after a forged tool result")
+        self._sink_add(self._blanks, out)
+        self._result = self._blanks = ""
+        self._state = _SINK
+
+    def _add(self, piece: str, out: list[Event]) -> None:
+        self._body_add(
+            piece,
+            out,
+            self._opener,
+            f"tool call body longer than {self._max_arguments} characters",
+        )
+
+    def _end_call(self, close: str, out: list[Event]) -> None:
+        opener = self._opener
+        self._state = _OUT
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        parsed = _parse(body, _CALLS[opener][1])
+        if parsed is None:
+            out.append(Malformed("tool call body is not call:NAME{...}", opener + body + close))
+            return
+        name, obj = parsed
+        args = self._types.arguments(name, obj.items())
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, opener))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        self._state = _OUT
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, self._opener + self._body_take()))
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if self._announce:
+            self._announce = False
+            out.append(ThinkingStart(""))
+        if st == _THINK:
+            out.append(ThinkingEnd(""))
+        elif st == _CHANNEL:
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
+        elif st in (_BODY, _STRING):
+            self._unclosed("tool call not closed at end of stream", out)
+        elif st == _RESULT:
+            out.append(Text("", self._result + self._blanks))
+        self._reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers. Text is inserted verbatim: escape untrusted text first.
+
+
+def _format(value: Any, quote: str) -> str:
+    """A value in the call syntax (the Gemma 4 template's ``format_argument``)."""
+    if isinstance(value, str):
+        if quote in value:
+            raise ValueError(f"a string holds the string token {quote}")
+        return quote + value + quote
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{_key(k)}:{_format(v, quote)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_format(v, quote) for v in value) + "]"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    raise TypeError(f"cannot render {type(value).__name__} in a Gemma call")
+
+
+def _key(key: Any) -> str:
+    k = str(key)
+    if not k or any(c in k for c in ":,{}[]") or k != k.strip():
+        raise ValueError(f"invalid key {k!r}")
+    return k
+
+
+def render_tool_call(
+    name: str, arguments: str | Mapping[str, Any], *, functiongemma: bool = False
+) -> str:
+    """``<|tool_call>call:NAME{k:v,...}<tool_call|>`` (FunctionGemma's tokens with
+    ``functiongemma=True``)."""
+    if not name or not re.fullmatch(r"[\w\-.]+", name):
+        raise ValueError(f"invalid tool name {name!r}")
+    open_, close, quote = (
+        (FG_CALL, FG_CALL_CLOSE, FG_QUOTE) if functiongemma else (CALL, CALL_CLOSE, QUOTE)
+    )
+    args = arguments_object(arguments)
+    return f"{open_}call:{name}{_format(args, quote)}{close}"
+
+
+def render_tool_result(name: str, content: Any, *, functiongemma: bool = False) -> str:
+    """``<|tool_response>response:NAME{...}<tool_response|>``: JSON object content goes in as
+    its members, anything else under ``value``."""
+    open_, close, quote = (
+        (FG_RESPONSE, FG_RESPONSE_CLOSE, FG_QUOTE)
+        if functiongemma
+        else (RESPONSE, RESPONSE_CLOSE, QUOTE)
+    )
+    value: Any = content
+    if isinstance(content, str):
+        try:
+            value = json.loads(content)
+        except ValueError:
+            value = content
+    if not isinstance(value, Mapping):
+        value = {"value": value if isinstance(value, str) else as_text(value)}
+    return f"{open_}response:{name or 'unknown'}{_format(value, quote)}{close}"
+
+
+def render_thinking(text: str) -> str:
+    """``<|channel>thought\\n...<channel|>``."""
+    return f"{CHANNEL}{THOUGHT}{text}{CHANNEL_CLOSE}"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
+    """A conversation as Gemma 4 wire text: ``<|turn>ROLE\\n...<turn|>\\n`` turns (assistant is
+    ``model``, developer is ``system``). A model turn holds thinking, calls, the results of those
+    calls (``<|tool_response>...``) and the model's next steps, up to its final text, as the
+    model writes them in band. Raw strings are kept as they are."""
+    parts: list[str] = []
+    call_names: dict[str, str] = {}
+    open_model = False
+    for msg in messages:
+        if isinstance(msg, str):
+            parts.append(msg)
+            continue
+        role = str(msg.get("role", ""))
+        if role in ("tool", "assistant"):
+            if not open_model:
+                parts.append(f"{TURN}model\n")
+                open_model = True
+            if role == "tool":
+                name = result_name(msg, call_names)
+                parts.append(render_tool_result(name, msg.get("content")))
+                continue
+            thinking = message_thinking(msg)
+            if thinking:
+                parts.append(render_thinking(thinking))
+            calls = message_calls(msg)
+            for cid, name, arguments in calls:
+                if cid:
+                    call_names[cid] = name
+                parts.append(render_tool_call(name, arguments))
+            parts.append(as_text(msg.get("content") or ""))
+            if not calls:
+                parts.append(f"{TURN_CLOSE}\n")
+                open_model = False
+            continue
+        if open_model:
+            parts.append(f"{TURN_CLOSE}\n")
+            open_model = False
+        if role in ("system", "developer", "user"):
+            role = "system" if role == "developer" else role
+            parts.append(f"{TURN}{role}\n{as_text(msg.get('content')).strip()}{TURN_CLOSE}\n")
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    if open_model:
+        parts.append(f"{TURN_CLOSE}\n")
+    return "".join(parts)

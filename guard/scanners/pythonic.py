@@ -1,0 +1,517 @@
+"""Pythonic call lists (Llama 4, Gemma 3): scanner and renderers.
+
+The model answers a tool request with a Python list of calls as the whole reply (Llama 4 and
+Gemma 3 pythonic chat templates; vLLM ``pythonic`` / ``llama4_pythonic`` and SGLang ``pythonic``
+parsers)::
+
+    [get_weather(city="Paris", days=3), get_time(zone='CET')]
+
+* A message (the output, or what follows a stop) whose first non-blank character is ``[``,
+  optionally after ``<|python_start|>``, is held while it could still be ``[NAME(``; once it is,
+  the list is held (capped) up to its closing ``]``, tracked through Python strings, brackets
+  and comments. It must parse (``ast``, never evaluated) as a list of calls with literal keyword
+  arguments (Python literals; JSON's ``true``, ``false`` and ``null`` are read too): each
+  becomes ``ToolStart`` + ``ToolArgs`` (the call's source) + ``ToolEnd``, its arguments the
+  JSON text of the keywords. A list that does not parse is ``Malformed``;
+  ``<|python_start|>`` elsewhere starts a list the same way.
+* Any other reply is ``Text`` (vLLM and SGLang read a list only as the whole reply).
+* A turn start in model output (``<|header_start|>`` for Llama 4, ``<start_of_turn>`` for
+  Gemma 3, the ``<tool_response>`` result wrapper) is a forged result: ``ResultForgery``, then
+  ``Malformed`` blocks. ``<|eot|>``, ``<|eom|>``, ``<|end_of_text|>``, ``<end_of_turn>`` and
+  ``<eos>`` are stops (``Text`` with empty text).
+
+These models have no reasoning section in their output, so ``start_in_thinking`` is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import keyword
+import math
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from guard.errors import ConfigError
+from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._messages import (
+    arguments_object,
+    as_text,
+    message_calls,
+    result_name,
+)
+from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+
+__all__ = [
+    "PythonicScanner",
+    "parse_calls",
+    "render_tool_call",
+    "render_tool_calls",
+    "render_tool_result",
+    "render_transcript",
+]
+
+PYTHON_START: Final = "<|python_start|>"
+PYTHON_END: Final = "<|python_end|>"
+HEADER_START: Final = "<|header_start|>"
+HEADER_END: Final = "<|header_end|>"
+EOT: Final = "<|eot|>"
+EOM: Final = "<|eom|>"
+END_OF_TEXT: Final = "<|end_of_text|>"
+START_OF_TURN: Final = "<start_of_turn>"
+END_OF_TURN: Final = "<end_of_turn>"
+EOS: Final = "<eos>"
+TOOL_RESPONSE: Final = "<tool_response>"
+
+_FORGERY = frozenset((HEADER_START, START_OF_TURN, TOOL_RESPONSE))
+_STOPS = frozenset((EOT, EOM, END_OF_TEXT, END_OF_TURN, EOS))
+_ENDS = (*_FORGERY, *_STOPS)
+_TEXT_MARKERS = Markers((PYTHON_START, PYTHON_END, HEADER_END, *_ENDS))
+_LIST_MARKERS = Markers((PYTHON_END, *_ENDS))
+_NON_WS = re.compile(r"\S")
+#: Characters the literal tracker acts on in code.
+_CODE = re.compile(r"[\[\](){}'\"#]")
+#: What can end a string: a backslash (escaping the next character) or the quote.
+_STRING_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
+
+_START, _HEAD, _LIST, _TEXT, _SINK = range(5)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing a held list
+
+
+def _offsets(text: str) -> list[int]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def _char_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
+    """``ast`` positions count UTF-8 bytes within a line; this is the character offset."""
+    line_start = starts[lineno - 1]
+    line = text[line_start : starts[lineno]] if lineno < len(starts) else text[line_start:]
+    return line_start + len(line.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return None if inner is None else f"{inner}.{node.attr}"
+    return None
+
+
+def _json_safe(value: Any) -> Any:
+    """A literal as JSON data (tuples become lists); raises ``ValueError`` for anything JSON
+    cannot hold (bytes, sets, complex numbers, non-string keys, NaN)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("not a finite number")
+        return value
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise ValueError("non-string key")
+        return {k: _json_safe(v) for k, v in value.items()}
+    raise ValueError(f"{type(value).__name__} is not JSON")
+
+
+#: JSON's literal names, read as the Python constants (the pythonic Gemma 3 template writes
+#: arguments with ``tojson``).
+_JSON_NAMES: Final = {"true": True, "false": False, "null": None}
+
+
+class _JsonNames(ast.NodeTransformer):
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        if node.id in _JSON_NAMES:
+            return ast.copy_location(ast.Constant(_JSON_NAMES[node.id]), node)
+        return node
+
+
+def parse_calls(text: str) -> list[tuple[str, str, int, int]] | None:
+    """The calls of a pythonic list: ``(name, arguments JSON, start, end)`` per call, with the
+    character span of the call in ``text``; ``None`` when ``text`` (blanks around it allowed)
+    is not a non-empty list of calls with literal keyword arguments. Never raises."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+        lst = tree.body
+        if not isinstance(lst, ast.List) or not lst.elts:
+            return None
+        lead = len(text) - len(text.lstrip())
+        stripped = text.strip()
+        starts = _offsets(stripped)
+        calls: list[tuple[str, str, int, int]] = []
+        for node in lst.elts:
+            if not isinstance(node, ast.Call) or node.args:
+                return None
+            name = _dotted(node.func)
+            if name is None or node.end_lineno is None or node.end_col_offset is None:
+                return None
+            kwargs: dict[str, Any] = {}
+            for kw in node.keywords:
+                if kw.arg is None or kw.arg in kwargs:
+                    return None
+                value = _JsonNames().visit(kw.value)
+                kwargs[kw.arg] = _json_safe(ast.literal_eval(value))
+            start = lead + _char_offset(stripped, starts, node.lineno, node.col_offset)
+            end = lead + _char_offset(stripped, starts, node.end_lineno, node.end_col_offset)
+            args = json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
+            calls.append((name, args, start, end))
+        return calls
+    except Exception:  # model output: any failure (syntax, depth, size, types) means "no calls"
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Scanner
+
+
+class PythonicScanner(ScannerBase):
+    """Scanner for pythonic call lists (see the module docstring)."""
+
+    def __init__(
+        self,
+        *,
+        start_in_thinking: bool = False,
+        tools: Iterable[Mapping[str, Any]] | None = None,
+        max_arguments: int = MAX_ARGUMENTS,
+    ) -> None:
+        if start_in_thinking:
+            raise ConfigError("pythonic output (Llama 4, Gemma 3) has no reasoning section")
+        super().__init__(max_arguments, tools)
+        self._reset()
+
+    def _reset(self) -> None:
+        self._state = _START
+        #: Held before the list is known: blanks, ``<|python_start|>``, ``[`` and a name.
+        self._lead = ""
+        #: In ``_HEAD``: 0 blanks after ``[``, 1 in the name.
+        self._phase = 0
+        self._list_reset()
+
+    def _list_reset(self) -> None:
+        self._depth = 0
+        #: The open string's quote (``'``, ``"``, or tripled), empty in code.
+        self._quote = ""
+        self._escape = False
+        self._comment = False
+
+    def _held_extra(self) -> int:
+        return len(self._lead)
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == _START:
+                pos = self._run_start(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
+            elif st == _HEAD:
+                pos = self._run_head(buf, pos, out)
+            elif st == _LIST:
+                i, m = _LIST_MARKERS.find(buf, pos, final)
+                end = self._track(buf, pos, i, final)
+                if end == -2:  # a quote at the edge of the input: wait for more
+                    self._add(buf[pos : self._wait], out)
+                    return self._wait
+                if end >= 0:
+                    self._add(buf[pos:end], out)
+                    self._end_list(out)
+                    pos = end
+                    continue
+                if i > pos:
+                    self._add(buf[pos:i], out)
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                self._unclosed(f"call list not closed before {m}", out)
+                pos = i
+            elif st == _TEXT:
+                i, m = _TEXT_MARKERS.find(buf, pos, final)
+                if i > pos:
+                    d = buf[pos:i]
+                    out.append(Text(d, d))
+                if m is None:
+                    return n
+                if m == HOLD:
+                    return i
+                pos = i + len(m)
+                self._marker(m, self._base + i, out)
+            else:  # _SINK
+                self._sink_add(buf[pos:], out)
+                return n
+        return n
+
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        if m in _FORGERY:
+            out.append(ResultForgery(offset, m, m))
+            self._sink_start("text after a forged turn")
+            self._state = _SINK
+        elif m in _STOPS:
+            out.append(Text("", m))
+            self._state = _START
+        elif m == PYTHON_START:
+            self._lead = m
+            self._state = _START
+        elif m == PYTHON_END:
+            out.append(Text("", m))
+        else:
+            out.append(Malformed(f"{m} in model output", m))
+
+    def _to_text(self, out: list[Event]) -> None:
+        lead, self._lead = self._lead, ""
+        if lead:
+            out.append(Text(lead, lead))
+        self._state = _TEXT
+
+    def _run_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """Blanks (and ``<|python_start|>``) before the first character of a message. Returns
+        where scanning goes on, or ``-(i + 1)`` to stop this feed at ``i`` (a possible partial
+        ``<|python_start|>`` is left for the next one)."""
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else len(buf)
+        if len(self._lead) + j - pos > HEADER_CAP:
+            self._to_text(out)
+            return pos
+        self._lead += buf[pos:j]
+        if found is None:
+            return len(buf)
+        if buf.startswith("[", j):
+            self._lead += "["
+            self._phase = 0
+            self._state = _HEAD
+            return j + 1
+        if PYTHON_START not in self._lead:
+            if buf.startswith(PYTHON_START, j):
+                self._lead += PYTHON_START
+                return j + len(PYTHON_START)
+            rest = buf[j:]
+            if not final and len(rest) < len(PYTHON_START) and PYTHON_START.startswith(rest):
+                return -(j + 1)
+        self._to_text(out)
+        return j
+
+    def _run_head(self, buf: str, pos: int, out: list[Event]) -> int:
+        """After ``[``: blanks, then a dotted name, then ``(`` makes it a call list."""
+        n = len(buf)
+        i = pos
+        while i < n:
+            ch = buf[i]
+            if self._phase == 0 and ch.isspace():
+                i += 1
+            elif ch.isalpha() or ch == "_" or (self._phase == 1 and (ch.isdigit() or ch == ".")):
+                self._phase = 1
+                i += 1
+            elif ch == "(" and self._phase == 1:
+                i += 1
+                lead, self._lead = self._lead + buf[pos:i], ""
+                self._list_reset()
+                self._depth = 2  # inside `[` and `(`
+                self._state = _LIST
+                self._add(lead, out)
+                return i
+            else:
+                self._lead += buf[pos:i]
+                self._to_text(out)
+                return i
+            if len(self._lead) + i - pos > HEADER_CAP:
+                self._lead += buf[pos:i]
+                self._to_text(out)
+                return i
+        self._lead += buf[pos:n]
+        return n
+
+    def _track(self, buf: str, pos: int, stop: int, final: bool) -> int:
+        """Follow the literal from ``pos`` to ``stop``: the index just past the list's closing
+        ``]``, -1 when it does not close there, -2 when a quote at the edge of the input needs
+        more characters (``self._wait`` is where to resume)."""
+        i = pos
+        while i < stop:
+            if self._comment:
+                j = buf.find("\n", i, stop)
+                if j < 0:
+                    return -1
+                self._comment = False
+                i = j + 1
+                continue
+            q = self._quote
+            if q:
+                if self._escape:
+                    self._escape = False
+                    i += 1
+                    continue
+                found = _STRING_STOP[q[0]].search(buf, i, stop)
+                if found is None:
+                    return -1
+                j = found.start()
+                if buf[j] == "\\":
+                    self._escape = True
+                    i = j + 1
+                    continue
+                if len(q) == 3:
+                    if j + 3 > len(buf) and not final:
+                        self._wait = j
+                        return -2
+                    if buf.startswith(q, j):
+                        self._quote = ""
+                        i = j + 3
+                    else:
+                        i = j + 1
+                    continue
+                self._quote = ""
+                i = j + 1
+                continue
+            m = _CODE.search(buf, i, stop)
+            if m is None:
+                return -1
+            j = m.start()
+            ch = buf[j]
+            if ch in "'\"":
+                if j + 3 > len(buf) and not final:
+                    self._wait = j
+                    return -2
+                triple = ch * 3
+                if buf.startswith(triple, j):
+                    self._quote = triple
+                    i = j + 3
+                else:
+                    self._quote = ch
+                    i = j + 1
+            elif ch == "#":
+                self._comment = True
+                i = j + 1
+            elif ch in "[({":
+                self._depth += 1
+                i = j + 1
+            else:
+                self._depth -= 1
+                i = j + 1
+                if self._depth <= 0:
+                    return i
+        return -1
+
+    def _add(self, piece: str, out: list[Event]) -> None:
+        self._body_add(piece, out, "", f"call list longer than {self._max_arguments} characters")
+
+    def _end_list(self, out: list[Event]) -> None:
+        self._state = _TEXT
+        if self._body_skip_end("", out):
+            return
+        body = self._body_take()
+        k = body.find("[")  # after the lead: blanks and <|python_start|>
+        calls = parse_calls(body[k:])
+        if calls is None:
+            out.append(Malformed("not a list of calls with literal keyword arguments", body))
+            return
+        cursor = 0
+        spans = [(name, args, k + start, k + end) for name, args, start, end in calls]
+        for index, (name, args, start, end) in enumerate(spans):
+            nxt = spans[index + 1][2] if index + 1 < len(spans) else len(body)
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, body[cursor:start]))
+            out.append(ToolArgs(cid, args, body[start:end]))
+            out.append(ToolEnd(cid, name, args, body[end:nxt]))
+            cursor = nxt
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        self._state = _TEXT
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, self._body_take()))
+
+    def _finish(self, out: list[Event]) -> None:
+        st = self._state
+        if st in (_START, _HEAD):
+            lead = self._lead
+            if lead:
+                out.append(Text(lead, lead))
+        elif st == _LIST:
+            self._unclosed("call list not closed at end of stream", out)
+        self._reset()
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers. Text is inserted verbatim: escape untrusted text first.
+
+
+def _literal(value: Any) -> str:
+    """A JSON value as a Python literal (``true`` -> ``True``, strings double-quoted)."""
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
+
+
+def _call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ValueError(f"invalid tool name {name!r}")
+    kwargs = arguments_object(arguments)
+    for key in kwargs:
+        if not key.isidentifier() or keyword.iskeyword(key):
+            raise ValueError(f"invalid argument name {key!r}")
+    return f"{name}(" + ", ".join(f"{k}={_literal(v)}" for k, v in kwargs.items()) + ")"
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
+    """``[NAME(k=v, ...)]``."""
+    return render_tool_calls([(name, arguments)])
+
+
+def render_tool_calls(calls: Iterable[tuple[str, str | Mapping[str, Any]]]) -> str:
+    """``[f(k=v), g(...)]``: one list for several calls."""
+    rendered = [_call(name, arguments) for name, arguments in calls]
+    if not rendered:
+        raise ValueError("no calls to render")
+    return "[" + ", ".join(rendered) + "]"
+
+
+def render_tool_result(name: str, content: Any) -> str:
+    """A Llama 4 ``ipython`` turn with the result as JSON text (as the Llama 4 pythonic
+    template writes it)."""
+    del name
+    return f"{HEADER_START}ipython{HEADER_END}\n\n{json.dumps(as_text(content))}{EOT}"
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
+    """A conversation as Llama 4 wire text: ``<|header_start|>ROLE<|header_end|>\\n\\n...<|eot|>``
+    turns, calls as one pythonic list after the message text, tool results as ``ipython``
+    turns. Raw strings are kept as they are."""
+    parts: list[str] = []
+    call_names: dict[str, str] = {}
+    for msg in messages:
+        if isinstance(msg, str):
+            parts.append(msg)
+            continue
+        role = str(msg.get("role", ""))
+        if role in ("system", "developer", "user"):
+            role = "system" if role == "developer" else role
+            parts.append(f"{HEADER_START}{role}{HEADER_END}\n\n{as_text(msg.get('content'))}{EOT}")
+        elif role == "assistant":
+            calls = message_calls(msg)
+            for cid, name, _ in calls:
+                if cid:
+                    call_names[cid] = name
+            body = as_text(msg.get("content") or "")
+            if calls:
+                body += render_tool_calls((name, args) for _, name, args in calls)
+            parts.append(f"{HEADER_START}assistant{HEADER_END}\n\n{body}{EOT}")
+        elif role == "tool":
+            parts.append(render_tool_result(result_name(msg, call_names), msg.get("content")))
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(parts)
