@@ -32,7 +32,20 @@ from _common import machine, prose, timeit
 
 from guard.dialects import get_dialect
 from guard.encoding import o200k_base_bytes
-from guard.scanners import HarmonyScanner, deepseek, deepseek_v32, glm, kimi, minimax, scanner
+from guard.scanners import (
+    HarmonyScanner,
+    anthropic,
+    deepseek,
+    deepseek_v32,
+    gemma,
+    glm,
+    kimi,
+    llama3,
+    minimax,
+    pythonic,
+    qwen3_coder,
+    scanner,
+)
 
 
 def load_encoding(tmp: Path) -> Any:
@@ -154,6 +167,24 @@ TURNS: dict[str, Callable[[str, str, dict[str, Any], int], str]] = {
         f"<think>{r}</think>{t}<tool_call>\n"
         + json.dumps({"name": "write", "arguments": a}, ensure_ascii=False)
         + "\n</tool_call>"
+    ),
+    "qwen3_coder": lambda r, t, a, k: (
+        qwen3_coder.render_thinking(r) + t + "\n" + qwen3_coder.render_tool_call("write", a)
+    ),
+    "anthropic": lambda r, t, a, k: (
+        anthropic.render_thinking(r) + t + "\n" + anthropic.render_tool_call("write", a)
+    ),
+    "gemma": lambda r, t, a, k: gemma.render_thinking(r) + t + gemma.render_tool_call("write", a),
+    "pythonic": lambda r, t, a, k: (
+        pythonic.render_tool_call("write", a) + "<|eom|>" + t + "<|eot|>"
+    ),
+    "llama3": lambda r, t, a, k: (
+        t
+        + "<|eot_id|>"
+        + llama3.render_tool_call("write", a)
+        + "<function=write>"
+        + json.dumps(a, ensure_ascii=False)
+        + "</function><|eom_id|>"
     ),
 }
 

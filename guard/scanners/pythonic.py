@@ -135,6 +135,14 @@ class _JsonNames(ast.NodeTransformer):
         return node
 
 
+def _literal_value(node: ast.expr) -> Any:
+    """A literal's value; JSON's names are read when plain Python does not parse."""
+    try:
+        return ast.literal_eval(node)
+    except ValueError:
+        return ast.literal_eval(_JsonNames().visit(node))
+
+
 def parse_calls(text: str) -> list[tuple[str, str, int, int]] | None:
     """The calls of a pythonic list: ``(name, arguments JSON, start, end)`` per call, with the
     character span of the call in ``text``; ``None`` when ``text`` (blanks around it allowed)
@@ -158,8 +166,7 @@ def parse_calls(text: str) -> list[tuple[str, str, int, int]] | None:
             for kw in node.keywords:
                 if kw.arg is None or kw.arg in kwargs:
                     return None
-                value = _JsonNames().visit(kw.value)
-                kwargs[kw.arg] = _json_safe(ast.literal_eval(value))
+                kwargs[kw.arg] = _json_safe(_literal_value(kw.value))
             start = lead + _char_offset(stripped, starts, node.lineno, node.col_offset)
             end = lead + _char_offset(stripped, starts, node.end_lineno, node.end_col_offset)
             args = json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
