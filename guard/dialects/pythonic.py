@@ -71,7 +71,8 @@ PYTHONIC = Dialect(
     stop=("<|eot|>", "<|eom|>", "<|end_of_text|>", "<end_of_turn>", "<eos>"),
     family="Pythonic call lists [f(a=1), g(b='x')] (Llama 4, Gemma 3)",
     sources=(
-        "meta-llama/llama-models models/llama4/tokenizer.py, prompt_format.md",
+        "meta-llama/llama-models models/llama4/tokenizer.py",
+        "meta-llama/llama-models models/llama4/prompt_format.md",
         "vllm-project/vllm examples/tool_chat_template_llama4_pythonic.jinja,"
         " tool_chat_template_gemma3_pythonic.jinja",
         "vllm-project/vllm vllm/tool_parsers/pythonic_tool_parser.py,"
