@@ -78,7 +78,8 @@ class ChunkReader:
         if type(content) is not str or not content:
             return None
         self.template = item
-        return _text_key(choice.get("index") or 0), content
+        index = choice.get("index") or 0
+        return (_TEXT if index == 0 else (index, "text", -1)), content
 
     def read(self, item: Any, sink: Sink) -> None:
         choices = get_field(item, "choices")
