@@ -69,7 +69,7 @@ def guard_stream(
     Args:
         source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
         dialect: the wire format (raw text is read with this dialect's scanner).
-        policy: the gate's rules (default: the default policy, docs/detection.md, "Gate").
+        policy: the gate's rules (default: docs/detection.md, "Default policy").
         on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
         recovery: a strategy object for ``recover`` (default: the one the policy names).
         raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.

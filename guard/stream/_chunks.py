@@ -4,9 +4,10 @@ OpenAI-style chunks, as dicts or SDK objects: ``delta.content`` is ``text``,
 ``delta.reasoning_content`` / ``delta.reasoning`` is ``thinking``,
 ``delta.tool_calls[k].function.name`` / ``.arguments`` are ``tool_name`` / ``tool_arg`` of call
 ``k``; a call is complete when the next call of its choice starts or the choice has a
-``finish_reason``. Two shapes are common enough to get their own paths: the *quiet* chunk (one
-choice whose delta is only non-empty ``content``) and the *plain* chunk (one choice whose delta
-holds only ``content`` and ``role``).
+``finish_reason`` (docs/streaming.md, "Inputs"). Two shapes are common enough to get their own
+paths: the *quiet* chunk (one choice whose delta is only non-empty ``content``) and the *plain*
+chunk (one choice whose delta holds only ``content`` and ``role``). A cut stream ends with a
+final chunk shaped like the last chunk with choices (docs/streaming.md, "The final chunk").
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A forgery ends the stream before the forged result (docs/streaming.md, "Forgery"
 acted on by ``on_leak`` in the chunk that makes it certain: ``abort`` raises
 :class:`~guard.errors.LeakAborted` carrying the verdict and the withheld text, ``truncate`` ends
 the stream at the cut, ``recover`` does the same and records the policy's recovery outcome,
-``report`` only records verdicts (docs/streaming.md, "Leak actions").
+``report`` only records verdicts (docs/streaming.md, "Leaks and on_leak").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The sync and async guarded streams: they iterate the upstream, hand each item to the engine
 and yield what it returns, and close the upstream when the engine stops, when the consumer stops
-early and when the upstream fails."""
+early and when the upstream fails (docs/streaming.md, "Closing the upstream")."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 It owns one :class:`~guard.gate.SurfaceMonitor` per surface part, a reader for the stream's kind
 of item (chat completion chunks or raw wire text), the delivery queue and the decisions. Text is
-withheld only while a decision is pending (docs/streaming.md, "Withholding"): a tail that could
+withheld only while a decision is pending (docs/streaming.md, "What is withheld"): a tail that could
 still complete a tripping spelling, text from a hit that trips unless a still-open code fence or
 span encloses it, and a tool call until it is complete. The drivers iterate the upstream and
 close it; the engine never does.
