@@ -23,14 +23,9 @@ yielded unchanged except the one that is cut, and a well-formed final chunk ends
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
-from typing import Any, Literal, cast
-
-from guard.dialects import Dialect, get_dialect
 from guard.errors import GuardError, LeakAborted
-from guard.gate import Policy, check_policy
-from guard.stream._drivers import AsyncGuardedStream, GuardedStream
-from guard.stream._engine import Engine
+from guard.stream._decisions import ON_LEAK, OnLeak, check_on_leak
+from guard.stream._drivers import AsyncGuardedStream, GuardedStream, guard_stream
 
 __all__ = [
     "ON_LEAK",
@@ -42,50 +37,3 @@ __all__ = [
     "check_on_leak",
     "guard_stream",
 ]
-
-OnLeak = Literal["abort", "truncate", "recover", "report"]
-#: What a guarded stream may do on a leak (see the module docstring).
-ON_LEAK: tuple[OnLeak, ...] = ("abort", "truncate", "recover", "report")
-
-
-def check_on_leak(value: object) -> OnLeak:
-    """``value`` as an ``on_leak`` mode, or ``ValueError`` naming the modes."""
-    if value not in ON_LEAK:
-        raise ValueError(f"on_leak must be one of {', '.join(ON_LEAK)}; got {value!r}")
-    return value
-
-
-def guard_stream(
-    source: Iterable[Any] | AsyncIterable[Any],
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "abort",
-    recovery: Any = None,
-    raw: bool | None = None,
-) -> GuardedStream | AsyncGuardedStream:
-    """Wrap a provider stream; see the module docstring.
-
-    Args:
-        source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
-        dialect: the wire format (raw text is read with this dialect's scanner).
-        policy: the gate's rules (default: docs/detection.md, "Default policy").
-        on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
-        recovery: a strategy object for ``recover`` (default: the one the policy names).
-        raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
-
-    Returns:
-        A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
-        one; both expose ``verdicts``, ``forged``, ``cut``, ``chars_dropped``, ``outcomes`` and
-        ``upstream_closed`` during and after iteration.
-    """
-    engine = Engine(
-        get_dialect(dialect), check_policy(policy), check_on_leak(on_leak), recovery, raw
-    )
-    if hasattr(source, "__aiter__"):
-        return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
-    if hasattr(source, "__iter__") and not isinstance(source, str | bytes):
-        return GuardedStream(source, engine)
-    raise TypeError(
-        f"guard_stream() expects an iterable or async iterable, got {type(source).__name__}"
-    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Literal
 
 from guard._log import get_logger
 from guard.errors import LeakAborted
@@ -19,12 +19,20 @@ from guard.gate import Policy, SurfaceMonitor
 from guard.models import Outcome, Surface, Verdict
 from guard.stream._queue import Key, key_name
 
-if TYPE_CHECKING:
-    from guard.stream import OnLeak
-
-__all__ = ["Decisions", "first_tripped", "shift"]
+__all__ = ["ON_LEAK", "Decisions", "OnLeak", "check_on_leak", "first_tripped", "shift"]
 
 _log = get_logger("guard.stream")
+
+OnLeak = Literal["abort", "truncate", "recover", "report"]
+#: What a guarded stream may do on a leak (see :mod:`guard.stream`).
+ON_LEAK: tuple[OnLeak, ...] = ("abort", "truncate", "recover", "report")
+
+
+def check_on_leak(value: object) -> OnLeak:
+    """``value`` as an ``on_leak`` mode, or ``ValueError`` naming the modes."""
+    if value not in ON_LEAK:
+        raise ValueError(f"on_leak must be one of {', '.join(ON_LEAK)}; got {value!r}")
+    return value
 
 
 def first_tripped(monitors: Mapping[Key, SurfaceMonitor]) -> Key | None:

@@ -1,17 +1,21 @@
-"""The sync and async guarded streams: they iterate the upstream, hand each item to the engine
-and yield what it returns, and close the upstream when the engine stops, when the consumer stops
-early and when the upstream fails (docs/streaming.md, "Closing the upstream")."""
+""":func:`guard_stream` and the sync and async guarded streams it returns: they iterate the
+upstream, hand each item to the engine and yield what it returns, and close the upstream when the
+engine stops, when the consumer stops early and when the upstream fails (docs/streaming.md,
+"Closing the upstream")."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
+from typing import Any, cast
 
+from guard.dialects import Dialect, get_dialect
+from guard.gate import Policy, check_policy
 from guard.models import Outcome, Verdict
+from guard.stream._decisions import OnLeak, check_on_leak
 from guard.stream._engine import Engine
 
-__all__ = ["AsyncGuardedStream", "GuardedStream"]
+__all__ = ["AsyncGuardedStream", "GuardedStream", "guard_stream"]
 
 
 class _Observed:
@@ -152,3 +156,39 @@ class AsyncGuardedStream(_Observed):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def guard_stream(
+    source: Iterable[Any] | AsyncIterable[Any],
+    *,
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+    on_leak: OnLeak = "abort",
+    recovery: Any = None,
+    raw: bool | None = None,
+) -> GuardedStream | AsyncGuardedStream:
+    """Wrap a provider stream; see :mod:`guard.stream`.
+
+    Args:
+        source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
+        dialect: the wire format (raw text is read with this dialect's scanner).
+        policy: the gate's rules (default: docs/detection.md, "Default policy").
+        on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
+        recovery: a strategy object for ``recover`` (default: the one the policy names).
+        raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
+
+    Returns:
+        A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
+        one; both expose ``verdicts``, ``forged``, ``cut``, ``chars_dropped``, ``outcomes`` and
+        ``upstream_closed`` during and after iteration.
+    """
+    engine = Engine(
+        get_dialect(dialect), check_policy(policy), check_on_leak(on_leak), recovery, raw
+    )
+    if hasattr(source, "__aiter__"):
+        return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
+    if hasattr(source, "__iter__") and not isinstance(source, str | bytes):
+        return GuardedStream(source, engine)
+    raise TypeError(
+        f"guard_stream() expects an iterable or async iterable, got {type(source).__name__}"
+    )

@@ -10,7 +10,7 @@ close it; the engine never does.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from guard._log import get_logger
 from guard.dialects import Dialect
@@ -18,12 +18,9 @@ from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor
 from guard.models import Outcome, Surface, Verdict
 from guard.stream._chunks import ChunkReader
-from guard.stream._decisions import Decisions, first_tripped
+from guard.stream._decisions import Decisions, OnLeak, first_tripped
 from guard.stream._queue import Call, DeliveryQueue, Entry, Key, key_name
 from guard.stream._raw import RawReader
-
-if TYPE_CHECKING:
-    from guard.stream import OnLeak
 
 __all__ = ["Engine", "Reader", "Sink"]
 
