@@ -1,0 +1,194 @@
+""":func:`guard_stream` and the sync and async guarded streams it returns: they iterate the
+upstream, hand each item to the engine and yield what it returns, and close the upstream when the
+engine stops, when the consumer stops early and when the upstream fails (docs/streaming.md,
+"Closing the upstream")."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, cast
+
+from guard.dialects import Dialect, get_dialect
+from guard.gate import Policy, check_policy
+from guard.models import Outcome, Verdict
+from guard.stream._decisions import OnLeak, check_on_leak
+from guard.stream._engine import Engine
+
+__all__ = ["AsyncGuardedStream", "GuardedStream", "guard_stream"]
+
+
+class _Observed:
+    """What a guarded stream tells about itself, during and after iteration."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.upstream_closed = False
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per surface part seen (final once the stream has ended)."""
+        return self._engine.verdicts()
+
+    @property
+    def forged(self) -> bool:
+        return self._engine.forged
+
+    @property
+    def cut(self) -> dict[str, int]:
+        """Offset of the cut per surface part (``raw`` for a forgery in raw wire text)."""
+        return dict(self._engine.cut)
+
+    @property
+    def chars_dropped(self) -> int:
+        """Characters received from upstream but not delivered."""
+        return self._engine.chars_dropped
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """Recovery outcomes (``on_leak="recover"``)."""
+        return list(self._engine.outcomes)
+
+
+class GuardedStream(_Observed):
+    """A guarded sync stream: iterate it like the upstream."""
+
+    def __init__(self, source: Iterable[Any], engine: Engine) -> None:
+        super().__init__(engine)
+        self._source = source
+        self._iterator: Iterator[Any] | None = None
+
+    def __iter__(self) -> Iterator[Any]:
+        engine = self._engine
+        push = engine.push
+        iterator = self._iterator = iter(self._source)
+        try:
+            while not engine.stopped:
+                try:
+                    item = next(iterator)
+                except StopIteration:
+                    yield from engine.end()
+                    return
+                except BaseException:
+                    engine.end()
+                    raise
+                out = push(item)
+                if engine.stopped:
+                    self.close()
+                    yield from out
+                    if engine.abort is not None:
+                        raise engine.abort
+                    return
+                yield from out
+        finally:
+            # also when the consumer stops early (break, cancellation): the provider must stop
+            if not self.upstream_closed:
+                self.close()
+
+    def close(self) -> None:
+        """Close the upstream (so the provider stops generating)."""
+        if self.upstream_closed:
+            return
+        self.upstream_closed = True
+        for target in (self._iterator, self._source):
+            closer = getattr(target, "close", None)
+            if callable(closer):
+                closer()
+
+    def __enter__(self) -> GuardedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncGuardedStream(_Observed):
+    """A guarded async stream: ``async for`` it like the upstream."""
+
+    def __init__(self, source: AsyncIterable[Any], engine: Engine) -> None:
+        super().__init__(engine)
+        self._source = source
+        self._iterator: AsyncIterator[Any] | None = None
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        engine = self._engine
+        push = engine.push
+        iterator = self._iterator = aiter(self._source)
+        try:
+            while not engine.stopped:
+                try:
+                    item = await anext(iterator)
+                except StopAsyncIteration:
+                    for out_item in engine.end():
+                        yield out_item
+                    return
+                except BaseException:
+                    engine.end()
+                    raise
+                out = push(item)
+                if engine.stopped:
+                    await self.aclose()
+                    for out_item in out:
+                        yield out_item
+                    if engine.abort is not None:
+                        raise engine.abort
+                    return
+                for out_item in out:
+                    yield out_item
+        finally:
+            if not self.upstream_closed:
+                await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the upstream (so the provider stops generating)."""
+        if self.upstream_closed:
+            return
+        self.upstream_closed = True
+        for target in (self._iterator, self._source):
+            closer = getattr(target, "aclose", None) or getattr(target, "close", None)
+            if callable(closer):
+                result = closer()
+                if inspect.isawaitable(result):
+                    await result
+
+    async def __aenter__(self) -> AsyncGuardedStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def guard_stream(
+    source: Iterable[Any] | AsyncIterable[Any],
+    *,
+    dialect: str | Dialect = "harmony",
+    policy: Policy | None = None,
+    on_leak: OnLeak = "abort",
+    recovery: Any = None,
+    raw: bool | None = None,
+) -> GuardedStream | AsyncGuardedStream:
+    """Wrap a provider stream; see :mod:`guard.stream`.
+
+    Args:
+        source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
+        dialect: the wire format (raw text is read with this dialect's scanner).
+        policy: the gate's rules (default: docs/detection.md, "Default policy").
+        on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
+        recovery: a strategy object for ``recover`` (default: the one the policy names).
+        raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
+
+    Returns:
+        A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
+        one; both expose ``verdicts``, ``forged``, ``cut``, ``chars_dropped``, ``outcomes`` and
+        ``upstream_closed`` during and after iteration.
+    """
+    engine = Engine(
+        get_dialect(dialect), check_policy(policy), check_on_leak(on_leak), recovery, raw
+    )
+    if hasattr(source, "__aiter__"):
+        return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
+    if hasattr(source, "__iter__") and not isinstance(source, str | bytes):
+        return GuardedStream(source, engine)
+    raise TypeError(
+        f"guard_stream() expects an iterable or async iterable, got {type(source).__name__}"
+    )

@@ -1,0 +1,264 @@
+"""The stream engine: upstream items in, items to deliver out, with no IO.
+
+It owns one :class:`~guard.gate.SurfaceMonitor` per surface part, a reader for the stream's kind
+of item (chat completion chunks or raw wire text), the delivery queue and the decisions. Text is
+withheld only while a decision is pending (docs/streaming.md, "What is withheld"): a tail that could
+still complete a tripping spelling, text from a hit that trips unless a still-open code fence or
+span encloses it, and a tool call until it is complete. The drivers iterate the upstream and
+close it; the engine never does.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from guard._log import get_logger
+from guard.dialects import Dialect
+from guard.errors import LeakAborted
+from guard.gate import Policy, SurfaceMonitor
+from guard.models import Outcome, Surface, Verdict
+from guard.stream._chunks import ChunkReader
+from guard.stream._decisions import Decisions, OnLeak, first_tripped
+from guard.stream._queue import Call, DeliveryQueue, Entry, Key, key_name
+from guard.stream._raw import RawReader
+
+__all__ = ["Engine", "Reader", "Sink"]
+
+_log = get_logger("guard.stream")
+
+
+class Sink(Protocol):
+    """What a reader hands its readings to (the engine)."""
+
+    def feed(self, entry: Entry, key: Key, text: object, *, count: bool = True) -> None:
+        """Feed ``text`` (ignored unless a non-empty str) to the surface ``key``; mark ``entry``.
+        ``count``: count it as received (raw mode counts wire characters instead)."""
+
+    def close_call(self, choice: int, call: int) -> None:
+        """The call is complete: its name and arguments will not grow."""
+
+    def forgery(self, offset: int, marker: str) -> bool:
+        """A forged result at ``offset`` of the raw text; True when the stream ends there."""
+
+    def put(self, entry: Entry) -> None:
+        """Queue ``entry`` for delivery."""
+
+
+class Reader(Protocol):
+    """Reads one kind of upstream item (see :mod:`guard.stream._chunks` and ``_raw``)."""
+
+    names: dict[Call, str]  # tool name per call
+
+    def accepts(self, item: object) -> bool: ...
+
+    def read(self, item: Any, sink: Sink) -> None: ...
+
+    def flush(self, sink: Sink) -> None: ...
+
+    def cut(self, entry: Entry, limits: dict[Key, int]) -> Any: ...
+
+    def final_chunks(self, delivered: set[Call]) -> list[Any]: ...
+
+
+class Engine:
+    """Push upstream items, get back what may be delivered; see the module docstring.
+
+    ``raw``: True for raw wire text, False for chunks, None to decide on the first item.
+    """
+
+    __slots__ = (
+        "chunks",
+        "decisions",
+        "dialect",
+        "monitors",
+        "policy",
+        "queue",
+        "raw",
+        "reader",
+        "stopped",
+    )
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        policy: Policy,
+        on_leak: OnLeak,
+        recovery: Any,
+        raw: bool | None,
+    ) -> None:
+        self.dialect = dialect
+        self.policy = policy
+        self.monitors: dict[Key, SurfaceMonitor] = {}
+        self.decisions = Decisions(on_leak, policy, recovery)
+        self.queue = DeliveryQueue(withhold=self.decisions.acts)
+        self.raw = raw
+        self.reader: Reader | None = None
+        self.chunks: ChunkReader | None = None  # the reader in chunk mode (its fast paths)
+        self.stopped = False
+        if raw is not None:
+            self._start(raw)
+
+    def _start(self, raw: bool) -> Reader:
+        self.raw = raw
+        if raw:
+            self.reader = RawReader(self.dialect)
+        else:
+            self.reader = self.chunks = ChunkReader()
+        return self.reader
+
+    # --- what the drivers read -----------------------------------------------------------------
+
+    @property
+    def forged(self) -> bool:
+        return self.decisions.forged
+
+    @property
+    def abort(self) -> LeakAborted | None:
+        return self.decisions.abort
+
+    @property
+    def cut(self) -> dict[str, int]:
+        return self.decisions.cut
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        return self.decisions.outcomes
+
+    @property
+    def chars_dropped(self) -> int:
+        return self.queue.chars_dropped
+
+    def verdicts(self) -> list[Verdict]:
+        """One verdict per surface part seen, named by its part."""
+        return [
+            m.verdict().model_copy(update={"part": key_name(key)})
+            for key, m in self.monitors.items()
+        ]
+
+    # --- intake ------------------------------------------------------------------------------
+
+    def push(self, item: Any) -> list[Any]:
+        """Take one upstream item; return the items that may be delivered now."""
+        if self.stopped:
+            return []
+        queue = self.queue
+        chunks = self.chunks
+        if chunks is not None and type(item) is dict and not queue.entries:
+            quiet = chunks.quiet(item)
+            if quiet is not None:
+                # the hot path: deliver at once if the monitor still withholds nothing
+                key, content = quiet
+                m = self.monitors.get(key) or self.monitor(key)
+                m.feed(content)
+                n = len(content)
+                queue.chars_in += n
+                total = m.total
+                if m.tripped is None and m.release == total:
+                    queue.chars_out += n
+                    return [item]
+                queue.entries.append(Entry(item, [(key, total - n, total)]))
+                return self._decide(final=False)
+        reader = self.reader
+        if reader is None:
+            reader = self._start(isinstance(item, str))
+        if reader.accepts(item):
+            if self.raw:
+                queue.chars_in += len(item)  # what was read, whether or not scanned out yet
+            reader.read(item, self)
+        else:
+            _log.warning(
+                "guard.stream.unexpected_item", type=type(item).__name__, raw_mode=self.raw
+            )
+            queue.entries.append(Entry(item))
+        return self._decide(final=False)
+
+    def end(self) -> list[Any]:
+        """The upstream ended (or failed): return what may still be delivered.
+
+        A call still open at the end (no end event, no ``finish_reason``) is unfinished: it is
+        dropped, never delivered with partial arguments."""
+        if self.stopped:
+            return []
+        if self.reader is None:  # nothing ever came
+            self.stopped = True
+            return []
+        self.reader.flush(self)
+        for m in list(self.monitors.values()):
+            m.finish()
+        return self._decide(final=True)
+
+    # --- the sink readers feed -----------------------------------------------------------------
+
+    def monitor(self, key: Key) -> SurfaceMonitor:
+        """The monitor of a surface part (made on first use)."""
+        m = self.monitors.get(key)
+        if m is None:
+            m = SurfaceMonitor(
+                Surface(key[1]), self.dialect, self.policy, tool_name=self._tool_name(key)
+            )
+            self.monitors[key] = m
+        return m
+
+    def feed(self, entry: Entry, key: Key, text: object, *, count: bool = True) -> None:
+        if not isinstance(text, str) or not text:
+            return
+        m = self.monitors.get(key) or self.monitor(key)
+        start = m.total
+        m.feed(text)
+        if count:
+            self.queue.chars_in += len(text)
+        entry.marks.append((key, start, m.total))
+
+    def close_call(self, choice: int, call: int) -> None:
+        """A call's verdicts are final when it closes, before any of its entries is released."""
+        self.queue.calls.closed.add((choice, call))
+        for surface in ("tool_name", "tool_arg"):
+            m = self.monitors.get((choice, surface, call))
+            if m is not None:
+                m.finish()
+
+    def forgery(self, offset: int, marker: str) -> bool:
+        return self.decisions.forgery(offset, marker)
+
+    def put(self, entry: Entry) -> None:
+        self.queue.entries.append(entry)
+
+    # --- decisions and delivery ----------------------------------------------------------------
+
+    def _tool_name(self, key: Key) -> str | None:
+        if key[2] < 0 or self.reader is None:
+            return None
+        return self.reader.names.get((key[0], key[2]))
+
+    def _release(self, key: Key) -> int:
+        point = self.decisions.frozen.get(key)
+        return self.monitors[key].release if point is None else point
+
+    def _decide(self, *, final: bool) -> list[Any]:
+        reader = self.reader
+        assert reader is not None
+        decisions = self.decisions
+        if decisions.acts:
+            ends = decisions.forged
+            if not ends:
+                key = first_tripped(self.monitors)
+                if key is not None:
+                    if key[2] >= 0:
+                        self.queue.calls.dropped.add((key[0], key[2]))
+                    decisions.leak(key, self.monitors, self._tool_name(key))
+                    if decisions.abort is not None:
+                        self.stopped = True
+                        return []
+                    ends = True
+            if ends:
+                # every surface ends here: finishing decides what each still holds back
+                for m in self.monitors.values():
+                    m.finish()
+                out = self.queue.take(self._release, reader.cut, final=True)
+                out += reader.final_chunks(self.queue.calls.delivered)
+                self.stopped = True
+                return out
+        out = self.queue.take(self._release, reader.cut, final=final)
+        if final:
+            self.stopped = True
+        return out

@@ -1,0 +1,137 @@
+"""The delivery queue: upstream items waiting until what they carry may be shown.
+
+An :class:`Entry` is one upstream item (a chunk, or a piece of raw wire text) and the spans of
+surface text it added (its *marks*) and the tool calls it belongs to. It is *ready* once every
+mark lies below its surface's release point and every call it touches is complete. When an entry
+must be cut (a leak or forgery inside it), the reader that made it rewrites it, and nothing after
+it is delivered. The queue also counts the characters that came in and went out.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DROPPED", "Call", "Calls", "DeliveryQueue", "Entry", "Key", "key_name"]
+
+#: a surface part of the stream: (choice index, surface, tool call index or -1)
+Key = tuple[int, str, int]
+#: a tool call: (choice index, tool call index)
+Call = tuple[int, int]
+#: what a cut returns for an entry that keeps nothing
+DROPPED: Any = object()
+
+
+def key_name(key: Key) -> str:
+    """The part name a verdict and ``cut`` use: ``text``, ``tool_arg[1]``, ``choices[2].text``."""
+    choice, surface, call = key
+    name = surface if call < 0 else f"{surface}[{call}]"
+    return name if choice == 0 else f"choices[{choice}].{name}"
+
+
+@dataclass(slots=True)
+class Entry:
+    """One upstream item waiting to be delivered, and what it must wait for."""
+
+    item: Any
+    marks: list[tuple[Key, int, int]] = field(default_factory=list)  # key, start, end (surface)
+    calls: list[Call] = field(default_factory=list)
+    #: ``item`` is raw wire text: whole, it counts its own length (not its surface text)
+    raw: bool = False
+    #: raw wire text that is exactly its one mark's surface text (so it can be cut by slicing)
+    plain: bool = False
+
+
+@dataclass(slots=True)
+class Calls:
+    """Tool call bookkeeping that decides delivery."""
+
+    closed: set[Call] = field(default_factory=set)  # complete: name and arguments are final
+    delivered: set[Call] = field(default_factory=set)  # some entry of it went out
+    dropped: set[Call] = field(default_factory=set)  # leaking: none of it goes out
+
+
+Release = Callable[[Key], int]
+Cut = Callable[[Entry, dict[Key, int]], Any]
+
+
+class DeliveryQueue:
+    """Entries in arrival order; see the module docstring.
+
+    ``withhold`` is False when nothing may be withheld (``on_leak="report"``): then every entry is
+    ready and none is cut.
+    """
+
+    __slots__ = ("calls", "chars_in", "chars_out", "entries", "withhold")
+
+    def __init__(self, *, withhold: bool) -> None:
+        self.entries: deque[Entry] = deque()
+        self.calls = Calls()
+        self.withhold = withhold
+        self.chars_in = 0
+        self.chars_out = 0
+
+    @property
+    def chars_dropped(self) -> int:
+        """Characters received but not delivered."""
+        return max(0, self.chars_in - self.chars_out)
+
+    def ready(self, entry: Entry, release: Release) -> bool:
+        """Whether ``entry`` may go out now: its calls are complete and its text is released."""
+        if not self.withhold:
+            return True
+        closed = self.calls.closed
+        for call in entry.calls:
+            if call not in closed:
+                return False
+        return all(release(key) >= end for key, _start, end in entry.marks)
+
+    def take(self, release: Release, cut: Cut, *, final: bool) -> list[Any]:
+        """The items to deliver now, in order.
+
+        Not ``final``: the ready entries at the head of the queue. ``final`` (the stream ends
+        here): every entry, each cut at its surfaces' release points, except those of calls that
+        are unfinished or dropped; the first entry that is cut ends the delivery.
+        """
+        out: list[Any] = []
+        entries = self.entries
+        calls = self.calls
+        while entries:
+            entry = entries[0]
+            if not final and not self.ready(entry, release):
+                break
+            entries.popleft()
+            if entry.calls:
+                if final and any(c not in calls.closed for c in entry.calls):
+                    continue  # an unfinished call is never delivered
+                if any(c in calls.dropped for c in entry.calls):
+                    continue  # a leaking call is dropped whole, never cut short
+                calls.delivered.update(entry.calls)
+            limits = self._limits(entry, release) if self.withhold else None
+            if not limits:
+                if entry.raw:
+                    self.chars_out += len(entry.item)
+                else:
+                    self.chars_out += sum(end - start for _key, start, end in entry.marks)
+                out.append(entry.item)
+                continue
+            piece = cut(entry, limits)
+            if piece is not DROPPED:
+                for key, start, end in entry.marks:
+                    self.chars_out += min(end - start, limits.get(key, end - start))
+                out.append(piece)
+            entries.clear()  # this entry was cut: nothing after it
+            break
+        return out
+
+    @staticmethod
+    def _limits(entry: Entry, release: Release) -> dict[Key, int]:
+        """Per surface of the entry that is not wholly released: how much of its text may go."""
+        limits: dict[Key, int] = {}
+        for key, start, end in entry.marks:
+            point = release(key)
+            if point < end:
+                limits[key] = max(0, point - start)
+        return limits

@@ -1,0 +1,114 @@
+"""Raw wire text: read through the dialect's scanner into surface deltas.
+
+Each scanner event becomes one entry whose item is the event's wire text; the text, thinking and
+tool call events feed their surfaces (all on choice 0). A result forgery ends the reading at once
+unless the stream only reports.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from guard.models import (
+    Malformed,
+    ResultForgery,
+    Text,
+    ThinkingDelta,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
+)
+from guard.stream._queue import DROPPED, Call, Entry, Key
+
+if TYPE_CHECKING:
+    from guard.dialects import Dialect
+    from guard.models import Event, Scanner
+    from guard.stream._engine import Sink
+
+__all__ = ["RawReader", "cut_piece"]
+
+_TEXT: Key = (0, "text", -1)
+_THINKING: Key = (0, "thinking", -1)
+
+
+class RawReader:
+    """Reads raw wire text for the engine; owns the scanner and the call numbering."""
+
+    __slots__ = ("call_index", "dialect", "names", "open_call", "scanner")
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.scanner: Scanner | None = None  # made on the first text
+        self.call_index: dict[str, int] = {}  # scanner call id -> call index
+        self.open_call: int | None = None
+        self.names: dict[Call, str] = {}
+
+    @staticmethod
+    def accepts(item: object) -> bool:
+        return isinstance(item, str)
+
+    def read(self, text: str, sink: Sink) -> None:
+        if self.scanner is None:
+            from guard.scanners import scanner
+
+            self.scanner = scanner(self.dialect)
+        self._events(self.scanner.feed(text), sink)
+
+    def flush(self, sink: Sink) -> None:
+        """The end of the stream: what the scanner still holds."""
+        if self.scanner is not None:
+            self._events(self.scanner.flush(), sink)
+
+    def _call(self, call_id: str) -> int:
+        return self.call_index.setdefault(call_id, len(self.call_index))
+
+    def _events(self, events: list[Event], sink: Sink) -> None:
+        for event in events:
+            raw = event.raw
+            entry = Entry(raw, raw=True)
+            if isinstance(event, Text):
+                entry.plain = event.text == raw
+                sink.feed(entry, _TEXT, event.text, count=False)
+            elif isinstance(event, ThinkingDelta):
+                entry.plain = event.delta == raw
+                sink.feed(entry, _THINKING, event.delta, count=False)
+            elif isinstance(event, ToolStart):
+                k = self._call(event.id)
+                self.open_call = k
+                entry.calls.append((0, k))
+                self.names[(0, k)] = event.name
+                sink.feed(entry, (0, "tool_name", k), event.name, count=False)
+            elif isinstance(event, ToolArgs):
+                k = self._call(event.id)
+                entry.calls.append((0, k))
+                entry.plain = event.delta == raw
+                sink.feed(entry, (0, "tool_arg", k), event.delta, count=False)
+            elif isinstance(event, ToolEnd):
+                k = self._call(event.id)
+                entry.calls.append((0, k))
+                sink.close_call(0, k)
+                self.open_call = None
+            elif isinstance(event, ResultForgery):
+                if sink.forgery(event.offset, event.marker):
+                    return  # the stream ends before the forgery
+            elif isinstance(event, Malformed) and self.open_call is not None:
+                entry.calls.append((0, self.open_call))
+            sink.put(entry)
+
+    @staticmethod
+    def cut(entry: Entry, limits: dict[Key, int]) -> Any:
+        return cut_piece(entry, limits)
+
+    @staticmethod
+    def final_chunks(delivered: set[Call]) -> list[Any]:
+        return []  # raw text has no closing item
+
+
+def cut_piece(entry: Entry, limits: dict[Key, int]) -> Any:
+    """A piece of wire text cut to its limit, or ``DROPPED``: only a piece that is exactly its
+    surface text (no tokens or envelope in it) can be cut by slicing."""
+    if entry.plain and len(limits) == 1:
+        keep = next(iter(limits.values()))
+        if keep > 0:
+            return entry.item[:keep]
+    return DROPPED
