@@ -33,7 +33,8 @@ _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
-    literals=("analysis", "assistant", "commentary", "final", "json{"),
+    # anywhere: the glued spellings and a constrained header; at the start: the opening words
+    literals=("assistantanalysis", "assistantcommentary", "assistantfinal", "json{"),
     hold_words=(
         "assistantfinal",
         "assistantanalysis",

@@ -134,6 +134,9 @@ class SurfaceMonitor:
                 # a literal split by an invisible character earlier in the tail
                 seen = plan.trigger.search(TextView(near).norm)
             trigger = seen is not None
+        if not trigger and plan.opening and total - len(delta) < plan.opening_window:
+            # the opening words announce hits at the start of the text only
+            trigger = plan.opens(self._buf[: plan.opening_window])
         if trigger:
             # a hit holding a trigger ends within one anchor span of it: look until then
             self._armed = total + plan.hold
@@ -380,8 +383,8 @@ class SurfaceMonitor:
                 evidence=hit.evidence,
                 detail=f"after the arguments end at {boundary}",
             )
-            return hit.model_copy(
-                update={"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
+            return hit.replace(
+                **{"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
             )
         return hit
 
@@ -395,7 +398,7 @@ class SurfaceMonitor:
             return
         hit = self._with_boundary(hit)
         stable = {hit.code, *self._plan.stable}
-        probe = hit.model_copy(update={"signals": tuple(c for c in hit.signals if c in stable)})
+        probe = hit.replace(**{"signals": tuple(c for c in hit.signals if c in stable)})
         if decide(probe, self.rule, self._weights, False).trips:
             self._trip = decide(hit, self.rule, self._weights, False)
 
@@ -440,7 +443,7 @@ class SurfaceMonitor:
             "T" in self.rule.require
             and not self._t_known(hit)
             and decide(
-                hit.model_copy(update={"signals": (*hit.signals, "T")}),
+                hit.replace(**{"signals": (*hit.signals, "T")}),
                 self.rule,
                 self._weights,
                 False,

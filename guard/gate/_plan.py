@@ -22,7 +22,7 @@ from signals import load_signals
 __all__ = ["StreamPlan", "stream_plan"]
 
 #: Characters a stripped text may open with before an opening word (K's ``analysisThe``).
-OPENING_SLACK = 64
+OPENING_SLACK = 96
 _BLANKS = re.compile(r"[ \t\r\n]+")
 
 
@@ -128,6 +128,14 @@ class StreamPlan:
         if core and any(w.startswith(core) for w in self.opening):
             return len(norm) - len(opening)
         return None
+
+    def opens(self, head: str) -> bool:
+        """The text's start (blanks aside) is, or may still become, an opening word."""
+        start = head.lstrip()
+        if not start:
+            return False
+        norm = start if start.isascii() else TextView(start).norm
+        return any(norm.startswith(w) or w.startswith(norm) for w in self.opening)
 
     def leads(self, norm: str) -> bool:
         """The text may still open with a hit of an ``opening`` signal."""

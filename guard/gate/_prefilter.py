@@ -1,12 +1,20 @@
 """Which texts may yield a hit at all, from what the signals publish (their triggers).
 
-A batch of texts (an audit reads millions) is searched once for every trigger of the anchor
-signals of their surfaces, joined by a separator no trigger matches; only the texts a match
-falls in go through the gate. The answer is a superset: a text left out cannot yield a hit,
-because each anchor signal promises that every text it fires on contains one of its literals
-or matches its pattern (itself or its normalised view), and each signal of the opening
-promises that every text it fires on starts with a match of its ``lead``. A signal that
-promises nothing (``always``) makes every text a candidate.
+The answer is a superset: a text left out cannot yield a hit, because each anchor signal
+promises where its hits can come from (:class:`~guard.models.Triggers`):
+
+* a signal that reads anywhere promises that every text it fires on contains one of its
+  ``literals`` or matches its ``pattern`` (itself or its normalised view);
+* a signal of the opening (``scope="opening"``) promises that the text starts with a match of
+  its ``lead``; ``opening`` words promise that the text starts (after blanks) with one of them;
+* a signal of the end (``scope="ending"``) promises that its literals or pattern occur in the
+  last ``max_span`` characters.
+
+A signal that promises nothing (``always``) makes every text a candidate. One text is checked
+with one-character ``in`` tests first (a one-character search is a ``memchr``, the fastest scan
+there is) before any longer literal is looked for, so clean prose costs a few passes at memory
+speed. A batch of texts (an audit reads millions) is searched once for every literal, joined by
+a separator no trigger matches; only the texts a match falls in go through the gate.
 """
 
 from __future__ import annotations
@@ -24,63 +32,135 @@ __all__ = ["Prefilter", "prefilter"]
 
 #: Separators tried in turn: the first that no trigger can match joins a batch.
 _SEPARATORS = ("\n", "\x00", ":", "\x1f", " ")
+#: Characters a stripped text may open with before an opening word.
+_OPENING_SLACK = 96
+
+
+def _gate(literal: str) -> str | None:
+    """A character of ``literal`` that prose rarely holds (not a letter, digit or blank), to
+    look for first; ``None`` when it has none."""
+    for ch in literal:
+        if not ch.isalnum() and not ch.isspace():
+            return ch
+    return None
 
 
 class Prefilter:
-    """One combined search for the triggers of the anchor signals of some surfaces, and one
-    match at the start of each text for the leads of the signals that read only the opening
-    of a text (``scope="opening"``)."""
+    """The promises of the anchor signals of some surfaces, ready to check (see the module
+    docstring)."""
 
-    __slots__ = ("lead", "pattern", "sep")
+    __slots__ = (
+        "checks",
+        "ending",
+        "ending_span",
+        "head",
+        "lead",
+        "opening",
+        "pattern",
+        "search",
+        "sep",
+    )
 
     def __init__(
-        self, pattern: re.Pattern[str], sep: str | None, lead: re.Pattern[str] | None = None
+        self,
+        literals: Sequence[str],
+        pattern: re.Pattern[str] | None,
+        lead: re.Pattern[str] | None,
+        opening: tuple[str, ...],
+        ending: re.Pattern[str] | None,
+        ending_span: int,
     ) -> None:
+        ordered = sorted(literals, key=lambda s: (-len(s), s))
+        #: (gate character or None, literal), literals with a gate first
+        self.checks = tuple(
+            sorted(((_gate(lit), lit) for lit in ordered), key=lambda c: c[0] is None)
+        )
         self.pattern = pattern
-        self.sep = sep
+        parts = [re.escape(lit) for lit in ordered]
+        if pattern is not None:
+            parts.append(f"(?:{pattern.pattern})")
+        #: one search for every literal and pattern (for batches joined by ``sep``)
+        self.search = re.compile("|".join(parts) or "(?!)")
+        self.sep = next(
+            (
+                s
+                for s in _SEPARATORS
+                if self.search.search(s * 2) is None and all(s not in lit for lit in ordered)
+            ),
+            None,
+        )
         self.lead = lead
+        self.opening = opening
+        self.head = _OPENING_SLACK + max(map(len, opening), default=0)
+        self.ending = ending
+        self.ending_span = ending_span
 
-    def _leads(self, text: str) -> bool:
-        lead = self.lead
-        if lead is None:
-            return False
-        if lead.match(text) is not None:
+    # --- one text ------------------------------------------------------------------------------
+
+    def _anywhere(self, text: str) -> bool:
+        for gate, literal in self.checks:
+            if (gate is None or gate in text) and literal in text:
+                return True
+        return self.pattern is not None and self.pattern.search(text) is not None
+
+    def _ends(self, text: str) -> bool:
+        """The head and the tail: what opening and ending signals read."""
+        if self.lead is not None and self.lead.match(text) is not None:
             return True
-        return not text.isascii() and lead.match(TextView(text).norm) is not None
+        if self.opening:
+            start = text[: self.head].lstrip()
+            if start.startswith(self.opening):
+                return True
+        if self.ending is not None:
+            tail = text[-self.ending_span :] if self.ending_span else text
+            if self.ending.search(tail) is not None:
+                return True
+        return False
 
     def could_hit(self, text: str) -> bool:
         """False when ``text`` cannot yield a hit on these surfaces."""
-        if self.pattern.search(text) is not None or self._leads(text):
+        if self._anywhere(text) or self._ends(text):
             return True
-        return not text.isascii() and self.pattern.search(TextView(text).norm) is not None
+        if text.isascii():
+            return False
+        norm = TextView(text).norm
+        return self._anywhere(norm) or self._ends(norm)
+
+    # --- a batch -------------------------------------------------------------------------------
 
     def candidates(self, texts: Sequence[str]) -> list[int]:
         """Indices, in order, of the texts that may yield a hit (a superset)."""
         if self.sep is None or len(texts) == 1:
             return [i for i, t in enumerate(texts) if self.could_hit(t)]
         narrow = [i for i, t in enumerate(texts) if t.isascii()]
-        found = self._search(texts, narrow, normalise=False)
+        found = self._joined(texts, narrow, normalise=False)
         if len(narrow) < len(texts):
             # non-ASCII texts: their originals and their normalised views (lookalikes)
             wide = [i for i, t in enumerate(texts) if not t.isascii()]
-            found |= self._search(texts, wide, normalise=False)
-            found |= self._search(texts, wide, normalise=True)
-        if self.lead is not None:
-            found.update(i for i, t in enumerate(texts) if i not in found and self._leads(t))
+            found |= self._joined(texts, wide, normalise=False)
+            found |= self._joined(texts, wide, normalise=True)
+        if self.lead is not None or self.opening or self.ending is not None:
+            for i, t in enumerate(texts):
+                if i not in found and (
+                    self._ends(t) or (not t.isascii() and self._ends(TextView(t).norm))
+                ):
+                    found.add(i)
         return sorted(found)
 
-    def _search(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:
-        if not where:
+    def _joined(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:
+        if not where or not (self.checks or self.pattern is not None):
             return set()
         sep = self.sep
         assert sep is not None
         joined = sep.join(texts[i] for i in where)
         view = TextView(joined) if normalise else None
         haystack = joined if view is None else view.norm
+        if not self._anywhere(haystack):
+            return set()  # the common case: one quick pass says the whole batch is clean
         starts = [0, *accumulate(len(texts[i]) + len(sep) for i in where)]
         found: set[int] = set()
         pos = 0
-        search = self.pattern.search
+        search = self.search.search
         while True:
             m = search(haystack, pos)
             if m is None:
@@ -110,31 +190,39 @@ def _prefilter(
     disabled: frozenset[str],
     every: tuple[Signal, ...],
 ) -> Prefilter | None:
-    parts: list[str] = []
     literals: set[str] = set()
+    patterns: list[str] = []
     leads: list[str] = []
+    opening: set[str] = set()
+    ending: list[str] = []
+    ending_span = 0
     for signal in every:
         if signal.kind != "anchor" or signal.code in disabled or not surfaces & signal.surfaces:
             continue
         triggers = signal.triggers(dialect)
         if triggers.always:
             return None
-        literals.update(triggers.literals)
-        if triggers.pattern is not None:
-            parts.append(f"(?:{triggers.pattern})")
+        opening.update(triggers.opening)
         if triggers.scope == "opening":
             if triggers.lead is None:
                 return None  # an opening signal that promises nothing: judge every text
             leads.append(f"(?:{triggers.lead})")
-    ordered = sorted(literals, key=lambda s: (-len(s), s))
-    pattern = re.compile("|".join([*(re.escape(lit) for lit in ordered), *parts]) or "(?!)")
-    sep = next(
-        (
-            s
-            for s in _SEPARATORS
-            if pattern.search(s * 2) is None and all(s not in lit for lit in ordered)
-        ),
-        None,
+        elif triggers.scope == "ending":
+            if not triggers.literals and triggers.pattern is None:
+                return None
+            ending += [re.escape(lit) for lit in triggers.literals]
+            if triggers.pattern is not None:
+                ending.append(f"(?:{triggers.pattern})")
+            ending_span = max(ending_span, signal.max_span)
+        else:
+            literals.update(triggers.literals)
+            if triggers.pattern is not None:
+                patterns.append(f"(?:{triggers.pattern})")
+    return Prefilter(
+        tuple(literals),
+        re.compile("|".join(patterns)) if patterns else None,
+        re.compile("|".join(leads)) if leads else None,
+        tuple(sorted(opening)),
+        re.compile("|".join(ending)) if ending else None,
+        ending_span,
     )
-    lead = re.compile("|".join(leads)) if leads else None
-    return Prefilter(pattern, sep, lead)

@@ -11,12 +11,14 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import cache
 
 from guard._escape import escape
 from guard._log import get_logger, preview
 from guard.gate._boundary import get_boundary
 from guard.gate._code import code_ranges
 from guard.gate._policy import Policy, SurfaceRule
+from guard.gate._prefilter import Prefilter, prefilter
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from signals import load_signals
 
@@ -31,14 +33,25 @@ ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
 
 def _signals_for(
     surface: Surface, dialect: Dialect, policy: Policy, scopes: frozenset[str]
-) -> tuple[list[Signal], list[Signal], frozenset[str]]:
+) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
     """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
     evidence extends a hit's cut."""
+    return _signals_cached(surface, dialect, policy.disabled, scopes, load_signals())
+
+
+@cache
+def _signals_cached(
+    surface: Surface,
+    dialect: Dialect,
+    disabled: frozenset[str],
+    scopes: frozenset[str],
+    every: tuple[Signal, ...],
+) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
     anchors: list[Signal] = []
     cos: list[Signal] = []
     extends: set[str] = set()
-    for signal in load_signals():
-        if surface not in signal.surfaces or signal.code in policy.disabled:
+    for signal in every:
+        if surface not in signal.surfaces or signal.code in disabled:
             continue
         if signal.kind == "anchor":
             if signal.triggers(dialect).scope in scopes:
@@ -47,15 +60,24 @@ def _signals_for(
             cos.append(signal)
             if signal.triggers(dialect).extends:
                 extends.add(signal.code)
-    return anchors, cos, frozenset(extends)
+    return tuple(anchors), tuple(cos), frozenset(extends)
+
+
+@cache
+def _ranks(every: tuple[Signal, ...]) -> dict[str, int]:
+    return {signal.code: signal.order for signal in every}
 
 
 def _rank(code: str) -> int:
     """A signal's ``order`` (its place in labels such as ``M+C+S``); unknown codes last."""
-    for signal in load_signals():
-        if signal.code == code:
-            return signal.order
-    return 1 << 30
+    return _ranks(load_signals()).get(code, 1 << 30)
+
+
+@cache
+def _prefilter_for(
+    dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
+) -> Prefilter | None:
+    return prefilter(dialect, frozenset({surface}), disabled)
 
 
 def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit, ...]]]:
@@ -82,21 +104,29 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit
 
 
 def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int, extends: frozenset[str]) -> Hit:
+    if not extra:
+        if not offset:
+            return anchor if anchor.anchor is None else anchor.replace(anchor=None)
+        return Hit(
+            anchor.signals,
+            anchor.start + offset,
+            anchor.end + offset,
+            anchor.evidence,
+            anchor.detail,
+        )
     codes = tuple(dict.fromkeys(h.code for h in extra if h.code != anchor.code))
     lead = min((h.start for h in extra if h.code in extends), default=anchor.start)
-    if extra:
-        # `anchor` indexes the scan's own anchor list: meaningless once attached, dropped.
-        extra = tuple(
-            h.model_copy(update={"start": h.start + offset, "end": h.end + offset, "anchor": None})
-            for h in extra
-        )
+    # `anchor` indexes the scan's own anchor list: meaningless once attached, dropped.
+    support = tuple(
+        Hit(h.signals, h.start + offset, h.end + offset, h.evidence, h.detail) for h in extra
+    )
     return Hit(
         signals=anchor.signals + codes,
         start=anchor.start + offset,
         end=anchor.end + offset,
         evidence=anchor.evidence,
         detail=anchor.detail,
-        support=extra,
+        support=support,
         lead=lead + offset if lead < anchor.start else None,
     )
 
@@ -156,8 +186,8 @@ def find_hits(
     view = TextView(text)
     anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
     if rule.mode == "injection":
-        anchor_signals = [s for s in anchor_signals if s.code == "H"]
-        co_signals = []
+        anchor_signals = tuple(s for s in anchor_signals if s.code == "H")
+        co_signals = ()
     ctx = ScanContext(
         dialect=dialect,
         surface=surface,
@@ -195,10 +225,10 @@ def find_hits(
 def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
     """The final form of a hit: whether it is in closed code and whether it trips."""
     if in_code:
-        hit = hit.model_copy(update={"in_code": True})
+        return hit.replace(in_code=True)  # closed code never trips
     if _trips(hit, rule) or _trips_with(hit, rule):
         score = sum(weights.get(code, 0.0) for code in hit.signals)
-        hit = hit.model_copy(update={"trips": True, "score": score})
+        return hit.replace(trips=True, score=score)
     return hit
 
 
@@ -256,6 +286,10 @@ def evaluate(
     ``reasoning`` (did the message carry a reasoning part?) and ``tools`` (the declared tool
     names) default to unknown."""
     rule = policy.rule(surface)
+    clean = _prefilter_for(dialect, surface, policy.disabled, load_signals())
+    if clean is not None and not clean.could_hit(text):
+        # the common case: no signal's trigger is in the text, so no hit can be
+        return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":
         parsed_end = get_boundary(policy.boundary_for(tool_name))(text)
     hits = find_hits(
@@ -276,11 +310,13 @@ def evaluate(
     ranges = None
     if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
         ranges = code_ranges(text) or None
-    decided = [
-        decide(h, rule, weights, ranges is not None and ranges.contains(h.start, h.end))
-        for h in hits
-    ]
-    return make_verdict(text, surface, dialect, decided, tool_name)
+    for hit in hits:  # fresh from find_hits and not shared yet: decided in place
+        if ranges is not None and ranges.contains(hit.start, hit.end):
+            hit.in_code = True
+        elif _trips(hit, rule) or _trips_with(hit, rule):
+            hit.trips = True
+            hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
+    return make_verdict(text, surface, dialect, hits, tool_name)
 
 
 def injection_verdict(

@@ -11,29 +11,16 @@ from guard.models._fold_table import FOLD, IGNORABLE
 __all__ = ["TextView"]
 
 
-def _char_class(ranges: list[tuple[int, int]]) -> re.Pattern[str]:
-    parts = [
-        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-        for a, b in ranges
-    ]
-    return re.compile("[" + "".join(parts) + "]")
-
-
-def _ranges(points: list[int]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for cp in points:
-        if out and out[-1][1] == cp - 1:
-            out[-1] = (out[-1][0], cp)
-        else:
-            out.append((cp, cp))
-    return out
-
-
 #: one code point -> one printable ASCII character (generated from Unicode data)
 _FOLD: dict[int, str] = FOLD
-_FOLD_RE = _char_class(_ranges(sorted(_FOLD)))
+_FOLD_CHARS = frozenset(chr(cp) for cp in FOLD)
 #: Default_Ignorable_Code_Point characters: the view deletes them
-_DELETE_RE = _char_class(list(IGNORABLE))
+_DELETE_CHARS = frozenset(chr(cp) for first, last in IGNORABLE for cp in range(first, last + 1))
+
+
+def _present_class(chars: frozenset[str] | set[str]) -> re.Pattern[str]:
+    """A character class of exactly ``chars`` (few: the deletable ones a text holds)."""
+    return re.compile("[" + "".join(re.escape(ch) for ch in sorted(chars)) + "]")
 
 
 class TextView:
@@ -57,13 +44,18 @@ class TextView:
         if original.isascii():
             self.norm = original
             return
+        # The distinct characters decide what to do, at hashing speed (a character class of
+        # thousands of code points would be tried range by range, character by character).
+        chars = set(original)
         # 1:1 folding keeps offsets; most non-ASCII text (CJK, accents) has nothing to fold.
-        folded = original.translate(_FOLD) if _FOLD_RE.search(original) else original
-        if _DELETE_RE.search(folded) is None:
+        folded = original if _FOLD_CHARS.isdisjoint(chars) else original.translate(_FOLD)
+        present = _DELETE_CHARS.intersection(chars)
+        if not present:
             self.norm = folded
             return
-        self._deleted = [m.start() for m in _DELETE_RE.finditer(folded)]
-        self.norm = _DELETE_RE.sub("", folded)
+        deletable = _present_class(present)
+        self._deleted = [m.start() for m in deletable.finditer(folded)]
+        self.norm = deletable.sub("", folded)
         # For the j-th deleted original index d_j, the normalised index of the next kept char.
         self._npos = [d - j for j, d in enumerate(self._deleted)]
 

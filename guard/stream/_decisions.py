@@ -113,12 +113,12 @@ def shift(verdict: Verdict, by: int) -> Verdict:
     if not by:
         return verdict
     hits = tuple(
-        h.model_copy(
-            update={
+        h.replace(
+            **{
                 "start": max(0, h.start + by),
                 "end": max(0, h.end + by),
                 "support": tuple(
-                    s.model_copy(update={"start": max(0, s.start + by), "end": max(0, s.end + by)})
+                    s.replace(**{"start": max(0, s.start + by), "end": max(0, s.end + by)})
                     for s in h.support
                 ),
             }
