@@ -541,11 +541,11 @@ def escape_messages(
     Responses API input items (``message`` with ``input_text``/``output_text`` parts,
     ``function_call.arguments``, ``function_call_output.output``, ``custom_tool_call.input``,
     ``reasoning`` summaries) and Anthropic Messages content blocks (``text``, ``tool_use`` name
-    and input, ``tool_result`` content, ``thinking``, text ``document`` sources), in any mix. By default every role is escaped, because servers
-    reject a reserved spelling wherever it appears; ``roles`` limits escaping to those roles
-    (a Responses ``function_call_output`` counts as ``tool``, a ``function_call`` as
-    ``assistant``). The input is never mutated. Shapes it does not know are copied unchanged and
-    counted in the log event, never dropped.
+    and input, ``tool_result`` content, ``thinking``, text ``document`` sources), in any mix.
+    By default every role is escaped, because servers reject a reserved spelling wherever it
+    appears; ``roles`` limits escaping to those roles (a Responses ``function_call_output``
+    counts as ``tool``, a ``function_call`` as ``assistant``). The input is never mutated.
+    Shapes it does not know are copied unchanged and counted in the log event, never dropped.
     """
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
         raise TypeError(
