@@ -11,9 +11,10 @@ import inspect
 from collections.abc import Awaitable, Mapping
 from typing import Any, TypeVar, cast
 
-from guard.dialects import Dialect, dialect_for_model
+from guard.dialects import Dialect
 from guard.gate import Policy
 from guard.integrations._results import remember_result
+from guard.integrations._settings import ModelSettings
 from guard.integrations.anthropic.protocol import (
     AsyncGuardedMessageStream,
     GuardedMessageStream,
@@ -45,44 +46,6 @@ def _is_async(client: Any) -> bool:
     return create is not None and inspect.iscoroutinefunction(inspect.unwrap(create))
 
 
-class _Settings:
-    """The settings of each request: one dialect for every model, or the model's own."""
-
-    def __init__(
-        self,
-        dialect: str | Dialect | None,
-        dialects: Mapping[str, str],
-        policy: Policy | None,
-        on_leak: OnLeak,
-        escape_inputs: bool,
-    ) -> None:
-        self.dialect = dialect
-        self.dialects = dict(dialects)
-        self.policy = policy
-        self.on_leak = on_leak
-        self.escape_inputs = escape_inputs
-        self._cache: dict[str, GuardSettings] = {}
-        # check everything once, now, rather than on the first request
-        self.fixed = self.for_model(None) if dialect is not None else None
-        if dialect is None:
-            for name in {*self.dialects.values(), dialect_for_model(None)}:
-                self._resolved(name)
-
-    def _resolved(self, name: str | Dialect) -> GuardSettings:
-        key = name if isinstance(name, str) else name.name
-        settings = self._cache.get(key)
-        if settings is None:
-            settings = GuardSettings.resolve(name, self.policy, self.on_leak, self.escape_inputs)
-            self._cache[key] = settings
-        return settings
-
-    def for_model(self, model: object) -> GuardSettings:
-        if self.dialect is not None:
-            return self._resolved(self.dialect)
-        name = model if isinstance(model, str) else None
-        return self._resolved(dialect_for_model(name, self.dialects))
-
-
 def _output_config(params: dict[str, Any]) -> Any:
     """``output_format`` (a type) as the ``output_config`` the SDK's ``stream()`` would send,
     and the format to parse the final message with."""
@@ -103,7 +66,7 @@ class _Messages:
     """``client.messages`` with ``create``, ``stream`` and ``parse`` guarded; every other
     attribute (``count_tokens``, ``batches``, ``with_raw_response``, ...) is the SDK's."""
 
-    def __init__(self, inner: Any, settings: _Settings, is_async: bool) -> None:
+    def __init__(self, inner: Any, settings: ModelSettings, is_async: bool) -> None:
         self._inner = inner
         self._settings = settings
         self._async = is_async
@@ -185,7 +148,7 @@ class GuardedAnthropic:
     ``messages.parse`` are guarded; every other attribute is the wrapped client's.
     ``unwrapped`` is the client itself."""
 
-    def __init__(self, client: Any, settings: _Settings) -> None:
+    def __init__(self, client: Any, settings: ModelSettings) -> None:
         self._client = client
         self._settings = settings
         self._async = _is_async(client)
@@ -222,9 +185,7 @@ class GuardedAnthropic:
         await self._client.__aexit__(*exc)
 
     def __repr__(self) -> str:
-        dialect = self._settings.dialect
-        name = "by model" if dialect is None else getattr(dialect, "name", dialect)
-        return f"guard_client({self._client!r}, dialect={name!r})"
+        return f"guard_client({self._client!r}, dialect={self._settings.describe()!r})"
 
 
 def guard_client(
@@ -252,5 +213,5 @@ def guard_client(
     Returns:
         A :class:`GuardedAnthropic` with the client's interface (typed as the client).
     """
-    settings = _Settings(dialect, dialects or {}, policy, on_leak, escape_inputs)
+    settings = ModelSettings(dialect, dialects, policy, on_leak, escape_inputs)
     return cast(ClientT, GuardedAnthropic(client, settings))
