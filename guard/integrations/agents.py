@@ -1,7 +1,7 @@
 """guard as OpenAI Agents SDK guardrails (install ``inband-guard[agents]``).
 
 * :func:`guard_tool_input`: a tool-input guardrail. A call's arguments are judged on the
-  ``tool_arg`` surface with the tool's name (``docs/detection.md``, "Gate"); when they leak, the
+  ``tool_arg`` surface with the tool's name (docs/detection.md, "Gate"); when they leak, the
   tool is not run and the model gets a short refusal instead of its result.
 * :func:`guard_tool_output`: a tool-output guardrail. The result text is escaped for the
   dialect (``docs/escaping.md``): a result that holds a reserved spelling reaches the model in

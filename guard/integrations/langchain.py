@@ -8,13 +8,16 @@
   content (strings and text, reasoning and thinking blocks), tool calls' names and arguments,
   ``reasoning_content``. The agent's state keeps the originals. The reply is judged part by
   part: its text and reasoning are cut at the cut, a tool call (valid or not) whose name or
-  arguments leak is dropped, a forged tool result is cut; ``on_leak="abort"`` raises :class:`guard.LeakAborted`.
+  arguments leak is dropped, a forged tool result is cut; ``on_leak="abort"`` raises
+  :class:`guard.LeakAborted`.
 * ``wrap_tool_call`` / ``awrap_tool_call``: a tool's ``ToolMessage`` is escaped where it is
   made, so the state holds the escaped result (marked in ``response_metadata``, so the model
   call does not escape it twice).
 
 The dialect is the chat model's name's (``model_name`` / ``model``; tool results: the last
-model call's) unless ``dialect`` fixes one.
+model call's) unless ``dialect`` fixes one. Middleware sees a reply once it is complete: tokens
+streamed with ``stream_mode="messages"`` are guarded only when the chat model's clients are
+:func:`guard.integrations.openai.guard_client` clients (README, "LangChain").
 """
 
 from __future__ import annotations

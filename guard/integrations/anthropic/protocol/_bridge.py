@@ -5,8 +5,7 @@ Content block ``i`` is choice ``i``: ``text_delta`` is its ``content``, ``thinki
 ``reasoning_content``; a ``tool_use`` block is call 0 of its choice (the name from
 ``content_block_start``, the arguments from ``input_json_delta``), complete with its
 ``content_block_stop``. Every other event rides along as a chunk without choices, so it is
-delivered in order. How the middleware judges the chunks is in ``docs/streaming.md``, "Stream
-middleware".
+delivered in order (docs/streaming.md, "Provider event streams").
 """
 
 from __future__ import annotations

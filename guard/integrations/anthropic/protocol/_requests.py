@@ -1,6 +1,6 @@
 """Requests: the transport copy of Anthropic Messages parameters, escaped.
 
-What is escaped and how is in ``docs/escaping.md``, "Anthropic Messages"; this module only
+What is escaped and how is in docs/escaping.md, "Anthropic Messages"; this module only
 finds the fields.
 """
 

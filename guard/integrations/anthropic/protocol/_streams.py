@@ -1,5 +1,5 @@
 """Guarded Messages streams: events through :class:`MessageEventBridge` and the stream
-middleware (``docs/streaming.md``, "Stream middleware"), sync and async twins with the same
+middleware (docs/streaming.md, "Provider event streams"), sync and async twins with the same
 names and shapes.
 
 Each is a drop-in for the SDK's ``Stream`` / ``AsyncStream`` of raw message events: iterate it,
