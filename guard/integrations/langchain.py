@@ -156,7 +156,8 @@ def _message_parts(message: Any) -> list[Part]:
 
 def _call_parts(message: Any, list_key: str, i: int, call: dict[str, Any]) -> list[Part]:
     """A tool call's name and arguments, droppable from ``message.<list_key>``."""
-    name = call.get("name") if isinstance(call.get("name"), str) else ""
+    raw_name = call.get("name")
+    name = raw_name if isinstance(raw_name, str) else ""
     args = call.get("args")
     arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
     return [
