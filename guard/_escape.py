@@ -400,7 +400,9 @@ class _Walker:
             self.unknown += 1
             return part
         kind = part.get("type")
-        if "text" in part and isinstance(part["text"], str):
+        if kind in _ANTHROPIC_BLOCKS or (isinstance(kind, str) and kind.endswith("_tool_result")):
+            self.anthropic_block(part, kind)
+        elif "text" in part and isinstance(part["text"], str):
             part["text"] = self.text(part["text"])
         elif kind in ("refusal",) and isinstance(part.get("refusal"), str):
             part["refusal"] = self.text(part["refusal"])
@@ -409,6 +411,32 @@ class _Walker:
         else:
             self.unknown += 1
         return part
+
+    def anthropic_block(self, block: dict[str, Any], kind: str) -> None:
+        """An Anthropic Messages content block (``docs/escaping.md``, "Anthropic Messages")."""
+        if kind in ("tool_use", "server_tool_use"):
+            block["name"] = self.text(block.get("name"))
+            if "input" in block:
+                block["input"] = self.value(block["input"])
+        elif kind == "thinking":
+            block["thinking"] = self.text(block.get("thinking"))
+        elif kind in ("tool_result", "search_result") or kind.endswith("_tool_result"):
+            if "content" in block:
+                block["content"] = self.content(block["content"])
+            if isinstance(block.get("title"), str):
+                block["title"] = self.text(block["title"])
+        elif kind == "document":
+            source = block.get("source")
+            if isinstance(source, dict) and source.get("type") in ("text", "content"):
+                if isinstance(source.get("data"), str):
+                    source["data"] = self.text(source["data"])
+                if isinstance(source.get("content"), str | list):
+                    source["content"] = self.content(source["content"])
+            for key in ("title", "context"):
+                if isinstance(block.get(key), str):
+                    block[key] = self.text(block[key])
+        # redacted_thinking carries encrypted data and image blocks binary or a URL: nothing a
+        # tokenizer reads as text
 
     def message(self, msg: Any) -> Any:
         """One Chat Completions message or Responses input item (already a private copy)."""
@@ -465,6 +493,23 @@ class _Walker:
             function["arguments"] = self.json_text(function["arguments"])
 
 
+#: Anthropic Messages content block types the walk knows besides ``text``.
+_ANTHROPIC_BLOCKS = frozenset(
+    {
+        "tool_use",
+        "server_tool_use",
+        "tool_result",
+        "search_result",
+        "thinking",
+        "redacted_thinking",
+        "image",
+        "document",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+    }
+)
+
 _ROLE_OF_ITEM = {
     "function_call": "assistant",
     "custom_tool_call": "assistant",
@@ -492,14 +537,15 @@ def escape_messages(
     """Return a deep copy of ``messages`` with every text field escaped.
 
     Accepts OpenAI Chat Completions messages (string content, content-part lists, ``name``,
-    ``tool_calls[].function.arguments`` through the JSON variant, ``reasoning_content``) and
+    ``tool_calls[].function.arguments`` through the JSON variant, ``reasoning_content``),
     Responses API input items (``message`` with ``input_text``/``output_text`` parts,
     ``function_call.arguments``, ``function_call_output.output``, ``custom_tool_call.input``,
-    ``reasoning`` summaries), in any mix. By default every role is escaped, because servers
-    reject a reserved spelling wherever it appears; ``roles`` limits escaping to those roles
-    (a Responses ``function_call_output`` counts as ``tool``, a ``function_call`` as
-    ``assistant``). The input is never mutated. Shapes it does not know are copied unchanged and
-    counted in the log event, never dropped.
+    ``reasoning`` summaries) and Anthropic Messages content blocks (``text``, ``tool_use`` name
+    and input, ``tool_result`` content, ``thinking``, text ``document`` sources), in any mix.
+    By default every role is escaped, because servers reject a reserved spelling wherever it
+    appears; ``roles`` limits escaping to those roles (a Responses ``function_call_output``
+    counts as ``tool``, a ``function_call`` as ``assistant``). The input is never mutated.
+    Shapes it does not know are copied unchanged and counted in the log event, never dropped.
     """
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
         raise TypeError(

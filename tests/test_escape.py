@@ -299,6 +299,47 @@ def test_e7_responses_items_are_escaped() -> None:
     assert out[5]["input"] == ESC
 
 
+def test_e7_anthropic_content_blocks_are_escaped() -> None:
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": MARK}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": MARK, "signature": "sig"},
+                {"type": "redacted_thinking", "data": "b64<|x|>"},
+                {"type": "tool_use", "id": "t1", "name": "grep", "input": {"q": MARK, MARK: 1}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": f"out {MARK}"},
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t2",
+                    "content": [{"type": "text", "text": MARK}, {"type": "image", "source": {}}],
+                },
+                {
+                    "type": "document",
+                    "source": {"type": "text", "media_type": "text/plain", "data": MARK},
+                    "title": MARK,
+                },
+            ],
+        },
+    ]
+    before = copy.deepcopy(messages)
+    out = escape_messages(messages)
+    assert messages == before
+    assert out[0]["content"][0]["text"] == ESC
+    thinking, redacted, call = out[1]["content"]
+    assert thinking == {"type": "thinking", "thinking": ESC, "signature": "sig"}
+    assert redacted == {"type": "redacted_thinking", "data": "b64<|x|>"}  # encrypted: untouched
+    assert call["name"] == "grep" and call["input"] == {"q": ESC, ESC: 1}
+    plain, blocks, document = out[2]["content"]
+    assert plain["content"] == f"out {ESC}" and blocks["content"][0]["text"] == ESC
+    assert document["source"]["data"] == ESC and document["title"] == ESC
+
+
 def test_e7_result_is_a_deep_copy() -> None:
     messages = [{"role": "user", "content": [{"type": "text", "text": "clean"}]}]
     out = escape_messages(messages)

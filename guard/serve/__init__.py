@@ -1,16 +1,21 @@
-"""``guard serve``: an OpenAI-compatible HTTP proxy that guards a provider.
+"""``guard serve``: an OpenAI- and Anthropic-compatible HTTP proxy that guards a provider.
 
-Clients talk to the proxy as to the provider (``base_url="http://127.0.0.1:8787/v1"``); the proxy
-forwards to ``--upstream`` (the provider's OpenAI base URL) and
+Clients talk to the proxy as to the provider (``base_url="http://127.0.0.1:8787/v1"``; an
+Anthropic client ``base_url="http://127.0.0.1:8787"``); the proxy forwards to ``--upstream`` (the
+provider's base URL, ending in ``/v1``) and
 
 * escapes request inputs (chat ``messages`` and ``tools``; Responses ``input``,
-  ``instructions`` and ``tools``) for the dialect of the requested model;
+  ``instructions`` and ``tools``; Anthropic ``system``, ``messages`` and ``tools``) for the
+  dialect of the requested model;
 * guards responses with the stream middleware (:func:`guard.guard_stream`): streaming SSE
   chunk by chunk, complete responses as a whole. On a forged tool result or an aborting leak it
   closes the upstream connection at once and ends the client's stream with a well-formed final
   chunk and ``data: [DONE]``;
-* passes every other ``/v1/...`` path through unchanged; ``/healthz`` answers without the
-  upstream.
+* guards ``/v1/chat/completions``, ``/v1/responses`` and ``/v1/messages``; passes the
+  ``/v1/...`` paths that carry no model output (``models``, ``embeddings``, ``moderations``,
+  ``messages/count_tokens``, ...) through unchanged, and refuses every other one with 403
+  unless the policy file's ``[serve] allow_passthrough = true`` lets it through (each such
+  request logged as ``guard.serve.unguarded``); ``/healthz`` answers without the upstream.
 
 The dialect is chosen per request from the ``model`` name by a table
 (:data:`guard.dialects.MODEL_DIALECTS`, here also :data:`DEFAULT_DIALECTS`, plus the
@@ -22,7 +27,8 @@ is logged once as ``guard.serve.request`` (method, path, status, duration, upstr
 chunks, forged, ...), never with request or response bodies.
 
 Needs the ``serve`` extra (Starlette, uvicorn, httpx). The request escaping and response
-judging are :mod:`guard.integrations.openai.protocol`'s, shared with the SDK wrapper. Modules:
+judging are :mod:`guard.integrations.openai.protocol`'s and
+:mod:`guard.integrations.anthropic.protocol`'s, shared with the SDK wrappers. Modules:
 ``_config`` (:class:`ServeConfig`, the policy file's ``[serve]`` table), ``_app`` (routes,
 :func:`create_app`), ``_upstream`` (the provider's HTTP client), ``_relay`` (guarded SSE
 streams), ``_sse`` (SSE decoding and encoding), ``_logging`` (access records, JSON lines),

@@ -3,6 +3,7 @@ the JSON error bodies the proxy answers with itself."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Send
 
+from guard.integrations.anthropic.protocol import escape_messages_request, guard_message
 from guard.integrations.openai.protocol import (
     GuardResult,
     escape_chat_request,
@@ -24,8 +26,8 @@ from guard.integrations.openai.protocol import (
     guard_response,
 )
 from guard.serve._config import ServeConfig
-from guard.serve._logging import AccessRecord
-from guard.serve._relay import ChatRelay, Relay, ResponsesRelay
+from guard.serve._logging import AccessRecord, log
+from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
 from guard.serve._upstream import (
     Disconnected,
     Upstream,
@@ -50,7 +52,25 @@ class _Endpoint:
 _ENDPOINTS = {
     "chat": _Endpoint(escape_chat_request, guard_chat_completion, ChatRelay),
     "responses": _Endpoint(escape_responses_request, guard_response, ResponsesRelay),
+    "messages": _Endpoint(escape_messages_request, guard_message, MessagesRelay),
 }
+
+#: ``/v1/...`` paths (after ``/v1/``, globs) that carry no model output: passed through as they
+#: are. Every other unguarded path is refused unless ``allow_passthrough`` is set.
+_NO_MODEL_OUTPUT = (
+    "models",
+    "models/*",
+    "embeddings",
+    "moderations",
+    "messages/count_tokens",
+    "tokenize",
+    "detokenize",
+)
+
+
+def _carries_no_model_output(path: str) -> bool:
+    rest = path[len("/v1/") :]
+    return any(fnmatch.fnmatchcase(rest, pattern) for pattern in _NO_MODEL_OUTPUT)
 
 
 def _error(status: int, message: str, kind: str, code: str, **extra: Any) -> JSONResponse:
@@ -149,6 +169,9 @@ class _Proxy:
     async def responses(self, request: Request) -> Response:
         return await self._guarded(request, "responses")
 
+    async def messages(self, request: Request) -> Response:
+        return await self._guarded(request, "messages")
+
     async def not_found(self, request: Request) -> Response:
         access = AccessRecord(request.method, request.url.path)
         access.emit(404)
@@ -156,6 +179,19 @@ class _Proxy:
 
     async def passthrough(self, request: Request) -> Response:
         access = AccessRecord(request.method, request.url.path)
+        if not _carries_no_model_output(request.url.path):
+            if not self.config.allow_passthrough:
+                access.emit(403)
+                return _error(
+                    403,
+                    f"guard serve does not guard {request.url.path}, which may carry model"
+                    " output; set [serve] allow_passthrough = true in the policy file to pass"
+                    " it through unguarded",
+                    "invalid_request_error",
+                    "unguarded_route",
+                )
+            access.fields["unguarded"] = True
+            log.warning("guard.serve.unguarded", method=request.method, path=request.url.path)
         body = await self._read(request, access)
         if isinstance(body, Response):
             return body
@@ -301,6 +337,7 @@ def create_app(
         Route("/healthz", proxy.healthz, methods=["GET", "HEAD"]),
         Route("/v1/chat/completions", proxy.chat, methods=["POST"]),
         Route("/v1/responses", proxy.responses, methods=["POST"]),
+        Route("/v1/messages", proxy.messages, methods=["POST"]),
         Route("/v1/{path:path}", proxy.passthrough, methods=methods),
         Route("/{path:path}", proxy.not_found, methods=methods),
     ]

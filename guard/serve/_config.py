@@ -23,7 +23,7 @@ __all__ = [
 DEFAULT_DIALECTS = MODEL_DIALECTS
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-_SERVE_KEYS = ("dialects", "on_leak", "max_body_bytes", "read_timeout")
+_SERVE_KEYS = ("dialects", "on_leak", "max_body_bytes", "read_timeout", "allow_passthrough")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,9 @@ class ServeConfig:
     """How the proxy runs. ``dialect`` forces one dialect for every request; ``dialects`` adds
     model-name keys before :data:`DEFAULT_DIALECTS`. Values that cannot work raise
     :class:`guard.errors.ConfigError` (a ``ValueError``); an unknown dialect name raises
-    :class:`guard.errors.UnknownNameError`."""
+    :class:`guard.errors.UnknownNameError`. ``allow_passthrough`` passes ``/v1/...`` routes
+    guard does not guard and that may carry model output through (each logged) instead of
+    refusing them with 403."""
 
     upstream: str
     policy: Policy = DEFAULT_POLICY
@@ -41,6 +43,7 @@ class ServeConfig:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     connect_timeout: float = 10.0
     read_timeout: float = 600.0
+    allow_passthrough: bool = False
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -82,6 +85,7 @@ class ServeConfig:
             on_leak=cast(OnLeak, on_leak or serve.get("on_leak", "truncate")),
             max_body_bytes=max_body_bytes if max_body_bytes is not None else limit,
             read_timeout=timeout,
+            allow_passthrough=serve.get("allow_passthrough", False),
         )
 
     def dialect_for(self, model: str | None) -> str:
@@ -93,8 +97,8 @@ class ServeConfig:
 
 def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     """Read a policy file (``.toml`` or ``.json``): its ``serve`` table configures the proxy
-    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``), the rest is the
-    :class:`guard.Policy`. Returns both."""
+    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``, ``allow_passthrough``),
+    the rest is the :class:`guard.Policy`. Returns both."""
     policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
     serve = dict(policy.serve)
     unknown = sorted(set(serve) - set(_SERVE_KEYS))
@@ -103,6 +107,8 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
             f"policy {path}: unknown [serve] keys {', '.join(unknown)};"
             f" expected {', '.join(_SERVE_KEYS)}"
         )
+    if not isinstance(serve.get("allow_passthrough", False), bool):
+        raise PolicyError(f"policy {path}: [serve] allow_passthrough must be true or false")
     dialects = serve.get("dialects", {})
     if not isinstance(dialects, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in dialects.items()

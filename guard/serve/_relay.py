@@ -4,8 +4,9 @@ Upstream events that guard delivers unchanged go out byte for byte as they came;
 new ones are re-serialised. When guard stops a stream (a forged tool result, a leak, an
 aborting leak) the upstream connection is closed at once and the client's stream still ends
 well-formed: a chat stream with a final chunk and ``data: [DONE]``, a Responses stream with
-the bridge's terminal events (``docs/streaming.md``, "Stream middleware"). Each relay writes
-one access record.
+the bridge's terminal events, an Anthropic Messages stream with the open block stopped,
+``message_delta`` and ``message_stop`` (``docs/streaming.md``, "Stream middleware"). Each
+relay writes one access record.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ import anyio
 import httpx
 
 from guard.errors import LeakAborted
+from guard.integrations.anthropic.protocol import AsyncGuardedMessageStream, guard_message_events
 from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard_response_events
 from guard.serve._config import ServeConfig
 from guard.serve._logging import AccessRecord
 from guard.serve._sse import SSEDecoder, encode
 from guard.stream import AsyncGuardedStream, guard_stream
 
-__all__ = ["ChatRelay", "Relay", "ResponsesRelay"]
+__all__ = ["ChatRelay", "MessagesRelay", "Relay", "ResponsesRelay"]
 
 _DONE = b"data: [DONE]\n\n"
 #: id of a parsed item -> (the item, its data as it came, its SSE event name)
@@ -125,7 +127,7 @@ class Relay:
 
     def _guard(
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
-    ) -> AsyncGuardedStream | AsyncGuardedResponseStream:
+    ) -> AsyncGuardedStream | AsyncGuardedResponseStream | AsyncGuardedMessageStream:
         raise NotImplementedError
 
     def _see(self, item: Any) -> None:
@@ -268,6 +270,33 @@ class ResponsesRelay(Relay):
             "param": None,
             "sequence_number": self.guarded.last_sequence + 1,
         }
+        return encode(_dumps(error), "error")
+
+    def _record(self, outcome: str) -> None:
+        self.aborted = self.guarded.aborted
+        super()._record(outcome)
+
+
+class MessagesRelay(Relay):
+    """An Anthropic Messages event stream: guard's stop ends it with the open block stopped,
+    ``message_delta`` (an aborting leak with stop reason ``refusal``) and ``message_stop``."""
+
+    guarded: AsyncGuardedMessageStream
+
+    def _guard(
+        self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
+    ) -> AsyncGuardedMessageStream:
+        stream = guard_message_events(
+            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, abort="filter"
+        )
+        return cast(AsyncGuardedMessageStream, stream)
+
+    def _ending(self) -> list[bytes]:
+        return []  # a Messages stream ends with its own events
+
+    def _failure(self, exc: Exception) -> bytes:
+        message = f"upstream stream failed: {type(exc).__name__}"
+        error = {"type": "error", "error": {"type": "api_error", "message": message}}
         return encode(_dumps(error), "error")
 
     def _record(self, outcome: str) -> None:

@@ -1,5 +1,6 @@
-"""guard.integrations.openai.protocol: the wire-protocol layer the SDK wrapper and guard serve
-share imports no SDK, and guard serve reaches it through public names only."""
+"""guard.integrations.openai.protocol and guard.integrations.anthropic.protocol: the
+wire-protocol layers the SDK wrappers and guard serve share import no SDK, and guard serve
+reaches them through public names only."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ from guard.integrations.openai.protocol import (
 def test_protocol_imports_no_sdk_or_web_stack() -> None:
     code = (
         "import sys, guard.integrations.openai, guard.integrations.openai.protocol\n"
-        "print(sorted(m for m in ('openai', 'starlette', 'httpx') if m in sys.modules))"
+        "import guard.integrations.anthropic, guard.integrations.anthropic.protocol\n"
+        "print(sorted(m for m in ('openai', 'anthropic', 'starlette', 'httpx')"
+        " if m in sys.modules))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
@@ -49,9 +52,10 @@ def test_serve_uses_only_public_names_of_the_protocol() -> None:
         for module, name in _imports(str(path.relative_to(ROOT)))
         if module.startswith("guard.integrations")
     ]
-    assert found, "guard serve is expected to use the wire-protocol module"
+    assert found, "guard serve is expected to use the wire-protocol modules"
+    protocols = ("guard.integrations.openai.protocol", "guard.integrations.anthropic.protocol")
     for file, module, name in found:
-        assert module == "guard.integrations.openai.protocol", (file, module)
+        assert module in protocols, (file, module)
         assert not name.startswith("_"), (file, name)
 
 
@@ -93,7 +97,14 @@ def test_clean_event_stream_passes_unchanged_and_has_no_terminal_events() -> Non
 
 
 @pytest.mark.parametrize(
-    "name", ["guard.integrations.openai", "guard.integrations.openai.protocol", "guard.serve"]
+    "name",
+    [
+        "guard.integrations.openai",
+        "guard.integrations.openai.protocol",
+        "guard.integrations.anthropic",
+        "guard.integrations.anthropic.protocol",
+        "guard.serve",
+    ],
 )
 def test_public_names_are_exactly_all(name: str) -> None:
     module = importlib.import_module(name)

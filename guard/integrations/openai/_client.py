@@ -7,12 +7,12 @@ class differ. Nothing here imports the SDK at import time.
 from __future__ import annotations
 
 import inspect
-import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, cast
 
 from guard.dialects import Dialect
 from guard.gate import Policy
+from guard.integrations._results import guard_result, remember_result
 from guard.integrations.openai._chat_streams import AsyncGuardedChatStream, GuardedChatStream
 from guard.integrations.openai.protocol import (
     AsyncGuardedResponseStream,
@@ -29,23 +29,6 @@ from guard.stream import OnLeak
 __all__ = ["GuardedClient", "guard_client", "guard_result"]
 
 ClientT = TypeVar("ClientT")
-
-_RESULTS: dict[int, GuardResult] = {}
-
-
-def _remember(obj: Any, result: GuardResult) -> None:
-    try:
-        weakref.finalize(obj, _RESULTS.pop, id(obj), None)
-    except TypeError:  # not weak-referenceable (a dict): the caller has the result itself
-        return
-    _RESULTS[id(obj)] = result
-
-
-def guard_result(response: Any) -> GuardResult | None:
-    """The :class:`GuardResult` of a complete response a guarded client returned (``None`` for
-    anything else). Streams carry ``verdicts``, ``forged``, ``cut`` and ``chars_dropped``
-    themselves."""
-    return _RESULTS.get(id(response))
 
 
 def _is_async(client: Any) -> bool:
@@ -99,7 +82,7 @@ class _Endpoint(_Resource):
         if stream:
             return self._stream(result)
         out, found = self._judge(result)
-        _remember(out, found)
+        remember_result(out, found)
         return out
 
     def _judge_with(
@@ -220,5 +203,10 @@ def guard_client(
     Returns:
         A :class:`GuardedClient` with the client's interface (typed as the client).
     """
+    if type(client).__module__.split(".")[0] == "anthropic":
+        raise TypeError(
+            "guard.integrations.openai.guard_client wraps OpenAI clients; for an anthropic"
+            " client use guard.integrations.anthropic.guard_client"
+        )
     settings = GuardSettings.resolve(dialect, policy, on_leak, escape_inputs)
     return cast(ClientT, GuardedClient(client, settings))

@@ -20,7 +20,9 @@ from guard.integrations.openai.protocol._judge import (
     GuardResult,
     guard_chat_completion,
     guard_response,
+    judge_parts,
 )
+from guard.integrations.openai.protocol._parts import Part
 from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
@@ -44,10 +46,12 @@ __all__ = [
     "GuardedResponseStream",
     "GuardedStreamBase",
     "GuardedStreamWrapper",
+    "Part",
     "ResponseEventBridge",
     "escape_chat_request",
     "escape_responses_request",
     "guard_chat_completion",
     "guard_response",
     "guard_response_events",
+    "judge_parts",
 ]

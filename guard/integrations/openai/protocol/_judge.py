@@ -25,9 +25,9 @@ from guard.integrations.openai.protocol._settings import AbortMode, GuardSetting
 from guard.models import Outcome, Verdict
 from guard.stream import OnLeak
 
-__all__ = ["GuardResult", "guard_chat_completion", "guard_response"]
+__all__ = ["GuardResult", "guard_chat_completion", "guard_response", "judge_parts"]
 
-_log = get_logger("guard.integrations.openai")
+_log = get_logger("guard.integrations")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
         plan.forged = plan.forged or forged
         if settings.on_leak == "abort" and not forged:
             if abort == "raise":
-                _log.warning("guard.openai.leak", part=part.name, cut=cut, action="abort")
+                _log.warning("guard.response.leak", part=part.name, cut=cut, action="abort")
                 raise LeakAborted(verdict, part.text[cut:])
             plan.aborted = True
         if settings.on_leak == "recover":
@@ -116,7 +116,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
             plan.cuts[part.name] = cut
             plan.chars_dropped += len(part.text) - cut
         _log.warning(
-            "guard.openai.forgery" if forged else "guard.openai.leak",
+            "guard.response.forgery" if forged else "guard.response.leak",
             part=part.name,
             cut=cut,
             action="drop" if part.container is not None else "cut",
@@ -154,12 +154,12 @@ def _apply(parts: list[Part], plan: _Plan) -> int:
     return dropped_chars
 
 
-def _finish_choices(out: Any, parts: list[Part], plan: _Plan) -> None:
+def _finish_choices(out: Any, parts: list[Part], result: GuardResult) -> None:
     """A changed choice ends ``content_filter`` (aborted) or ``stop`` (no tool call left)."""
     for part in parts:
-        if part.choice is None or not (part.name in plan.cuts or part.name in plan.drops):
+        if part.choice is None or not (part.name in result.cut or part.name in result.dropped):
             continue
-        if plan.aborted:
+        if result.aborted:
             set_field(part.choice, "finish_reason", "content_filter")
             continue
         message = get_field(part.choice, "message")
@@ -169,28 +169,33 @@ def _finish_choices(out: Any, parts: list[Part], plan: _Plan) -> None:
             set_field(part.choice, "finish_reason", "stop")
 
 
-def _mark_incomplete(out: Any, parts: list[Part], plan: _Plan) -> None:
+def _mark_incomplete(out: Any, parts: list[Part], result: GuardResult) -> None:
     """An aborted Responses API response is ``incomplete`` (reason ``content_filter``)."""
-    if plan.aborted:
+    if result.aborted:
         set_field(out, "status", "incomplete")
         set_field(out, "incomplete_details", {"reason": "content_filter"})
 
 
-def _judge(
+def judge_parts(
     response: Any,
     walk: Callable[[Any], list[Part]],
-    finish: Callable[[Any, list[Part], _Plan], None],
+    finish: Callable[[Any, list[Part], GuardResult], None],
     settings: GuardSettings,
-    abort: AbortMode,
+    abort: AbortMode = "raise",
 ) -> tuple[Any, GuardResult]:
+    """Judge a complete response of any wire protocol: ``walk`` lists its :class:`Part` s (the
+    same walk on the deep copy finds the same parts), each is checked and cut or dropped by
+    ``settings.on_leak``, and ``finish`` fixes up the changed copy (stop reasons) once the
+    :class:`GuardResult` is known. Returns the response to deliver (the same object when nothing
+    changes) and the result."""
     plan = _plan(walk(response), settings, abort)
     if not (plan.cuts or plan.drops):
         return response, plan.result(0)
     out = copy.deepcopy(response)
     parts = walk(out)
-    dropped = _apply(parts, plan)
-    finish(out, parts, plan)
-    return out, plan.result(dropped)
+    result = plan.result(_apply(parts, plan))
+    finish(out, parts, result)
+    return out, result
 
 
 def guard_chat_completion(
@@ -212,7 +217,7 @@ def guard_chat_completion(
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
     """
     settings = GuardSettings.resolve(dialect, policy, on_leak)
-    return _judge(completion, chat_parts, _finish_choices, settings, abort)
+    return judge_parts(completion, chat_parts, _finish_choices, settings, abort)
 
 
 def guard_response(
@@ -228,4 +233,4 @@ def guard_response(
     a forged tool result is cut. With ``abort="filter"`` an aborting leak marks the response
     ``incomplete`` (reason ``content_filter``)."""
     settings = GuardSettings.resolve(dialect, policy, on_leak)
-    return _judge(response, response_parts, _mark_incomplete, settings, abort)
+    return judge_parts(response, response_parts, _mark_incomplete, settings, abort)
