@@ -467,7 +467,7 @@ def test_dialect_record_harmony_result_pattern() -> None:
         ("google/gemma-3-27b-it", "pythonic"),
         ("google/functiongemma-270m-it", "gemma"),
         ("google/gemma-4-31B-it", "gemma"),
-        ("claude-sonnet-4-5", "anthropic"),
+        ("claude-sonnet-4-5", "harmony"),  # structured tool use: the fallback, see the table
         ("meta-llama/Llama-3.1-8B-Instruct", "llama3"),
     ],
 )

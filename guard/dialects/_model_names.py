@@ -45,7 +45,10 @@ MODEL_DIALECTS: dict[str, str] = {
     "llama4": "pythonic",
     "llama-3": "llama3",
     "llama3": "llama3",
-    "claude": "anthropic",
+    # No "claude": Claude calls tools through its API's structured blocks, and its answers
+    # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
+    # mapping Claude models to that record would cut ordinary answers. Claude names fall back;
+    # a `[serve.dialects]` table can still map them.
 }
 FALLBACK_DIALECT = "harmony"
 
