@@ -47,7 +47,7 @@ PENDING: frozenset[str] = frozenset()
 _LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")
 _MD_PATH = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\b")
 _OTHER_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+\s+$")
-_SECTION = re.compile(r"(docs/[\w-]+\.md), \"([^\"\n]+)\"")
+_SECTION = re.compile(r"(docs/[\w-]+\.md)(?:``)?,\s+\"([^\"\n]+)\"")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 

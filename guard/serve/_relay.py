@@ -5,7 +5,7 @@ new ones are re-serialised. When guard stops a stream (a forged tool result, a l
 aborting leak) the upstream connection is closed at once and the client's stream still ends
 well-formed: a chat stream with a final chunk and ``data: [DONE]``, a Responses stream with
 the bridge's terminal events, an Anthropic Messages stream with the open block stopped,
-``message_delta`` and ``message_stop`` (``docs/streaming.md``, "Stream middleware"). Each
+``message_delta`` and ``message_stop`` (``docs/streaming.md``, "guard_stream"). Each
 relay writes one access record.
 """
 

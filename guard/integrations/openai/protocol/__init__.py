@@ -9,7 +9,7 @@ it imports no SDK (SDK event types are built only for a stream whose events are 
 * :func:`guard_chat_completion`, :func:`guard_response`: a complete response judged part by
   part and cut, dropped or aborted by ``on_leak``; :class:`GuardResult` says what happened.
 * :func:`guard_response_events`: a Responses API event stream through the stream middleware
-  (``docs/streaming.md``, "Stream middleware") by way of :class:`ResponseEventBridge`. Chat
+  (``docs/streaming.md``, "guard_stream") by way of :class:`ResponseEventBridge`. Chat
   completion chunk streams go to :func:`guard.guard_stream` directly.
 """
 

@@ -5,7 +5,7 @@ Output item ``i`` is choice ``i``: text and refusal deltas are its ``content``, 
 and summary deltas its ``reasoning_content``, and a ``function_call`` / ``custom_tool_call``
 item is call 0 of its choice, complete with its ``output_item.done``. Every other event rides
 along as a chunk without choices, so it is delivered in order. How the middleware judges the
-chunks is in ``docs/streaming.md``, "Stream middleware".
+chunks is in ``docs/streaming.md``, "guard_stream".
 """
 
 from __future__ import annotations

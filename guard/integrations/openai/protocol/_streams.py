@@ -1,5 +1,5 @@
 """Guarded Responses API streams: events through :class:`ResponseEventBridge` and the stream
-middleware (``docs/streaming.md``, "Stream middleware"), sync and async twins with the same
+middleware (``docs/streaming.md``, "guard_stream"), sync and async twins with the same
 names and shapes."""
 
 from __future__ import annotations
