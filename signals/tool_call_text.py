@@ -60,7 +60,9 @@ _TRIGGERS = Triggers(
     literals=('"name"', "<tool_call>", "<function=", "functions."),
     scope="ending",
     tail=_TAIL_SOURCE,
-    tail_start=r"[\[{<f]",
+    tail_start=r"[\[{<]|functions\.",
+    # a `functions.NAME:{...}` tail may still be forming while the text ends in its first word
+    hold_words=("functions.",),
 )
 
 

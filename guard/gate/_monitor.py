@@ -37,6 +37,8 @@ from guard.models import Dialect, Hit, Surface, TextView, Verdict
 __all__ = ["SurfaceMonitor"]
 
 _NEVER = 1 << 62
+#: the longest text a published ``tail_start`` matches (see :class:`~guard.models.Triggers`)
+TAIL_START_SPAN = 64
 _ANYWHERE = frozenset({"anywhere"})
 _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
@@ -91,6 +93,17 @@ class SurfaceMonitor:
         #: the ending signals run at finish; a tail that may become one of their hits is held
         self._ending = leak_mode and plan.tail is not None
         self._tail_from = 0  # where to look for such a tail next
+        #: the quiet path (see :meth:`feed`): only for text and thinking in leak mode, where
+        #: nothing but the signals' promises decides what a delta can change
+        self._may_be_quiet = (
+            leak_mode
+            and surface in (Surface.TEXT, Surface.THINKING)
+            and plan.quiet_test is not None
+            and not plan.always
+        )
+        self._quiet = False
+        self._lazy: list[str] = []  # quiet deltas the bookkeeping has not seen yet
+        self._near = ""  # the last `plan.near` characters (kept while quiet)
         #: word spellings can trip here: their prefixes at the end are held back
         self._words = leak_mode and bool(plan.prefixes or plan.opening)
         self._code = (
@@ -115,6 +128,11 @@ class SurfaceMonitor:
             raise RuntimeError("SurfaceMonitor.feed() after finish()")
         if not delta:
             return
+        plan = self._plan
+        if self._quiet:
+            if self._take_quiet(delta):
+                return
+            self._catch_up()
         plan = self._plan
         tail = self._tail
         near = tail[max(0, len(tail) - plan.near) :] + delta
@@ -158,7 +176,7 @@ class SurfaceMonitor:
             bracket = self._bracket_hold()
             self._partial = bracket < total
             self._hold = min(bracket, self._word_hold())
-        elif self._words and (plan.may_hold(near) or total <= plan.opening_window):
+        elif self._words:
             self._hold = self._word_hold()
         else:
             self._hold = total
@@ -171,9 +189,85 @@ class SurfaceMonitor:
         self._hold = min(self._hold, scoped)
         if total - self._last_trim > 4096:
             self._trim()
+        self._quiet = self._may_be_quiet and self._is_quiet()
+        if self._quiet:
+            self._near = self._tail[max(0, len(self._tail) - plan.quiet_near) :]
+
+    def feed_release(self, delta: str) -> int:
+        """:meth:`feed`, then the offset up to which the text can be shown now (``release``),
+        or -1 when a hit has tripped: the stream's hot path, in one call."""
+        if self._quiet and self._take_quiet(delta):
+            return self._hold
+        self.feed(delta)
+        return -1 if self.tripped is not None else self.release
+
+    def _take_quiet(self, delta: str) -> bool:
+        """The quiet path. Quiet means nothing is held but maybe a tail that may still become
+        a word spelling, nothing is pending or armed, and the opening is decided. A delta that
+        cannot wake a signal (``plan.quiet_test``) changes nothing but the text and that hold:
+        keep it, and leave the rest of the bookkeeping for later (:meth:`_catch_up`)."""
+        plan = self._plan
+        near = self._near + delta
+        if not plan.quiet_test(delta, near):  # type: ignore[misc]
+            return False
+        at = plan.word_hold(near) if self._words else None
+        if at == 0:
+            return False  # what is held may start before what we see: look closer
+        self._parts.append(delta)
+        self._lazy.append(delta)
+        total = self.total = self.total + len(delta)
+        self._hold = total if at is None else total - (len(near) - at)
+        self._scoped = total
+        self._near = near[len(near) - plan.quiet_near :]
+        if total - self._last_trim > 4096:
+            self._catch_up()
+            self._trim()
+            self._quiet = True
+        return True
+
+    def _is_quiet(self) -> bool:
+        """Whether the next deltas may take the quiet path (see :meth:`feed`)."""
+        total = self.total
+        return (
+            self._hold >= total - self._plan.quiet_near  # at most a word prefix held
+            and self._scoped == total
+            and not self._partial
+            and not self._early
+            and not self._pending
+            and self._trip is None
+            and self._due is None
+            and total >= self._armed
+            and not self._opening
+            and total > self._plan.opening_window
+        )
+
+    @property
+    def quiet(self) -> bool:
+        """Whether the monitor is on its quiet path: what it withholds, if anything, is only a
+        tail that may still grow into a word spelling."""
+        return self._quiet
+
+    def _catch_up(self) -> None:
+        """Leave the quiet path: bring the bookkeeping the quiet deltas skipped up to date (the
+        code tracker, the tail, the settled offset; an ending signal's tail can only start
+        where a quiet delta could not hold one, so the search for it moves on too)."""
+        self._quiet = False
+        if not self._lazy:
+            return
+        lazy = "".join(self._lazy)
+        self._lazy = []
+        if self._code is not None:
+            self._code.feed(lazy)
+        plan = self._plan
+        self._tail = (self._tail + lazy)[-plan.hold :]
+        if not self._early and self.total - plan.right > self._settled:
+            self._settled = self.total - plan.right
+        self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
 
     def finish(self) -> Verdict:
         """End of the stream: settle everything and return the whole-text verdict."""
+        if self._quiet:
+            self._catch_up()
         if not self._finished:
             self._finished = True
             if self._code is not None:
@@ -298,7 +392,8 @@ class SurfaceMonitor:
         norm = window if view is None else view.norm
         at = plan.tail_hold(norm, 0)
         if at is None:
-            self._tail_from = self.total
+            # a tail start of several characters may still complete before the end
+            self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
             return self.total
         start = lo + (at if view is None else view.to_original(at))
         self._tail_from = start  # an earlier place cannot become a tail again

@@ -11,8 +11,10 @@ gets the same treatment as a built-in one.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import cast
 
 import regex
 
@@ -23,7 +25,117 @@ __all__ = ["StreamPlan", "stream_plan"]
 
 #: Characters a stripped text may open with before an opening word (K's ``analysisThe``).
 OPENING_SLACK = 96
-_BLANKS = re.compile(r"[ \t\r\n]+")
+_BLANK_CHARS = frozenset(" \t\r\n")
+
+
+#: characters common in prose: a literal holding only these and letters is watched whole
+_COMMON = frozenset(" .,;:!?-'\"()")
+_META = frozenset(".^$*+?{}[]|()\\")
+
+
+def _alternatives(source: str) -> list[str]:
+    """The top-level alternatives of a regex source (split on ``|`` outside groups and
+    classes)."""
+    out: list[str] = []
+    depth = 0
+    in_class = False
+    start = 0
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(source[start:i])
+            start = i + 1
+        i += 1
+    out.append(source[start:])
+    return out
+
+
+def _char_class(source: str) -> set[str] | None:
+    """The characters of a plain class such as ``[\\[{<]`` (no ranges, no negation)."""
+    if len(source) < 3 or source[0] != "[" or source[-1] != "]" or source[1] == "^":
+        return None
+    body = source[1:-1]
+    chars: set[str] = set()
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body) and not body[i + 1].isalnum():
+            chars.add(body[i + 1])
+            i += 2
+            continue
+        if ch in "\\-[":
+            return None
+        chars.add(ch)
+        i += 1
+    return chars
+
+
+def _literal(source: str) -> str | None:
+    """The text a regex source matches when it is a literal (``functions\\.``), else None."""
+    out = []
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            if i + 1 >= len(source) or source[i + 1].isalnum():
+                return None
+            out.append(source[i + 1])
+            i += 2
+            continue
+        if ch in _META:
+            return None
+        out.append(ch)
+        i += 1
+    return "".join(out) or None
+
+
+def _common_start(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _shortest_words(words: set[str]) -> list[str]:
+    """Words to look for: a word that holds another is found through it, and words sharing a
+    long beginning are looked for by that beginning (a superset: it only wakes more often)."""
+    out: list[str] = []
+    for word in sorted(words, key=len):
+        if any(w in word for w in out):
+            continue
+        shared = next((w for w in out if len(_common_start(w, word)) >= 6), None)
+        if shared is not None:
+            out[out.index(shared)] = _common_start(shared, word)
+        else:
+            out.append(word)
+    return out
+
+
+def _quiet_test(chars: set[str], words: list[str], rest: list[str]) -> Callable[[str, str], bool]:
+    """One small function that answers "can this delta wake a quiet monitor?" with ``in``
+    tests inlined (each a C-speed scan): the characters on the delta (those before it were
+    looked at when they came), the words on the delta and the end of the text before it (a
+    word may straddle them), and any pattern nothing simpler stands for."""
+    tests = ["d.isascii()"]
+    tests += [f"{ch!r} not in d" for ch in sorted(chars)]
+    tests += [f"{w!r} not in n" for w in words]
+    if rest:
+        tests.append("_rest(n) is None")
+    namespace = {"_rest": re.compile("|".join(rest)).search if rest else None}
+    # the source is built from repr() of the signals' own literals only
+    return cast(Callable[[str, str], bool], eval(f"lambda d, n: {' and '.join(tests)}", namespace))
 
 
 def _first_char(source: str) -> str | None:
@@ -41,6 +153,13 @@ def _first_char(source: str) -> str | None:
 class StreamPlan:
     """Derived facts for one surface of one stream (see the module docstring)."""
 
+    #: ``quiet_test(delta, near)``: True when a quiet monitor may take ``delta`` without a scan
+    #: (see :meth:`SurfaceMonitor.feed`); ``None``: never quiet
+    quiet_test: Callable[[str, str], bool] | None
+    #: every piece that ends a word-spelling prefix (its suffixes)
+    pieces: frozenset[str]
+    #: how much of the text's end a quiet monitor keeps in view
+    quiet_near: int
     #: some anchor signal cannot be prefiltered: every delta is scanned
     always: bool
     #: a search that finds where a hit may start or continue (literals, patterns, hold first
@@ -64,12 +183,6 @@ class StreamPlan:
     hold_starts: re.Pattern[str] | None
     #: proper and full prefixes of the word spellings that trip at their own start
     prefixes: frozenset[str]
-    #: the last one or two characters of those prefixes (a quick test before the search)
-    ends: frozenset[str]
-    #: where a word spelling may begin
-    word_start: re.Pattern[str] | None
-    #: the longest word spelling
-    longest_word: int
     #: words that trip only when the text opens with them
     opening: tuple[str, ...]
     #: how long the text may be while an opening word can still form
@@ -87,35 +200,56 @@ class StreamPlan:
     #: where a tail may start (the first characters of the tail patterns, when literal)
     tail_starts: re.Pattern[str] | None
 
-    def may_hold(self, norm: str) -> bool:
-        """Quick test: can a suffix of ``norm`` be a (blank-collapsed) prefix of a word
-        spelling or a run of glue characters?"""
-        if not norm:
-            return False
-        key = norm[-2:]
-        if key[-1] in " \t\r\n":
-            key = norm.rstrip()[-1:] + " "
-        return key in self.ends or key[-1:] in self.ends
+    def suffix_hold(self, norm: str) -> int:
+        """The length of the longest suffix of ``norm`` that may still grow into a word
+        spelling: 0 for none, -1 when ``norm`` is too short to tell (the whole of it may be
+        one). A run of blanks stands for the one blank of a spelling, and blanks at the very
+        end may follow a whole prefix. The suffixes are walked from the shortest, right to
+        left, while they can still end a prefix: a few steps on ordinary text."""
+        n = len(norm)
+        i = n
+        while i and norm[i - 1] in _BLANK_CHARS:
+            i -= 1
+        slack = i < n
+        pieces = self.pieces
+        prefixes = self.prefixes
+        piece = " " if slack else ""
+        best = 0
+        blank = slack
+        j = i - 1
+        while j >= 0:
+            ch = norm[j]
+            if ch in _BLANK_CHARS:
+                if blank:
+                    j -= 1
+                    continue  # collapsed into the blank already taken
+                ch = " "
+                blank = True
+            else:
+                blank = False
+            piece = ch + piece
+            core = piece[:-1] if slack else piece
+            if piece not in pieces and not (slack and core in pieces):
+                break
+            if piece in prefixes or (slack and core in prefixes):
+                best = n - j
+            j -= 1
+        if j < 0 and i:
+            return -1  # still a possible piece at the start of what we see: cannot tell
+        return best
 
     def word_hold(self, norm: str) -> int | None:
         """Start of the longest suffix of ``norm`` that may still grow into a word spelling
-        (a run of blanks stands for the one blank of a spelling), with the glue characters
-        right before it; or of a trailing run of glue characters."""
-        if not self.may_hold(norm):
-            return None  # no prefix of a word spelling ends with these characters
-        at = None
-        if self.word_start is not None:
-            core = norm.rstrip()
-            slack = len(norm) - len(core)
-            lo = max(0, len(core) - self.longest_word)
-            for m in self.word_start.finditer(core, lo):
-                rest = _BLANKS.sub(" ", norm[m.start() :])
-                if rest in self.prefixes or (slack and rest[:-1] in self.prefixes):
-                    at = m.start()
-                    break
-        if at is None:
-            at = len(norm.rstrip(self.glue)) if self.glue and norm[-1:] in self.glue else None
-            return at
+        (see :meth:`suffix_hold`), with the glue characters right before it; or of a trailing
+        run of glue characters; ``None`` when nothing needs holding."""
+        held = self.suffix_hold(norm) if self.prefixes else 0
+        if held < 0:
+            return 0
+        if not held:
+            if self.glue and norm[-1:] in self.glue:
+                return len(norm.rstrip(self.glue))
+            return None
+        at = len(norm) - held
         while at > 0 and norm[at - 1] in self.glue:
             at -= 1
         return at
@@ -182,8 +316,10 @@ def _plan(
     stable = [s for s in cos if s.reach[1] == 0]
 
     literals = sorted({lit for t in triggers for lit in t.literals}, key=lambda s: (-len(s), s))
-    patterns = [p for t in triggers for p in t.hold_patterns]
-    words = sorted({w for t in triggers for w in t.hold_words})
+    # signals of the end hold back the spellings their tails start with, too
+    holders = triggers + [t for _, t in enders]
+    patterns = [p for t in holders for p in t.hold_patterns]
+    words = sorted({w for t in holders for w in t.hold_words})
     letter_words = [w for w in words if w[:1].isalpha()]
     patterns += [regex.escape(w) for w in words if not w[:1].isalpha()]
     opening = tuple(sorted({w for t in triggers for w in t.opening}))
@@ -191,8 +327,8 @@ def _plan(
     firsts = [_first_char(p) for p in patterns]
     hold_starts: re.Pattern[str] | None = None
     if patterns and None not in firsts:
-        chars = {TextView(c).norm or c for c in firsts if c is not None}
-        hold_starts = re.compile(f"[{re.escape(''.join(sorted(chars)))}]")
+        starts = {TextView(c).norm or c for c in firsts if c is not None}
+        hold_starts = re.compile(f"[{re.escape(''.join(sorted(starts)))}]")
     # a delta that may begin a held spelling must be looked at, as must one holding a literal
     trigger_parts = [re.escape(lit) for lit in literals]
     trigger_parts += [f"(?:{t.pattern})" for t in triggers if t.pattern is not None]
@@ -203,15 +339,51 @@ def _plan(
     trigger = re.compile("|".join(trigger_parts) or r"(?!)")
 
     prefixes = frozenset(w[:k] for w in letter_words for k in range(1, len(w) + 1))
-    # a suffix of the text can be a prefix only if its last two characters end one (or it is
-    # one character long and begins a word)
-    ends = frozenset(p[-2:] for p in prefixes)
-    word_firsts = sorted({w[0] for w in letter_words})
     glue = "".join(sorted({ch for t in triggers for ch in t.glue}))
-    ends = ends | frozenset(glue)
     leads = [t.lead for _, t in openers if t.lead is not None]
     tails = [t.tail for _, t in enders if t.tail is not None]
+    tail_start = [t.tail_start for _, t in enders if t.tail_start]
+    # Everything a quiet delta must not hold for the monitor to skip its scans: a non-ASCII
+    # character (lookalikes, invisibles), a trigger (literal, pattern, first character of a held
+    # spelling), the start of an ending signal's tail. A literal with a character prose rarely
+    # holds is watched for that character, one of only letters and common punctuation for
+    # itself; what is neither a literal nor a character class stays a regex. An ending signal
+    # whose tails have no published start never lets the monitor be quiet.
+    chars: set[str] = set()
+    wake_words: set[str] = set()
+    wake_rest: list[str] = []
+    for lit in literals:
+        gate = next((ch for ch in lit if not ch.isalnum() and ch not in _COMMON), None)
+        if gate is not None:
+            chars.add(gate)
+        else:
+            wake_words.add(lit)
+    sources = [t.pattern for t in triggers if t.pattern is not None]
+    if hold_starts is not None:
+        sources.append(hold_starts.pattern)
+    elif patterns:
+        sources.append(r"[\s\S]")
+    quiet_ok = not tails or len(tail_start) == len(enders)
+    if tails:
+        sources += tail_start
+    for source in sources:
+        for alternative in _alternatives(source):
+            klass = _char_class(alternative)
+            literal = None if klass is not None else _literal(alternative)
+            if klass is not None:
+                chars.update(klass)
+            elif literal is not None:
+                wake_words.add(literal)
+            else:
+                wake_rest.append(f"(?:{alternative})")
+    quiet_test = _quiet_test(chars, _shortest_words(wake_words), wake_rest) if quiet_ok else None
     return StreamPlan(
+        quiet_test=quiet_test,
+        pieces=frozenset(p[i:] for p in prefixes for i in range(len(p))),
+        quiet_near=max(
+            max([len(lit) - 1 for lit in literals], default=0),
+            max(map(len, letter_words), default=0),
+        ),
         always=any(t.always for t in triggers),
         trigger=trigger,
         near=max([len(lit) - 1 for lit in literals], default=0),
@@ -223,9 +395,6 @@ def _plan(
         holds=regex.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None,
         hold_starts=hold_starts,
         prefixes=prefixes,
-        ends=ends,
-        word_start=re.compile(f"[{re.escape(''.join(word_firsts))}]") if word_firsts else None,
-        longest_word=max(map(len, letter_words), default=0),
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
         glue=glue,

@@ -35,8 +35,9 @@ class Triggers:
             lies outside the text (no anchors or lookarounds at its ends): prefilters run it
             over many texts joined together.
         always: no prefilter is possible; every text must be scanned.
-        hold_words: literal spellings (normalised view) that can trip at their own start; a
-            stream holds back a tail that is a proper prefix of one until the next delta decides.
+        hold_words: literal spellings (normalised view) that can trip at their own start, or
+            that start the tail of an ending signal; a stream holds back a tail that is a prefix
+            of one until the next delta decides.
         hold_patterns: the same, as regex sources (``regex`` module syntax).
         opening: words that trip only when the text opens with them (after blanks); a stream
             holds back a text that is still (blanks and) a prefix of one, with blanks after it.
@@ -57,7 +58,8 @@ class Triggers:
             text from its start to the end of the text; a stream holds back from the earliest
             place where the rest of the text is (a prefix of) a match.
         tail_start: for ``ending`` signals, a regex source (``re`` syntax) matching where such
-            a tail may begin (its first characters), so a stream tries only those places.
+            a tail may begin (its first characters, at most 64), so a stream tries only those
+            places; a prefix of a tail start that is a word belongs in ``hold_words``.
     """
 
     literals: tuple[str, ...] = ()

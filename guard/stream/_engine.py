@@ -70,6 +70,7 @@ class Engine:
         "chunks",
         "decisions",
         "dialect",
+        "held",
         "monitors",
         "policy",
         "queue",
@@ -95,6 +96,9 @@ class Engine:
         self.reader: Reader | None = None
         self.chunks: ChunkReader | None = None  # the reader in chunk mode (its fast paths)
         self.stopped = False
+        #: chunks of one quiet surface held only because their text ends in what may still
+        #: become a word spelling: (item, key, start, end); lighter than queue entries
+        self.held: list[tuple[Any, Key, int, int]] = []
         if raw is not None:
             self._start(raw)
 
@@ -145,19 +149,33 @@ class Engine:
         chunks = self.chunks
         if chunks is not None and type(item) is dict and not queue.entries:
             quiet = chunks.quiet(item)
-            if quiet is not None:
+            held = self.held
+            if quiet is not None and (not held or held[0][1] == quiet[0]):
                 # the hot path: deliver at once if the monitor still withholds nothing
                 key, content = quiet
                 m = self.monitors.get(key) or self.monitor(key)
-                m.feed(content)
+                release = m.feed_release(content)
                 n = len(content)
                 queue.chars_in += n
                 total = m.total
-                if m.tripped is None and m.release == total:
-                    queue.chars_out += n
-                    return [item]
+                if release >= 0:
+                    if release == total and not held:
+                        queue.chars_out += n
+                        return [item]
+                    if m.quiet and queue.withhold:
+                        # only a tail that may become a word spelling is withheld
+                        held.append((item, key, total - n, total))
+                        out = []
+                        while held and held[0][3] <= release:
+                            done = held.pop(0)
+                            queue.chars_out += done[3] - done[2]
+                            out.append(done[0])
+                        return out
+                self._flush_held()
                 queue.entries.append(Entry(item, [(key, total - n, total)]))
                 return self._decide(final=False)
+        if self.held:
+            self._flush_held()
         reader = self.reader
         if reader is None:
             reader = self._start(isinstance(item, str))
@@ -182,10 +200,19 @@ class Engine:
         if self.reader is None:  # nothing ever came
             self.stopped = True
             return []
+        if self.held:
+            self._flush_held()
         self.reader.flush(self)
         for m in list(self.monitors.values()):
             m.finish()
         return self._decide(final=True)
+
+    def _flush_held(self) -> None:
+        """Held chunks join the queue (in order, before anything that came after them)."""
+        entries = self.queue.entries
+        for item, key, a, b in reversed(self.held):
+            entries.appendleft(Entry(item, [(key, a, b)]))
+        self.held.clear()
 
     # --- the sink readers feed -----------------------------------------------------------------
 
