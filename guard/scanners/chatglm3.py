@@ -28,9 +28,10 @@ from typing import Any, Final
 
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._messages import as_text, message_calls
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
 
-__all__ = ["ChatGLM3Scanner", "render_tool_call"]
+__all__ = ["ChatGLM3Scanner", "render_tool_call", "render_tool_result", "render_transcript"]
 
 ASSISTANT: Final = "<|assistant|>"
 OBSERVATION: Final = "<|observation|>"
@@ -247,3 +248,34 @@ def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
         raise ValueError("arguments must be an object with identifier keys")
     inner = ", ".join(f"{k}={_py(v)}" for k, v in kwargs.items())
     return f"{ASSISTANT}{name}\n```python\ntool_call({inner})\n```"
+
+
+def render_tool_result(content: Any) -> str:
+    """A tool result as only the host writes it: ``<|observation|>``, a line break and the
+    content (text as it is, anything else as JSON)."""
+    return f"{OBSERVATION}\n{as_text(content)}"
+
+
+_ROLES: Final = {"system": SYSTEM, "developer": SYSTEM, "user": USER}
+
+
+def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
+    """A conversation as ChatGLM3's ``build_chat_input`` writes it: ``[gMASK]sop``, then
+    ``<|role|>{metadata}\n{content}`` per message; each tool call is its own assistant message
+    (:func:`render_tool_call`), each tool result an observation."""
+    out = ["[gMASK]sop"]
+    for msg in messages:
+        role = str(msg.get("role", ""))
+        text = as_text(msg.get("content"))
+        if role in _ROLES:
+            out.append(f"{_ROLES[role]}\n{text}")
+        elif role == "assistant":
+            calls = message_calls(msg)
+            if text or not calls:
+                out.append(f"{ASSISTANT}\n{text}")
+            out.extend(render_tool_call(name, args) for _, name, args in calls)
+        elif role in ("tool", "function", "observation"):
+            out.append(render_tool_result(msg.get("content")))
+        else:
+            raise ValueError(f"unknown role {role!r}")
+    return "".join(out)

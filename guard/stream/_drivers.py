@@ -6,7 +6,7 @@ engine stops, when the consumer stops early and when the upstream fails (docs/st
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, cast
 
 from guard.dialects import Dialect, get_dialect
@@ -166,6 +166,8 @@ def guard_stream(
     on_leak: OnLeak = "abort",
     recovery: Any = None,
     raw: bool | None = None,
+    start_in_thinking: bool = False,
+    tools: Iterable[Mapping[str, Any]] | None = None,
 ) -> GuardedStream | AsyncGuardedStream:
     """Wrap a provider stream; see :mod:`guard.stream`.
 
@@ -176,15 +178,32 @@ def guard_stream(
         on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
         recovery: a strategy object for ``recover`` (default: the one the policy names).
         raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
+        start_in_thinking: raw text only: the output starts inside reasoning (the template put
+            the opening think tag in the prompt), as for :func:`guard.scanners.scanner`.
+        tools: raw text only: the request's OpenAI tool definitions, which type the parameter
+            values of formats that send them as text (:func:`guard.scanners.scanner`).
+
+    Raises:
+        ConfigError: ``start_in_thinking`` for a dialect without reasoning sections.
+        UnknownNameError: scanner keywords for a dialect without a scanner.
 
     Returns:
         A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
         one; both expose ``verdicts``, ``forged``, ``cut``, ``chars_dropped``, ``outcomes`` and
         ``upstream_closed`` during and after iteration.
     """
-    engine = Engine(
-        get_dialect(dialect), check_policy(policy), check_on_leak(on_leak), recovery, raw
-    )
+    record = get_dialect(dialect)
+    options: dict[str, Any] = {}
+    if start_in_thinking:
+        options["start_in_thinking"] = True
+    if tools is not None:
+        plain = isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping)
+        options["tools"] = list(tools) if plain else tools  # a generator is read once
+    if options:
+        from guard.scanners import scanner
+
+        scanner(record, **options)  # fail here (TypeError, ConfigError), not at the first chunk
+    engine = Engine(record, check_policy(policy), check_on_leak(on_leak), recovery, raw, options)
     if hasattr(source, "__aiter__"):
         return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
     if hasattr(source, "__iter__") and not isinstance(source, str | bytes):

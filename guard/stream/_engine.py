@@ -10,6 +10,7 @@ close it; the engine never does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 from guard._log import get_logger
@@ -76,6 +77,7 @@ class Engine:
         "queue",
         "raw",
         "reader",
+        "scan_options",
         "stopped",
     )
 
@@ -86,8 +88,10 @@ class Engine:
         on_leak: OnLeak,
         recovery: Any,
         raw: bool | None,
+        scan_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.dialect = dialect
+        self.scan_options = scan_options  # the raw reader's scanner keywords
         self.policy = policy
         self.monitors: dict[Key, SurfaceMonitor] = {}
         self.decisions = Decisions(on_leak, policy, recovery)
@@ -105,7 +109,7 @@ class Engine:
     def _start(self, raw: bool) -> Reader:
         self.raw = raw
         if raw:
-            self.reader = RawReader(self.dialect)
+            self.reader = RawReader(self.dialect, self.scan_options)
         else:
             self.reader = self.chunks = ChunkReader()
         return self.reader

@@ -7,6 +7,7 @@ unless the stream only reports.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from guard.models import (
@@ -34,10 +35,12 @@ _THINKING: Key = (0, "thinking", -1)
 class RawReader:
     """Reads raw wire text for the engine; owns the scanner and the call numbering."""
 
-    __slots__ = ("call_index", "dialect", "names", "open_call", "scanner")
+    __slots__ = ("call_index", "dialect", "names", "open_call", "options", "scanner")
 
-    def __init__(self, dialect: Dialect) -> None:
+    def __init__(self, dialect: Dialect, options: Mapping[str, Any] | None = None) -> None:
         self.dialect = dialect
+        #: keywords for :func:`guard.scanners.scanner` (``start_in_thinking``, ``tools``)
+        self.options = dict(options or {})
         self.scanner: Scanner | None = None  # made on the first text
         self.call_index: dict[str, int] = {}  # scanner call id -> call index
         self.open_call: int | None = None
@@ -51,7 +54,7 @@ class RawReader:
         if self.scanner is None:
             from guard.scanners import scanner
 
-            self.scanner = scanner(self.dialect)
+            self.scanner = scanner(self.dialect, **self.options)
         self._events(self.scanner.feed(text), sink)
 
     def flush(self, sink: Sink) -> None:
