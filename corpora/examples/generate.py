@@ -496,6 +496,152 @@ def to_harmony(conv: Conversation, rng: random.Random) -> tuple[str, Expect]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Raw transcripts of the other dialects, written by guard's own renderers (the templates' wire
+# text; docs/scanners.md, "Renderers")
+
+#: dialect -> (file, planted problems). Thinking is left out where the template drops earlier
+#: reasoning or the model has none; tool arguments where the format sends each value as text
+#: (the arguments are then built from the values, so junk cannot follow them).
+RAW: dict[str, tuple[str, tuple[str, ...]]] = {
+    "chatml": ("chatml.txt", ("text", "thinking", "user", "tool_result", "tool_name", "forgery")),
+    "qwen3_coder": (
+        "qwen3_coder.txt",
+        ("text", "thinking", "user", "tool_result", "tool_name", "forgery"),
+    ),
+    "llama3": ("llama3.txt", ("text", "user", "tool_result", "tool_name", "forgery")),
+    "pythonic": ("llama4.txt", ("text", "user", "tool_result", "tool_name", "forgery")),
+    "glm": ("glm.txt", ("text", "thinking", "user", "tool_result", "tool_name", "forgery")),
+    "kimi": ("kimi.txt", ("text", "tool_arg", "user", "tool_result", "forgery")),
+    "deepseek": ("deepseek.txt", ("text", "tool_arg", "user", "tool_result", "forgery")),
+    "deepseek_v32": (
+        "deepseek_v32.txt",
+        ("text", "thinking", "user", "tool_result", "tool_name", "forgery"),
+    ),
+    "minimax": (
+        "minimax.txt",
+        ("text", "thinking", "user", "tool_result", "tool_name", "forgery"),
+    ),
+    "gemma": ("gemma4.txt", ("text", "thinking", "user", "tool_result", "tool_name", "forgery")),
+    "anthropic": (
+        "anthropic.txt",
+        ("text", "thinking", "user", "tool_result", "tool_name", "forgery"),
+    ),
+}
+PER_RAW = 40
+EVERY_RAW = 5
+FIRST_RAW = 2
+
+#: per dialect: a spelling of its own that is structure out of place in visible text (the
+#: scanner leaves it unparsed), and one a user or a tool quotes
+RAW_SPELLINGS: dict[str, tuple[str, str]] = {
+    "chatml": ("</tool_call>", "<|im_end|>"),
+    "qwen3_coder": ("</parameter>", "<|im_end|>"),
+    "llama3": ("<|finetune_right_pad_id|>", "<|eot_id|>"),
+    "pythonic": ("<|finetune_right_pad|>", "<|python_start|>"),
+    "glm": ("</arg_value>", "<arg_key>"),
+    "kimi": ("<|tool_call_end|>", "<|im_end|>"),
+    "deepseek": ("<｜tool▁call▁end｜>", "<｜end▁of▁sentence｜>"),
+    "deepseek_v32": ("</｜DSML｜invoke>", "<｜end▁of▁sentence｜>"),
+    "minimax": ("</minimax:tool_call>", "[e~["),
+    "gemma": ("<tool_call|>", "<turn|>"),
+    "anthropic": ("</invoke>", "</function_calls>"),
+}
+
+
+def _raw_problem(conv: Conversation, problem: str, dialect: str, rng: random.Random) -> None:
+    """Plant one problem of ``problem`` kind into the last turn of ``conv``."""
+    leak, quoted = RAW_SPELLINGS[dialect]
+    turn = conv.turns[-1]
+    call = turn.calls[0]
+    if problem == "text":
+        turn.answer = Dirty(f"It is sunny.{leak}", "leak", f"{leak} in the answer")
+    elif problem == "thinking":
+        turn.thinking = rng.choice(THINKING_LEAKS)
+    elif problem == "tool_arg":
+        call.raw_args = ARG_LEAKS[0]
+    elif problem == "tool_name":
+        call.name = Dirty("get_weather大发", "leak", "spam glued to the tool name")
+    elif problem == "user":
+        turn.user = Dirty(f"Why does my log show {quoted} here?", "injection", "user quotes a token")
+    elif problem == "tool_result":
+        call.result = Dirty(
+            f"log line: {quoted} then more", "injection", "tool result quotes a token"
+        )
+    conv.note = "forged tool result in the answer" if problem == "forgery" else None
+    for part in (turn.answer, turn.thinking, turn.user, call.name, call.raw_args, call.result):
+        if isinstance(part, Dirty):
+            conv.note = part.note
+
+
+def _forged_result(dialect: str) -> str:
+    """The host's tool result, as the model must never write it."""
+    from guard.scanners import anthropic, deepseek, deepseek_v32, gemma, glm, kimi, llama3
+    from guard.scanners import chatml, minimax, pythonic
+
+    content = '{"temp_c": 40, "sky": "clear"}'
+    by_name: dict[str, Callable[[], str]] = {
+        "chatml": lambda: chatml.render_tool_result("get_weather", content),
+        "qwen3_coder": lambda: chatml.render_tool_result("get_weather", content),
+        "llama3": lambda: llama3.render_tool_result("get_weather", content),
+        "pythonic": lambda: pythonic.render_tool_result("get_weather", content),
+        "glm": lambda: glm.render_tool_result(content),
+        "kimi": lambda: kimi.render_tool_result("functions.get_weather:1", content),
+        "deepseek": lambda: deepseek.render_tool_result(content),
+        "deepseek_v32": lambda: deepseek_v32.render_tool_result([content]),
+        "minimax": lambda: minimax.render_tool_result(content),
+        "gemma": lambda: gemma.render_tool_result("get_weather", content),
+        "anthropic": lambda: anthropic.render_tool_result("get_weather", content),
+    }
+    return by_name[dialect]()
+
+
+def to_raw(conv: Conversation, rng: random.Random, dialect: str) -> tuple[str, Expect]:
+    """One conversation as ``dialect``'s template writes it; findings are expected by surface
+    and kind (the message index depends on how the dialect splits turns: ``-1``)."""
+    import importlib
+
+    msgs, e = to_openai(conv, rng)
+    if conv.note == "forged tool result in the answer":
+        msgs[-1]["content"] += _forged_result(dialect)
+        e.items.append((-1, "tool_result", "forgery"))
+    if dialect == "anthropic":
+        msgs = msgs[1:]  # the legacy prompt opens with its first Human turn
+        e.items = [item for item in e.items if item[0] != 0]
+    module = importlib.import_module(f"guard.scanners.{dialect}")
+    e.items = [(-1, surface, kind) for _, surface, kind in e.items]
+    return module.render_transcript(msgs), e
+
+
+def build_raw() -> dict[str, tuple[str, list[tuple[int, int, str, str]]]]:
+    """``{file name: (content, [(line, -1, surface, kind), ...])}`` for the raw dialects."""
+    files: dict[str, tuple[str, list[tuple[int, int, str, str]]]] = {}
+    for dialect, (name, problems) in RAW.items():
+        rng = random.Random(f"guard-examples-{dialect}")
+        parts: list[str] = []
+        expected: list[tuple[int, int, str, str]] = []
+        line = 1
+        k = 0
+        for i in range(PER_RAW):
+            conv = clean(rng)
+            if i == 0 or i % EVERY_RAW == FIRST_RAW:
+                conv.turns.append(weather(rng))  # the first one has a call: the file's head
+            if i % EVERY_RAW == FIRST_RAW:
+                _raw_problem(conv, problems[k % len(problems)], dialect, rng)
+                k += 1
+            text, e = to_raw(conv, rng, dialect)
+            # a legacy Human/Assistant file is one transcript: findings are on its first line
+            at = 1 if dialect == "anthropic" else line
+            expected += [(at, m, s, kind) for m, s, kind in e.items]
+            parts.append(text)
+            line += text.count("\n")
+            if dialect != "anthropic" and not text.endswith("\n"):
+                parts.append("\n")
+                line += 1
+        files[name] = ("".join(parts), expected)
+    return files
+
+
+# ---------------------------------------------------------------------------------------------
 
 FORMATS: dict[str, tuple[str, Callable[..., tuple[Any, Expect]]]] = {
     "openai": ("openai.jsonl", to_openai),
@@ -546,6 +692,9 @@ def main() -> None:
     for name, (content, expected) in build().items():
         (HERE / name).write_text(content, encoding="utf-8")
         print(f"{name}: {PER_FILE} transcripts, {len(expected)} expected findings")
+    for name, (content, expected) in build_raw().items():
+        (HERE / name).write_text(content, encoding="utf-8")
+        print(f"{name}: {PER_RAW} conversations, {len(expected)} expected findings")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,6 @@ from __future__ import annotations
 __all__ = ["FAIL_ON", "FORMATS"]
 
 #: Transcript formats ``guard audit`` reads; ``auto`` sniffs each file.
-FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "text")
+FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "raw", "text")
 #: ``--fail-on`` choices, from most to least severe threshold.
 FAIL_ON = ("leak", "injection", "none")

@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from guard._log import preview
 from guard.audit._harmony import INPUT_AUTHORS, HarmonyTranscript, is_tool_author
 from guard.audit._sources import looks_binary
+from guard.audit._wire import sniff_dialect
 from guard.models import Surface
 
 __all__ = [
@@ -65,6 +66,7 @@ FORMAT_DIALECT = {
     "harmony": "harmony",
     "chatglm3": "chatglm3",
     "text": "harmony",
+    "raw": "",  # the dialect comes from --dialect or the file's opening
 }
 
 _USER_ROLES = frozenset({"user", "system", "developer"})
@@ -643,6 +645,8 @@ def sniff(head: bytes, at_eof: bool) -> tuple[str | None, str]:
         return None, "empty"
     if looks_binary(body):
         return None, "binary data, not transcripts"
+    if sniff_dialect(body) is not None:  # before JSON: GLM's opening starts with [
+        return "raw", "sniffed"
     if stripped[:1] in (b"{", b"["):
         lines = body.split(b"\n")
         if not at_eof:

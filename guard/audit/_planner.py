@@ -29,6 +29,7 @@ from guard.audit._sources import (
     read_head,
 )
 from guard.audit._units import Unit, error_unit
+from guard.audit._wire import GRAMMARS, sniff_dialect
 
 __all__ = ["CHUNK_BYTES", "MEMORY_CHUNK", "Planner"]
 
@@ -82,7 +83,7 @@ class Planner:
     # -- in-memory transcripts --------------------------------------------------------------
 
     def _memory(self, memory: _MemoryGroup, item: MemoryInput) -> Iterator[Unit]:
-        if self.format in ("harmony", "text"):
+        if self.format in ("harmony", "raw", "text"):
             raise ValueError(
                 f"format {self.format!r} reads text: pass a file or a file object, not"
                 " transcript objects"
@@ -150,6 +151,17 @@ class Planner:
                 yield error_unit(label, None, "empty file: no transcripts")
                 return
         dialect = self._dialect_for(fmt)
+        if fmt == "raw":
+            dialect = self.dialect or sniff_dialect(head) or ""
+            if dialect not in GRAMMARS:
+                known = ", ".join(GRAMMARS)
+                yield error_unit(
+                    label,
+                    None,
+                    f"format 'raw' needs the transcript's dialect: expected --dialect one of"
+                    f" {known} (raw Harmony is format 'harmony'), got {dialect or 'none'}",
+                )
+                return
         index = self.report.add_file(
             label, fmt, self.format == "auto", dialect, "" if note == "sniffed" else note
         )

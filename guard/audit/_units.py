@@ -16,6 +16,7 @@ from guard.audit._engine import Collector
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
 from guard.audit._sources import open_binary
+from guard.audit._wire import split, wire_transcript
 from guard.audit.report import AuditError, Finding
 from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY, Policy
@@ -184,28 +185,51 @@ def run_harmony(unit: Unit, policy: Policy) -> UnitResult:
     return _result(c, transcripts, messages, counter[0])
 
 
-def run_text(unit: Unit, policy: Policy) -> UnitResult:
-    c = _collector(unit, policy)
+def _read_whole(unit: Unit, c: Collector) -> tuple[str, int] | None:
+    """A text or raw file, read whole and decoded (``None``: it could not be read)."""
     stream = _open_unit(unit)
     try:
         data = stream.read()
     except (OSError, EOFError) as exc:
         c.error(1, f"cannot read: {exc}")
-        return _result(c, 0, 0, 0)
+        return None
     finally:
         if unit.stream is None:
             stream.close()
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8"), len(data)
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         c.error(line, f"invalid UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}")
-        text = data.decode("utf-8", "replace")
+        return data.decode("utf-8", "replace"), len(data)
+
+
+def run_raw(unit: Unit, policy: Policy) -> UnitResult:
+    """A raw transcript file of a dialect other than Harmony (guard/audit/_wire.py)."""
+    c = _collector(unit, policy)
+    read = _read_whole(unit, c)
+    if read is None:
+        return _result(c, 0, 0, 0)
+    text, nbytes = read
+    transcripts = messages = 0
+    for t in split(text, unit.dialect):
+        transcripts += 1
+        messages += wire_transcript(t, unit.dialect, c)
+        c.maybe_judge()
+    return _result(c, transcripts, messages, nbytes)
+
+
+def run_text(unit: Unit, policy: Policy) -> UnitResult:
+    c = _collector(unit, policy)
+    read = _read_whole(unit, c)
+    if read is None:
+        return _result(c, 0, 0, 0)
+    text, nbytes = read
     if not text.strip():
         c.error(1, "empty file: no model output")
-        return _result(c, 0, 0, len(data))
+        return _result(c, 0, 0, nbytes)
     c.out.append((next(c.seq), "text", text, 1, 0, "assistant", "content", None))
-    return _result(c, 1, 1, len(data))
+    return _result(c, 1, 1, nbytes)
 
 
 _WORKER_POLICY: list[Policy] = [DEFAULT_POLICY]
@@ -250,4 +274,6 @@ def run_unit(unit: Unit, policy: Policy) -> UnitResult:
             return run_harmony(unit, policy)
         if unit.format == "text":
             return run_text(unit, policy)
+        if unit.format == "raw":
+            return run_raw(unit, policy)
         return run_json_lines(unit, policy)

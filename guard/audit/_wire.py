@@ -1,0 +1,511 @@
+"""Raw transcripts of the dialects other than Harmony (format ``raw``): whole conversations as
+each model's chat template writes them, every role included (docs/audit.md, "Raw transcripts of
+other dialects").
+
+A :class:`Grammar` says how a dialect opens turns. The splitter cuts a transcript into segments
+at those openings; a host span (DeepSeek's tool outputs, DSML's ``<function_results>``, Gemma 4's
+``<|tool_response>``) runs to its closer, after which the assistant goes on. An assistant
+segment is read by the dialect's scanner, as a stream of that model's output would be: its text,
+reasoning and calls become parts on their surfaces, what does not parse is judged as text, and a
+result opening the scanner meets is a forgery. Other segments are input (``user`` or
+``tool_result``). One rule between segments, as for raw Harmony: a tool result that follows an
+assistant segment which made no call, or did not end with the dialect's end-of-turn spelling, is
+a forged tool result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Protocol
+
+from guard._log import preview
+from guard.models import (
+    Malformed,
+    ResultForgery,
+    Scanner,
+    Surface,
+    Text,
+    ThinkingDelta,
+    ToolArgs,
+    ToolStart,
+)
+
+Part = tuple[int, str, str, int, int, str, str, str | None]
+TEXT: str = Surface.TEXT.value
+THINKING: str = Surface.THINKING.value
+TOOL_ARG: str = Surface.TOOL_ARG.value
+TOOL_NAME: str = Surface.TOOL_NAME.value
+USER: str = Surface.USER.value
+TOOL_RESULT: str = Surface.TOOL_RESULT.value
+
+__all__ = [
+    "GRAMMARS",
+    "Grammar",
+    "Segment",
+    "Transcript",
+    "sniff_dialect",
+    "split",
+    "wire_transcript",
+]
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """How one dialect writes a conversation.
+
+    ``turns``: ``(pattern, role)`` of each turn opening, a regular expression; ``role`` ``None``
+    takes the role from the pattern's ``(?P<role>...)`` group. ``spans``: ``(opening, closer)``
+    of host text inside the assistant's turn (tool results). ``ends``: spellings that end a turn
+    (stripped with the blanks around them). ``bos``: spellings that start a new transcript.
+    ``end_before_tool``: the assistant's turn must end with one of ``ends`` before a result.
+    ``result_bodies``: a user turn whose body starts with one of these is a tool result.
+    ``results`` and ``quotes``: how the host wraps a tool result (below).
+    """
+
+    dialect: str
+    turns: tuple[tuple[str, str | None], ...]
+    ends: tuple[str, ...] = ()
+    spans: tuple[tuple[str, str], ...] = ()
+    bos: tuple[str, ...] = ()
+    end_before_tool: bool = True
+    result_bodies: tuple[str, ...] = ()
+    #: the host's wrapping of a tool result: a pattern matching the whole segment, whose
+    #: ``body`` group is the tool's own text (judged on ``tool_result``); a result that does not
+    #: match is judged whole
+    results: tuple[str, ...] = ()
+    #: the format's own string delimiters inside a result (read as ``"``)
+    quotes: tuple[str, ...] = ()
+
+
+_ASSISTANT = frozenset({"assistant", "ai", "model"})
+_INPUT = frozenset({"system", "developer", "user"})
+_ROLE = r"(?P<role>[^\s<>|]{1,64})"
+_CHATML = ((rf"<\|im_start\|>{_ROLE}\n?", None),)
+_GLM_ROLES = r"<\|(?P<role>system|user|assistant|observation)\|>\n?"
+_TOOL_RESPONSE = (r"\s*<tool_response>\n?(?P<body>.*?)\n?</tool_response>\s*",)
+
+GRAMMARS: dict[str, Grammar] = {
+    g.dialect: g
+    for g in (
+        Grammar(
+            "chatml",
+            _CHATML,
+            ends=("<|im_end|>", "<|endoftext|>"),
+            result_bodies=("<tool_response>",),
+            results=_TOOL_RESPONSE,
+        ),
+        Grammar(
+            "qwen3_coder",
+            _CHATML,
+            ends=("<|im_end|>", "<|endoftext|>"),
+            result_bodies=("<tool_response>",),
+            results=_TOOL_RESPONSE,
+        ),
+        Grammar(
+            "llama3",
+            ((rf"<\|start_header_id\|>{_ROLE}<\|end_header_id\|>\n*", None),),
+            ends=("<|eot_id|>", "<|eom_id|>"),
+            bos=("<|begin_of_text|>",),
+        ),
+        Grammar(
+            "pythonic",
+            (
+                (rf"<\|header_start\|>{_ROLE}<\|header_end\|>\n*", None),
+                (rf"<start_of_turn>{_ROLE}\n?", None),
+            ),
+            ends=("<|eot|>", "<|eom|>", "<end_of_turn>"),
+            bos=("<|begin_of_text|>", "<bos>"),
+            result_bodies=("<tool_response>",),
+            results=_TOOL_RESPONSE,
+        ),
+        Grammar(
+            "glm",
+            ((_GLM_ROLES, None),),
+            ends=("<|endoftext|>",),
+            bos=("[gMASK]<sop>",),
+            end_before_tool=False,
+            results=_TOOL_RESPONSE,
+        ),
+        Grammar(
+            "kimi",
+            ((rf"<\|im_(?:system|user|assistant)\|>{_ROLE}<\|im_middle\|>", None),),
+            ends=("<|im_end|>",),
+            results=(r"## Return of [^\n]*\n(?P<body>.*)",),
+        ),
+        Grammar(
+            "deepseek",
+            (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
+            ends=("<｜end▁of▁sentence｜>",),
+            spans=(
+                ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"),
+                ("<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
+            ),
+            bos=("<｜begin▁of▁sentence｜>",),
+            results=(
+                "(?:<｜tool▁outputs▁begin｜>)?<｜tool▁output▁begin｜>(?P<body>.*?)"
+                "<｜tool▁output▁end｜>(?:<｜tool▁outputs▁end｜>)?",
+            ),
+        ),
+        Grammar(
+            "deepseek_v32",
+            (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
+            ends=("<｜end▁of▁sentence｜>",),
+            spans=(("<function_results>", "</function_results>"),),
+            bos=("<｜begin▁of▁sentence｜>",),
+            results=(r"<function_results>\s*<result>(?P<body>.*?)</result>\s*</function_results>",),
+        ),
+        Grammar(
+            "minimax",
+            ((rf"\]~b\]{_ROLE}\n?", None),),
+            ends=("[e~[",),
+            bos=("]~!b[",),
+            results=(r"\s*<response>(?P<body>.*?)</response>\s*",),
+        ),
+        Grammar(
+            "gemma",
+            ((rf"<\|turn>{_ROLE}\n?", None), (rf"<start_of_turn>{_ROLE}\n?", None)),
+            ends=("<turn|>", "<end_of_turn>"),
+            spans=(
+                ("<|tool_response>", "<tool_response|>"),
+                ("<start_function_response>", "<end_function_response>"),
+            ),
+            bos=("<bos>",),
+            end_before_tool=False,
+            results=(
+                r"<\|tool_response>response:[^{<]*(?P<body>\{.*\})<tool_response\|>",
+                r"<start_function_response>response:[^{<]*(?P<body>\{.*\})"
+                r"<end_function_response>",
+            ),
+            quotes=('<|"|>', "<escape>"),
+        ),
+        Grammar(
+            "anthropic",
+            ((r"\n\nHuman: ?", "user"), (r"\n\nAssistant: ?", "assistant")),
+            end_before_tool=False,
+            result_bodies=("<function_results>",),
+            results=(
+                r"\s*<function_results>\s*<(?P<tag>result|error)>\s*"
+                r"(?:<tool_name>[^<]*</tool_name>\s*)?<(?P<out>stdout|stderr)>\n?(?P<body>.*?)\n?"
+                r"</(?P=out)>\s*</(?P=tag)>\s*</function_results>\s*",
+            ),
+        ),
+    )
+}
+
+
+@dataclass(slots=True)
+class Segment:
+    """One turn (or host span) of a raw transcript."""
+
+    role: str  # the role word as written (``assistant``, ``ipython``, ``get_weather``, ...)
+    kind: str  # ``assistant``, ``user`` or ``tool``
+    body: str
+    ended: bool = False  # the body ended with one of the grammar's end spellings
+    opening: str = ""
+    #: the body as written, end spelling included (what the scanner reads)
+    raw: str = ""
+
+
+@dataclass(slots=True)
+class Transcript:
+    line: int
+    segments: list[Segment] = field(default_factory=list)
+
+
+@cache
+def _compiled(dialect: str) -> tuple[re.Pattern[str], list[tuple[str, str | None]]]:
+    """One regular expression for every opening of ``dialect``; per alternative, its kind
+    (``bos``, ``span``, ``turn``) and its closer (span) or fixed role (turn)."""
+    g = GRAMMARS[dialect]
+    alts: list[str] = []
+    table: list[tuple[str, str | None]] = []
+    for spelling in g.bos:
+        alts.append(re.escape(spelling))
+        table.append(("bos", None))
+    for opening, closer in g.spans:
+        alts.append(re.escape(opening))
+        table.append(("span", closer))
+    for pattern, role in g.turns:
+        alts.append(pattern.replace("(?P<role>", f"(?P<r{len(table)}>"))
+        table.append(("turn", role))
+    regex = re.compile("|".join(f"(?P<a{i}>{a})" for i, a in enumerate(alts)))
+    return regex, table
+
+
+@cache
+def _results(dialect: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.DOTALL) for p in GRAMMARS[dialect].results)
+
+
+def result_text(body: str, dialect: str) -> str:
+    """The tool's own text of a result segment: the host's wrapping removed when it matches
+    one of the grammar's result patterns, else the segment whole."""
+    for pattern in _results(dialect):
+        m = pattern.fullmatch(body)
+        if m is not None:
+            text = m.group("body")
+            for quote in GRAMMARS[dialect].quotes:
+                text = text.replace(quote, '"')
+            return text
+    return body
+
+
+def _kind(role: str, body: str, g: Grammar) -> str:
+    low = role.lower()
+    if low in _ASSISTANT:
+        return "assistant"
+    if low in _INPUT:
+        if g.result_bodies and body.lstrip().startswith(g.result_bodies):
+            return "tool"
+        return "user"
+    return "tool"
+
+
+def _strip_end(body: str, g: Grammar) -> tuple[str, bool]:
+    """The body without its end spellings (and the blanks around them), and whether it had
+    one."""
+    if not g.ends:
+        return body, False
+    text = body.rstrip()
+    ended = False
+    while text.endswith(g.ends):
+        end = next(e for e in g.ends if text.endswith(e))
+        text = text[: -len(end)].rstrip()
+        ended = True
+    return text, ended
+
+
+def _role_of(m: re.Match[str], i: int, fixed: str | None) -> str:
+    return fixed if fixed is not None else m.group(f"r{i}")
+
+
+def split(text: str, dialect: str) -> Iterator[Transcript]:
+    """The transcripts of ``text``: a new one starts at the dialect's begin-of-text spelling,
+    or at a system turn that follows turns of other roles."""
+    g = GRAMMARS[dialect]
+    regex, table = _compiled(dialect)
+    current = Transcript(1)
+    pos = 0
+    role, kind_hint, start, opening = "system", "", 0, ""
+    line_at = _LineCounter(text)
+
+    def close(end: int) -> None:
+        body = text[start:end]
+        if kind_hint == "preamble" and not body.strip():
+            return
+        if kind_hint == "span":
+            seg = Segment(role, "tool", body, True, opening)
+        else:
+            stripped, ended = _strip_end(body, g)
+            kind = _kind(role, stripped, g)
+            seg = Segment(role, kind, stripped, ended, opening, body.rstrip())
+        current.segments.append(seg)
+
+    kind_hint = "preamble"
+    while True:
+        m = regex.search(text, pos)
+        if m is None:
+            close(len(text))
+            break
+        i = int(str(m.lastgroup)[1:])
+        what, extra = table[i]
+        close(m.start())
+        if what == "bos" or (
+            what == "turn"
+            and _role_of(m, i, extra).lower() == "system"
+            and any(s.role.lower() != "system" for s in current.segments)
+        ):
+            if current.segments:
+                yield current
+            current = Transcript(line_at(m.start()))
+        if what == "bos":
+            role, kind_hint, start, opening, pos = "system", "preamble", m.end(), m.group(), m.end()
+            continue
+        if what == "span":
+            assert extra is not None
+            found = text.find(extra, m.end())
+            stop = len(text) if found < 0 else found + len(extra)
+            role, kind_hint, start, opening = "tool", "span", m.start(), m.group()
+            close(stop)
+            # the assistant goes on after the host's span
+            role, kind_hint, start, opening, pos = "assistant", "", stop, "", stop
+            continue
+        role, kind_hint, start, opening, pos = (
+            _role_of(m, i, extra),
+            "",
+            m.end(),
+            m.group(),
+            m.end(),
+        )
+        if pos == m.start():  # an empty match cannot advance
+            pos += 1
+    if current.segments:
+        yield current
+
+
+class _LineCounter:
+    """Line numbers of increasing offsets, counted incrementally."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.offset = 0
+        self.line = 1
+
+    def __call__(self, offset: int) -> int:
+        if offset < self.offset:
+            return self.text.count("\n", 0, offset) + 1
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
+
+
+#: Openings that identify a raw transcript's dialect at the start of a file, checked in order
+#: after the leading blanks; a marker found in the head refines a family.
+_OPENINGS: tuple[tuple[bytes, str], ...] = (
+    ("<｜begin▁of▁sentence｜>".encode(), "deepseek"),
+    (b"[gMASK]<sop>", "glm"),
+    (b"<|im_start|>", "chatml"),
+    (b"<|im_system|>", "kimi"),
+    (b"<|im_user|>", "kimi"),
+    (b"]~!b[", "minimax"),
+    (b"]~b]", "minimax"),
+    (b"<|begin_of_text|><|start_header_id|>", "llama3"),
+    (b"<|start_header_id|>", "llama3"),
+    (b"<|begin_of_text|><|header_start|>", "pythonic"),
+    (b"<|header_start|>", "pythonic"),
+    (b"<bos><|turn>", "gemma"),
+    (b"<|turn>", "gemma"),
+    (b"<bos><start_of_turn>", "pythonic"),
+    (b"<start_of_turn>", "pythonic"),
+)
+_REFINE: dict[str, tuple[bytes, str]] = {
+    "deepseek": ("｜DSML｜".encode(), "deepseek_v32"),
+    "chatml": (b"<function=", "qwen3_coder"),
+    "pythonic": (b"<start_function_call>", "gemma"),
+}
+
+
+def sniff_dialect(head: bytes) -> str | None:
+    """The dialect of a raw transcript starting with ``head`` (``None``: not one)."""
+    if head.startswith((b"\n\nHuman:", b"Human:")):
+        return "anthropic"
+    stripped = head.lstrip()
+    for opening, dialect in _OPENINGS:
+        if stripped.startswith(opening):
+            refine = _REFINE.get(dialect)
+            if refine is not None and refine[0] in head:
+                return refine[1]
+            return dialect
+    return None
+
+
+# --- judging ---------------------------------------------------------------------------------
+
+
+class _Sink(Protocol):
+    out: list[Part]
+    inp: list[Part]
+    names: list[Part]
+    seq: Iterator[int]
+
+    def error(self, line: int, text: str) -> None: ...
+
+    def forgery(
+        self, line: int, message: int, role: str, reason: str, preview_text: str
+    ) -> None: ...
+
+
+def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sink: _Sink) -> bool:
+    """Hand an assistant segment's parts to the sink, read by a fresh scanner from ``make``;
+    returns whether it made a call."""
+    s = make()
+    # leading blanks are the template's layout (DeepSeek V3.2 writes them before the
+    # assistant goes on after a tool result, then the echoed </think>)
+    events = s.feed(seg.raw.lstrip()) + s.flush()
+    role = seg.role[:64]
+    text: list[str] = []
+    thinking: list[str] = []
+    names: dict[str, tuple[int, str]] = {}
+    args: dict[str, list[str]] = {}
+    malformed = 0
+    for e in events:
+        if isinstance(e, Text):
+            text.append(e.text)
+        elif isinstance(e, ThinkingDelta):
+            thinking.append(e.delta)
+        elif isinstance(e, ToolStart):
+            names[e.id] = (len(names), e.name)
+            args[e.id] = []
+        elif isinstance(e, ToolArgs):
+            args.setdefault(e.id, []).append(e.delta)
+        elif isinstance(e, ResultForgery):
+            reason = (
+                f"forged tool result: assistant message {i} writes {e.marker!r}, which only"
+                " the host writes"
+            )
+            sink.forgery(line, i, role, reason, preview(e.raw or e.marker))
+            break  # the rest of the segment is the forged result
+        elif isinstance(e, Malformed):
+            # unparsed output reaches the reader as text
+            sink.out.append(
+                (next(sink.seq), TEXT, e.raw, line, i, role, f"malformed[{malformed}]", None)
+            )
+            malformed += 1
+    if text:
+        sink.out.append((next(sink.seq), TEXT, "".join(text), line, i, role, "content", None))
+    if thinking:
+        sink.out.append(
+            (next(sink.seq), THINKING, "".join(thinking), line, i, role, "thinking", None)
+        )
+    for cid, (k, name) in names.items():
+        sink.names.append(
+            (next(sink.seq), TOOL_NAME, name, line, i, role, f"tool_calls[{k}].name", None)
+        )
+        body = "".join(args.get(cid, ()))
+        sink.out.append(
+            (next(sink.seq), TOOL_ARG, body, line, i, role, f"tool_calls[{k}].arguments", name)
+        )
+    return bool(names)
+
+
+def _factory(dialect: str) -> Callable[[], Scanner]:
+    """The dialect's scanner factory (checked once: :func:`guard.scanners.scanner` verifies
+    what it makes, which costs more than a small segment's scan)."""
+    from guard.scanners import REGISTRY, scanner
+
+    scanner(dialect)
+    found = REGISTRY.find(dialect)
+    assert found is not None
+    return found
+
+
+def wire_transcript(transcript: Transcript, dialect: str, sink: _Sink) -> int:
+    """Hand one split transcript to the sink; returns its number of messages."""
+    g = GRAMMARS[dialect]
+    line = transcript.line
+    make = _factory(dialect)
+    previous: Segment | None = None
+    called = False
+    for i, seg in enumerate(transcript.segments):
+        role = seg.role[:64]
+        if seg.kind == "assistant":
+            called = _assistant(seg, i, line, make, sink)
+        elif seg.kind == "user":
+            sink.inp.append((next(sink.seq), USER, seg.body, line, i, role, "content", None))
+        else:
+            if previous is not None and previous.kind == "assistant":
+                why = None
+                if g.end_before_tool and g.ends and not previous.ended:
+                    why = f"starts inside the assistant's unfinished message {i - 1}"
+                elif not called:
+                    why = f"follows assistant message {i - 1}, which made no tool call"
+                if why is not None:
+                    reason = f"forged tool result: a tool result {why}"
+                    sink.forgery(line, i, role, reason, preview(seg.opening or seg.body[:64]))
+            text = result_text(seg.body, dialect)
+            sink.inp.append((next(sink.seq), TOOL_RESULT, text, line, i, role, "content", None))
+        previous = seg
+    return len(transcript.segments)
