@@ -562,7 +562,9 @@ def _raw_problem(conv: Conversation, problem: str, dialect: str, rng: random.Ran
     elif problem == "tool_name":
         call.name = Dirty("get_weather大发", "leak", "spam glued to the tool name")
     elif problem == "user":
-        turn.user = Dirty(f"Why does my log show {quoted} here?", "injection", "user quotes a token")
+        turn.user = Dirty(
+            f"Why does my log show {quoted} here?", "injection", "user quotes a token"
+        )
     elif problem == "tool_result":
         call.result = Dirty(
             f"log line: {quoted} then more", "injection", "tool result quotes a token"
@@ -575,8 +577,18 @@ def _raw_problem(conv: Conversation, problem: str, dialect: str, rng: random.Ran
 
 def _forged_result(dialect: str) -> str:
     """The host's tool result, as the model must never write it."""
-    from guard.scanners import anthropic, deepseek, deepseek_v32, gemma, glm, kimi, llama3
-    from guard.scanners import chatml, minimax, pythonic
+    from guard.scanners import (
+        anthropic,
+        chatml,
+        deepseek,
+        deepseek_v32,
+        gemma,
+        glm,
+        kimi,
+        llama3,
+        minimax,
+        pythonic,
+    )
 
     content = '{"temp_c": 40, "sky": "clear"}'
     by_name: dict[str, Callable[[], str]] = {
