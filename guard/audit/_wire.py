@@ -389,17 +389,35 @@ _REFINE: dict[str, tuple[bytes, str]] = {
 
 
 def sniff_dialect(head: bytes) -> str | None:
-    """The dialect of a raw transcript starting with ``head`` (``None``: not one)."""
+    """The dialect of a raw transcript starting with ``head`` (``None``: not one). After the
+    dialect's begin-of-text spelling a turn opening must follow (DeepSeek: the system prompt,
+    then a turn opening somewhere in the head), so a chat template is not taken for a
+    transcript."""
     if head.startswith((b"\n\nHuman:", b"Human:")):
-        return "anthropic"
+        return "anthropic" if b"\n\nAssistant:" in head else None
     stripped = head.lstrip()
     for opening, dialect in _OPENINGS:
         if stripped.startswith(opening):
             refine = _REFINE.get(dialect)
             if refine is not None and refine[0] in head:
-                return refine[1]
-            return dialect
+                dialect = refine[1]
+            return dialect if _opens_turns(stripped, dialect) else None
     return None
+
+
+def _opens_turns(head: bytes, dialect: str) -> bool:
+    text = head.decode("utf-8", "replace")
+    g = GRAMMARS[dialect]
+    regex, table = _compiled(dialect)
+    for bos in g.bos:
+        if text.startswith(bos):
+            text = text[len(bos) :]
+            if dialect.startswith("deepseek"):  # the system prompt follows the BOS
+                m = regex.search(text)
+                return m is not None and table[int(str(m.lastgroup)[1:])][0] == "turn"
+            break
+    m = regex.match(text)
+    return m is not None and table[int(str(m.lastgroup)[1:])][0] == "turn"
 
 
 # --- judging ---------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def kinds(report: guard.AuditReport) -> list[tuple[int, int, str, str]]:
 
 
 def test_example_files_are_what_the_generator_writes() -> None:
-    for name, (content, _) in generate.build().items():
+    for name, (content, _) in {**generate.build(), **generate.build_raw()}.items():
         assert (EXAMPLES / name).read_text(encoding="utf-8") == content, name
 
 
@@ -51,6 +51,25 @@ def test_examples_give_exactly_the_expected_findings_in_order(name: str) -> None
     assert report.errors == []
     assert kinds(report) == expected
     assert report.summary.transcripts == generate.PER_FILE
+
+
+@pytest.mark.parametrize("dialect", sorted(generate.RAW))
+def test_raw_examples_of_every_dialect_give_the_planted_findings(dialect: str) -> None:
+    name, _ = generate.RAW[dialect]
+    _, expected = generate.build_raw()[name]
+    report = guard.audit(EXAMPLES / name)
+    assert report.errors == []
+    assert [(f.line, f.surface.value, f.kind) for f in report.findings] == [
+        (line, surface, kind) for line, _, surface, kind in expected
+    ]
+    (entry,) = report.summary.files
+    assert (entry.format, entry.dialect, entry.sniffed) == ("raw", dialect, True)
+    # every planted problem is found, a forgery among them; clean conversations stay clean
+    assert len(report.findings) == len(expected) == generate.PER_RAW // generate.EVERY_RAW
+    assert "forgery" in {f.kind for f in report.findings}
+    assert {f.surface.value for f in report.findings} >= {"text", "user", "tool_result"}
+    legacy = dialect == "anthropic"  # a Human/Assistant file is one transcript
+    assert report.summary.transcripts == (1 if legacy else generate.PER_RAW)
 
 
 def test_examples_cover_every_kind_and_surface() -> None:
@@ -68,6 +87,7 @@ def test_examples_cover_every_kind_and_surface() -> None:
         "responses.jsonl": "responses",
         "chatglm3.jsonl": "chatglm3",
         "harmony.txt": "harmony",
+        **{name: "raw" for name, _ in generate.RAW.values()},
     }
     skipped = {s.path.rsplit("/", 1)[-1] for s in report.summary.skipped}
     assert skipped == {"tool_result.txt", "generate.py"}

@@ -52,21 +52,30 @@ def test_the_readme_command_reports_the_examples_and_exits_0() -> None:
     assert head == ["FILE", "LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "PREVIEW"]
     assert "corpora/examples/harmony.txt: harmony (sniffed), dialect harmony" in out.stdout
     assert "corpora/examples/tool_result.txt: skipped: plain text" in out.stdout
-    assert "transcripts 1,200, messages 9,685" in out.stdout
-    assert "injections 26, forgeries 2, errors 0" in out.stdout
+    assert "corpora/examples/glm.txt: raw (sniffed), dialect glm" in out.stdout
+    assert "transcripts 1,601, messages 13,182" in out.stdout
+    assert "injections 54, forgeries 13, errors 0" in out.stdout
 
 
 def test_examples_json_report_matches_the_generator() -> None:
     code, report = run_json("corpora/examples/")
     assert code == 1  # leaks, --fail-on leak by default
     assert set(report) == {"summary", "findings", "errors"}
+    # raw transcripts of other dialects expect no message index (-1): it depends on the turns
     expected = sorted(
         (name, line, message, surface, kind)
-        for name, (_, items) in generate.build().items()
+        for name, (_, items) in {**generate.build(), **generate.build_raw()}.items()
         for line, message, surface, kind in items
     )
+    raw = {name for name, _ in generate.RAW.values()}
     got = sorted(
-        (f["path"].rsplit("/", 1)[-1], f["line"], f["message"], f["surface"], f["kind"])
+        (
+            f["path"].rsplit("/", 1)[-1],
+            f["line"],
+            -1 if f["path"].rsplit("/", 1)[-1] in raw else f["message"],
+            f["surface"],
+            f["kind"],
+        )
         for f in report["findings"]
     )
     assert got == expected
@@ -83,10 +92,16 @@ def test_examples_json_report_matches_the_generator() -> None:
         "reason",
     } <= set(finding)
     s = report["summary"]
-    assert (s["transcripts"], s["errors"], report["errors"]) == (1200, 0, [])
-    assert s["leaks"] + s["injections"] + s["forgeries"] == len(report["findings"]) == 80
+    assert (s["transcripts"], s["errors"], report["errors"]) == (1601, 0, [])
+    assert s["leaks"] + s["injections"] + s["forgeries"] == len(report["findings"]) == 168
     assert sum(s["leaks_by_surface"].values()) == s["leaks"]
-    assert {f["format"] for f in s["files"]} == {"openai", "responses", "chatglm3", "harmony"}
+    assert {f["format"] for f in s["files"]} == {
+        "openai",
+        "responses",
+        "chatglm3",
+        "harmony",
+        "raw",
+    }
 
 
 def test_fail_on_thresholds() -> None:
@@ -106,7 +121,7 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path: Path) -> None:
     sarif = validate_sarif(out_file)
     run_ = sarif["runs"][0]
     assert run_["tool"]["driver"]["name"] == "guard"
-    assert len(run_["results"]) == 80
+    assert len(run_["results"]) == 168
     assert {r["ruleId"] for r in run_["results"]} == {
         "guard/leak",
         "guard/injection",
