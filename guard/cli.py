@@ -167,10 +167,11 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="audit stored transcripts for leaks, injections and forged tool results",
         description=(
             "Run every message of every transcript through detection: model output gets leak"
-            " verdicts, user input and tool results injection findings, and in raw Harmony"
+            " verdicts, user input and tool results injection findings, and in raw"
             " transcripts a tool result written by the assistant is a forgery. Reads JSONL"
-            " (OpenAI chat, Responses items, ChatGLM3 histories), raw Harmony text, plain"
-            " model output (--format text), .gz files, directories (recursed) and '-' (stdin)."
+            " (OpenAI chat, Responses items, ChatGLM3 histories), raw Harmony text, raw"
+            " transcripts of the other dialects (--format raw), plain model output"
+            " (--format text), .gz files, directories (recursed) and '-' (stdin)."
             " Exit code 0 clean, 1 findings at the --fail-on threshold, 2 when no transcript"
             " could be read. Bad lines are reported as errors; the rest is still audited."
         ),
@@ -185,7 +186,8 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--dialect",
         help=f"dialect to judge against: {', '.join(DIALECTS)}, or all"
-        " (default: chatglm3 for ChatGLM3 histories, harmony otherwise)",
+        " (default: chatglm3 for ChatGLM3 histories, the sniffed dialect for raw"
+        " transcripts, harmony otherwise)",
     )
     p.add_argument("--policy", help="a policy file (.toml or .json)")
     p.add_argument("--json", action="store_true", help="print the report as one JSON document")

@@ -40,9 +40,9 @@ def audit(
             item list). In-memory transcripts are numbered by their 1-based position in the
             iterable; they are read lazily, so a generator streams.
         format: ``auto`` (sniff each input), ``openai``, ``responses``, ``harmony``,
-            ``chatglm3`` or ``text``.
+            ``chatglm3``, ``raw`` (another dialect's transcripts) or ``text``.
         dialect: the wire format to judge against; default ``chatglm3`` for ChatGLM3
-            histories, ``harmony`` otherwise.
+            histories, the sniffed dialect for ``raw`` files, ``harmony`` otherwise.
         policy: the gate's rules (a :class:`~guard.Policy` or a policy file path).
         workers: processes to judge files and chunks of large files in; the report is the
             same for any number.
