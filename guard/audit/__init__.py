@@ -8,9 +8,9 @@ leak verdicts, user input and tool results get injection findings, and in raw tr
 result written where the assistant was writing is a ``forgery`` finding (docs/audit.md).
 
 Inputs are streamed: files are read in chunks of whole lines and never held whole (a ``text``
-file is one message, and a ``raw`` file of another dialect is read whole). With ``workers > 1`` files and chunks of large files are
-judged in worker processes and merged in input order, so the report is the same for any number
-of workers. A bad line, message or file becomes an error entry with its path and line; the rest
+file is one message, and a ``raw`` file of another dialect is read whole). With ``workers > 1``
+files and chunks of large files are judged in worker processes and merged in input order, so the
+report is the same for any number of workers. A bad line, message or file becomes an error entry with its path and line; the rest
 is still audited.
 
 One module per job:
