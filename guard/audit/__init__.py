@@ -10,8 +10,8 @@ result written where the assistant was writing is a ``forgery`` finding (docs/au
 Inputs are streamed: files are read in chunks of whole lines and never held whole (a ``text``
 file is one message, and a ``raw`` file of another dialect is read whole). With ``workers > 1``
 files and chunks of large files are judged in worker processes and merged in input order, so the
-report is the same for any number of workers. A bad line, message or file becomes an error entry with its path and line; the rest
-is still audited.
+report is the same for any number of workers. A bad line, message or file becomes an error entry
+with its path and line; the rest is still audited.
 
 One module per job:
 
