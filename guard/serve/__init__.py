@@ -41,7 +41,9 @@ from guard.dialects import FALLBACK_DIALECT, dialect_for_model
 from guard.serve._app import create_app
 from guard.serve._config import (
     DEFAULT_DIALECTS,
+    DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_TOTAL_TIMEOUT,
     ServeConfig,
     load_policy_file,
 )
@@ -50,7 +52,9 @@ from guard.serve._run import run
 
 __all__ = [
     "DEFAULT_DIALECTS",
+    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_TOTAL_TIMEOUT",
     "FALLBACK_DIALECT",
     "ServeConfig",
     "configure_logging",
