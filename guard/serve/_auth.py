@@ -13,10 +13,12 @@ import hmac
 import os
 from collections.abc import Iterable, Mapping
 
-__all__ = ["API_KEYS_ENV", "ClientAuth", "keys_from_env"]
+__all__ = ["API_KEYS_ENV", "UPSTREAM_KEY_ENV", "ClientAuth", "keys_from_env"]
 
 #: the environment variable holding client keys (comma separated)
 API_KEYS_ENV = "GUARD_API_KEYS"
+#: the environment variable holding the upstream's key (sent in place of the client's)
+UPSTREAM_KEY_ENV = "GUARD_UPSTREAM_API_KEY"
 
 
 def keys_from_env(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:

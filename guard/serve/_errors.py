@@ -30,10 +30,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from guard.serve._deadlines import DeadlineExceeded
 from guard.serve._logging import log
 
 __all__ = ["ErrorBoundary", "error_body", "error_response", "http_exception", "send_error"]
@@ -96,6 +98,10 @@ class ErrorBoundary:
         try:
             await self.app(scope, receive, tracked)
         except Exception as exc:
+            if started and isinstance(exc, httpx.HTTPError | DeadlineExceeded):
+                # an upstream body cut mid-way: the access record says so, and the server cuts
+                # the client's connection, the only way to tell it the body is incomplete
+                return
             log.error(
                 "guard.serve.internal_error",
                 path=scope.get("path"),

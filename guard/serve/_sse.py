@@ -13,6 +13,7 @@ __all__ = ["DEFAULT_MAX_EVENT_BYTES", "SSEDecoder", "SSEEvent", "SSELimitError",
 
 #: the longest line, and the most ``data`` of one event, the decoder holds (8 MiB)
 DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
+_EMPTY = b""  # joins the pieces of a line (its one copy)
 
 
 class SSELimitError(ValueError):
@@ -105,7 +106,7 @@ class SSEDecoder:
         """Finish the given lines (the first one joined to the unfinished piece)."""
         if self._partial:
             self._partial.append(lines[0])
-            lines[0] = b"".join(self._partial)
+            lines[0] = _EMPTY.join(self._partial)
             self._partial = []
             self._partial_len = 0
         for line in lines:
