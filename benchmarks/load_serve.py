@@ -2,10 +2,11 @@
 
 Three processes: a fake upstream (tests/support/fake_upstream.py) streaming chat completions
 with a pause between chunks, the real `guard serve` command in front of it, and this script as
-the client (httpx, asyncio). Each round starts `--streams` streams at once and waits for all of
-them; one stream in ten leaks Harmony structure mid-answer, so guard cuts it and closes the
-upstream early. The run is bounded in count (`--rounds`) and in time (`--time-limit`: no new
-round starts after it, and each stream has a client timeout).
+the client (httpx, asyncio); `--direct` runs the same load on the fake upstream alone, a
+baseline for what the machine and the client cost. Each round starts `--streams` streams at
+once and waits for all of them; one stream in ten leaks Harmony structure mid-answer, so guard
+cuts it and closes the upstream early. The run is bounded in count (`--rounds`) and in time
+(`--time-limit`: no new round starts after it, and each stream has a client timeout).
 
 A stream counts as an error when its request fails, its status is not 200, it does not end with
 `data: [DONE]`, or its text is not what guard should deliver (the whole answer, or the answer
@@ -68,13 +69,17 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
-def expected_text(chunks: int, leak: bool) -> str:
+def expected_text(chunks: int, leak: bool, guarded: bool) -> str:
     words = [f"word{i} " for i in range(chunks)]
-    return "".join(words[: chunks // 2]) if leak else "".join(words)
+    if leak:
+        if guarded:
+            return "".join(words[: chunks // 2])
+        words[chunks // 2] = LEAK
+    return "".join(words)
 
 
 async def one_stream(
-    client: httpx.AsyncClient, url: str, chunks: int, leak: bool
+    client: httpx.AsyncClient, url: str, chunks: int, leak: bool, guarded: bool = True
 ) -> tuple[float, float, str | None]:
     """(time to first byte, total time, error or None) of one guarded stream."""
     body = {
@@ -108,13 +113,13 @@ async def one_stream(
             return first, total, "error event"
         for choice in chunk.get("choices") or ():
             text += (choice.get("delta") or {}).get("content") or ""
-    if text != expected_text(chunks, leak):
+    if text != expected_text(chunks, leak, guarded):
         return first, total, "wrong text"
     return first, total, None
 
 
 async def load(
-    url: str, pid: int, args: argparse.Namespace
+    url: str, pid: int, args: argparse.Namespace, guarded: bool = True
 ) -> tuple[list[tuple[float, float, str | None]], list[int], int]:
     """Run the rounds: (results, RSS after each round in KiB, rounds run)."""
     results: list[tuple[float, float, str | None]] = []
@@ -127,7 +132,8 @@ async def load(
             if time.monotonic() > stop_at:
                 break
             batch = [
-                one_stream(client, url, args.chunks, leak=i % 10 == 9) for i in range(args.streams)
+                one_stream(client, url, args.chunks, i % 10 == 9, guarded)
+                for i in range(args.streams)
             ]
             results += await asyncio.gather(*batch)
             rounds += 1
@@ -137,7 +143,7 @@ async def load(
 
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def main() -> None:
@@ -147,6 +153,11 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=40, help="content chunks per stream")
     parser.add_argument("--delay", type=float, default=0.02, help="upstream pause per chunk (s)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="bound on the run (s)")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="the same load on the fake upstream without the proxy (a baseline for the machine)",
+    )
     parser.add_argument("--fake", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fake is not None:
@@ -163,22 +174,24 @@ def main() -> None:
     proxy: subprocess.Popen[Any] | None = None
     try:
         assert fake.stdout is not None
-        upstream = f"http://127.0.0.1:{int(fake.stdout.readline())}/v1"
-        port = free_port()
-        proxy = subprocess.Popen(
-            [sys.executable, "-m", "guard", "serve", "--upstream", upstream, "--port", str(port)],
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        url = f"http://127.0.0.1:{port}"
-        wait_healthy(url, proxy)
-        with httpx.Client(timeout=30) as client:  # warm up the code paths
-            for leak in (False, True):
-                asyncio.run(_warm(url, args.chunks, leak))
-            client.get(url + "/healthz")
-        before = rss_kib(proxy.pid)
+        root = f"http://127.0.0.1:{int(fake.stdout.readline())}"
+        if args.direct:
+            url, measured = root, fake.pid
+        else:
+            port = free_port()
+            command = ["guard", "serve", "--upstream", root + "/v1", "--port", str(port)]
+            proxy = subprocess.Popen(
+                [sys.executable, "-m", *command],
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+            url, measured = f"http://127.0.0.1:{port}", proxy.pid
+            wait_healthy(url, proxy)
+        for leak in (False, True):  # warm up the code paths
+            asyncio.run(_warm(url, args.chunks, leak, not args.direct))
+        before = rss_kib(measured)
         start = time.perf_counter()
-        results, rss, rounds = asyncio.run(load(url, proxy.pid, args))
+        results, rss, rounds = asyncio.run(load(url, measured, args, not args.direct))
         elapsed = time.perf_counter() - start
     finally:
         for process in (proxy, fake):
@@ -189,7 +202,8 @@ def main() -> None:
     errors = [e for _, _, e in results if e is not None]
     ttfb = [f for f, _, e in results if e is None]
     total = [t for _, t, e in results if e is None]
-    print(f"guard serve under load, {machine()}")
+    target = "the fake upstream directly (no proxy)" if args.direct else "guard serve"
+    print(f"{target} under load, {machine()}")
     print(
         f"{rounds} rounds of {args.streams} concurrent streams ({len(results)} streams, one in ten"
         f" leaking), {args.chunks} chunks each, upstream pause {args.delay * 1000:g} ms per chunk;"
@@ -202,15 +216,16 @@ def main() -> None:
         print(f"| time to first byte p50 / p99 (ms) | {_ms(ttfb, 0.5)} / {_ms(ttfb, 0.99)} |")
         print(f"| stream total p50 / p99 (ms) | {_ms(total, 0.5)} / {_ms(total, 0.99)} |")
         print(f"| mean stream total (ms) | {statistics.fmean(total) * 1000:.1f} |")
-    print(f"| proxy RSS after warm-up (MiB) | {before / 1024:.1f} |")
-    print(f"| proxy RSS after each round (MiB) | {', '.join(f'{r / 1024:.1f}' for r in rss)} |")
+    who = "upstream" if args.direct else "proxy"
+    print(f"| {who} RSS after warm-up (MiB) | {before / 1024:.1f} |")
+    print(f"| {who} RSS after each round (MiB) | {', '.join(f'{r / 1024:.1f}' for r in rss)} |")
     if rss:
         print(f"| RSS change, first round to last (MiB) | {(rss[-1] - rss[0]) / 1024:+.1f} |")
 
 
-async def _warm(url: str, chunks: int, leak: bool) -> None:
+async def _warm(url: str, chunks: int, leak: bool, guarded: bool) -> None:
     async with httpx.AsyncClient(timeout=30) as client:
-        await one_stream(client, url, chunks, leak)
+        await one_stream(client, url, chunks, leak, guarded)
 
 
 def _ms(values: list[float], q: float) -> str:
