@@ -308,7 +308,7 @@ def test_idle_timeout_before_the_answer_is_a_504() -> None:
 
 
 @pytest.mark.parametrize(
-    ("settings", "delay"), [({"total_timeout": 0.6}, 0.1), ({"idle_timeout": 0.3}, 1.0)]
+    ("settings", "delay"), [({"total_timeout": 1.0}, 0.2), ({"idle_timeout": 0.5}, 2.0)]
 )
 def test_deadlines_mid_stream_end_it_with_an_error_event(
     fake: FakeUpstream, settings: dict[str, float], delay: float

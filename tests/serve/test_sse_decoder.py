@@ -74,9 +74,10 @@ def test_any_split_decodes_like_the_whole(
     assert [(e.event, e.data) for e in got] == reference(wire)
 
 
-def test_a_long_line_is_searched_once_per_byte(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Counting work: every byte the decoder holds or searches passes through ``feed`` once;
-    the pieces of an unfinished line are kept as they came and joined once at its end."""
+def test_a_long_line_is_kept_in_pieces_and_joined_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting work: each read is searched on its own when it arrives, the pieces of an
+    unfinished line are kept as they came (never re-concatenated per read, as the old buffer
+    was) and joined once, at the line's end: linear in the line's length."""
     joined: list[int] = []
     real_join = bytes.join
 
