@@ -215,8 +215,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             f"guard serve needs the serve extra (pip install 'inband-guard[serve]'): {exc}"
         ) from None
 
-    from guard.serve._auth import UPSTREAM_KEY_ENV, keys_from_env
-
     config = ServeConfig.load(
         args.upstream,
         policy_file=args.policy,
@@ -225,8 +223,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         idle_timeout=args.idle_timeout,
         total_timeout=args.total_timeout,
-        api_keys=(*args.api_key, *keys_from_env()),
-        upstream_api_key=os.environ.get(UPSTREAM_KEY_ENV),
+        api_keys=tuple(args.api_key),
+        environ=os.environ,
     )
     return run(config, host=args.host, port=args.port)
 

@@ -10,6 +10,7 @@ from typing import Any, cast
 from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
 from guard.errors import ConfigError, PolicyError
 from guard.gate import DEFAULT_POLICY, Policy, check_policy
+from guard.serve._auth import UPSTREAM_KEY_ENV, keys_from_env
 from guard.stream import OnLeak, check_on_leak
 
 __all__ = [
@@ -103,10 +104,17 @@ class ServeConfig:
         total_timeout: float | None = None,
         api_keys: tuple[str, ...] = (),
         upstream_api_key: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> ServeConfig:
         """The configuration from a policy file's ``[serve]`` table (see
         :func:`load_policy_file`) and explicit options, which win over the file. Keys are
-        never read from the policy file (it is often committed)."""
+        never read from the policy file (it is often committed); with ``environ``, client keys
+        from its ``GUARD_API_KEYS`` (comma separated) are added to ``api_keys`` and its
+        ``GUARD_UPSTREAM_API_KEY`` is the upstream's key unless ``upstream_api_key`` is
+        given."""
+        if environ is not None:
+            api_keys = (*api_keys, *keys_from_env(environ))
+            upstream_api_key = upstream_api_key or environ.get(UPSTREAM_KEY_ENV)
         policy, serve = load_policy_file(policy_file) if policy_file else (DEFAULT_POLICY, {})
         try:
             idle = float(serve.get("idle_timeout", serve.get("read_timeout", DEFAULT_IDLE_TIMEOUT)))

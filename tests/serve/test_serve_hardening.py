@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 import httpx
 import openai
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.fake_upstream import CHAT_CLEAN, FakeUpstream, Script, chat_json, serve_app, sse_data
 
 from guard.errors import ConfigError, PolicyError
@@ -473,3 +475,33 @@ def test_cli_passes_keys_and_deadlines(monkeypatch: pytest.MonkeyPatch) -> None:
     config = got[-1]
     assert config.api_keys == ("flag-1", "env-1", "env-2") and config.upstream_api_key == "up"
     assert (config.idle_timeout, config.total_timeout) == (3, 9)
+
+
+SEGMENT = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="/\\"), min_size=1
+).filter(lambda s: s not in (".", ".."))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(SEGMENT, min_size=1, max_size=5))
+def test_checked_paths_round_trip_through_the_upstream_encoding(segments: list[str]) -> None:
+    from guard.serve._paths import normalise_path, quote_path, under_base
+
+    path = "/v1/" + "/".join(segments)
+    wire = quote_path(path).encode("ascii")
+    assert normalise_path(wire) == path
+    assert under_base(wire, b"/v1")  # a "%" or "%2e" in a segment stays a literal there
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["v1", ".", "..", "%2e", "%2E", "", "a", "%2f", "%5c", "%25"])))
+def test_any_accepted_path_has_one_reading(parts: list[str]) -> None:
+    from guard.serve._paths import PathError, normalise_path
+
+    raw = ("/" + "/".join(parts)).encode()
+    try:
+        path = normalise_path(raw)
+    except PathError:
+        return
+    segments = path.split("/")[1:] if path != "/" else []
+    assert all(s not in ("", ".", "..") and "\\" not in s for s in segments)
