@@ -221,7 +221,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         dialect=args.dialect,
         on_leak=args.on_leak,
         max_body_bytes=args.max_body_bytes,
-        idle_timeout=args.idle_timeout,
+        read_timeout=args.read_timeout,
         total_timeout=args.total_timeout,
         api_keys=tuple(args.api_key),
         environ=os.environ,
@@ -258,7 +258,7 @@ def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--policy",
         help="a policy file (.toml or .json); its [serve] table sets dialects, on_leak,"
-        " max_body_bytes, idle_timeout, total_timeout and allow_passthrough",
+        " max_body_bytes, read_timeout, total_timeout and allow_passthrough",
     )
     p.add_argument(
         "--dialect",
@@ -277,7 +277,7 @@ def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="reject request bodies over N bytes with 413 (default: 16 MiB)",
     )
     p.add_argument(
-        "--idle-timeout",
+        "--read-timeout",
         type=float,
         metavar="S",
         help="give up on an upstream silent for S seconds: 504, or an error event mid-stream"

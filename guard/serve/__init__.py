@@ -48,8 +48,8 @@ from guard.dialects import FALLBACK_DIALECT, dialect_for_model
 from guard.serve._app import create_app
 from guard.serve._config import (
     DEFAULT_DIALECTS,
-    DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_READ_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
     ServeConfig,
     load_policy_file,
@@ -59,8 +59,8 @@ from guard.serve._run import run
 
 __all__ = [
     "DEFAULT_DIALECTS",
-    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_READ_TIMEOUT",
     "DEFAULT_TOTAL_TIMEOUT",
     "FALLBACK_DIALECT",
     "ServeConfig",

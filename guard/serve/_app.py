@@ -229,7 +229,7 @@ class _Proxy:
         if isinstance(exc, httpx.TimeoutException):
             access.emit(504)
             message = (
-                f"the upstream sent nothing for {self.config.idle_timeout:g} s ({kind})"
+                f"the upstream sent nothing for {self.config.read_timeout:g} s ({kind})"
                 if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout)
                 else f"the upstream did not answer in time ({kind})"
             )

@@ -15,8 +15,8 @@ from guard.stream import OnLeak, check_on_leak
 
 __all__ = [
     "DEFAULT_DIALECTS",
-    "DEFAULT_IDLE_TIMEOUT",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_READ_TIMEOUT",
     "DEFAULT_TOTAL_TIMEOUT",
     "ServeConfig",
     "load_policy_file",
@@ -27,15 +27,14 @@ DEFAULT_DIALECTS = MODEL_DIALECTS
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 #: seconds the upstream may stay silent (no byte) before the proxy gives up on it
-DEFAULT_IDLE_TIMEOUT = 300.0
+DEFAULT_READ_TIMEOUT = 300.0
 #: seconds one upstream exchange may take in all, from the request to the answer's last byte
 DEFAULT_TOTAL_TIMEOUT = 900.0
 _SERVE_KEYS = (
     "dialects",
     "on_leak",
     "max_body_bytes",
-    "idle_timeout",
-    "read_timeout",  # the former name of idle_timeout
+    "read_timeout",
     "total_timeout",
     "allow_passthrough",
 )
@@ -50,7 +49,8 @@ class ServeConfig:
     guard does not guard and that may carry model output through (each logged) instead of
     refusing them with 403.
 
-    ``idle_timeout`` bounds each wait for the upstream's next byte, ``total_timeout`` a whole
+    ``read_timeout`` (the idle deadline) bounds each wait for the upstream's next byte,
+    ``total_timeout`` a whole
     exchange (both answered with 504, or an error event once a stream has started).
     ``api_keys``: when any is set, clients must present one (``Authorization: Bearer`` or
     ``X-Api-Key``) and the key is not forwarded; ``upstream_api_key``: the upstream's key, sent
@@ -64,7 +64,7 @@ class ServeConfig:
     on_leak: OnLeak = "truncate"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     connect_timeout: float = 10.0
-    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT
     allow_passthrough: bool = False
     api_keys: tuple[str, ...] = field(default=(), repr=False)
@@ -79,7 +79,7 @@ class ServeConfig:
             raise ConfigError(str(exc)) from None
         if self.max_body_bytes < 1:
             raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
-        for setting in ("connect_timeout", "idle_timeout", "total_timeout"):
+        for setting in ("connect_timeout", "read_timeout", "total_timeout"):
             seconds = getattr(self, setting)
             if not seconds > 0:
                 raise ConfigError(f"{setting} must be a positive number of seconds, got {seconds}")
@@ -100,7 +100,7 @@ class ServeConfig:
         dialect: str | None = None,
         on_leak: str | None = None,
         max_body_bytes: int | None = None,
-        idle_timeout: float | None = None,
+        read_timeout: float | None = None,
         total_timeout: float | None = None,
         api_keys: tuple[str, ...] = (),
         upstream_api_key: str | None = None,
@@ -117,7 +117,7 @@ class ServeConfig:
             upstream_api_key = upstream_api_key or environ.get(UPSTREAM_KEY_ENV)
         policy, serve = load_policy_file(policy_file) if policy_file else (DEFAULT_POLICY, {})
         try:
-            idle = float(serve.get("idle_timeout", serve.get("read_timeout", DEFAULT_IDLE_TIMEOUT)))
+            idle = float(serve.get("read_timeout", DEFAULT_READ_TIMEOUT))
             total = float(serve.get("total_timeout", DEFAULT_TOTAL_TIMEOUT))
             limit = int(serve.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES))
         except (TypeError, ValueError) as exc:
@@ -129,7 +129,7 @@ class ServeConfig:
             dialects=dict(serve.get("dialects", {})),
             on_leak=cast(OnLeak, on_leak or serve.get("on_leak", "truncate")),
             max_body_bytes=max_body_bytes if max_body_bytes is not None else limit,
-            idle_timeout=idle_timeout if idle_timeout is not None else idle,
+            read_timeout=read_timeout if read_timeout is not None else idle,
             total_timeout=total_timeout if total_timeout is not None else total,
             allow_passthrough=serve.get("allow_passthrough", False),
             api_keys=api_keys,
@@ -145,8 +145,8 @@ class ServeConfig:
 
 def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     """Read a policy file (``.toml`` or ``.json``): its ``serve`` table configures the proxy
-    (``dialects``, ``on_leak``, ``max_body_bytes``, ``idle_timeout`` (formerly
-    ``read_timeout``), ``total_timeout``, ``allow_passthrough``),
+    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``, ``total_timeout``,
+    ``allow_passthrough``),
     the rest is the :class:`guard.Policy`. Returns both."""
     policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
     serve = dict(policy.serve)
@@ -155,10 +155,6 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
         raise PolicyError(
             f"policy {path}: unknown [serve] keys {', '.join(unknown)};"
             f" expected {', '.join(_SERVE_KEYS)}"
-        )
-    if "idle_timeout" in serve and "read_timeout" in serve:
-        raise PolicyError(
-            f"policy {path}: [serve] sets both idle_timeout and read_timeout (its former name)"
         )
     if not isinstance(serve.get("allow_passthrough", False), bool):
         raise PolicyError(f"policy {path}: [serve] allow_passthrough must be true or false")

@@ -93,8 +93,8 @@ class Upstream:
     async def open(self) -> AsyncIterator[None]:
         timeout = httpx.Timeout(
             connect=self.config.connect_timeout,
-            read=self.config.idle_timeout,
-            write=self.config.idle_timeout,
+            read=self.config.read_timeout,
+            write=self.config.read_timeout,
             pool=self.config.connect_timeout,
         )
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
