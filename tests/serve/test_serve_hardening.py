@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hmac
 import http.client
 import json
@@ -274,7 +275,7 @@ def test_internal_faults_and_refused_methods_are_json_too(
     monkeypatch.setitem(
         _app._ENDPOINTS,
         "chat",
-        _app._Endpoint(broken, *list(vars(_app._ENDPOINTS["chat"]).values())[1:]),
+        dataclasses.replace(_app._ENDPOINTS["chat"], escape=broken),
     )
     first = {"method": "POST", "url": "/v1/chat/completions", "json": BODY}
     one, two, reused = pooled_pair(proxy, first, {"method": "GET", "url": "/healthz"})
