@@ -32,6 +32,7 @@ from typing import Any
 
 import regex
 
+from guard._depth import check_depth, nesting_error
 from guard._log import get_logger
 from guard.dialects import Dialect, get_dialect
 
@@ -285,6 +286,8 @@ def _parse_json(doc: str, func: str) -> None:
             f"{func}() expects a valid JSON document; got invalid JSON at line {exc.lineno}"
             f" column {exc.colno} (char {exc.pos}): {exc.msg}"
         ) from None
+    except RecursionError:
+        raise nesting_error(f"{func}() input") from None
 
 
 def _rewrite_json_strings(
@@ -367,6 +370,8 @@ class _Walker:
         except ValueError:
             # Models do produce invalid arguments; plain escaping is still reversible.
             return self.text(value)
+        except RecursionError:
+            raise nesting_error("JSON arguments") from None
         out, count = _rewrite_json_strings(value, self.escaper.escape, self.escaper.quick)
         if count:
             self.changed += 1
@@ -546,11 +551,15 @@ def escape_messages(
     appears; ``roles`` limits escaping to those roles (a Responses ``function_call_output``
     counts as ``tool``, a ``function_call`` as ``assistant``). The input is never mutated.
     Shapes it does not know are copied unchanged and counted in the log event, never dropped.
+    A message nested deeper than ``guard._depth.MAX_DEPTH`` levels raises
+    :class:`guard.errors.NestingError` (a ``ValueError``).
     """
     if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
         raise TypeError(
             f"escape_messages() expects a list of messages, got {type(messages).__name__}"
         )
+    for msg in messages:
+        check_depth(msg, "escape_messages(): a message")
     escaper = _resolve(dialect)
     wanted = None if roles is None else frozenset(roles)
     walker = _Walker(escaper)
@@ -574,9 +583,13 @@ def escape_messages(
 
 def escape_tools(tools: Sequence[Any], dialect: str | Dialect = "harmony") -> list[Any]:
     """Return a deep copy of tool definitions (Chat Completions or Responses shape) with every
-    string in them escaped: names, descriptions and JSON-schema strings and keys."""
+    string in them escaped: names, descriptions and JSON-schema strings and keys. A tool
+    nested deeper than ``guard._depth.MAX_DEPTH`` levels raises
+    :class:`guard.errors.NestingError`."""
     if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
         raise TypeError(f"escape_tools() expects a list of tools, got {type(tools).__name__}")
+    for tool in tools:
+        check_depth(tool, "escape_tools(): a tool")
     escaper = _resolve(dialect)
     walker = _Walker(escaper)
     out = [walker.value(copy.deepcopy(t)) for t in tools]

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 findings (for commands that look for them), 2 unusable 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -222,6 +223,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         dialect=args.dialect,
         on_leak=args.on_leak,
         max_body_bytes=args.max_body_bytes,
+        read_timeout=args.read_timeout,
+        total_timeout=args.total_timeout,
+        api_keys=tuple(args.api_key),
+        environ=os.environ,
     )
     return run(config, host=args.host, port=args.port)
 
@@ -245,12 +250,17 @@ def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="URL",
         help="the upstream's OpenAI base URL, e.g. http://127.0.0.1:8000/v1",
     )
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 exposes the"
+        " proxy, and the upstream behind it, to every network the machine is on)",
+    )
     p.add_argument("--port", type=int, default=8787, help="port to listen on (default: 8787)")
     p.add_argument(
         "--policy",
         help="a policy file (.toml or .json); its [serve] table sets dialects, on_leak,"
-        " max_body_bytes and read_timeout",
+        " max_body_bytes, read_timeout, total_timeout and allow_passthrough",
     )
     p.add_argument(
         "--dialect",
@@ -267,6 +277,29 @@ def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=int,
         metavar="N",
         help="reject request bodies over N bytes with 413 (default: 16 MiB)",
+    )
+    p.add_argument(
+        "--read-timeout",
+        type=float,
+        metavar="S",
+        help="give up on an upstream silent for S seconds: 504, or an error event mid-stream"
+        " (default: 300)",
+    )
+    p.add_argument(
+        "--total-timeout",
+        type=float,
+        metavar="S",
+        help="give up on an upstream exchange after S seconds in all (default: 900)",
+    )
+    p.add_argument(
+        "--api-key",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a key clients must present (Authorization: Bearer KEY or X-Api-Key: KEY);"
+        " repeatable, and added to the comma-separated keys in GUARD_API_KEYS. With keys set,"
+        " the client's key is not forwarded; the upstream's key comes from"
+        " GUARD_UPSTREAM_API_KEY",
     )
     p.set_defaults(handler=_cmd_serve)
 

@@ -18,6 +18,7 @@ __all__ = [
     "GuardError",
     "InputError",
     "LeakAborted",
+    "NestingError",
     "PluginError",
     "PolicyError",
     "UnknownNameError",
@@ -45,6 +46,12 @@ class ConfigError(GuardError, ValueError):
 class InputError(GuardError, ValueError):
     """Input that cannot be used at all: invalid UTF-8 or JSON where it is required, a file
     that cannot be read."""
+
+
+class NestingError(InputError):
+    """A JSON-like value nested deeper than guard walks (``guard._depth.MAX_DEPTH`` levels of
+    lists and objects): refused with this error instead of exhausting the interpreter's stack.
+    Also an :class:`InputError` and so a ``ValueError``."""
 
 
 class PluginError(GuardError, TypeError, ValueError):

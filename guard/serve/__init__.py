@@ -20,19 +20,26 @@ provider's base URL, ending in ``/v1``) and
 The dialect is chosen per request from the ``model`` name by a table
 (:data:`guard.dialects.MODEL_DIALECTS`, here also :data:`DEFAULT_DIALECTS`, plus the
 ``[serve.dialects]`` table of the policy file; the first matching key wins, the file's entries
-before the defaults), unless a dialect is forced. Upstream failures become
-``502`` with a JSON error body (an upstream ``4xx`` is the client's and passes through); a body
-over the size limit gets ``413``; a client that disconnects closes the upstream too. Each request
-is logged once as ``guard.serve.request`` (method, path, status, duration, upstream status,
-chunks, forged, ...), never with request or response bodies.
+before the defaults), unless a dialect is forced. Paths are decoded and checked before
+routing (dot, empty and backslash segments get 400), and every failure the proxy answers is
+an OpenAI-style JSON error with the connection kept usable: 400 for the client's input (also
+nesting over 128 levels and invalid Unicode), 401 without a client key when keys are set, 413
+for a body over the size limit, 502 for upstream faults, 504 for the idle and total deadlines
+(an upstream ``4xx`` is the client's and passes through; a stream that already started ends
+with an error event); a client that disconnects closes the upstream too. Hop-by-hop headers are
+dropped both ways. Each request is logged once as ``guard.serve.request`` (method, path,
+status, duration, upstream status, chunks, forged, ...), never with request or response
+bodies. ``docs/serve.md`` has the contract and the security notes.
 
 Needs the ``serve`` extra (Starlette, uvicorn, httpx). The request escaping and response
 judging are :mod:`guard.integrations.openai.protocol`'s and
 :mod:`guard.integrations.anthropic.protocol`'s, shared with the SDK wrappers. Modules:
 ``_config`` (:class:`ServeConfig`, the policy file's ``[serve]`` table), ``_app`` (routes,
-:func:`create_app`), ``_upstream`` (the provider's HTTP client), ``_relay`` (guarded SSE
-streams), ``_sse`` (SSE decoding and encoding), ``_logging`` (access records, JSON lines),
-``_run`` (:func:`run`).
+:func:`create_app`), ``_front`` (path check and client keys before routing), ``_paths``,
+``_auth``, ``_errors`` (the error contract and the boundary that keeps exceptions from the
+server), ``_headers`` (what crosses the proxy), ``_deadlines``, ``_upstream`` (the provider's
+HTTP client), ``_relay`` (guarded SSE streams), ``_sse`` (SSE decoding and encoding),
+``_logging`` (access records, JSON lines), ``_run`` (:func:`run`).
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ from guard.serve._app import create_app
 from guard.serve._config import (
     DEFAULT_DIALECTS,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_READ_TIMEOUT,
+    DEFAULT_TOTAL_TIMEOUT,
     ServeConfig,
     load_policy_file,
 )
@@ -51,6 +60,8 @@ from guard.serve._run import run
 __all__ = [
     "DEFAULT_DIALECTS",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_TOTAL_TIMEOUT",
     "FALLBACK_DIALECT",
     "ServeConfig",
     "configure_logging",

@@ -1,22 +1,26 @@
-"""The proxy's ASGI app: routes, request reading, guarded and passed-through exchanges, and
-the JSON error bodies the proxy answers with itself."""
+"""The proxy's ASGI app: routes, request reading, guarded and passed-through exchanges. The
+failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
 import fnmatch
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import httpx
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import Send
+from starlette.types import ASGIApp, Send
 
+from guard._depth import MAX_DEPTH, check_depth
+from guard.errors import NestingError
 from guard.integrations.anthropic.protocol import escape_messages_request, guard_message
 from guard.integrations.openai.protocol import (
     GuardResult,
@@ -25,11 +29,16 @@ from guard.integrations.openai.protocol import (
     guard_chat_completion,
     guard_response,
 )
+from guard.serve._auth import ClientAuth
 from guard.serve._config import ServeConfig
+from guard.serve._deadlines import Deadline, DeadlineExceeded
+from guard.serve._errors import ErrorBoundary, error_response, http_exception
+from guard.serve._front import AUTHENTICATED_WITH, Front
 from guard.serve._logging import AccessRecord, log
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
 from guard.serve._upstream import (
     Disconnected,
+    PathError,
     Upstream,
     response_headers,
     unless_disconnected,
@@ -73,9 +82,56 @@ def _carries_no_model_output(path: str) -> bool:
     return any(fnmatch.fnmatchcase(rest, pattern) for pattern in _NO_MODEL_OUTPUT)
 
 
-def _error(status: int, message: str, kind: str, code: str, **extra: Any) -> JSONResponse:
-    body = {"error": {"message": message, "type": kind, "code": code, "param": None, **extra}}
-    return JSONResponse(body, status_code=status)
+_error = error_response
+
+#: a JSON escape of a UTF-16 surrogate: only bodies holding one need the lone-surrogate check
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Response:
+    """``response`` with the upstream's ``headers`` added (repeated ones, such as
+    ``set-cookie``, kept); the ones the response sets itself win."""
+    own = {k for k, _ in response.raw_headers}
+    for name, value in headers:
+        key = name.lower().encode("latin-1")
+        if key not in own:
+            response.raw_headers.append((key, value.encode("latin-1")))
+    return response
+
+
+def _lone_surrogate(body: Any, raw: bytes) -> bool:
+    if not _SURROGATE_ESCAPE.search(raw):
+        return False
+    try:
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _parse_request(raw: bytes) -> dict[str, Any] | tuple[str, str]:
+    """The request body as a JSON object, or (message, code) of the 400 that refuses it."""
+    try:
+        body = json.loads(raw)
+    except UnicodeDecodeError:
+        return "request body must be UTF-8 (or UTF-16/32) encoded JSON", "invalid_unicode"
+    except RecursionError:
+        return _nesting_message(), "nesting_too_deep"
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return "request body must be a JSON object", "invalid_json"
+    try:
+        check_depth(body, "request body")
+    except NestingError:
+        return _nesting_message(), "nesting_too_deep"
+    if _lone_surrogate(body, raw):
+        return "request body holds a lone UTF-16 surrogate (\\ud800-\\udfff)", "invalid_unicode"
+    return body
+
+
+def _nesting_message() -> str:
+    return f"request body must be nested at most {MAX_DEPTH} levels of lists and objects deep"
 
 
 class _ClosingStreamingResponse(StreamingResponse):
@@ -126,16 +182,32 @@ class _Proxy:
         return bytes(body)
 
     async def _forward(
-        self, request: Request, body: bytes, access: AccessRecord, *, guarded: bool
+        self,
+        request: Request,
+        body: bytes,
+        access: AccessRecord,
+        deadline: Deadline,
+        *,
+        guarded: bool,
     ) -> httpx.Response | Response:
         """The upstream's (streaming) response, or the proxy's answer when the client went
-        away or the upstream cannot be reached (502)."""
-        upstream = self.upstream.build(request, body, guarded=guarded)
+        away (499), the path leaves the upstream's base (400), the upstream cannot be
+        reached (502) or misses a deadline (504)."""
         try:
-            resp = await self.upstream.send(request, upstream)
+            upstream = self.upstream.build(
+                request,
+                body,
+                guarded=guarded,
+                authenticated_with=request.scope.get(AUTHENTICATED_WITH),
+            )
+        except PathError as exc:
+            access.emit(400)
+            return _error(400, str(exc), "invalid_request_error", "invalid_path")
+        try:
+            resp = await deadline.run(lambda: self.upstream.send(request, upstream))
         except Disconnected:
             return self._gone(access)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, DeadlineExceeded) as exc:
             return self._unreachable(access, exc)
         access.fields["upstream_status"] = resp.status_code
         return resp
@@ -148,8 +220,20 @@ class _Proxy:
         return Response(status_code=499)
 
     def _unreachable(self, access: AccessRecord, exc: Exception) -> JSONResponse:
+        """502 for an upstream that failed, 504 for one that missed a deadline."""
         kind = type(exc).__name__
         access.fields["error"] = kind
+        if isinstance(exc, DeadlineExceeded):
+            access.emit(504)
+            return _error(504, str(exc), "upstream_error", "upstream_deadline")
+        if isinstance(exc, httpx.TimeoutException):
+            access.emit(504)
+            message = (
+                f"the upstream sent nothing for {self.config.read_timeout:g} s ({kind})"
+                if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout)
+                else f"the upstream did not answer in time ({kind})"
+            )
+            return _error(504, message, "upstream_error", "upstream_timeout")
         access.emit(502)
         return _error(
             502,
@@ -195,27 +279,32 @@ class _Proxy:
         body = await self._read(request, access)
         if isinstance(body, Response):
             return body
-        resp = await self._forward(request, body, access, guarded=False)
+        deadline = Deadline(self.config.total_timeout)
+        resp = await self._forward(request, body, access, deadline, guarded=False)
         if isinstance(resp, Response):
             return resp
 
         async def body_iter() -> AsyncIterator[bytes]:
             done = False
             try:
-                async for piece in resp.aiter_raw():
+                async for piece in deadline.each(resp.aiter_raw()):
                     yield piece
                 done = True
+            except (httpx.HTTPError, DeadlineExceeded) as exc:
+                # the status line is out: a cut connection is the only way to say the body
+                # is incomplete
+                access.fields["error"] = type(exc).__name__
+                raise
             finally:
                 with anyio.CancelScope(shield=True):
                     await resp.aclose()
-                if not done:
+                if not done and "error" not in access.fields:
                     access.fields["disconnected"] = True
                 access.emit(resp.status_code)
 
-        return _ClosingStreamingResponse(
-            body_iter(),
-            status_code=resp.status_code,
-            headers=response_headers(resp, keep_encoding=True),
+        return _with_headers(
+            _ClosingStreamingResponse(body_iter(), status_code=resp.status_code),
+            response_headers(resp, keep_encoding=True),
         )
 
     async def _guarded(self, request: Request, kind: str) -> Response:
@@ -224,20 +313,19 @@ class _Proxy:
         raw = await self._read(request, access)
         if isinstance(raw, Response):
             return raw
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            body = None
-        if not isinstance(body, dict):
+        body = _parse_request(raw)
+        if isinstance(body, tuple):
+            access.fields["error"] = body[1]
             access.emit(400)
-            return _error(
-                400, "request body must be a JSON object", "invalid_request_error", "invalid_json"
-            )
+            return _error(400, body[0], "invalid_request_error", body[1])
         model = body.get("model")
         dialect = self.config.dialect_for(model if isinstance(model, str) else None)
         access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
         try:
             escaped = endpoint.escape(body, dialect)
+        except NestingError as exc:
+            access.emit(400)
+            return _error(400, str(exc), "invalid_request_error", "nesting_too_deep")
         except (TypeError, ValueError) as exc:
             access.emit(400)
             return _error(
@@ -246,34 +334,39 @@ class _Proxy:
         if escaped != body:
             raw = json.dumps(escaped, ensure_ascii=False).encode("utf-8")
             access.fields["escaped"] = True
-        resp = await self._forward(request, raw, access, guarded=True)
+        deadline = Deadline(self.config.total_timeout)
+        resp = await self._forward(request, raw, access, deadline, guarded=True)
         if isinstance(resp, Response):
             return resp
         if resp.status_code >= 400:
-            return await self._upstream_error(resp, access)
+            return await self._upstream_error(resp, access, deadline)
         content_type = resp.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
-            return _ClosingStreamingResponse(
-                endpoint.relay(resp, dialect, self.config, access).body(),
-                status_code=resp.status_code,
-                headers=response_headers(resp, keep_encoding=False),
+            return _with_headers(
+                _ClosingStreamingResponse(
+                    endpoint.relay(resp, dialect, self.config, access, deadline).body(),
+                    status_code=resp.status_code,
+                ),
+                response_headers(resp, keep_encoding=False),
             )
-        return await self._complete(request, resp, kind, dialect, access)
+        return await self._complete(request, resp, kind, dialect, access, deadline)
 
-    async def _upstream_error(self, resp: httpx.Response, access: AccessRecord) -> Response:
+    async def _upstream_error(
+        self, resp: httpx.Response, access: AccessRecord, deadline: Deadline
+    ) -> Response:
         try:
-            body = await resp.aread()
-        except httpx.HTTPError as exc:
+            body = await deadline.run(resp.aread)
+        except (httpx.HTTPError, DeadlineExceeded) as exc:
             body = b""
             access.fields["error"] = type(exc).__name__
         finally:
-            await resp.aclose()
+            with anyio.CancelScope(shield=True):
+                await resp.aclose()
         if resp.status_code < 500:  # the client's own error: pass it through
             access.emit(resp.status_code)
-            return Response(
-                body,
-                status_code=resp.status_code,
-                headers=response_headers(resp, keep_encoding=False),
+            return _with_headers(
+                Response(body, status_code=resp.status_code),
+                response_headers(resp, keep_encoding=False),
             )
         access.emit(502)
         detail = upstream_message(body)
@@ -289,25 +382,48 @@ class _Proxy:
         kind: str,
         dialect: str,
         access: AccessRecord,
+        deadline: Deadline,
     ) -> Response:
         try:
-            body = await unless_disconnected(request, resp.aread)
+            body = await deadline.run(lambda: unless_disconnected(request, resp.aread))
         except Disconnected:
             return self._gone(access)
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, DeadlineExceeded) as exc:
             return self._unreachable(access, exc)
         finally:
             with anyio.CancelScope(shield=True):
                 await resp.aclose()
+        judged = self._judge(body, kind, dialect, access)
+        if isinstance(judged, Response):
+            return judged
+        out, data = judged
+        headers = response_headers(resp, keep_encoding=False)
+        access.emit(resp.status_code)
+        if out is data:
+            return _with_headers(Response(body, status_code=resp.status_code), headers)
+        return _with_headers(JSONResponse(out, status_code=resp.status_code), headers)
+
+    def _judge(
+        self, body: bytes, kind: str, dialect: str, access: AccessRecord
+    ) -> tuple[Any, dict[str, Any]] | Response:
+        """(the guarded body, the parsed one), or 502 for a body the proxy cannot read: not a
+        JSON object, nested too deep, or one the judge fails on."""
         try:
             data = json.loads(body)
-        except ValueError:
-            data = None
-        headers = response_headers(resp, keep_encoding=False)
+            if isinstance(data, dict):
+                check_depth(data, "upstream body")
+        except (ValueError, RecursionError) as exc:
+            data = exc
         if not isinstance(data, dict):
+            access.fields["error"] = type(data).__name__
             access.emit(502)
+            detail = (
+                "nested too deep"
+                if isinstance(data, NestingError | RecursionError)
+                else ("not a JSON object")
+            )
             return _error(
-                502, "upstream sent a body that is not a JSON object", "upstream_error", "bad_body"
+                502, f"upstream sent a body that is {detail}", "upstream_error", "bad_body"
             )
         out, result = _ENDPOINTS[kind].judge(
             data,
@@ -319,18 +435,16 @@ class _Proxy:
         access.fields.update(
             leak=result.leak, forged=result.forged, cut=result.changed, aborted=result.aborted
         )
-        access.emit(resp.status_code)
-        if out is data:
-            return Response(body, status_code=resp.status_code, headers=headers)
-        headers.pop("content-type", None)
-        return JSONResponse(out, status_code=resp.status_code, headers=headers)
+        return out, data
 
 
 def create_app(
     config: ServeConfig, *, transport: httpx.AsyncBaseTransport | None = None
-) -> Starlette:
+) -> ASGIApp:
     """The proxy as an ASGI app (run it with any ASGI server; :func:`guard.serve.run` uses
-    uvicorn). ``transport`` replaces the upstream HTTP transport (for tests)."""
+    uvicorn). ``transport`` replaces the upstream HTTP transport (for tests). Paths are checked
+    and client keys verified before routing; every failure the proxy answers is a JSON error
+    (:mod:`guard.serve._errors`)."""
     proxy = _Proxy(config, transport)
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes = [
@@ -345,4 +459,18 @@ def create_app(
     def lifespan(app: Starlette) -> Any:
         return proxy.upstream.open()
 
-    return Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: http_exception, Exception: _internal_error},
+    )
+    return ErrorBoundary(Front(app, ClientAuth(config.api_keys)))
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    return _error(
+        500,
+        f"guard serve failed on this request: {type(exc).__name__}",
+        "server_error",
+        "internal_error",
+    )

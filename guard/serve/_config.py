@@ -10,11 +10,14 @@ from typing import Any, cast
 from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
 from guard.errors import ConfigError, PolicyError
 from guard.gate import DEFAULT_POLICY, Policy, check_policy
+from guard.serve._auth import UPSTREAM_KEY_ENV, keys_from_env
 from guard.stream import OnLeak, check_on_leak
 
 __all__ = [
     "DEFAULT_DIALECTS",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_READ_TIMEOUT",
+    "DEFAULT_TOTAL_TIMEOUT",
     "ServeConfig",
     "load_policy_file",
 ]
@@ -23,7 +26,18 @@ __all__ = [
 DEFAULT_DIALECTS = MODEL_DIALECTS
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
-_SERVE_KEYS = ("dialects", "on_leak", "max_body_bytes", "read_timeout", "allow_passthrough")
+#: seconds the upstream may stay silent (no byte) before the proxy gives up on it
+DEFAULT_READ_TIMEOUT = 300.0
+#: seconds one upstream exchange may take in all, from the request to the answer's last byte
+DEFAULT_TOTAL_TIMEOUT = 900.0
+_SERVE_KEYS = (
+    "dialects",
+    "on_leak",
+    "max_body_bytes",
+    "read_timeout",
+    "total_timeout",
+    "allow_passthrough",
+)
 
 
 @dataclass(frozen=True)
@@ -33,7 +47,15 @@ class ServeConfig:
     :class:`guard.errors.ConfigError` (a ``ValueError``); an unknown dialect name raises
     :class:`guard.errors.UnknownNameError`. ``allow_passthrough`` passes ``/v1/...`` routes
     guard does not guard and that may carry model output through (each logged) instead of
-    refusing them with 403."""
+    refusing them with 403.
+
+    ``read_timeout`` (the idle deadline) bounds each wait for the upstream's next byte,
+    ``total_timeout`` a whole
+    exchange (both answered with 504, or an error event once a stream has started).
+    ``api_keys``: when any is set, clients must present one (``Authorization: Bearer`` or
+    ``X-Api-Key``) and the key is not forwarded; ``upstream_api_key``: the upstream's key, sent
+    in place of the client's credential (otherwise the client's ``Authorization`` /
+    ``X-Api-Key`` are forwarded as they came, when no client keys are set)."""
 
     upstream: str
     policy: Policy = DEFAULT_POLICY
@@ -42,8 +64,11 @@ class ServeConfig:
     on_leak: OnLeak = "truncate"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     connect_timeout: float = 10.0
-    read_timeout: float = 600.0
+    read_timeout: float = DEFAULT_READ_TIMEOUT
+    total_timeout: float = DEFAULT_TOTAL_TIMEOUT
     allow_passthrough: bool = False
+    api_keys: tuple[str, ...] = field(default=(), repr=False)
+    upstream_api_key: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -54,6 +79,13 @@ class ServeConfig:
             raise ConfigError(str(exc)) from None
         if self.max_body_bytes < 1:
             raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
+        for setting in ("connect_timeout", "read_timeout", "total_timeout"):
+            seconds = getattr(self, setting)
+            if not seconds > 0:
+                raise ConfigError(f"{setting} must be a positive number of seconds, got {seconds}")
+        object.__setattr__(self, "api_keys", tuple(self.api_keys))
+        if not all(isinstance(k, str) and k.strip() == k and k for k in self.api_keys):
+            raise ConfigError("api_keys must be non-empty strings without surrounding spaces")
         object.__setattr__(self, "policy", check_policy(self.policy))
         for name in (self.dialect, *self.dialects.values()):
             if name is not None:
@@ -68,12 +100,25 @@ class ServeConfig:
         dialect: str | None = None,
         on_leak: str | None = None,
         max_body_bytes: int | None = None,
+        read_timeout: float | None = None,
+        total_timeout: float | None = None,
+        api_keys: tuple[str, ...] = (),
+        upstream_api_key: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> ServeConfig:
         """The configuration from a policy file's ``[serve]`` table (see
-        :func:`load_policy_file`) and explicit options, which win over the file."""
+        :func:`load_policy_file`) and explicit options, which win over the file. Keys are
+        never read from the policy file (it is often committed); with ``environ``, client keys
+        from its ``GUARD_API_KEYS`` (comma separated) are added to ``api_keys`` and its
+        ``GUARD_UPSTREAM_API_KEY`` is the upstream's key unless ``upstream_api_key`` is
+        given."""
+        if environ is not None:
+            api_keys = (*api_keys, *keys_from_env(environ))
+            upstream_api_key = upstream_api_key or environ.get(UPSTREAM_KEY_ENV)
         policy, serve = load_policy_file(policy_file) if policy_file else (DEFAULT_POLICY, {})
         try:
-            timeout = float(serve.get("read_timeout", 600.0))
+            idle = float(serve.get("read_timeout", DEFAULT_READ_TIMEOUT))
+            total = float(serve.get("total_timeout", DEFAULT_TOTAL_TIMEOUT))
             limit = int(serve.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES))
         except (TypeError, ValueError) as exc:
             raise PolicyError(f"policy {policy_file}: [serve]: {exc}") from None
@@ -84,8 +129,11 @@ class ServeConfig:
             dialects=dict(serve.get("dialects", {})),
             on_leak=cast(OnLeak, on_leak or serve.get("on_leak", "truncate")),
             max_body_bytes=max_body_bytes if max_body_bytes is not None else limit,
-            read_timeout=timeout,
+            read_timeout=read_timeout if read_timeout is not None else idle,
+            total_timeout=total_timeout if total_timeout is not None else total,
             allow_passthrough=serve.get("allow_passthrough", False),
+            api_keys=api_keys,
+            upstream_api_key=upstream_api_key or None,
         )
 
     def dialect_for(self, model: str | None) -> str:
@@ -97,7 +145,8 @@ class ServeConfig:
 
 def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     """Read a policy file (``.toml`` or ``.json``): its ``serve`` table configures the proxy
-    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``, ``allow_passthrough``),
+    (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``, ``total_timeout``,
+    ``allow_passthrough``),
     the rest is the :class:`guard.Policy`. Returns both."""
     policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
     serve = dict(policy.serve)

@@ -19,12 +19,14 @@ from typing import Any, cast
 import anyio
 import httpx
 
-from guard.errors import LeakAborted
+from guard._depth import check_depth
+from guard.errors import LeakAborted, NestingError
 from guard.integrations.anthropic.protocol import AsyncGuardedMessageStream, guard_message_events
 from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard_response_events
 from guard.serve._config import ServeConfig
-from guard.serve._logging import AccessRecord
-from guard.serve._sse import SSEDecoder, encode
+from guard.serve._deadlines import Deadline, DeadlineExceeded
+from guard.serve._logging import AccessRecord, log
+from guard.serve._sse import SSEDecoder, SSELimitError, encode
 from guard.stream import AsyncGuardedStream, guard_stream
 
 __all__ = ["ChatRelay", "MessagesRelay", "Relay", "ResponsesRelay"]
@@ -43,6 +45,14 @@ class _UpstreamState:
     done: bool = False
 
 
+class UpstreamFault(Exception):
+    """The upstream sent a stream the proxy cannot relay (the message says why)."""
+
+
+#: upstream stream faults that end the client's stream with an error event
+_STREAM_FAULTS = (httpx.HTTPError, DeadlineExceeded, SSELimitError, UpstreamFault)
+
+
 @dataclass(frozen=True)
 class _Opaque:
     """An SSE event whose data is not a JSON object: passed through as it is."""
@@ -58,6 +68,11 @@ def _parse(data: str, event: str | None, raws: _Raws, state: _UpstreamState) -> 
     state.chunks += 1
     try:
         item = json.loads(data)
+        check_depth(item, "an upstream event")
+    except NestingError as exc:
+        raise UpstreamFault(str(exc)) from None
+    except RecursionError:
+        raise UpstreamFault("an upstream event is nested too deep to read") from None
     except ValueError:
         return _Opaque(data, event)
     if not isinstance(item, dict):
@@ -81,10 +96,13 @@ def _encode(item: Any, raws: _Raws) -> bytes:
     return encode(_dumps(item), event if isinstance(event, str) else None)
 
 
-async def _events(resp: httpx.Response, raws: _Raws, state: _UpstreamState) -> AsyncIterator[Any]:
-    """The upstream SSE body as parsed items; closing this closes the HTTP response."""
+async def _events(
+    resp: httpx.Response, raws: _Raws, state: _UpstreamState, deadline: Deadline
+) -> AsyncIterator[Any]:
+    """The upstream SSE body as parsed items, each read within the total deadline; closing
+    this closes the HTTP response."""
     decoder = SSEDecoder()
-    pieces = resp.aiter_bytes()
+    pieces = deadline.each(resp.aiter_bytes())
     try:
         async for piece in pieces:
             for event in decoder.feed(piece):
@@ -107,6 +125,7 @@ async def _events(resp: httpx.Response, raws: _Raws, state: _UpstreamState) -> A
                     pass
     finally:
         with anyio.CancelScope(shield=True):
+            await pieces.aclose()
             await resp.aclose()
 
 
@@ -116,14 +135,20 @@ class Relay:
     reads."""
 
     def __init__(
-        self, resp: httpx.Response, dialect: str, config: ServeConfig, access: AccessRecord
+        self,
+        resp: httpx.Response,
+        dialect: str,
+        config: ServeConfig,
+        access: AccessRecord,
+        deadline: Deadline,
     ) -> None:
         self.access = access
         self.raws: _Raws = {}
         self.state = _UpstreamState(status=resp.status_code)
         self.sent = 0
         self.aborted = False
-        self.guarded = self._guard(_events(resp, self.raws, self.state), dialect, config)
+        events = _events(resp, self.raws, self.state, deadline)
+        self.guarded = self._guard(events, dialect, config)
 
     def _guard(
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
@@ -137,8 +162,8 @@ class Relay:
         """What ends the client's stream after the last item."""
         raise NotImplementedError
 
-    def _failure(self, exc: Exception) -> bytes:
-        """The event that tells the client the upstream stream failed."""
+    def _failure(self, message: str) -> bytes:
+        """The event that tells the client the stream failed (``message`` says why)."""
         raise NotImplementedError
 
     async def body(self) -> AsyncIterator[bytes]:
@@ -153,10 +178,16 @@ class Relay:
                     self.sent += 1
             except LeakAborted:
                 self.aborted = True
-            except httpx.HTTPError as exc:
+            except _STREAM_FAULTS as exc:
                 outcome = "upstream_error"
                 self.access.fields["error"] = type(exc).__name__
-                yield self._failure(exc)
+                yield self._failure(_fault_message(exc))
+                return
+            except Exception as exc:  # a fault of the proxy: still end the stream readably
+                outcome = "internal_error"
+                self.access.fields["error"] = type(exc).__name__
+                log.error("guard.serve.internal_error", error=type(exc).__name__, stream=True)
+                yield self._failure(f"guard serve failed on this stream: {type(exc).__name__}")
                 return
             for piece in self._ending():
                 yield piece
@@ -179,6 +210,12 @@ class Relay:
             outcome=outcome,
         )
         self.access.emit(self.state.status or 200)
+
+
+def _fault_message(exc: Exception) -> str:
+    if isinstance(exc, httpx.HTTPError):
+        return f"upstream stream failed: {type(exc).__name__}"
+    return f"upstream stream failed: {exc}"
 
 
 def _final_chunk(last: Mapping[str, Any], reason: str) -> dict[str, Any]:
@@ -204,11 +241,16 @@ class ChatRelay(Relay):
     guarded: AsyncGuardedStream
 
     def __init__(
-        self, resp: httpx.Response, dialect: str, config: ServeConfig, access: AccessRecord
+        self,
+        resp: httpx.Response,
+        dialect: str,
+        config: ServeConfig,
+        access: AccessRecord,
+        deadline: Deadline,
     ) -> None:
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
-        super().__init__(resp, dialect, config, access)
+        super().__init__(resp, dialect, config, access, deadline)
 
     def _guard(
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
@@ -235,9 +277,9 @@ class ChatRelay(Relay):
             out.append(_DONE)
         return out
 
-    def _failure(self, exc: Exception) -> bytes:
+    def _failure(self, message: str) -> bytes:
         error = {
-            "message": f"upstream stream failed: {type(exc).__name__}",
+            "message": message,
             "type": "upstream_error",
             "code": "upstream_stream_error",
             "param": None,
@@ -262,11 +304,11 @@ class ResponsesRelay(Relay):
     def _ending(self) -> list[bytes]:
         return [_DONE] if self.state.done else []
 
-    def _failure(self, exc: Exception) -> bytes:
+    def _failure(self, message: str) -> bytes:
         error = {
             "type": "error",
             "code": "upstream_error",
-            "message": f"upstream stream failed: {type(exc).__name__}",
+            "message": message,
             "param": None,
             "sequence_number": self.guarded.last_sequence + 1,
         }
@@ -294,8 +336,7 @@ class MessagesRelay(Relay):
     def _ending(self) -> list[bytes]:
         return []  # a Messages stream ends with its own events
 
-    def _failure(self, exc: Exception) -> bytes:
-        message = f"upstream stream failed: {type(exc).__name__}"
+    def _failure(self, message: str) -> bytes:
         error = {"type": "error", "error": {"type": "api_error", "message": message}}
         return encode(_dumps(error), "error")
 

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SSEDecoder", "SSEEvent", "encode"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SSEDecoder", "SSEEvent", "SSELimitError", "encode"]
+
+#: the longest line, and the most ``data`` of one event, the decoder holds (8 MiB)
+DEFAULT_MAX_EVENT_BYTES = 8 * 1024 * 1024
+_EMPTY = b""  # joins the pieces of a line (its one copy)
+
+
+class SSELimitError(ValueError):
+    """A line or an event over the decoder's limit: the stream cannot be relayed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,63 +28,99 @@ class SSEEvent:
 
 
 class SSEDecoder:
-    """Feed bytes as they arrive; get complete events back."""
+    """Feed bytes as they arrive; get complete events back.
 
-    def __init__(self) -> None:
-        self._buf = bytearray()
+    Linear time and bounded memory: each byte is searched once, when it arrives (the pieces of
+    an unfinished line are kept as they came and joined once, at the line's end), and a line or
+    an event's data over ``max_event_bytes`` raises :class:`SSELimitError` instead of growing
+    without bound."""
+
+    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+        self.max_event_bytes = max_event_bytes
+        self._partial: list[bytes] = []  # pieces of the unfinished line
+        self._partial_len = 0
         self._data: list[str] = []
+        self._data_len = 0
         self._event: str | None = None
         self._id: str | None = None
         self._pending_cr = False
 
+    @property
+    def buffered(self) -> int:
+        """Bytes held for the unfinished line and event."""
+        return self._partial_len + self._data_len
+
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        if not self._buf and not self._pending_cr and b"\r" not in chunk:
-            # the common case: whole \n-terminated lines (one or more events per read)
+        if self._pending_cr:
+            self._pending_cr = False
+            if chunk.startswith(b"\n"):
+                chunk = chunk[1:]  # the \n of a \r\n split across reads
+        events: list[SSEEvent] = []
+        if b"\r" not in chunk:
+            # the common case: \n-terminated lines (one or more events per read)
             lines = chunk.split(b"\n")
             tail = lines.pop()
-            found = [e for e in map(self._line, lines) if e is not None]
-            self._buf += tail
-            return found
-        if self._pending_cr and chunk.startswith(b"\n"):
-            chunk = chunk[1:]  # the \n of a \r\n split across reads
-        self._pending_cr = False
-        self._buf += chunk
-        events: list[SSEEvent] = []
-        buf = self._buf
+            if lines:
+                self._complete(lines, events)
+            self._hold(tail)
+            return events
+        n = len(chunk)
         start = 0
-        while True:
-            end = buf.find(b"\n", start)
-            cr = buf.find(b"\r", start, end if end >= 0 else len(buf))
-            if cr >= 0:
-                end = cr
+        nl = chunk.find(b"\n")
+        cr = chunk.find(b"\r")
+        while start < n:
+            # the next \n and \r at or after start (each found once: searches resume)
+            if 0 <= nl < start:
+                nl = chunk.find(b"\n", start)
+            if 0 <= cr < start:
+                cr = chunk.find(b"\r", start)
+            end = min(nl, cr) if nl >= 0 and cr >= 0 else max(nl, cr)
             if end < 0:
+                self._hold(chunk[start:])
                 break
-            line = bytes(buf[start:end])
-            if buf[end : end + 1] == b"\r":
-                if end + 1 == len(buf):
+            self._complete([chunk[start:end]], events)
+            if end == cr:
+                if end + 1 == n:
                     self._pending_cr = True
-                    start = end + 1
-                elif buf[end + 1 : end + 2] == b"\n":
+                    start = n
+                elif end == nl - 1:
                     start = end + 2
                 else:
                     start = end + 1
             else:
                 start = end + 1
+        return events
+
+    def _hold(self, piece: bytes) -> None:
+        """Keep ``piece`` as the start of an unfinished line."""
+        if piece:
+            self._partial.append(piece)
+            self._partial_len += len(piece)
+            self._check()
+
+    def _check(self) -> None:
+        if self.buffered > self.max_event_bytes:
+            raise SSELimitError(f"an SSE line or event exceeds {self.max_event_bytes} bytes")
+
+    def _complete(self, lines: list[bytes], events: list[SSEEvent]) -> None:
+        """Finish the given lines (the first one joined to the unfinished piece)."""
+        if self._partial:
+            self._partial.append(lines[0])
+            lines[0] = _EMPTY.join(self._partial)
+            self._partial = []
+            self._partial_len = 0
+        for line in lines:
+            if len(line) > self.max_event_bytes:
+                raise SSELimitError(f"an SSE line exceeds {self.max_event_bytes} bytes")
             event = self._line(line)
             if event is not None:
                 events.append(event)
-        del buf[:start]
-        return events
 
     def flush(self) -> list[SSEEvent]:
         """What is left at the end of the body (an event without its final blank line)."""
         events: list[SSEEvent] = []
-        if self._buf:
-            line = bytes(self._buf)
-            self._buf.clear()
-            event = self._line(line)
-            if event is not None:
-                events.append(event)
+        if self._partial:
+            self._complete([b""], events)
         event = self._line(b"")
         if event is not None:
             events.append(event)
@@ -88,10 +132,11 @@ class SSEDecoder:
                 return None
             event = SSEEvent("\n".join(self._data), self._event, self._id)
             self._data = []
+            self._data_len = 0
             self._event = None
             return event
         if raw.startswith(b"data: "):
-            self._data.append(raw[6:].decode("utf-8", errors="replace"))
+            self._add_data(raw[6:].decode("utf-8", errors="replace"))
             return None
         line = raw.decode("utf-8", errors="replace")
         if line.startswith(":"):
@@ -100,12 +145,17 @@ class SSEDecoder:
         if sep and value.startswith(" "):
             value = value[1:]
         if name == "data":
-            self._data.append(value)
+            self._add_data(value)
         elif name == "event":
             self._event = value
         elif name == "id":
             self._id = value
         return None
+
+    def _add_data(self, value: str) -> None:
+        self._data.append(value)
+        self._data_len += len(value) + 1
+        self._check()
 
 
 def encode(data: str, event: str | None = None) -> bytes:

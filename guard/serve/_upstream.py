@@ -12,11 +12,14 @@ import anyio
 import httpx
 from starlette.requests import Request
 
+from guard.serve import _headers
 from guard.serve._config import ServeConfig
 from guard.serve._logging import log
+from guard.serve._paths import PathError, quote_path, under_base
 
 __all__ = [
     "Disconnected",
+    "PathError",
     "Upstream",
     "response_headers",
     "unless_disconnected",
@@ -25,34 +28,15 @@ __all__ = [
 
 T = TypeVar("T")
 
-#: hop-by-hop headers (and the ones the proxy sets itself): never forwarded either way
-_HOP = frozenset(
-    {
-        "connection",
-        "keep-alive",
-        "proxy-authenticate",
-        "proxy-authorization",
-        "proxy-connection",
-        "te",
-        "trailer",
-        "trailers",
-        "transfer-encoding",
-        "upgrade",
-        "host",
-        "content-length",
-    }
-)
-
 
 class Disconnected(Exception):
     """The client went away before the proxy could answer."""
 
 
-def response_headers(resp: httpx.Response, *, keep_encoding: bool) -> dict[str, str]:
+def response_headers(resp: httpx.Response, *, keep_encoding: bool) -> list[tuple[str, str]]:
     """The upstream response's headers to pass on (``content-encoding`` only for a body
-    relayed as it came)."""
-    drop = _HOP if keep_encoding else _HOP | {"content-encoding"}
-    return {k: v for k, v in resp.headers.items() if k.lower() not in drop}
+    relayed as it came); hop-by-hop ones never."""
+    return _headers.response_headers(resp.headers.multi_items(), keep_encoding=keep_encoding)
 
 
 def upstream_message(body: bytes) -> str:
@@ -101,6 +85,7 @@ class Upstream:
     def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self.config = config
         self.base = config.upstream.rstrip("/")
+        self.base_path = httpx.URL(self.base).raw_path.split(b"?")[0]
         self.transport = transport
         self.client: httpx.AsyncClient | None = None
 
@@ -124,21 +109,50 @@ class Upstream:
                 self.client = None
 
     def url(self, request: Request) -> str:
-        """The upstream URL of a ``/v1/...`` request (path after ``/v1`` and query kept)."""
+        """The upstream URL of a ``/v1/...`` request: the (checked, decoded) path after ``/v1``
+        percent-encoded again below the base, and the query as it came."""
         path = request.url.path
         suffix = path[len("/v1") :] if path.startswith("/v1") else path
         query = request.url.query
-        return self.base + suffix + (f"?{query}" if query else "")
+        return self.base + quote_path(suffix) + (f"?{query}" if query else "")
 
-    def build(self, request: Request, body: bytes, *, guarded: bool) -> httpx.Request:
+    def build(
+        self,
+        request: Request,
+        body: bytes,
+        *,
+        guarded: bool,
+        authenticated_with: str | None = None,
+    ) -> httpx.Request:
         """The upstream request for ``request`` with ``body``; a guarded one asks for an
-        uncompressed answer (guard reads it)."""
+        uncompressed answer (guard reads it). ``authenticated_with``: the header that carried
+        the proxy's own client key (not forwarded). Raises :class:`PathError` if the final
+        URL is not below the upstream's base path."""
         assert self.client is not None, "the app's lifespan has not started"
-        drop = _HOP | {"accept-encoding"} if guarded else _HOP
-        headers = [(k, v) for k, v in request.headers.items() if k.lower() not in drop]
-        return self.client.build_request(
+        headers = _headers.request_headers(
+            request.headers.items(),
+            guarded=guarded,
+            credential=self._credential(request, authenticated_with),
+            consume_credentials=authenticated_with is not None,
+        )
+        upstream = self.client.build_request(
             request.method, self.url(request), content=body or None, headers=headers
         )
+        if not under_base(upstream.url.raw_path.split(b"?")[0], self.base_path):
+            raise PathError("the request path leaves the upstream's base path")
+        return upstream
+
+    def _credential(
+        self, request: Request, authenticated_with: str | None
+    ) -> tuple[str, str] | None:
+        """The upstream's key as a header, in the header the client used for its own."""
+        key = self.config.upstream_api_key
+        if key is None:
+            return None
+        used = authenticated_with or next(
+            (h for h in _headers.CREDENTIALS if h in request.headers), "authorization"
+        )
+        return ("x-api-key", key) if used == "x-api-key" else ("authorization", f"Bearer {key}")
 
     async def send(self, request: Request, upstream: httpx.Request) -> httpx.Response:
         """Send upstream (streaming); a client that disconnects meanwhile cancels it."""
