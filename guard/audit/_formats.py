@@ -285,6 +285,9 @@ def openai(obj: object, sink: Sink, line: int) -> int:
             sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
             continue
         role = m.get("role")
+        if type(role) is not str:
+            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
+            continue
         if role == "assistant":
             # the common shapes inlined (a function call per part costs as much as parsing it)
             for key, value in m.items():
@@ -423,8 +426,14 @@ def _item(sink: Sink, item: object, line: int, i: int) -> None:
         sink.error(line, f"item {i}: expected an object, got {json_type(item)}")
         return
     kind = item.get("type")
+    if kind is not None and type(kind) is not str:
+        sink.error(line, f"item {i}: type must be a string, got {json_type(kind)}")
+        return
     if kind == "message" or (kind is None and "role" in item):
         role = item.get("role")
+        if type(role) is not str:
+            sink.error(line, f"item {i}: role must be a string, got {json_type(role)}")
+            return
         if role == "assistant":
             surface = TEXT
         elif role in _USER_ROLES:
@@ -503,6 +512,9 @@ def chatglm3(obj: object, sink: Sink, line: int) -> int:
             sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
             continue
         role = m.get("role")
+        if type(role) is not str:
+            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
+            continue
         content = m.get("content")
         if type(content) is not str:
             if content is not None:

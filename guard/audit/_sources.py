@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "READ_ERRORS",
     "EmptyDirectory",
     "FileInput",
@@ -22,6 +23,7 @@ __all__ = [
     "RawReader",
     "Source",
     "StreamInput",
+    "capped_lines",
     "describe_read_error",
     "input_bytes",
     "inputs",
@@ -29,6 +31,8 @@ __all__ = [
     "looks_binary",
     "open_binary",
     "read_head",
+    "skip_all",
+    "skip_line",
     "walk",
 ]
 
@@ -38,11 +42,16 @@ Source = str | os.PathLike[str] | BinaryIO | Mapping[str, Any] | list[Any]
 #: Errors that reading a file or stream raises (gzip adds its own).
 READ_ERRORS = (OSError, EOFError, zlib.error)
 
-#: The head is read in blocks of this size, up to :data:`HEAD_MAX` while no line ends.
+#: The head is read in blocks of this size, up to :data:`HEAD_MAX` (or the line cap) while no
+#: line ends and the first block looks like text.
 HEAD_BYTES = 1 << 16
 HEAD_MAX = 1 << 26
 #: Sniffing looks for a NUL byte this far into a file to tell binary data.
 BINARY_PROBE = 8192
+#: The default cap on one line of a transcript file (``--max-line-bytes``): a longer line is an
+#: error entry, skipped in pieces of :data:`SKIP_PIECE` without being held.
+MAX_LINE_BYTES = 64 << 20
+SKIP_PIECE = 1 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -208,18 +217,59 @@ def open_binary(stream: Any) -> BinaryIO:
     return buffered  # type: ignore[no-any-return]
 
 
-def read_head(stream: BinaryIO) -> tuple[bytes, bool]:
-    """The first bytes of ``stream``: at least one whole line when there is one, and whether the
-    stream ended."""
+def read_head(stream: BinaryIO, limit: int = HEAD_MAX) -> tuple[bytes, bool]:
+    """The first bytes of ``stream``: at least one whole line when there is one (up to
+    ``limit`` bytes), and whether the stream ended. Binary data (a NUL byte in the first
+    block, no line break) ends the head at once: a huge file of NUL bytes costs one block."""
     head = stream.read(HEAD_BYTES)
     if len(head) < HEAD_BYTES:
         return head, True
-    while b"\n" not in head and len(head) < HEAD_MAX:
+    if b"\n" in head or looks_binary(head):
+        return head, False
+    blocks = [head]
+    size = len(head)
+    while size < limit:
         more = stream.read(HEAD_BYTES)
         if not more:
-            return head, True
-        head += more
-    return head, False
+            return b"".join(blocks), True
+        blocks.append(more)
+        size += len(more)
+        if b"\n" in more:
+            break
+    return b"".join(blocks), False
+
+
+def capped_lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes | None, int]]:
+    """``(line, size)`` for each line of ``stream`` (with its line break). A line longer than
+    ``cap`` bytes (not counting its line break) is never held: it is read on in pieces of at
+    most :data:`SKIP_PIECE` and comes as ``(None, size)``."""
+    while True:
+        line = stream.readline(cap + 1)
+        if not line:
+            return
+        if len(line) <= cap or line.endswith(b"\n"):
+            yield line, len(line)
+            continue
+        yield None, len(line) + skip_line(stream)
+
+
+def skip_all(stream: BinaryIO) -> int:
+    """Read to the end of ``stream`` in bounded pieces; returns the number of bytes read."""
+    skipped = 0
+    while piece := stream.read(SKIP_PIECE):
+        skipped += len(piece)
+    return skipped
+
+
+def skip_line(stream: BinaryIO) -> int:
+    """Read past the rest of the current line (and its line break) in bounded pieces; returns
+    the number of bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stream.readline(SKIP_PIECE)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
 
 
 def looks_binary(head: bytes) -> bool:
