@@ -203,11 +203,12 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
     def unit(data: bytes) -> Unit:
         return replace(base, data=data)
 
-    def one_error(text: str, lines: int) -> Unit:
+    def one_error(text: str, lines: int, size: int = 0) -> Unit:
         u = error_unit(base.path, 1, text, base.index)
         u.relative = True
         assert u.result is not None
         u.result.lines = lines
+        u.result.bytes = size
         return u
 
     def failed(exc: BaseException) -> Unit:
@@ -223,7 +224,7 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
             continue
         if at_eof:
             if len(pending) > cap:
-                yield one_error(overlong(len(pending), cap), 0)
+                yield one_error(overlong(len(pending), cap), 0, len(pending))
             elif pending:
                 yield unit(bytes(pending))
             return
@@ -246,7 +247,7 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
             except READ_ERRORS as exc:
                 yield failed(exc)
                 return
-            yield one_error(overlong(size, cap), 1)
+            yield one_error(overlong(size, cap), 1, size)
             continue
         try:
             block = stream.read(CHUNK_BYTES)

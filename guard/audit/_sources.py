@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from guard.audit._choices import MAX_LINE_BYTES
+
 __all__ = [
     "MAX_LINE_BYTES",
     "READ_ERRORS",
@@ -48,9 +50,7 @@ HEAD_BYTES = 1 << 16
 HEAD_MAX = 1 << 26
 #: Sniffing looks for a NUL byte this far into a file to tell binary data.
 BINARY_PROBE = 8192
-#: The default cap on one line of a transcript file (``--max-line-bytes``): a longer line is an
-#: error entry, skipped in pieces of :data:`SKIP_PIECE` without being held.
-MAX_LINE_BYTES = 64 << 20
+#: A line over the cap (:data:`MAX_LINE_BYTES`) is skipped in pieces of this size.
 SKIP_PIECE = 1 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
