@@ -21,11 +21,12 @@ from guard.audit._sources import (
     MAX_LINE_BYTES,
     READ_ERRORS,
     SKIP_PIECE,
-    EmptyDirectory,
     FileInput,
     MemoryInput,
     RawReader,
+    Skipped,
     Source,
+    Unreadable,
     describe_read_error,
     inputs,
     open_binary,
@@ -82,8 +83,10 @@ class Planner:
                 memory = None
             if isinstance(item, FileInput):
                 yield from self._file(item.path)
-            elif isinstance(item, EmptyDirectory):
-                self.report.skip(item.path, "directory holds no files")
+            elif isinstance(item, Skipped):
+                self.report.skip(item.path, item.reason)
+            elif isinstance(item, Unreadable):
+                yield error_unit(item.path, None, item.error)
             else:
                 yield from self._stream(item.label, item.stream, None)
         if memory is not None:

@@ -11,20 +11,21 @@ import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from guard.audit._choices import MAX_LINE_BYTES
+from guard.audit._walk import FileInput, Skipped, Unreadable, Walker, files_under
 
 __all__ = [
     "MAX_LINE_BYTES",
     "READ_ERRORS",
-    "EmptyDirectory",
     "FileInput",
     "MemoryInput",
     "RawReader",
+    "Skipped",
     "Source",
     "StreamInput",
+    "Unreadable",
     "capped_lines",
     "describe_read_error",
     "input_bytes",
@@ -35,7 +36,6 @@ __all__ = [
     "read_head",
     "skip_all",
     "skip_line",
-    "walk",
 ]
 
 #: One input: a path, a file object, or an in-memory transcript.
@@ -61,23 +61,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True, slots=True)
-class FileInput:
-    """A regular file (given, or found in a directory)."""
-
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
 class StreamInput:
     """An open file object (or stdin), read once."""
 
     label: str
     stream: Any
-
-
-@dataclass(frozen=True, slots=True)
-class EmptyDirectory:
-    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,19 +84,11 @@ def is_stream(item: object) -> bool:
     return hasattr(item, "read") and not isinstance(item, str | bytes)
 
 
-def walk(directory: Path) -> Iterator[Path]:
-    """Regular files under ``directory``, sorted; hidden files and directories are not read."""
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
-
-
 def inputs(
     sources: Source | Iterable[Source],
-) -> Iterator[FileInput | StreamInput | EmptyDirectory | MemoryInput]:
-    """The inputs that ``sources`` name, in order: directories are walked, ``-`` is stdin.
+) -> Iterator[FileInput | StreamInput | Skipped | Unreadable | MemoryInput]:
+    """The inputs that ``sources`` name, in order: directories are walked, ``-`` is stdin, each
+    file comes once however it is reached (:mod:`guard.audit._walk`).
 
     Raises ``TypeError`` for a source that is none of a path, a file object or a transcript
     (lazily, when the iteration reaches it).
@@ -123,11 +103,16 @@ def inputs(
             "audit() expects a path, a file object, or an iterable of paths, file objects"
             f" and transcripts, got {type(sources).__name__}"
         )
+    walker = Walker()
     for position, item in enumerate(items, 1):
         if isinstance(item, Mapping | list):
             yield MemoryInput(position, item)
         elif is_path(item):
-            yield from _path_inputs(os.fspath(item))
+            p = os.fspath(item)
+            if p == "-":
+                yield StreamInput("<stdin>", sys.stdin.buffer)
+            else:
+                yield from walker.path(p)
         elif is_stream(item):
             yield StreamInput(str(getattr(item, "name", "<stream>")), item)
         else:
@@ -137,22 +122,6 @@ def inputs(
             )
 
 
-def _path_inputs(p: str) -> Iterator[FileInput | StreamInput | EmptyDirectory]:
-    if p == "-":
-        yield StreamInput("<stdin>", sys.stdin.buffer)
-        return
-    path = Path(p)
-    if not path.is_dir():
-        yield FileInput(p)
-        return
-    empty = True
-    for file in walk(path):
-        empty = False
-        yield FileInput(str(file))
-    if empty:
-        yield EmptyDirectory(p)
-
-
 def input_bytes(paths: Iterable[str]) -> int | None:
     """Total size of the files that ``paths`` name (for a progress bar), or ``None`` when it
     cannot be known in advance (stdin, compressed files)."""
@@ -160,13 +129,11 @@ def input_bytes(paths: Iterable[str]) -> int | None:
     for p in paths:
         if p == "-":
             return None
-        path = Path(p)
-        files = walk(path) if path.is_dir() else [path]
-        for f in files:
-            if f.suffix == ".gz":
+        for f in files_under(p):
+            if f.endswith(".gz"):
                 return None
             try:
-                total += f.stat().st_size
+                total += os.stat(f).st_size
             except OSError:
                 continue
     return total
