@@ -45,7 +45,8 @@ def _how(exitcode: int | None) -> str:
 
 
 def _child(unit: Unit, policy: Policy, conn: Connection) -> None:
-    conn.send(run_unit(unit, policy))
+    init_worker(policy)
+    conn.send(run_in_worker(unit))
     conn.close()
 
 
