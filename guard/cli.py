@@ -20,6 +20,7 @@ from guard.errors import InputError
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_UNUSABLE = 2
+EXIT_INTERNAL = 3
 
 
 def _read_text(source: str, stdin: BinaryIO) -> str:
@@ -122,6 +123,16 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.set_defaults(handler=_cmd_eval)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
@@ -138,7 +149,16 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             policy=args.policy,
             workers=args.workers,
             progress=progress,
+            max_line_bytes=args.max_line_bytes,
         )
+    except (InputError, ValueError, TypeError):
+        raise  # unusable arguments: exit 2
+    except Exception as exc:  # a fault of guard outside any one input: no report at all
+        print(
+            f"guard audit: internal error ({type(exc).__name__}): no report; please report this",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
     finally:
         if progress is not None:
             progress.close()
@@ -155,13 +175,19 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     elif args.sarif != "-":
         sys.stdout.write(render(report) + "\n")
-    if report.summary.transcripts == 0:
+    if report.summary.internal_errors:
+        print(
+            f"guard audit: error: {report.summary.internal_errors} internal error(s): the report"
+            " is incomplete (see the errors marked internal)",
+            file=sys.stderr,
+        )
+    elif report.summary.transcripts == 0:
         print("guard audit: error: no transcript could be read from the input", file=sys.stderr)
     return report.exit_code(args.fail_on)
 
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from guard.audit import FAIL_ON, FORMATS
+    from guard.audit import FAIL_ON, FORMATS, MAX_LINE_BYTES
 
     p = sub.add_parser(
         "audit",
@@ -173,8 +199,12 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
             " (OpenAI chat, Responses items, ChatGLM3 histories), raw Harmony text, raw"
             " transcripts of the other dialects (--format raw), plain model output"
             " (--format text), .gz files, directories (recursed) and '-' (stdin)."
-            " Exit code 0 clean, 1 findings at the --fail-on threshold, 2 when no transcript"
-            " could be read. Bad lines are reported as errors; the rest is still audited."
+            " Bad lines, undecodable lines and lines over --max-line-bytes are reported as"
+            " errors with file and line; the rest is still audited. Exit codes: 0 no finding at"
+            " the --fail-on threshold; 1 findings at the threshold; 2 no transcript could be"
+            " read, or unusable arguments; 3 internal error: guard itself failed on some input"
+            " (an unexpected exception, a worker process lost), the report is incomplete (3"
+            " wins over 1 and 2)."
         ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories, or - for stdin")
@@ -199,6 +229,14 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=1,
         metavar="N",
         help="processes to audit files and chunks of large files in (same report for any N)",
+    )
+    p.add_argument(
+        "--max-line-bytes",
+        type=_positive_int,
+        default=MAX_LINE_BYTES,
+        metavar="N",
+        help="a longer line (or --format text file) is an error entry, never read whole"
+        f" (default: {MAX_LINE_BYTES:,} = 64 MiB)",
     )
     p.add_argument(
         "--fail-on",

@@ -38,7 +38,7 @@ import types as _types
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from guard.audit._choices import FAIL_ON, FORMATS
+from guard.audit._choices import FAIL_ON, FORMATS, MAX_LINE_BYTES
 
 if _TYPE_CHECKING:
     from guard.audit._progress import ProgressBar as ProgressBar
@@ -68,7 +68,7 @@ _EXPORTS: dict[str, str] = {
     "to_sarif": "guard.audit._sarif",
 }
 
-__all__ = ["FAIL_ON", "FORMATS", *sorted(_EXPORTS)]
+__all__ = ["FAIL_ON", "FORMATS", "MAX_LINE_BYTES", *sorted(_EXPORTS)]
 
 
 def __getattr__(name: str) -> _Any:

@@ -103,6 +103,7 @@ class ReportBuilder:
         )
         s.findings = len(r.findings)
         s.errors = len(r.errors)
+        s.internal_errors = sum(e.internal for e in r.errors)
         s.elapsed = round(elapsed, 3)
         return r
 

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
-__all__ = ["FAIL_ON", "FORMATS"]
+__all__ = ["FAIL_ON", "FORMATS", "MAX_LINE_BYTES"]
 
 #: Transcript formats ``guard audit`` reads; ``auto`` sniffs each file.
 FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "raw", "text")
 #: ``--fail-on`` choices, from most to least severe threshold.
 FAIL_ON = ("leak", "injection", "none")
+#: The default cap on one line of a transcript file (``--max-line-bytes``): a longer line is an
+#: error entry and is never held whole.
+MAX_LINE_BYTES = 64 << 20

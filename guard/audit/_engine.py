@@ -19,13 +19,15 @@ from collections.abc import Iterator
 from typing import Literal
 
 from guard._detect import detect
-from guard._log import preview
+from guard._log import get_logger, preview
 from guard.audit._formats import Part
 from guard.audit.report import AuditError, Finding
 from guard.gate import Policy, prefilter
 from guard.models import Dialect, Surface
 
-__all__ = ["BATCH_PARTS", "Collector", "candidates"]
+__all__ = ["BATCH_PARTS", "Collector", "candidates", "internal_error"]
+
+_log = get_logger("guard.audit")
 
 #: Judge a batch once this many parts are collected (a JSONL unit is judged whole).
 BATCH_PARTS = 50_000
@@ -39,6 +41,22 @@ _GROUPS: tuple[frozenset[Surface], ...] = (
     frozenset({Surface.USER, Surface.TOOL_RESULT}),
     frozenset({Surface.TOOL_NAME}),
 )
+
+
+def internal_error(
+    errors: list[AuditError], path: str, line: int | None, exc: BaseException, what: str
+) -> None:
+    """Record an unexpected exception as an internal error entry, and log it (type only)."""
+    name = type(exc).__name__
+    _log.error("guard.audit.internal_error", error=name, where=what)
+    errors.append(
+        AuditError(
+            path=path,
+            line=line,
+            error=f"internal error ({name}) {what}: not audited; please report this",
+            internal=True,
+        )
+    )
 
 
 def candidates(
@@ -71,6 +89,12 @@ class Collector:
     def error(self, line: int, text: str) -> None:
         self.errors.append(AuditError(path=self.path, line=line, error=text))
 
+    def internal(self, line: int | None, exc: BaseException, what: str) -> None:
+        """An unexpected exception while reading or judging ``what``: a fault of guard, not of
+        the input. It becomes an error entry (only the exception's type: its message may quote
+        the data) and the rest is still audited."""
+        internal_error(self.errors, self.path, line, exc, what)
+
     def forgery(self, line: int, message: int, role: str, reason: str, preview_text: str) -> None:
         finding = Finding(
             path=self.path,
@@ -98,7 +122,12 @@ class Collector:
             if not parts:
                 continue
             for k in candidates([p[2] for p in parts], surfaces, self.dialect, self.policy):
-                finding = self._judge_one(parts[k])
+                part = parts[k]
+                try:
+                    finding = self._judge_one(part)
+                except Exception as exc:  # a fault of guard: one error entry, not a lost report
+                    self.internal(part[3], exc, f"judging message {part[4]} {part[6]}")
+                    continue
                 if finding is not None:
                     found.append((parts[k][0], finding))
         if found:

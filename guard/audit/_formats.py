@@ -287,6 +287,9 @@ def openai(obj: object, sink: Sink, line: int) -> int:
             sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
             continue
         role = m.get("role")
+        if type(role) is not str:
+            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
+            continue
         if role == "assistant":
             # the common shapes inlined (a function call per part costs as much as parsing it)
             for key, value in m.items():
@@ -425,8 +428,14 @@ def _item(sink: Sink, item: object, line: int, i: int) -> None:
         sink.error(line, f"item {i}: expected an object, got {json_type(item)}")
         return
     kind = item.get("type")
+    if kind is not None and type(kind) is not str:
+        sink.error(line, f"item {i}: type must be a string, got {json_type(kind)}")
+        return
     if kind == "message" or (kind is None and "role" in item):
         role = item.get("role")
+        if type(role) is not str:
+            sink.error(line, f"item {i}: role must be a string, got {json_type(role)}")
+            return
         if role == "assistant":
             surface = TEXT
         elif role in _USER_ROLES:
@@ -505,6 +514,9 @@ def chatglm3(obj: object, sink: Sink, line: int) -> int:
             sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
             continue
         role = m.get("role")
+        if type(role) is not str:
+            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
+            continue
         content = m.get("content")
         if type(content) is not str:
             if content is not None:
@@ -638,37 +650,52 @@ _HARMONY_OPENINGS = (b"<|start|>", b"<|startoftext|>", b"<|channel|>")
 
 def sniff(head: bytes, at_eof: bool) -> tuple[str | None, str]:
     """``(format, note)`` for a file beginning with ``head``; format ``None`` means the file is
-    not transcripts and ``note`` says why."""
+    not transcripts and ``note`` says why.
+
+    JSON lines are looked for before the binary test, so that a file whose first line is
+    UTF-16 (NUL bytes) is still read as the JSON lines its other lines are; only a head with
+    NUL bytes and no transcript line in it is binary data.
+    """
     body = head[3:] if head.startswith(b"\xef\xbb\xbf") else head
     stripped = body.lstrip()
     if not stripped:
         return None, "empty"
-    if looks_binary(body):
-        return None, "binary data, not transcripts"
-    if sniff_dialect(body) is not None:  # before JSON: GLM's opening starts with [
+    if stripped.startswith(_HARMONY_OPENINGS):
+        return "harmony", "sniffed"
+    binary = looks_binary(body)
+    if not binary and sniff_dialect(body) is not None:  # before JSON: GLM's opening starts with [
         return "raw", "sniffed"
-    if stripped[:1] in (b"{", b"["):
-        lines = body.split(b"\n")
-        if not at_eof:
-            lines = lines[:-1]  # the last one may be cut
-        parsed = False
-        for raw in lines[:256]:
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except (ValueError, RecursionError):
-                continue
-            parsed = True
-            fmt = classify(obj)
-            if fmt is not None:
-                return fmt, "sniffed"
+    if stripped[:1] in (b"{", b"[") or binary:
+        fmt, parsed = _sniff_json(body, at_eof)
+        if fmt is not None:
+            return fmt, "sniffed"
+        if binary:
+            return None, "binary data (NUL bytes), not UTF-8 transcripts"
         if parsed:
             return None, (
                 "JSON lines, but none looks like a transcript (expected messages,"
                 " input/output items, or a message list)"
             )
         return "openai", "assumed: no line parses as JSON"
-    if stripped.startswith(_HARMONY_OPENINGS):
-        return "harmony", "sniffed"
     return None, "plain text, not transcripts (--format text reads a file as raw model output)"
+
+
+def _sniff_json(body: bytes, at_eof: bool) -> tuple[str | None, bool]:
+    """The format of the first line of ``body`` that is a transcript, and whether any line
+    parsed as JSON (UTF-8 only; a line with NUL bytes is not looked at)."""
+    lines = body.split(b"\n")
+    if not at_eof:
+        lines = lines[:-1]  # the last one may be cut
+    parsed = False
+    for raw in lines[:256]:
+        if not raw.strip() or b"\x00" in raw:
+            continue
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            continue
+        parsed = True
+        fmt = classify(obj)
+        if fmt is not None:
+            return fmt, True
+    return None, parsed

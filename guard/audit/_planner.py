@@ -11,24 +11,28 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from guard.audit._builder import ReportBuilder
 from guard.audit._formats import FORMAT_DIALECT, JSON_FORMATS, classify, sniff
 from guard.audit._sources import (
+    HEAD_MAX,
+    MAX_LINE_BYTES,
     READ_ERRORS,
-    EmptyDirectory,
+    SKIP_PIECE,
     FileInput,
     MemoryInput,
     RawReader,
+    Skipped,
     Source,
+    Unreadable,
     describe_read_error,
     inputs,
     open_binary,
     read_head,
 )
-from guard.audit._units import Unit, error_unit
+from guard.audit._units import Unit, error_unit, overlong
 from guard.audit._wire import GRAMMARS, sniff_dialect
 
 __all__ = ["CHUNK_BYTES", "MEMORY_CHUNK", "Planner"]
@@ -52,10 +56,17 @@ class _MemoryGroup:
 class Planner:
     """Turns sources into units of work, registering each input in the report."""
 
-    def __init__(self, fmt: str, dialect: str | None, report: ReportBuilder) -> None:
+    def __init__(
+        self,
+        fmt: str,
+        dialect: str | None,
+        report: ReportBuilder,
+        max_line: int = MAX_LINE_BYTES,
+    ) -> None:
         self.format = fmt
         self.dialect = dialect
         self.report = report
+        self.max_line = max_line
 
     def _dialect_for(self, fmt: str) -> str:
         return self.dialect or FORMAT_DIALECT[fmt]
@@ -73,8 +84,10 @@ class Planner:
                 memory = None
             if isinstance(item, FileInput):
                 yield from self._file(item.path)
-            elif isinstance(item, EmptyDirectory):
-                self.report.skip(item.path, "directory holds no files")
+            elif isinstance(item, Skipped):
+                self.report.skip(item.path, item.reason)
+            elif isinstance(item, Unreadable):
+                yield error_unit(item.path, None, item.error)
             else:
                 yield from self._stream(item.label, item.stream, None)
         if memory is not None:
@@ -132,7 +145,7 @@ class Planner:
     def _stream(self, label: str, raw: Any, reopen: str | None) -> Iterator[Unit]:
         try:
             stream = open_binary(raw)
-            head, at_eof = read_head(stream)
+            head, at_eof = read_head(stream, min(HEAD_MAX, self.max_line + 1))
         except READ_ERRORS as exc:
             yield error_unit(label, None, f"cannot read: {describe_read_error(exc)}")
             return
@@ -166,58 +179,102 @@ class Planner:
             label, fmt, self.format == "auto", dialect, "" if note == "sniffed" else note
         )
         if fmt in JSON_FORMATS:
-            yield from _json_units(index, label, fmt, dialect, stream, head, at_eof)
+            yield from _json_units(
+                Unit(index=index, path=label, format=fmt, dialect=dialect, max_line=self.max_line),
+                stream,
+                head,
+                at_eof,
+            )
         elif reopen is not None:
-            yield Unit(index=index, path=label, format=fmt, dialect=dialect, source=reopen)
+            yield Unit(
+                index=index,
+                path=label,
+                format=fmt,
+                dialect=dialect,
+                source=reopen,
+                max_line=self.max_line,
+            )
         else:
             rest = io.BufferedReader(RawReader(stream, prefix=head))
-            yield Unit(index=index, path=label, format=fmt, dialect=dialect, stream=rest)
+            yield Unit(
+                index=index,
+                path=label,
+                format=fmt,
+                dialect=dialect,
+                stream=rest,
+                max_line=self.max_line,
+            )
 
 
-def _json_units(
-    index: int, label: str, fmt: str, dialect: str, stream: BinaryIO, head: bytes, at_eof: bool
-) -> Iterator[Unit]:
+def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iterator[Unit]:
     """Whole lines of a JSONL stream in units of about :data:`CHUNK_BYTES`. Line numbers in a
-    unit's result are relative to the unit; the report shifts them when it merges."""
+    unit's result are relative to the unit; the report shifts them when it merges.
+
+    A line over the cap (``base.max_line``) is never held: once the bytes without a line break
+    pass the cap, the rest of the line is read in bounded pieces and dropped, and the line
+    becomes an error unit of its own. Memory stays within about a chunk plus the cap."""
+    cap = base.max_line
 
     def unit(data: bytes) -> Unit:
-        return Unit(index=index, path=label, format=fmt, dialect=dialect, data=data)
+        return replace(base, data=data)
 
-    def failed(exc: BaseException) -> Unit:
-        u = error_unit(label, 1, f"cannot read further: {describe_read_error(exc)}", index)
+    def one_error(text: str, lines: int, size: int = 0) -> Unit:
+        u = error_unit(base.path, 1, text, base.index)
         u.relative = True
+        assert u.result is not None
+        u.result.lines = lines
+        u.result.bytes = size
         return u
 
-    pending = head
+    def failed(exc: BaseException) -> Unit:
+        return one_error(f"cannot read further: {describe_read_error(exc)}", 0)
+
+    pending = bytearray(head)
+    line_start = pending.rfind(b"\n") + 1  # where the last (unfinished) line of pending starts
     while True:
-        if not at_eof and len(pending) < CHUNK_BYTES:
-            try:
-                block = stream.read(CHUNK_BYTES)
-            except READ_ERRORS as exc:
-                cut = pending.rfind(b"\n") + 1
-                if cut:
-                    yield unit(pending[:cut])
-                yield failed(exc)
-                return
-            if block:
-                pending += block
-                continue
-            at_eof = True
-        if at_eof:
-            if pending:
-                yield unit(pending)
-            return
-        cut = pending.rfind(b"\n") + 1
-        if cut == 0:  # one line longer than a chunk: read on
-            try:
-                block = stream.read(CHUNK_BYTES)
-            except READ_ERRORS as exc:
-                yield failed(exc)
-                return
-            if block:
-                pending += block
-            else:
-                at_eof = True
+        if line_start and (at_eof or len(pending) >= CHUNK_BYTES):
+            yield unit(bytes(pending[:line_start]))
+            del pending[:line_start]
+            line_start = 0
             continue
-        yield unit(pending[:cut])
-        pending = pending[cut:]
+        if at_eof:
+            if len(pending) > cap:
+                yield one_error(overlong(len(pending), cap), 0, len(pending))
+            elif pending:
+                yield unit(bytes(pending))
+            return
+        if len(pending) - line_start > cap:  # the last line is over the cap: never held whole
+            if line_start:
+                yield unit(bytes(pending[:line_start]))
+            size = len(pending) - line_start
+            pending.clear()
+            line_start = 0
+            try:
+                while True:
+                    piece = stream.readline(SKIP_PIECE)
+                    if not piece:
+                        at_eof = True
+                        break
+                    if piece.endswith(b"\n"):
+                        size += len(piece) - 1
+                        break
+                    size += len(piece)
+            except READ_ERRORS as exc:
+                yield failed(exc)
+                return
+            yield one_error(overlong(size, cap), 1, size)
+            continue
+        try:
+            block = stream.read(CHUNK_BYTES)
+        except READ_ERRORS as exc:
+            if line_start:
+                yield unit(bytes(pending[:line_start]))
+            yield failed(exc)
+            return
+        if block:
+            k = block.rfind(b"\n")
+            if k >= 0:
+                line_start = len(pending) + k + 1
+            pending += block
+        else:
+            at_eof = True

@@ -11,7 +11,7 @@ from guard.audit._builder import ReportBuilder
 from guard.audit._choices import FORMATS
 from guard.audit._executor import execute
 from guard.audit._planner import Planner
-from guard.audit._sources import Source
+from guard.audit._sources import MAX_LINE_BYTES, Source
 from guard.audit.report import AuditReport
 from guard.dialects import get_dialect
 from guard.gate import Policy, check_policy_or_path
@@ -30,6 +30,7 @@ def audit(
     policy: Policy | str | os.PathLike[str] | None = None,
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> AuditReport:
     """Audit transcripts and return the report.
 
@@ -47,15 +48,25 @@ def audit(
         workers: processes to judge files and chunks of large files in; the report is the
             same for any number.
         progress: called with the bytes and messages done so far, after each unit of work.
+        max_line_bytes: a line longer than this (a JSONL line, a line of raw Harmony, a whole
+            ``text`` file) is an error entry and is never held in memory whole.
 
     Raises:
         TypeError / ValueError: bad arguments (unknown format or dialect, ``workers < 1``).
-        Unreadable or malformed input never raises: it is reported in ``errors``.
+        Unreadable or malformed input never raises: it is reported in ``errors``, and so is
+        a fault of guard itself on one input (an unexpected exception, a lost worker process),
+        as an entry with ``internal`` set.
     """
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an int >= 1, got {workers!r}")
+    if (
+        isinstance(max_line_bytes, bool)
+        or not isinstance(max_line_bytes, int)
+        or max_line_bytes < 1
+    ):
+        raise ValueError(f"max_line_bytes must be an int >= 1, got {max_line_bytes!r}")
     dialect_name: str | None = None
     if dialect is not None:
         record = get_dialect(dialect)
@@ -65,7 +76,7 @@ def audit(
     policy_ = check_policy_or_path(policy)
     start = time.perf_counter()
     builder = ReportBuilder(workers)
-    planner = Planner(format, dialect_name, builder)
+    planner = Planner(format, dialect_name, builder, max_line_bytes)
     _log.info("guard.audit.start", format=format, workers=workers)
     for unit, result in execute(planner.plan(sources), workers, policy_):
         builder.merge(unit, result)

@@ -87,7 +87,7 @@ def _fingerprint(f: Finding) -> str:
 
 def to_sarif(report: AuditReport) -> dict[str, Any]:
     """The report as a SARIF 2.1.0 log (a JSON-ready dict): one result per finding, one tool
-    execution notification per error."""
+    execution notification per error (level ``error``) and per skipped path (``note``)."""
     from guard import __version__
 
     results = []
@@ -123,6 +123,14 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
             "locations": [_location(e.path, e.line)],
         }
         for e in report.errors
+    ]
+    notifications += [
+        {
+            "level": "note",
+            "message": {"text": f"skipped: {skipped.reason}"},
+            "locations": [_location(skipped.path, None)],
+        }
+        for skipped in report.summary.skipped
     ]
     s = report.summary
     return {

@@ -11,17 +11,22 @@ import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO
 
+from guard.audit._choices import MAX_LINE_BYTES
+from guard.audit._walk import FileInput, Skipped, Unreadable, Walker, files_under
+
 __all__ = [
+    "MAX_LINE_BYTES",
     "READ_ERRORS",
-    "EmptyDirectory",
     "FileInput",
     "MemoryInput",
     "RawReader",
+    "Skipped",
     "Source",
     "StreamInput",
+    "Unreadable",
+    "capped_lines",
     "describe_read_error",
     "input_bytes",
     "inputs",
@@ -29,7 +34,8 @@ __all__ = [
     "looks_binary",
     "open_binary",
     "read_head",
-    "walk",
+    "skip_all",
+    "skip_line",
 ]
 
 #: One input: a path, a file object, or an in-memory transcript.
@@ -38,11 +44,14 @@ Source = str | os.PathLike[str] | BinaryIO | Mapping[str, Any] | list[Any]
 #: Errors that reading a file or stream raises (gzip adds its own).
 READ_ERRORS = (OSError, EOFError, zlib.error)
 
-#: The head is read in blocks of this size, up to :data:`HEAD_MAX` while no line ends.
+#: The head is read in blocks of this size, up to :data:`HEAD_MAX` (or the line cap) while no
+#: line ends and the first block looks like text.
 HEAD_BYTES = 1 << 16
 HEAD_MAX = 1 << 26
 #: Sniffing looks for a NUL byte this far into a file to tell binary data.
 BINARY_PROBE = 8192
+#: A line over the cap (:data:`MAX_LINE_BYTES`) is skipped in pieces of this size.
+SKIP_PIECE = 1 << 20
 
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -52,23 +61,11 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True, slots=True)
-class FileInput:
-    """A regular file (given, or found in a directory)."""
-
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
 class StreamInput:
     """An open file object (or stdin), read once."""
 
     label: str
     stream: Any
-
-
-@dataclass(frozen=True, slots=True)
-class EmptyDirectory:
-    path: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +84,11 @@ def is_stream(item: object) -> bool:
     return hasattr(item, "read") and not isinstance(item, str | bytes)
 
 
-def walk(directory: Path) -> Iterator[Path]:
-    """Regular files under ``directory``, sorted; hidden files and directories are not read."""
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith("."):
-                yield Path(root) / name
-
-
 def inputs(
     sources: Source | Iterable[Source],
-) -> Iterator[FileInput | StreamInput | EmptyDirectory | MemoryInput]:
-    """The inputs that ``sources`` name, in order: directories are walked, ``-`` is stdin.
+) -> Iterator[FileInput | StreamInput | Skipped | Unreadable | MemoryInput]:
+    """The inputs that ``sources`` name, in order: directories are walked, ``-`` is stdin, each
+    file comes once however it is reached (:mod:`guard.audit._walk`).
 
     Raises ``TypeError`` for a source that is none of a path, a file object or a transcript
     (lazily, when the iteration reaches it).
@@ -114,11 +103,16 @@ def inputs(
             "audit() expects a path, a file object, or an iterable of paths, file objects"
             f" and transcripts, got {type(sources).__name__}"
         )
+    walker = Walker()
     for position, item in enumerate(items, 1):
         if isinstance(item, Mapping | list):
             yield MemoryInput(position, item)
         elif is_path(item):
-            yield from _path_inputs(os.fspath(item))
+            p = os.fspath(item)
+            if p == "-":
+                yield StreamInput("<stdin>", sys.stdin.buffer)
+            else:
+                yield from walker.path(p)
         elif is_stream(item):
             yield StreamInput(str(getattr(item, "name", "<stream>")), item)
         else:
@@ -128,22 +122,6 @@ def inputs(
             )
 
 
-def _path_inputs(p: str) -> Iterator[FileInput | StreamInput | EmptyDirectory]:
-    if p == "-":
-        yield StreamInput("<stdin>", sys.stdin.buffer)
-        return
-    path = Path(p)
-    if not path.is_dir():
-        yield FileInput(p)
-        return
-    empty = True
-    for file in walk(path):
-        empty = False
-        yield FileInput(str(file))
-    if empty:
-        yield EmptyDirectory(p)
-
-
 def input_bytes(paths: Iterable[str]) -> int | None:
     """Total size of the files that ``paths`` name (for a progress bar), or ``None`` when it
     cannot be known in advance (stdin, compressed files)."""
@@ -151,13 +129,11 @@ def input_bytes(paths: Iterable[str]) -> int | None:
     for p in paths:
         if p == "-":
             return None
-        path = Path(p)
-        files = walk(path) if path.is_dir() else [path]
-        for f in files:
-            if f.suffix == ".gz":
+        for f in files_under(p):
+            if f.endswith(".gz"):
                 return None
             try:
-                total += f.stat().st_size
+                total += os.stat(f).st_size
             except OSError:
                 continue
     return total
@@ -208,18 +184,59 @@ def open_binary(stream: Any) -> BinaryIO:
     return buffered  # type: ignore[no-any-return]
 
 
-def read_head(stream: BinaryIO) -> tuple[bytes, bool]:
-    """The first bytes of ``stream``: at least one whole line when there is one, and whether the
-    stream ended."""
+def read_head(stream: BinaryIO, limit: int = HEAD_MAX) -> tuple[bytes, bool]:
+    """The first bytes of ``stream``: at least one whole line when there is one (up to
+    ``limit`` bytes), and whether the stream ended. Binary data (a NUL byte in the first
+    block, no line break) ends the head at once: a huge file of NUL bytes costs one block."""
     head = stream.read(HEAD_BYTES)
     if len(head) < HEAD_BYTES:
         return head, True
-    while b"\n" not in head and len(head) < HEAD_MAX:
+    if b"\n" in head or looks_binary(head):
+        return head, False
+    blocks = [head]
+    size = len(head)
+    while size < limit:
         more = stream.read(HEAD_BYTES)
         if not more:
-            return head, True
-        head += more
-    return head, False
+            return b"".join(blocks), True
+        blocks.append(more)
+        size += len(more)
+        if b"\n" in more:
+            break
+    return b"".join(blocks), False
+
+
+def capped_lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes | None, int]]:
+    """``(line, size)`` for each line of ``stream`` (with its line break). A line longer than
+    ``cap`` bytes (not counting its line break) is never held: it is read on in pieces of at
+    most :data:`SKIP_PIECE` and comes as ``(None, size)``."""
+    while True:
+        line = stream.readline(cap + 1)
+        if not line:
+            return
+        if len(line) <= cap or line.endswith(b"\n"):
+            yield line, len(line)
+            continue
+        yield None, len(line) + skip_line(stream)
+
+
+def skip_all(stream: BinaryIO) -> int:
+    """Read to the end of ``stream`` in bounded pieces; returns the number of bytes read."""
+    skipped = 0
+    while piece := stream.read(SKIP_PIECE):
+        skipped += len(piece)
+    return skipped
+
+
+def skip_line(stream: BinaryIO) -> int:
+    """Read past the rest of the current line (and its line break) in bounded pieces; returns
+    the number of bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stream.readline(SKIP_PIECE)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
 
 
 def looks_binary(head: bytes) -> bool:

@@ -12,16 +12,25 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from guard.audit._engine import Collector
+from guard.audit._engine import Collector, internal_error
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
-from guard.audit._sources import open_binary
+from guard.audit._sources import MAX_LINE_BYTES, capped_lines, open_binary, skip_all
 from guard.audit._wire import split, wire_transcript
 from guard.audit.report import AuditError, Finding
 from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY, Policy
 
-__all__ = ["Unit", "UnitResult", "error_unit", "init_worker", "run_in_worker", "run_unit"]
+__all__ = [
+    "Unit",
+    "UnitResult",
+    "error_unit",
+    "init_worker",
+    "lost_result",
+    "overlong",
+    "run_in_worker",
+    "run_unit",
+]
 
 
 @dataclass(slots=True)
@@ -43,6 +52,8 @@ class Unit:
     result: UnitResult | None = None
     #: line numbers in the result count from the unit's first line (JSONL chunks)
     relative: bool = False
+    #: a line longer than this is an error entry, not read whole
+    max_line: int = MAX_LINE_BYTES
 
     def __post_init__(self) -> None:
         if self.data is not None:
@@ -73,7 +84,26 @@ def error_unit(path: str, line: int | None, text: str, index: int = -1) -> Unit:
     return Unit(index=index, path=path, format="", dialect="", result=UnitResult(errors=[error]))
 
 
-def _json_error(exc: Exception) -> str:
+def lost_result(unit: Unit, error: str) -> UnitResult:
+    """The result of a unit that could not run: one internal error entry for the input it held
+    (for lines of a JSONL file: at its first line, the line count kept so later lines keep
+    their numbers)."""
+    lines = unit.data.count(b"\n") if unit.data is not None else 0
+    line = 1 if unit.relative else None
+    if unit.data is not None:
+        n = lines + (0 if unit.data.endswith(b"\n") else 1)
+        error += f" (this line and the next {n - 1})" if n > 1 else ""
+    e = AuditError(path=unit.path, line=line, error=error, internal=True)
+    return UnitResult(errors=[e], lines=lines)
+
+
+def overlong(size: int, cap: int) -> str:
+    return f"line of {size:,} bytes is over the cap of {cap:,} bytes (--max-line-bytes): not read"
+
+
+def _json_error(exc: Exception, raw: bytes = b"") -> str:
+    if b"\x00" in raw:
+        return "not UTF-8 text: the line holds NUL bytes (UTF-16 text or binary data)"
     if isinstance(exc, UnicodeDecodeError):
         bad = exc.object[exc.start : exc.start + 1]
         byte = f" 0x{bad[0]:02x}" if bad else ""
@@ -93,28 +123,61 @@ def _result(
     c: Collector, transcripts: int, messages: int, nbytes: int, lines: int = 0
 ) -> UnitResult:
     c.judge()
+    if any(e.internal for e in c.errors):  # judging adds them after the reading's errors
+        c.errors.sort(key=lambda e: e.line or 0)
     return UnitResult(c.findings, c.errors, transcripts, messages, nbytes, lines)
 
 
+_UNPARSED = object()
+
+
+def _salvage(raw: bytes, before: bytes) -> object:
+    """A second try at a line that did not parse as UTF-8 JSON: without a UTF-8 byte order
+    mark, or without the NUL byte that a UTF-16 line before it left at its start (its line
+    break is two bytes, split after the first). ``_UNPARSED`` when that does not help either."""
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    elif raw.startswith(b"\x00") and before.endswith(b"\x00"):
+        raw = raw[1:]
+    else:
+        return _UNPARSED
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return _UNPARSED
+
+
 def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
+    """Each line of a JSONL chunk: decoded as UTF-8, parsed, handed to the format's adapter.
+    Every fault of one line (undecodable, malformed, over the cap, of the wrong shape, or an
+    unexpected exception) is an error entry for that line; the other lines are still read."""
     assert unit.data is not None
     c = _collector(unit, policy)
     adapter = ADAPTERS[unit.format]
     loads = json.loads
+    cap = unit.max_line
     transcripts = messages = 0
     lines = unit.data.split(b"\n")
     for number, raw in enumerate(lines, 1):
         if not raw or raw.isspace():
             continue
-        try:
-            obj = loads(raw)
-        except (ValueError, RecursionError) as exc:
-            c.error(number, _json_error(exc))
+        if len(raw) > cap:
+            c.error(number, overlong(len(raw), cap))
             continue
+        try:
+            obj = loads(raw.decode("utf-8"))  # strictly UTF-8: loads(bytes) would take UTF-16
+        except (ValueError, RecursionError) as exc:
+            obj = _salvage(raw, lines[number - 2] if number > 1 else b"")
+            if obj is _UNPARSED:
+                c.error(number, _json_error(exc, raw))
+                continue
         try:
             messages += adapter(obj, c, number)
         except ShapeError as exc:
             c.error(number, str(exc))
+            continue
+        except Exception as exc:  # a fault of guard: this line is lost, not the report
+            c.internal(number, exc, "reading this line")
             continue
         transcripts += 1
     return _result(c, transcripts, messages, len(unit.data), len(lines) - 1)
@@ -131,14 +194,23 @@ def run_objects(unit: Unit, policy: Policy) -> UnitResult:
         except ShapeError as exc:
             c.error(number, str(exc))
             continue
+        except Exception as exc:  # a fault of guard: this transcript is lost, not the report
+            c.internal(number, exc, "reading this transcript")
+            continue
         transcripts += 1
         c.maybe_judge()
     return _result(c, transcripts, messages, 0)
 
 
-def _decoded_lines(stream: BinaryIO, c: Collector, counter: list[int]) -> Iterator[str]:
-    for number, raw in enumerate(stream, 1):
-        counter[0] += len(raw)
+def _decoded_lines(stream: BinaryIO, c: Collector, counter: list[int], cap: int) -> Iterator[str]:
+    """The lines of a text stream, decoded; an undecodable line is an error entry and read with
+    replacement characters, a line over the cap an error entry and read as an empty line."""
+    for number, (raw, size) in enumerate(capped_lines(stream, cap), 1):
+        counter[0] += size
+        if raw is None:
+            c.error(number, overlong(size - 1, cap))  # without its line break
+            yield "\n"
+            continue
         try:
             yield raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -171,7 +243,7 @@ def run_harmony(unit: Unit, policy: Policy) -> UnitResult:
 
     stream = _open_unit(unit)
     try:
-        for text in _decoded_lines(stream, c, counter):
+        for text in _decoded_lines(stream, c, counter, unit.max_line):
             done = splitter.feed(text)
             if done:
                 take(done)
@@ -189,7 +261,15 @@ def _read_whole(unit: Unit, c: Collector) -> tuple[str, int] | None:
     """A text or raw file, read whole and decoded (``None``: it could not be read)."""
     stream = _open_unit(unit)
     try:
-        data = stream.read()
+        data = stream.read(unit.max_line + 1)
+        if len(data) > unit.max_line:
+            size = len(data) + skip_all(stream)
+            c.error(
+                1,
+                f"{size:,} bytes of model output are over the cap of {unit.max_line:,}"
+                " bytes (--max-line-bytes): not read",
+            )
+            return None
     except (OSError, EOFError) as exc:
         c.error(1, f"cannot read: {exc}")
         return None
@@ -264,16 +344,22 @@ def _no_gc() -> Iterator[None]:
 
 
 def run_unit(unit: Unit, policy: Policy) -> UnitResult:
-    """Read, collect and judge one unit."""
+    """Read, collect and judge one unit. An unexpected exception (a fault of guard that the
+    per-line guards did not catch) becomes one internal error entry for the unit's input."""
     if unit.result is not None:
         return unit.result
-    with _no_gc():
-        if unit.objects is not None:
-            return run_objects(unit, policy)
-        if unit.format == "harmony":
-            return run_harmony(unit, policy)
-        if unit.format == "text":
-            return run_text(unit, policy)
-        if unit.format == "raw":
-            return run_raw(unit, policy)
-        return run_json_lines(unit, policy)
+    try:
+        with _no_gc():
+            if unit.objects is not None:
+                return run_objects(unit, policy)
+            if unit.format == "harmony":
+                return run_harmony(unit, policy)
+            if unit.format == "text":
+                return run_text(unit, policy)
+            if unit.format == "raw":
+                return run_raw(unit, policy)
+            return run_json_lines(unit, policy)
+    except Exception as exc:
+        errors: list[AuditError] = []
+        internal_error(errors, unit.path, None, exc, "auditing this input")
+        return lost_result(unit, errors[0].error)

@@ -56,13 +56,19 @@ class Finding(BaseModel):
 
 
 class AuditError(BaseModel):
-    """Input that could not be audited: a file (``line`` is ``None``), a line, or a message."""
+    """Input that could not be audited: a file (``line`` is ``None``), a line, or a message.
+
+    ``internal`` marks a fault of guard itself rather than of the input (an unexpected exception
+    while reading or judging it, a worker process lost): the input it names was not audited,
+    and the command exits with code 3.
+    """
 
     model_config = ConfigDict(frozen=True)
 
     path: str
     line: int | None
     error: str
+    internal: bool = False
 
 
 class FileSummary(BaseModel):
@@ -82,7 +88,9 @@ class FileSummary(BaseModel):
 
 
 class SkippedFile(BaseModel):
-    """A file that ``--format auto`` did not recognise as transcripts, and why."""
+    """A path that was not audited, and why: a file ``--format auto`` did not recognise as
+    transcripts, a file already audited under another path, a hidden or special file, a link
+    that leads nowhere or back into a directory being walked."""
 
     path: str
     reason: str
@@ -100,6 +108,8 @@ class AuditSummary(BaseModel):
     injections: int = 0
     forgeries: int = 0
     errors: int = 0
+    #: errors that are faults of guard itself (``AuditError.internal``)
+    internal_errors: int = 0
     elapsed: float = 0.0
     workers: int = 1
     files: list[FileSummary] = Field(default_factory=list)
@@ -118,13 +128,17 @@ class AuditReport(BaseModel):
     errors: list[AuditError] = Field(default_factory=list)
 
     def exit_code(self, fail_on: str = "leak") -> int:
-        """0 clean, 1 findings at the ``fail_on`` threshold, 2 when no transcript was read.
+        """0 clean, 1 findings at the ``fail_on`` threshold, 2 when no transcript was read, 3
+        when guard itself failed on some input (an internal error: the report is incomplete).
 
         ``leak`` fails on leaks and forgeries (model output gone wrong); ``injection`` fails on
-        any finding; ``none`` never fails on findings.
+        any finding; ``none`` never fails on findings. Code 3 wins over the others: a report
+        with a hole in it is never called clean.
         """
         if fail_on not in FAIL_ON:
             raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+        if any(e.internal for e in self.errors):
+            return 3
         if self.summary.transcripts == 0:
             return 2
         if fail_on == "none":

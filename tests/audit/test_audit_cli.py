@@ -131,7 +131,10 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path: Path) -> None:
     assert first["artifactLocation"]["uri"].startswith("corpora/examples/")
     assert first["region"]["startLine"] >= 1
     notes = run_["invocations"][0]["toolExecutionNotifications"]
-    assert len(notes) == 7 and all(n["level"] == "error" for n in notes)
+    errors = [n for n in notes if n["level"] == "error"]
+    skipped = [n for n in notes if n["level"] == "note"]
+    assert len(errors) == 7 and len(skipped) == 2 and len(notes) == 9
+    assert all(n["message"]["text"].startswith("skipped: ") for n in skipped)
 
 
 def test_sarif_for_stdin_and_unreadable_inputs_validates(tmp_path: Path) -> None:
