@@ -9,6 +9,7 @@ import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any, cast
 
+from guard._detect import tool_names
 from guard.dialects import Dialect, get_dialect
 from guard.gate import Policy, check_policy
 from guard.models import Outcome, Verdict
@@ -166,6 +167,7 @@ def guard_stream(
     on_leak: OnLeak = "abort",
     recovery: Any = None,
     raw: bool | None = None,
+    tools: Any = None,
 ) -> GuardedStream | AsyncGuardedStream:
     """Wrap a provider stream; see :mod:`guard.stream`.
 
@@ -176,6 +178,10 @@ def guard_stream(
         on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
         recovery: a strategy object for ``recover`` (default: the one the policy names).
         raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
+        tools: the request's declared tools (names or OpenAI tool definitions), as for
+            :func:`guard.detect`: a call of an undeclared tool leaks (U) and a tool call written
+            as text counts when it names a declared one (J). ``None``: unknown.
+            Whether a choice's answer came with reasoning is read from the stream itself.
 
     Returns:
         A :class:`GuardedStream` for a sync source, an :class:`AsyncGuardedStream` for an async
@@ -183,7 +189,12 @@ def guard_stream(
         ``upstream_closed`` during and after iteration.
     """
     engine = Engine(
-        get_dialect(dialect), check_policy(policy), check_on_leak(on_leak), recovery, raw
+        get_dialect(dialect),
+        check_policy(policy),
+        check_on_leak(on_leak),
+        recovery,
+        raw,
+        tool_names(tools),
     )
     if hasattr(source, "__aiter__"):
         return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
