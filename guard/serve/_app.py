@@ -24,6 +24,7 @@ from guard.integrations.openai.protocol import (
     escape_responses_request,
     guard_chat_completion,
     guard_response,
+    request_tools,
 )
 from guard.serve._config import ServeConfig
 from guard.serve._logging import AccessRecord, log
@@ -246,6 +247,8 @@ class _Proxy:
         if escaped != body:
             raw = json.dumps(escaped, ensure_ascii=False).encode("utf-8")
             access.fields["escaped"] = True
+        # the tools the model is offered are the context of the response's judge
+        tools = request_tools(escaped)
         resp = await self._forward(request, raw, access, guarded=True)
         if isinstance(resp, Response):
             return resp
@@ -254,11 +257,11 @@ class _Proxy:
         content_type = resp.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
             return _ClosingStreamingResponse(
-                endpoint.relay(resp, dialect, self.config, access).body(),
+                endpoint.relay(resp, dialect, self.config, access, tools).body(),
                 status_code=resp.status_code,
                 headers=response_headers(resp, keep_encoding=False),
             )
-        return await self._complete(request, resp, kind, dialect, access)
+        return await self._complete(request, resp, kind, dialect, access, tools)
 
     async def _upstream_error(self, resp: httpx.Response, access: AccessRecord) -> Response:
         try:
@@ -289,6 +292,7 @@ class _Proxy:
         kind: str,
         dialect: str,
         access: AccessRecord,
+        tools: frozenset[str] | None = None,
     ) -> Response:
         try:
             body = await unless_disconnected(request, resp.aread)
@@ -315,6 +319,7 @@ class _Proxy:
             policy=self.config.policy,
             on_leak=self.config.on_leak,
             abort="filter",
+            tools=tools,
         )
         access.fields.update(
             leak=result.leak, forged=result.forged, cut=result.changed, aborted=result.aborted

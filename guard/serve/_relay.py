@@ -116,9 +116,16 @@ class Relay:
     reads."""
 
     def __init__(
-        self, resp: httpx.Response, dialect: str, config: ServeConfig, access: AccessRecord
+        self,
+        resp: httpx.Response,
+        dialect: str,
+        config: ServeConfig,
+        access: AccessRecord,
+        tools: frozenset[str] | None = None,
     ) -> None:
         self.access = access
+        #: the request's declared tool names (``None``: unknown), context of the judge
+        self.tools = tools
         self.raws: _Raws = {}
         self.state = _UpstreamState(status=resp.status_code)
         self.sent = 0
@@ -204,17 +211,27 @@ class ChatRelay(Relay):
     guarded: AsyncGuardedStream
 
     def __init__(
-        self, resp: httpx.Response, dialect: str, config: ServeConfig, access: AccessRecord
+        self,
+        resp: httpx.Response,
+        dialect: str,
+        config: ServeConfig,
+        access: AccessRecord,
+        tools: frozenset[str] | None = None,
     ) -> None:
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
-        super().__init__(resp, dialect, config, access)
+        super().__init__(resp, dialect, config, access, tools)
 
     def _guard(
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedStream:
         stream = guard_stream(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, raw=False
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            raw=False,
+            tools=self.tools,
         )
         return cast(AsyncGuardedStream, stream)
 
@@ -255,7 +272,12 @@ class ResponsesRelay(Relay):
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedResponseStream:
         stream = guard_response_events(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, abort="filter"
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            abort="filter",
+            tools=self.tools,
         )
         return cast(AsyncGuardedResponseStream, stream)
 
@@ -287,7 +309,12 @@ class MessagesRelay(Relay):
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedMessageStream:
         stream = guard_message_events(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, abort="filter"
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            abort="filter",
+            tools=self.tools,
         )
         return cast(AsyncGuardedMessageStream, stream)
 
