@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
-from guard.gate._plan import stream_plan
+from guard.gate._plan import MEMO_KEY, stream_plan
 from guard.gate._policy import Policy
 from guard.gate._whole import decide, find_hits, injection_verdict, make_verdict
 from guard.models import Dialect, Hit, Surface, TextView, Verdict
@@ -128,10 +128,11 @@ class SurfaceMonitor:
             raise RuntimeError("SurfaceMonitor.feed() after finish()")
         if not delta:
             return
-        plan = self._plan
         if self._quiet:
-            if self._take_quiet(delta):
+            if self._take_quiet(delta) >= 0:
                 return
+            self._quiet = False
+        if self._lazy:
             self._catch_up()
         plan = self._plan
         tail = self._tail
@@ -196,34 +197,39 @@ class SurfaceMonitor:
     def feed_release(self, delta: str) -> int:
         """:meth:`feed`, then the offset up to which the text can be shown now (``release``),
         or -1 when a hit has tripped: the stream's hot path, in one call."""
-        if self._quiet and self._take_quiet(delta):
-            return self._hold
+        if self._quiet:
+            held = self._take_quiet(delta)
+            if held >= 0:
+                return held
         self.feed(delta)
         return -1 if self.tripped is not None else self.release
 
-    def _take_quiet(self, delta: str) -> bool:
+    def _take_quiet(self, delta: str) -> int:
         """The quiet path. Quiet means nothing is held but maybe a tail that may still become
         a word spelling, nothing is pending or armed, and the opening is decided. A delta that
         cannot wake a signal (``plan.quiet_test``) changes nothing but the text and that hold:
-        keep it, and leave the rest of the bookkeeping for later (:meth:`_catch_up`)."""
+        keep it, leave the rest of the bookkeeping for later (:meth:`_catch_up`) and return the
+        new hold; -1 when the delta needs the full path."""
         plan = self._plan
         near = self._near + delta
         if not plan.quiet_test(delta, near):  # type: ignore[misc]
-            return False
-        at = plan.word_hold(near) if self._words else None
-        if at == 0:
-            return False  # what is held may start before what we see: look closer
-        self._parts.append(delta)
+            return -1
+        at: int | None = None
+        # the memo of plan.word_hold answers most texts: nothing held, no glue at the end
+        if self._words and (
+            plan.memo.get(near[-MEMO_KEY:]) != 0 or near[-1] in plan.glue or len(near) <= MEMO_KEY
+        ):
+            at = plan.word_hold(near)
+            if at == 0:
+                return -1  # what is held may start before what we see: look closer
         self._lazy.append(delta)
         total = self.total = self.total + len(delta)
-        self._hold = total if at is None else total - (len(near) - at)
-        self._scoped = total
+        hold = self._hold = total if at is None else total - (len(near) - at)
         self._near = near[len(near) - plan.quiet_near :]
         if total - self._last_trim > 4096:
             self._catch_up()
             self._trim()
-            self._quiet = True
-        return True
+        return hold
 
     def _is_quiet(self) -> bool:
         """Whether the next deltas may take the quiet path (see :meth:`feed`)."""
@@ -248,25 +254,28 @@ class SurfaceMonitor:
         return self._quiet
 
     def _catch_up(self) -> None:
-        """Leave the quiet path: bring the bookkeeping the quiet deltas skipped up to date (the
-        code tracker, the tail, the settled offset; an ending signal's tail can only start
-        where a quiet delta could not hold one, so the search for it moves on too)."""
-        self._quiet = False
+        """Bring the bookkeeping the quiet deltas skipped up to date: the text, the code
+        tracker, the tail, the settled offset (an ending signal's tail can only start where a
+        quiet delta could not hold one, so the search for it moves on too)."""
         if not self._lazy:
             return
         lazy = "".join(self._lazy)
         self._lazy = []
+        self._parts.append(lazy)
         if self._code is not None:
             self._code.feed(lazy)
         plan = self._plan
         self._tail = (self._tail + lazy)[-plan.hold :]
-        if not self._early and self.total - plan.right > self._settled:
-            self._settled = self.total - plan.right
-        self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
+        total = self.total
+        if not self._early and total - plan.right > self._settled:
+            self._settled = total - plan.right
+        self._tail_from = max(self._tail_from, total - TAIL_START_SPAN)
+        self._scoped = total
 
     def finish(self) -> Verdict:
         """End of the stream: settle everything and return the whole-text verdict."""
-        if self._quiet:
+        self._quiet = False
+        if self._lazy:
             self._catch_up()
         if not self._finished:
             self._finished = True
@@ -315,6 +324,8 @@ class SurfaceMonitor:
 
     @property
     def _buf(self) -> str:
+        if self._lazy:
+            self._catch_up()
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import cast
 
@@ -26,6 +26,9 @@ __all__ = ["StreamPlan", "stream_plan"]
 #: Characters a stripped text may open with before an opening word (K's ``analysisThe``).
 OPENING_SLACK = 96
 _BLANK_CHARS = frozenset(" \t\r\n")
+#: how many final characters key the memo of :meth:`StreamPlan.word_hold`, and its bound
+MEMO_KEY = 3
+MEMO_CAP = 50_000
 
 
 #: characters common in prose: a literal holding only these and letters is watched whole
@@ -199,13 +202,21 @@ class StreamPlan:
     ending_span: int
     #: where a tail may start (the first characters of the tail patterns, when literal)
     tail_starts: re.Pattern[str] | None
+    #: :meth:`suffix_hold` answers by the last ``MEMO_KEY`` characters that decided them
+    memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def suffix_hold(self, norm: str) -> int:
         """The length of the longest suffix of ``norm`` that may still grow into a word
         spelling: 0 for none, -1 when ``norm`` is too short to tell (the whole of it may be
         one). A run of blanks stands for the one blank of a spelling, and blanks at the very
-        end may follow a whole prefix. The suffixes are walked from the shortest, right to
-        left, while they can still end a prefix: a few steps on ordinary text."""
+        end may follow a whole prefix."""
+        return self._suffix_walk(norm)[0]
+
+    def _suffix_walk(self, norm: str) -> tuple[int, int]:
+        """:meth:`suffix_hold`, and how many characters of the end decided it (more than
+        ``len(norm)`` when the walk reached the start). The suffixes are walked from the
+        shortest, right to left, while they can still end a prefix: a few steps on ordinary
+        text."""
         n = len(norm)
         i = n
         while i and norm[i - 1] in _BLANK_CHARS:
@@ -235,14 +246,27 @@ class StreamPlan:
                 best = n - j
             j -= 1
         if j < 0 and i:
-            return -1  # still a possible piece at the start of what we see: cannot tell
-        return best
+            return -1, n + 1  # still a possible piece at the start of what we see: cannot tell
+        return best, n - j
 
     def word_hold(self, norm: str) -> int | None:
         """Start of the longest suffix of ``norm`` that may still grow into a word spelling
         (see :meth:`suffix_hold`), with the glue characters right before it; or of a trailing
-        run of glue characters; ``None`` when nothing needs holding."""
-        held = self.suffix_hold(norm) if self.prefixes else 0
+        run of glue characters; ``None`` when nothing needs holding.
+
+        On ordinary text the answer is decided by the last few characters; it is remembered
+        by them (:attr:`memo`, bounded), so most calls cost one lookup."""
+        if not self.prefixes:
+            held = 0
+        elif len(norm) > MEMO_KEY:
+            key = norm[-MEMO_KEY:]
+            held = self.memo.get(key, -2)
+            if held == -2:
+                held, seen = self._suffix_walk(norm)
+                if seen <= MEMO_KEY and len(self.memo) < MEMO_CAP:
+                    self.memo[key] = held
+        else:
+            held = self.suffix_hold(norm)
         if held < 0:
             return 0
         if not held:
@@ -377,9 +401,10 @@ def _plan(
             else:
                 wake_rest.append(f"(?:{alternative})")
     quiet_test = _quiet_test(chars, _shortest_words(wake_words), wake_rest) if quiet_ok else None
+    pieces = frozenset(p[i:] for p in prefixes for i in range(len(p)))
     return StreamPlan(
         quiet_test=quiet_test,
-        pieces=frozenset(p[i:] for p in prefixes for i in range(len(p))),
+        pieces=pieces,
         quiet_near=max(
             max([len(lit) - 1 for lit in literals], default=0),
             max(map(len, letter_words), default=0),
