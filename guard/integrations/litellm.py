@@ -89,7 +89,8 @@ class InbandGuardrail(CustomGuardrail):
         super().__init__(**kwargs)
 
     def _settings(self, data: Mapping[str, Any]) -> GuardSettings:
-        return self.guard_settings.for_model(data.get("model"))
+        """The settings for one request: its model's dialect and its declared tools."""
+        return self.guard_settings.for_model(data.get("model")).for_request(data)
 
     async def async_pre_call_hook(
         self, user_api_key_dict: Any, cache: Any, data: dict[str, Any], call_type: Any
@@ -119,6 +120,7 @@ class InbandGuardrail(CustomGuardrail):
             "dialect": settings.dialect,
             "policy": settings.policy,
             "on_leak": settings.on_leak,
+            "tools": settings.tools,
         }
         if get_field(response, "choices") is not None:
             out, _ = guard_chat_completion(response, **options)
@@ -147,6 +149,7 @@ class InbandGuardrail(CustomGuardrail):
             "dialect": settings.dialect,
             "policy": settings.policy,
             "on_leak": settings.on_leak,
+            "tools": settings.tools,
         }
         kind = get_field(first, "type")
         if get_field(first, "choices") is not None:

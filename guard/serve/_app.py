@@ -28,6 +28,7 @@ from guard.integrations.openai.protocol import (
     escape_responses_request,
     guard_chat_completion,
     guard_response,
+    request_tools,
 )
 from guard.serve._auth import ClientAuth
 from guard.serve._config import ServeConfig
@@ -335,6 +336,8 @@ class _Proxy:
             raw = json.dumps(escaped, ensure_ascii=False).encode("utf-8")
             access.fields["escaped"] = True
         deadline = Deadline(self.config.total_timeout)
+        # the tools the model is offered are the context of the response's judge
+        tools = request_tools(escaped)
         resp = await self._forward(request, raw, access, deadline, guarded=True)
         if isinstance(resp, Response):
             return resp
@@ -344,12 +347,12 @@ class _Proxy:
         if content_type.startswith("text/event-stream"):
             return _with_headers(
                 _ClosingStreamingResponse(
-                    endpoint.relay(resp, dialect, self.config, access, deadline).body(),
+                    endpoint.relay(resp, dialect, self.config, access, deadline, tools).body(),
                     status_code=resp.status_code,
                 ),
                 response_headers(resp, keep_encoding=False),
             )
-        return await self._complete(request, resp, kind, dialect, access, deadline)
+        return await self._complete(request, resp, kind, dialect, access, deadline, tools)
 
     async def _upstream_error(
         self, resp: httpx.Response, access: AccessRecord, deadline: Deadline
@@ -383,6 +386,7 @@ class _Proxy:
         dialect: str,
         access: AccessRecord,
         deadline: Deadline,
+        tools: frozenset[str] | None = None,
     ) -> Response:
         try:
             body = await deadline.run(lambda: unless_disconnected(request, resp.aread))
@@ -393,7 +397,7 @@ class _Proxy:
         finally:
             with anyio.CancelScope(shield=True):
                 await resp.aclose()
-        judged = self._judge(body, kind, dialect, access)
+        judged = self._judge(body, kind, dialect, access, tools)
         if isinstance(judged, Response):
             return judged
         out, data = judged
@@ -404,7 +408,12 @@ class _Proxy:
         return _with_headers(JSONResponse(out, status_code=resp.status_code), headers)
 
     def _judge(
-        self, body: bytes, kind: str, dialect: str, access: AccessRecord
+        self,
+        body: bytes,
+        kind: str,
+        dialect: str,
+        access: AccessRecord,
+        tools: frozenset[str] | None = None,
     ) -> tuple[Any, dict[str, Any]] | Response:
         """(the guarded body, the parsed one), or 502 for a body the proxy cannot read: not a
         JSON object, nested too deep, or one the judge fails on."""
@@ -431,6 +440,7 @@ class _Proxy:
             policy=self.config.policy,
             on_leak=self.config.on_leak,
             abort="filter",
+            tools=tools,
         )
         access.fields.update(
             leak=result.leak, forged=result.forged, cut=result.changed, aborted=result.aborted

@@ -141,8 +141,11 @@ class Relay:
         config: ServeConfig,
         access: AccessRecord,
         deadline: Deadline,
+        tools: frozenset[str] | None = None,
     ) -> None:
         self.access = access
+        #: the request's declared tool names (``None``: unknown), context of the judge
+        self.tools = tools
         self.raws: _Raws = {}
         self.state = _UpstreamState(status=resp.status_code)
         self.sent = 0
@@ -247,16 +250,22 @@ class ChatRelay(Relay):
         config: ServeConfig,
         access: AccessRecord,
         deadline: Deadline,
+        tools: frozenset[str] | None = None,
     ) -> None:
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
-        super().__init__(resp, dialect, config, access, deadline)
+        super().__init__(resp, dialect, config, access, deadline, tools)
 
     def _guard(
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedStream:
         stream = guard_stream(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, raw=False
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            raw=False,
+            tools=self.tools,
         )
         return cast(AsyncGuardedStream, stream)
 
@@ -297,7 +306,12 @@ class ResponsesRelay(Relay):
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedResponseStream:
         stream = guard_response_events(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, abort="filter"
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            abort="filter",
+            tools=self.tools,
         )
         return cast(AsyncGuardedResponseStream, stream)
 
@@ -329,7 +343,12 @@ class MessagesRelay(Relay):
         self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedMessageStream:
         stream = guard_message_events(
-            events, dialect=dialect, policy=config.policy, on_leak=config.on_leak, abort="filter"
+            events,
+            dialect=dialect,
+            policy=config.policy,
+            on_leak=config.on_leak,
+            abort="filter",
+            tools=self.tools,
         )
         return cast(AsyncGuardedMessageStream, stream)
 

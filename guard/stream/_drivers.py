@@ -9,6 +9,7 @@ import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any, cast
 
+from guard._detect import tool_names
 from guard.dialects import Dialect, get_dialect
 from guard.gate import Policy, check_policy
 from guard.models import Outcome, Verdict
@@ -167,7 +168,7 @@ def guard_stream(
     recovery: Any = None,
     raw: bool | None = None,
     start_in_thinking: bool = False,
-    tools: Iterable[Mapping[str, Any]] | None = None,
+    tools: Any = None,
 ) -> GuardedStream | AsyncGuardedStream:
     """Wrap a provider stream; see :mod:`guard.stream`.
 
@@ -180,8 +181,12 @@ def guard_stream(
         raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
         start_in_thinking: raw text only: the output starts inside reasoning (the template put
             the opening think tag in the prompt), as for :func:`guard.scanners.scanner`.
-        tools: raw text only: the request's OpenAI tool definitions, which type the parameter
-            values of formats that send them as text (:func:`guard.scanners.scanner`).
+        tools: the request's declared tools (names or OpenAI tool definitions), as for
+            :func:`guard.detect`: a call of an undeclared tool leaks (U) and a tool call written
+            as text counts when it names a declared one (J). ``None``: unknown. Whether a
+            choice's answer came with reasoning is read from the stream itself. On raw text,
+            tool definitions also type the parameter values of formats that send them as text
+            (:func:`guard.scanners.scanner`).
 
     Raises:
         ConfigError: ``start_in_thinking`` for a dialect without reasoning sections.
@@ -193,17 +198,27 @@ def guard_stream(
         ``upstream_closed`` during and after iteration.
     """
     record = get_dialect(dialect)
+    if isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping):
+        tools = list(tools)  # a generator is read once
+    declared = tool_names(tools)
     options: dict[str, Any] = {}
     if start_in_thinking:
         options["start_in_thinking"] = True
-    if tools is not None:
-        plain = isinstance(tools, Iterable) and not isinstance(tools, str | bytes | Mapping)
-        options["tools"] = list(tools) if plain else tools  # a generator is read once
+    if tools and all(isinstance(t, Mapping) for t in tools):
+        options["tools"] = tools
     if options:
         from guard.scanners import scanner
 
         scanner(record, **options)  # fail here (TypeError, ConfigError), not at the first chunk
-    engine = Engine(record, check_policy(policy), check_on_leak(on_leak), recovery, raw, options)
+    engine = Engine(
+        record,
+        check_policy(policy),
+        check_on_leak(on_leak),
+        recovery,
+        raw,
+        options,
+        declared,
+    )
     if hasattr(source, "__aiter__"):
         return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)
     if hasattr(source, "__iter__") and not isinstance(source, str | bytes):

@@ -77,8 +77,10 @@ class Engine:
         "queue",
         "raw",
         "reader",
+        "reasoned",
         "scan_options",
         "stopped",
+        "tools",
     )
 
     def __init__(
@@ -89,9 +91,14 @@ class Engine:
         recovery: Any,
         raw: bool | None,
         scan_options: Mapping[str, Any] | None = None,
+        tools: frozenset[str] | None = None,
     ) -> None:
         self.dialect = dialect
         self.scan_options = scan_options  # the raw reader's scanner keywords
+        #: the request's declared tool names (``None``: unknown), context of every monitor
+        self.tools = tools
+        #: choices whose reasoning part has non-blank text: their answer's context for V
+        self.reasoned: set[int] = set()
         self.policy = policy
         self.monitors: dict[Key, SurfaceMonitor] = {}
         self.decisions = Decisions(on_leak, policy, recovery)
@@ -225,15 +232,30 @@ class Engine:
         m = self.monitors.get(key)
         if m is None:
             m = SurfaceMonitor(
-                Surface(key[1]), self.dialect, self.policy, tool_name=self._tool_name(key)
+                Surface(key[1]),
+                self.dialect,
+                self.policy,
+                tool_name=self._tool_name(key),
+                tools=self.tools,
+                reasoning=self._reasoning(key),
             )
             self.monitors[key] = m
         return m
+
+    def _reasoning(self, key: Key) -> bool | None:
+        """Whether the answer's message carried a reasoning part, as ``detect_message`` says it:
+        only for the visible text of a reasoning dialect, from the reasoning that arrived before
+        the answer's first character (docs/streaming.md, "Context")."""
+        if key[1] != "text" or not self.dialect.thinking:
+            return None
+        return key[0] in self.reasoned
 
     def feed(self, entry: Entry, key: Key, text: object, *, count: bool = True) -> None:
         if not isinstance(text, str) or not text:
             return
         m = self.monitors.get(key) or self.monitor(key)
+        if key[1] == "thinking" and not text.isspace():
+            self.reasoned.add(key[0])
         start = m.total
         m.feed(text)
         if count:

@@ -396,3 +396,24 @@ def test_everything_else_passes_through(fake: FakeUpstream) -> None:
         guard_client(base, policy={"x": 1})  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="unknown dialect"):
         guard_client(base, dialect="klingon")
+
+
+# --- the request's declared tools reach the judge ----------------------------------------------
+
+
+def test_guard_client_judges_with_the_request_tools(fake: FakeUpstream) -> None:
+    weather = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+    other = [{"type": "function", "function": {"name": "get_time", "parameters": {}}}]
+    body = chat_json("ok", tool_calls=[("get_weather", '{"city": "Oslo"}')])
+    client = guard_client(sdk(fake))
+    for tools, names in ((weather, ["get_weather"]), (other, [])):
+        fake.script = Script(body=body)
+        done = client.chat.completions.create(model="gpt-oss-120b", messages=USER, tools=tools)
+        assert [c.function.name for c in done.choices[0].message.tool_calls or []] == names
+    call = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+    for tools, text in ((weather, "Checking.\n"), (other, "Checking.\n" + call)):
+        fake.script = Script(events=chat_sse(["Checking.\n", call]))
+        stream = client.chat.completions.create(
+            model="gpt-oss-120b", messages=USER, tools=tools, stream=True
+        )
+        assert content(list(stream)) == text

@@ -629,3 +629,38 @@ def test_the_model_name_picks_the_dialect_for_escaping_and_forgery(
     assert got == "Checking. "
     record = logs.after(seen)
     assert record["dialect"] == dialect and record["forged"] is True
+
+
+# --- the request's declared tools reach the judge (docs/detection.md, "Context") ---------------
+
+WEATHER = [{"type": "function", "function": {"name": "get_weather", "parameters": {}}}]
+OTHER = [{"type": "function", "function": {"name": "get_time", "parameters": {}}}]
+
+
+def test_declared_tools_decide_undeclared_calls_streaming_and_not(
+    fake: FakeUpstream, client: openai.OpenAI
+) -> None:
+    fake.script = Script(events=CHAT_TOOL_CALL)
+    _, chunks = stream_text(client, tools=WEATHER)
+    assert any(c.choices and c.choices[0].delta.tool_calls for c in chunks)
+    fake.script = Script(events=CHAT_TOOL_CALL)
+    text, chunks = stream_text(client, tools=OTHER)  # get_weather was not offered: U
+    assert text == "Let me look."
+    assert not any(c.choices and c.choices[0].delta.tool_calls for c in chunks)
+    body = chat_json("ok", tool_calls=[("get_weather", '{"city": "Oslo"}')])
+    fake.script = Script(body=body)
+    done = client.chat.completions.create(model="gpt-oss-120b", messages=USER, tools=OTHER)
+    assert not done.choices[0].message.tool_calls
+    fake.script = Script(body=body)
+    kept = client.chat.completions.create(model="gpt-oss-120b", messages=USER, tools=WEATHER)
+    assert [c.function.name for c in kept.choices[0].message.tool_calls or []] == ["get_weather"]
+
+
+def test_declared_tools_decide_a_tool_call_written_as_text(
+    fake: FakeUpstream, client: openai.OpenAI
+) -> None:
+    call = '{"name": "get_weather", "arguments": {"city": "Oslo"}}'
+    for tools, delivered in ((WEATHER, "Checking.\n"), (OTHER, "Checking.\n" + call)):
+        fake.script = Script(events=chat_sse(["Checking.\n", call]))
+        text, _ = stream_text(client, tools=tools)
+        assert text == delivered

@@ -170,13 +170,16 @@ def _every_split(text: str) -> Iterator[list[str]]:
 
 @pytest.mark.parametrize("case", [c for c in TEXT_CASES if c.surface == "text"], ids=lambda c: c.id)
 def test_n2_verdict_and_truncated_text_are_the_same_for_every_split(case: Any) -> None:
-    whole = detect(case.text)
+    # the case's context: its declared tools, and a reasoning chunk before the answer when the
+    # message carried one (a Harmony answer with none before it streams as reasoning=False)
+    whole = detect(case.text, tools=case.tools, reasoning=bool(case.reasoning))
+    lead = chat_chunks(["Thinking."], "reasoning_content")[:-1] if case.reasoning else []
     outputs = set()
     for pieces in _every_split(case.text):
-        report = guard_stream(chat_chunks(pieces), on_leak="report")
+        report = guard_stream(lead + chat_chunks(pieces), on_leak="report", tools=case.tools)
         list(report)
         assert _text_verdict(report).model_copy(update={"part": None}) == whole
-        truncated = guard_stream(chat_chunks(pieces), on_leak="truncate")
+        truncated = guard_stream(lead + chat_chunks(pieces), on_leak="truncate", tools=case.tools)
         outputs.add(joined(list(truncated)))
         if whole.leak:
             assert truncated.cut.get("text") == whole.cut

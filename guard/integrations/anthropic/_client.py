@@ -78,7 +78,8 @@ class _Messages:
         settings = self._settings.for_model(params.get("model"))
         if settings.escape_inputs:
             params = escape_messages_request(params, settings.dialect)
-        return params, settings
+        # the tools the model is offered (as sent) are the context of the judge
+        return params, settings.for_request(params)
 
     def _guarded_events(self, result: Any, settings: GuardSettings) -> Any:
         if self._async:
@@ -87,7 +88,11 @@ class _Messages:
 
     def _judged(self, result: Any, settings: GuardSettings) -> Any:
         out, found = guard_message(
-            result, dialect=settings.dialect, policy=settings.policy, on_leak=settings.on_leak
+            result,
+            dialect=settings.dialect,
+            policy=settings.policy,
+            on_leak=settings.on_leak,
+            tools=settings.tools,
         )
         remember_result(out, found)
         return out

@@ -61,35 +61,39 @@ class _Endpoint(_Resource):
     def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _stream(self, result: Any) -> Any:
+    def _stream(self, result: Any, settings: GuardSettings) -> Any:
         raise NotImplementedError
 
-    def _judge(self, result: Any) -> tuple[Any, GuardResult]:
+    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
         raise NotImplementedError
 
     def create(self, *args: Any, **params: Any) -> Any:
         if self._settings.escape_inputs:
             params = self._escape(params)
+        # the tools the model is offered (as sent) are the context of the judge
+        settings = self._settings.for_request(params)
         stream = params.get("stream") is True
         if self._async:
-            return self._acreate(args, params, stream)
-        return self._wrap(self._inner.create(*args, **params), stream)
+            return self._acreate(args, params, stream, settings)
+        return self._wrap(self._inner.create(*args, **params), stream, settings)
 
-    async def _acreate(self, args: tuple[Any, ...], params: dict[str, Any], stream: bool) -> Any:
-        return self._wrap(await self._inner.create(*args, **params), stream)
+    async def _acreate(
+        self, args: tuple[Any, ...], params: dict[str, Any], stream: bool, settings: GuardSettings
+    ) -> Any:
+        return self._wrap(await self._inner.create(*args, **params), stream, settings)
 
-    def _wrap(self, result: Any, stream: bool) -> Any:
+    def _wrap(self, result: Any, stream: bool, settings: GuardSettings) -> Any:
         if stream:
-            return self._stream(result)
-        out, found = self._judge(result)
+            return self._stream(result, settings)
+        out, found = self._judge(result, settings)
         remember_result(out, found)
         return out
 
+    @staticmethod
     def _judge_with(
-        self, judge: Callable[..., tuple[Any, GuardResult]], result: Any
+        judge: Callable[..., tuple[Any, GuardResult]], result: Any, s: GuardSettings
     ) -> tuple[Any, GuardResult]:
-        s = self._settings
-        return judge(result, dialect=s.dialect, policy=s.policy, on_leak=s.on_leak)
+        return judge(result, dialect=s.dialect, policy=s.policy, on_leak=s.on_leak, tools=s.tools)
 
 
 class _Completions(_Endpoint):
@@ -100,13 +104,13 @@ class _Completions(_Endpoint):
     def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return escape_chat_request(params, self._settings.dialect)
 
-    def _stream(self, result: Any) -> Any:
+    def _stream(self, result: Any, settings: GuardSettings) -> Any:
         if self._async:
-            return AsyncGuardedChatStream(result, self._settings)
-        return GuardedChatStream(result, self._settings)
+            return AsyncGuardedChatStream(result, settings)
+        return GuardedChatStream(result, settings)
 
-    def _judge(self, result: Any) -> tuple[Any, GuardResult]:
-        return self._judge_with(guard_chat_completion, result)
+    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
+        return self._judge_with(guard_chat_completion, result, settings)
 
 
 class _Chat(_Resource):
@@ -124,13 +128,13 @@ class _Responses(_Endpoint):
     def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
         return escape_responses_request(params, self._settings.dialect)
 
-    def _stream(self, result: Any) -> Any:
+    def _stream(self, result: Any, settings: GuardSettings) -> Any:
         if self._async:
-            return AsyncGuardedResponseStream(result, self._settings, "raise")
-        return GuardedResponseStream(result, self._settings, "raise")
+            return AsyncGuardedResponseStream(result, settings, "raise")
+        return GuardedResponseStream(result, settings, "raise")
 
-    def _judge(self, result: Any) -> tuple[Any, GuardResult]:
-        return self._judge_with(guard_response, result)
+    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
+        return self._judge_with(guard_response, result, settings)
 
 
 class GuardedClient:

@@ -91,8 +91,10 @@ def guard_message(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     abort: AbortMode = "raise",
+    tools: Any = None,
 ) -> tuple[Any, GuardResult]:
-    """Check a complete Messages response (dict or SDK ``Message``) and apply ``on_leak``.
+    """Check a complete Messages response (dict or SDK ``Message``) and apply ``on_leak``;
+    ``tools`` are the request's declared tools (``docs/detection.md``, "Context").
 
     Returns the message to deliver (the same object when nothing changes, otherwise a changed
     deep copy) and the :class:`GuardResult`. With ``abort="filter"`` an aborting leak cuts the
@@ -101,5 +103,5 @@ def guard_message(
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
     """
-    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
     return judge_parts(message, message_parts, _finish_message, settings, abort)

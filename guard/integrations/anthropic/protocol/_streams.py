@@ -161,13 +161,14 @@ def guard_message_events(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     abort: AbortMode = "raise",
+    tools: Any = None,
 ) -> GuardedMessageStream | AsyncGuardedMessageStream:
     """Guard a stream of Anthropic Messages events (sync or async; dicts or SDK objects):
     ``text_delta`` is judged as text, ``thinking_delta`` as thinking, a ``tool_use`` block's
     name and ``input_json_delta`` as a tool call's name and arguments (delivered only once the
     block is complete). A stream guard stops ends with the open blocks stopped, a
-    ``message_delta`` and ``message_stop``."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools."""
+    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
     if hasattr(source, "__aiter__"):
         return AsyncGuardedMessageStream(cast(AsyncIterable[Any], source), settings, abort)
     return GuardedMessageStream(source, settings, abort)

@@ -27,7 +27,12 @@ from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
 )
-from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
+from guard.integrations.openai.protocol._settings import (
+    AbortMode,
+    GuardSettings,
+    declared_tools,
+    request_tools,
+)
 from guard.integrations.openai.protocol._streams import (
     AsyncGuardedResponseStream,
     AsyncGuardedStreamWrapper,
@@ -48,10 +53,12 @@ __all__ = [
     "GuardedStreamWrapper",
     "Part",
     "ResponseEventBridge",
+    "declared_tools",
     "escape_chat_request",
     "escape_responses_request",
     "guard_chat_completion",
     "guard_response",
     "guard_response_events",
     "judge_parts",
+    "request_tools",
 ]

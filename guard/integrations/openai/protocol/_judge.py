@@ -22,7 +22,7 @@ from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
-from guard.models import Outcome, Verdict
+from guard.models import Outcome, Surface, Verdict
 from guard.stream import OnLeak
 
 __all__ = ["GuardResult", "guard_chat_completion", "guard_response", "judge_parts"]
@@ -87,15 +87,30 @@ class _Plan:
         )
 
 
+def _reasoned(parts: list[Part], settings: GuardSettings) -> set[int] | None:
+    """The choices (by ``id``; a Responses response is one) whose message carried a
+    non-blank reasoning part, as ``detect_message`` reads it; ``None`` for a dialect without
+    reasoning markers (the context is unknown)."""
+    if not settings.dialect.thinking:
+        return None
+    return {id(p.choice) for p in parts if p.surface is Surface.THINKING and p.text.strip()}
+
+
 def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan:
     plan = _Plan()
+    reasoned = _reasoned(parts, settings)
     for part in parts:
+        reasoning = None
+        if reasoned is not None and part.surface is Surface.TEXT:
+            reasoning = id(part.choice) in reasoned
         verdict = detect(
             part.text,
             part.surface,
             settings.dialect,
             settings.policy,
             tool_name=part.tool_name,
+            tools=settings.tools,
+            reasoning=reasoning,
         ).model_copy(update={"part": part.name})
         plan.verdicts.append(verdict)
         if not verdict.leak or settings.on_leak == "report":
@@ -205,8 +220,10 @@ def guard_chat_completion(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     abort: AbortMode = "raise",
+    tools: Any = None,
 ) -> tuple[Any, GuardResult]:
-    """Check a complete chat completion (dict or SDK object) and apply ``on_leak``.
+    """Check a complete chat completion (dict or SDK object) and apply ``on_leak``; ``tools``
+    are the request's declared tools (``docs/detection.md``, "Context").
 
     Returns the completion to deliver (the same object when nothing changes, otherwise a
     changed deep copy) and the :class:`GuardResult`. Visible text and reasoning are cut at the
@@ -216,7 +233,7 @@ def guard_chat_completion(
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
     """
-    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
     return judge_parts(completion, chat_parts, _finish_choices, settings, abort)
 
 
@@ -227,10 +244,12 @@ def guard_response(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     abort: AbortMode = "raise",
+    tools: Any = None,
 ) -> tuple[Any, GuardResult]:
-    """Check a complete Responses API response (dict or SDK object) and apply ``on_leak``:
+    """Check a complete Responses API response (dict or SDK object) and apply ``on_leak``
+    (``tools``: the request's declared tools):
     output text and reasoning are cut at the cut, a leaking ``function_call`` item is dropped,
     a forged tool result is cut. With ``abort="filter"`` an aborting leak marks the response
     ``incomplete`` (reason ``content_filter``)."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
     return judge_parts(response, response_parts, _mark_incomplete, settings, abort)

@@ -231,13 +231,14 @@ def guard_response_events(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     abort: AbortMode = "raise",
+    tools: Any = None,
 ) -> GuardedResponseStream | AsyncGuardedResponseStream:
     """Guard a stream of Responses API events (sync or async; dicts or SDK objects): output
     text and reasoning deltas are judged as in :func:`guard.guard_stream`, a function call is
     delivered only once complete, and a stream guard stops ends with the open message items
     done and ``response.completed`` (``response.incomplete`` when an aborting leak is
-    filtered) listing what was delivered."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak)
+    filtered) listing what was delivered. ``tools``: the request's declared tools."""
+    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
     if hasattr(source, "__aiter__"):
         return AsyncGuardedResponseStream(cast(AsyncIterable[Any], source), settings, abort)
     return GuardedResponseStream(source, settings, abort)
