@@ -33,7 +33,7 @@ CHATGLM3 = Dialect(
     stop=("<|observation|>", "<|user|>", "</s>"),
     family="THUDM ChatGLM3-6B (role tokens, fenced tool_call(...) calls)",
     sources=(
-        "THUDM/ChatGLM3 PROMPT_en.md",
+        "THUDM/ChatGLM3 (upstream repository): the prompt-format document",
         "THUDM/ChatGLM3 composite_demo/conversation.py, demo_tool.py, client.py",
         "THUDM/ChatGLM3 openai_api_demo/utils.py",
         'docs/wire-formats.md, "ChatGLM3"',
