@@ -178,32 +178,13 @@ class Planner:
         index = self.report.add_file(
             label, fmt, self.format == "auto", dialect, "" if note == "sniffed" else note
         )
+        base = Unit(index=index, path=label, format=fmt, dialect=dialect, max_line=self.max_line)
         if fmt in JSON_FORMATS:
-            yield from _json_units(
-                Unit(index=index, path=label, format=fmt, dialect=dialect, max_line=self.max_line),
-                stream,
-                head,
-                at_eof,
-            )
+            yield from _json_units(base, stream, head, at_eof)
         elif reopen is not None:
-            yield Unit(
-                index=index,
-                path=label,
-                format=fmt,
-                dialect=dialect,
-                source=reopen,
-                max_line=self.max_line,
-            )
+            yield replace(base, source=reopen)
         else:
-            rest = io.BufferedReader(RawReader(stream, prefix=head))
-            yield Unit(
-                index=index,
-                path=label,
-                format=fmt,
-                dialect=dialect,
-                stream=rest,
-                max_line=self.max_line,
-            )
+            yield replace(base, stream=io.BufferedReader(RawReader(stream, prefix=head)))
 
 
 def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iterator[Unit]:

@@ -90,19 +90,16 @@ _TOOL_RESPONSE = (r"\s*<tool_response>\n?(?P<body>.*?)\n?</tool_response>\s*",)
 GRAMMARS: dict[str, Grammar] = {
     g.dialect: g
     for g in (
-        Grammar(
-            "chatml",
-            _CHATML,
-            ends=("<|im_end|>", "<|endoftext|>"),
-            result_bodies=("<tool_response>",),
-            results=_TOOL_RESPONSE,
-        ),
-        Grammar(
-            "qwen3_coder",
-            _CHATML,
-            ends=("<|im_end|>", "<|endoftext|>"),
-            result_bodies=("<tool_response>",),
-            results=_TOOL_RESPONSE,
+        # Qwen3-Coder writes its conversations in ChatML; only its call bodies differ
+        *(
+            Grammar(
+                name,
+                _CHATML,
+                ends=("<|im_end|>", "<|endoftext|>"),
+                result_bodies=("<tool_response>",),
+                results=_TOOL_RESPONSE,
+            )
+            for name in ("chatml", "qwen3_coder")
         ),
         Grammar(
             "llama3",

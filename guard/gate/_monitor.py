@@ -215,10 +215,9 @@ class SurfaceMonitor:
         if not plan.quiet_test(delta, near):  # type: ignore[misc]
             return -1
         at: int | None = None
-        # the memo of plan.word_hold answers most texts: nothing held, no glue at the end
-        if self._words and (
-            plan.memo.get(near[-MEMO_KEY:]) != 0 or near[-1] in plan.glue or len(near) <= MEMO_KEY
-        ):
+        # the memo of plan.word_hold answers most texts: nothing held, no glue at the end (its
+        # keys are MEMO_KEY long, so a shorter text always asks word_hold)
+        if self._words and (plan.memo.get(near[-MEMO_KEY:]) != 0 or near[-1] in plan.glue):
             at = plan.word_hold(near)
             if at == 0:
                 return -1  # what is held may start before what we see: look closer
