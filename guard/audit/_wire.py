@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from guard._log import preview
 from guard.models import (
@@ -33,7 +33,8 @@ from guard.models import (
     ToolStart,
 )
 
-Part = tuple[int, str, str, int, int, str, str, str | None]
+if TYPE_CHECKING:  # _formats imports this module at run time
+    from guard.audit._formats import Sink
 TEXT: str = Surface.TEXT.value
 THINKING: str = Surface.THINKING.value
 TOOL_ARG: str = Surface.TOOL_ARG.value
@@ -420,20 +421,7 @@ def _opens_turns(head: bytes, dialect: str) -> bool:
 # --- judging ---------------------------------------------------------------------------------
 
 
-class _Sink(Protocol):
-    out: list[Part]
-    inp: list[Part]
-    names: list[Part]
-    seq: Iterator[int]
-
-    def error(self, line: int, text: str) -> None: ...
-
-    def forgery(
-        self, line: int, message: int, role: str, reason: str, preview_text: str
-    ) -> None: ...
-
-
-def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sink: _Sink) -> bool:
+def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sink: Sink) -> bool:
     """Hand an assistant segment's parts to the sink, read by a fresh scanner from ``make``;
     returns whether it made a call."""
     s = make()
@@ -497,7 +485,7 @@ def _factory(dialect: str) -> Callable[[], Scanner]:
     return found
 
 
-def wire_transcript(transcript: Transcript, dialect: str, sink: _Sink) -> int:
+def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:
     """Hand one split transcript to the sink; returns its number of messages."""
     g = GRAMMARS[dialect]
     line = transcript.line
