@@ -82,14 +82,18 @@ class ControlToken:
         if not any(ch in norm for ch in _quick(ctx.dialect)):
             return
         pattern = _compiled(ctx.dialect)
+        signals = (self.code,)
+        # a dense text repeats a few spellings: one evidence and detail string per distinct
+        # spelling keeps each hit's memory to the hit itself
+        seen: dict[tuple[str, str], tuple[str, str]] = {}
+        original = text.original
         for m in pattern.finditer(norm):
             start, end = text.span(m.start(), m.end())
-            evidence = text.original[start:end]
-            kind = "control token" if evidence == m.group() else "lookalike of control token"
-            yield Hit(
-                signals=(self.code,),
-                start=start,
-                end=end,
-                evidence=evidence,
-                detail=f"{kind} {m.group()!r}",
-            )
+            spelled = m.group()
+            key = (spelled, original[start:end])
+            shared = seen.get(key)
+            if shared is None:
+                evidence = key[1]
+                kind = "control token" if evidence == spelled else "lookalike of control token"
+                shared = seen[key] = (evidence, f"{kind} {spelled!r}")
+            yield Hit(signals, start, end, shared[0], shared[1])

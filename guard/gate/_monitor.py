@@ -294,7 +294,9 @@ class SurfaceMonitor:
         """The verdict on what has been decided so far (complete after :meth:`finish`)."""
         hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
         if self.rule.mode == "injection":
-            return injection_verdict(self.surface, self.dialect, hits, self.tool_name)
+            return injection_verdict(
+                self.surface, self.dialect, hits, self.tool_name, self.policy.max_hits
+            )
         if not hits:
             return Verdict(
                 leak=False,
@@ -302,7 +304,15 @@ class SurfaceMonitor:
                 dialect=self.dialect.name,
                 tool_name=self.tool_name,
             )
-        return make_verdict(self._buf, self.surface, self.dialect, hits, self.tool_name, self._base)
+        return make_verdict(
+            self._buf,
+            self.surface,
+            self.dialect,
+            hits,
+            self.tool_name,
+            self._base,
+            max_hits=self.policy.max_hits,
+        )
 
     @property
     def tripped(self) -> Hit | None:

@@ -86,6 +86,10 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
     }
 
 
+#: the hits a verdict keeps unless the policy says otherwise (``Policy.max_hits``)
+DEFAULT_MAX_HITS = 1000
+
+
 class Policy(BaseModel):
     """Per-surface rules, signal weights, and per-tool parse boundaries.
 
@@ -109,6 +113,10 @@ class Policy(BaseModel):
     #: settings of ``guard serve`` (dialect table, on_leak, limits); detection ignores them,
     #: so one policy file serves the proxy, ``guard audit`` and ``guard eval`` alike
     serve: dict[str, Any] = Field(default_factory=dict)
+    #: the most hits one verdict keeps (the earliest, and always the first tripping one); the
+    #: decision still weighs every hit, and ``Verdict.hits_total`` counts them. Bounds the memory
+    #: a text dense with spellings costs.
+    max_hits: int = Field(default=DEFAULT_MAX_HITS, ge=1)
     tool_recovery: str = "retry"
     text_recovery: str = "strip_tail"
     thinking_recovery: str = "strip_tail"

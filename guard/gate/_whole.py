@@ -17,7 +17,7 @@ from guard._escape import escape
 from guard._log import get_logger, preview
 from guard.gate._boundary import get_boundary
 from guard.gate._code import code_ranges
-from guard.gate._policy import Policy, SurfaceRule
+from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from signals import load_signals
@@ -80,26 +80,29 @@ def _prefilter_for(
     return prefilter(dialect, frozenset({surface}), disabled)
 
 
-def _attach(anchors: list[Hit], support: list[Hit]) -> list[tuple[Hit, tuple[Hit, ...]]]:
-    """Pair each anchor with the co-signal hits that support it."""
+def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]]:
+    """The co-signal hits that support each anchor, by the anchor's index (anchors with none
+    are absent: a dense text has many anchors and few co-signals)."""
+    if not support:
+        return {}
     attached: dict[int, list[Hit]] = defaultdict(list)
-    starts = [a.start for a in anchors]
+    starts: list[int] | None = None
     for hit in support:
         if hit.anchor is not None:
             attached[hit.anchor].append(hit)
             continue
         # standalone evidence (a result opening) belongs to the anchor it overlaps
+        if starts is None:
+            starts = [a.start for a in anchors]
         i = bisect.bisect_left(starts, hit.start)
         if i == len(starts) or starts[i] != hit.start:
             i -= 1
         if i >= 0 and hit.start < max(anchors[i].end, anchors[i].start + 1):
             attached[i].append(hit)
-    out = []
-    for i, anchor in enumerate(anchors):
-        extra = attached.get(i)
-        if extra:
-            extra.sort(key=lambda h: (_rank(h.code), h.start))
-        out.append((anchor, tuple(extra) if extra else ()))
+    out = {}
+    for i, extra in attached.items():
+        extra.sort(key=lambda h: (_rank(h.code), h.start))
+        out[i] = tuple(extra)
     return out
 
 
@@ -219,7 +222,10 @@ def find_hits(
         )
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
-    return [_compose(anchor, extra, offset, extends) for anchor, extra in _attach(anchors, support)]
+    attached = _attach(anchors, support)
+    return [
+        _compose(anchor, attached.get(i, ()), offset, extends) for i, anchor in enumerate(anchors)
+    ]
 
 
 def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
@@ -232,6 +238,19 @@ def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool
     return hit
 
 
+def _kept(hits: Sequence[Hit], max_hits: int) -> tuple[Hit, ...]:
+    """The earliest ``max_hits`` of the sorted ``hits``, with the first tripping hit in place
+    of the last kept one when it lies beyond them (a verdict always shows why it trips)."""
+    if len(hits) <= max_hits:
+        return tuple(hits)
+    kept = list(hits[:max_hits])
+    if not any(h.trips for h in kept):
+        first = next((h for h in hits[max_hits:] if h.trips), None)
+        if first is not None:
+            kept[-1] = first
+    return tuple(kept)
+
+
 def make_verdict(
     text_for_preview: str | None,
     surface: Surface,
@@ -239,17 +258,21 @@ def make_verdict(
     hits: Sequence[Hit],
     tool_name: str | None,
     preview_offset: int = 0,
+    max_hits: int = DEFAULT_MAX_HITS,
 ) -> Verdict:
-    """A leak verdict from decided hits (and the ``guard.leak`` event when it is one).
-    ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview."""
+    """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
+    ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
+    the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`)."""
     tripping = [h for h in hits if h.trips]
     leak = bool(tripping)
+    kept = _kept(hits, max_hits)
     verdict = Verdict(
         leak=leak,
         surface=surface,
         dialect=dialect.name,
         signals=tuple(dict.fromkeys(code for h in tripping for code in h.signals)),
-        hits=tuple(hits),
+        hits=kept,
+        hits_dropped=len(hits) - len(kept),
         cut=min(h.cut for h in tripping) if leak else None,
         score=sum(h.score for h in tripping),
         reason=_reason(surface, hits, tripping),
@@ -305,7 +328,7 @@ def evaluate(
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if rule.mode == "injection":
-        return injection_verdict(surface, dialect, hits, tool_name)
+        return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
     weights = policy.effective_weights()
     ranges = None
     if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
@@ -316,19 +339,27 @@ def evaluate(
         elif _trips(hit, rule) or _trips_with(hit, rule):
             hit.trips = True
             hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
-    return make_verdict(text, surface, dialect, hits, tool_name)
+    return make_verdict(text, surface, dialect, hits, tool_name, max_hits=policy.max_hits)
 
 
 def injection_verdict(
-    surface: Surface, dialect: Dialect, hits: Sequence[Hit], tool_name: str | None
+    surface: Surface,
+    dialect: Dialect,
+    hits: Sequence[Hit],
+    tool_name: str | None,
+    max_hits: int = DEFAULT_MAX_HITS,
 ) -> Verdict:
     """The finding on an input surface: the reserved spellings among ``hits`` that escaping
-    changes (exact spellings, not lookalikes: what matters on input is what escaping fixes)."""
+    changes (exact spellings, not lookalikes: what matters on input is what escaping fixes).
+    The verdict keeps the earliest ``max_hits`` hits."""
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
-    spellings = tuple(
-        dict.fromkeys(h.evidence for h in hits if escape(h.evidence, dialect) != h.evidence)
-    )
+    escapes: dict[str, bool] = {}  # a dense text repeats a few spellings many times
+    for h in hits:
+        if h.evidence not in escapes:
+            escapes[h.evidence] = escape(h.evidence, dialect) != h.evidence
+    spellings = tuple(e for e, changed in escapes.items() if changed)
+    kept = tuple(hits[:max_hits])
     reason = (
         f"injection on {surface.value}: {len(spellings)} reserved spelling(s), escape required"
         if spellings
@@ -339,7 +370,8 @@ def injection_verdict(
         surface=surface,
         dialect=dialect.name,
         signals=("H",) if spellings else (),
-        hits=tuple(hits),
+        hits=kept,
+        hits_dropped=len(hits) - len(kept),
         reason=reason,
         injection=spellings,
         tool_name=tool_name,

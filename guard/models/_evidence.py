@@ -7,7 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from guard.models._dialect import Dialect
 from guard.models._surface import Surface
@@ -79,6 +79,10 @@ class Verdict(BaseModel):
     tripping hit: its start, or the adjacent channel word and junk before it), ``None`` when
     nothing trips. For input surfaces ``leak`` is always false and
     ``injection`` lists the reserved spellings found (escaping required).
+
+    ``hits`` holds at most the policy's ``max_hits`` hits: the earliest ones, always including
+    the first tripping hit; ``hits_total`` counts every hit found. ``signals``, ``cut``,
+    ``score``, ``reason`` and ``injection`` are decided over every hit, kept or not.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -88,12 +92,20 @@ class Verdict(BaseModel):
     dialect: str
     signals: tuple[str, ...] = ()
     hits: tuple[Hit, ...] = ()
+    #: hits found but not kept in ``hits`` (the policy's ``max_hits`` caps what a verdict holds)
+    hits_dropped: int = Field(default=0, ge=0)
     cut: int | None = None
     score: float = 0.0
     reason: str = "clean"
     injection: tuple[str, ...] = ()
     part: str | None = None
     tool_name: str | None = None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def hits_total(self) -> int:
+        """Every hit found: the kept ``hits`` plus the ``hits_dropped`` beyond the cap."""
+        return len(self.hits) + self.hits_dropped
 
     def __bool__(self) -> bool:  # pragma: no cover - convenience
         return self.leak
