@@ -20,6 +20,8 @@ import re
 __all__ = ["CodeRanges", "CodeTracker", "code_ranges"]
 
 _INTERESTING = re.compile(r"[`\n]")
+#: with nothing open or pending, only a backtick or a tilde fence can change the structure
+_IDLE_STOP = re.compile(r"`|\n {0,3}~~~")
 
 
 class CodeRanges:
@@ -120,6 +122,16 @@ class CodeTracker:
                 self._line_prefix_char(text[i])
                 i += 1
                 continue
+            if (
+                self._fence is None
+                and self._run_start is None
+                and not self._para_runs
+                and not self._line_runs
+                and not self._may_be_fence_line()
+            ):
+                i = self._skip_idle(text, i, n)
+                if self._phase < 2:
+                    continue
             m = _INTERESTING.search(text, i)
             j = m.start() if m else n
             if j > i:
@@ -133,6 +145,33 @@ class CodeTracker:
             else:
                 self._newline()
             i += 1
+
+    def _skip_idle(self, text: str, i: int, n: int) -> int:
+        """Jump over whole lines that cannot change the structure: with no fence open and no
+        backtick run pending, lines without a backtick or a tilde fence are plain text (a blank
+        line among them closes an empty paragraph). Returns where to go on: the start of the
+        line holding the next backtick or tilde fence, or ``i`` when no line ends before it."""
+        m = _IDLE_STOP.search(text, i)
+        if m is None:
+            nl = text.rfind("\n", i)
+        elif text[m.start()] == "\n":
+            nl = m.start()
+        else:
+            nl = text.rfind("\n", i, m.start())
+        if nl < 0:
+            return i
+        nxt = nl + 1
+        self.pos += nxt - i
+        self._prev = "\n"
+        self._line_start = self.pos
+        self._phase = 0
+        self._lead = 0
+        self._fchar = ""
+        self._frun = 0
+        self._rest_tick = False
+        self._rest_blank = True
+        self._line_blank = True
+        return nxt
 
     def _advance(self, ch: str) -> None:
         self.pos += 1
