@@ -14,7 +14,9 @@ from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
-_TRIGGERS = Triggers(always=True)  # any name can be undeclared: no prefilter is possible
+# any name can be undeclared: no prefilter is possible, except that without declared tools
+# the signal is silent
+_TRIGGERS = Triggers(always=True, needs_tools=True)
 
 
 class UndeclaredTool:

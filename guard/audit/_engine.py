@@ -60,10 +60,16 @@ def internal_error(
 
 
 def candidates(
-    texts: list[str], surfaces: frozenset[Surface], dialect: Dialect, policy: Policy
+    texts: list[str],
+    surfaces: frozenset[Surface],
+    dialect: Dialect,
+    policy: Policy,
+    *,
+    tools_known: bool,
 ) -> list[int]:
-    """Indices of the texts that may yield a finding on their surfaces (a superset)."""
-    found = prefilter(dialect, surfaces, policy.disabled)
+    """Indices of the texts that may yield a finding on their surfaces (a superset);
+    ``tools_known`` says whether they are judged with declared tools."""
+    found = prefilter(dialect, surfaces, policy.disabled, tools_known=tools_known)
     if found is None:
         return list(range(len(texts)))
     return found.candidates(texts)
@@ -121,7 +127,9 @@ class Collector:
         for parts, surfaces in zip((self.out, self.inp, self.names), _GROUPS, strict=True):
             if not parts:
                 continue
-            for k in candidates([p[2] for p in parts], surfaces, self.dialect, self.policy):
+            # audit judges without declared tools (``_judge_one`` passes none)
+            texts = [p[2] for p in parts]
+            for k in candidates(texts, surfaces, self.dialect, self.policy, tools_known=False):
                 part = parts[k]
                 try:
                     finding = self._judge_one(part)

@@ -52,6 +52,7 @@ class Prefilter:
     __slots__ = (
         "checks",
         "ending",
+        "ending_literals",
         "ending_span",
         "head",
         "lead",
@@ -69,6 +70,7 @@ class Prefilter:
         opening: tuple[str, ...],
         ending: re.Pattern[str] | None,
         ending_span: int,
+        ending_literals: tuple[str, ...] = (),
     ) -> None:
         ordered = sorted(literals, key=lambda s: (-len(s), s))
         #: (gate character or None, literal), literals with a gate first
@@ -92,6 +94,9 @@ class Prefilter:
         self.lead = lead
         self.opening = opening
         self.head = _OPENING_SLACK + max(map(len, opening), default=0)
+        #: the ending signals' literals (``in`` tests, far faster than an alternation) and
+        #: patterns, over the last ``ending_span`` characters
+        self.ending_literals = ending_literals
         self.ending = ending
         self.ending_span = ending_span
 
@@ -111,9 +116,12 @@ class Prefilter:
             start = text[: self.head].lstrip()
             if start.startswith(self.opening):
                 return True
-        if self.ending is not None:
+        if self.ending_literals or self.ending is not None:
             tail = text[-self.ending_span :] if self.ending_span else text
-            if self.ending.search(tail) is not None:
+            for literal in self.ending_literals:
+                if literal in tail:
+                    return True
+            if self.ending is not None and self.ending.search(tail) is not None:
                 return True
         return False
 
@@ -139,7 +147,7 @@ class Prefilter:
             wide = [i for i, t in enumerate(texts) if not t.isascii()]
             found |= self._joined(texts, wide, normalise=False)
             found |= self._joined(texts, wide, normalise=True)
-        if self.lead is not None or self.opening or self.ending is not None:
+        if self.lead is not None or self.opening or self.ending_literals or self.ending is not None:
             for i, t in enumerate(texts):
                 if i not in found and (
                     self._ends(t) or (not t.isascii() and self._ends(TextView(t).norm))
@@ -159,28 +167,47 @@ class Prefilter:
             return set()  # the common case: one quick pass says the whole batch is clean
         starts = [0, *accumulate(len(texts[i]) + len(sep) for i in where)]
         found: set[int] = set()
-        pos = 0
-        search = self.search.search
-        while True:
-            m = search(haystack, pos)
-            if m is None:
-                return found
-            at = m.start() if view is None else view.to_original(m.start())
+
+        def owner(at_norm: int) -> int:
+            """Mark the text holding ``at_norm``; where its successor starts (norm offset)."""
+            at = at_norm if view is None else view.to_original(at_norm)
             k = bisect.bisect_right(starts, at) - 1
             found.add(where[k])
             # the rest of that text cannot add anything: go on from the next one
             nxt = starts[k + 1] if k + 1 < len(starts) else len(joined)
-            pos = nxt if view is None else view.to_norm(nxt)
-            if pos >= len(haystack):
-                return found
+            return nxt if view is None else view.to_norm(nxt)
+
+        if self.pattern is None:
+            # literals only: one `str.find` pass per literal present runs at memory speed, where
+            # an alternation without a common prefix costs the regex engine every position
+            for gate, literal in self.checks:
+                if (gate is not None and gate not in haystack) or literal not in haystack:
+                    continue
+                pos = haystack.find(literal)
+                while pos >= 0:
+                    pos = haystack.find(literal, owner(pos))
+            return found
+        pos = 0
+        search = self.search.search
+        while pos < len(haystack):
+            m = search(haystack, pos)
+            if m is None:
+                break
+            pos = owner(m.start())
+        return found
 
 
 def prefilter(
-    dialect: Dialect, surfaces: frozenset[Surface], disabled: frozenset[str] = frozenset()
+    dialect: Dialect,
+    surfaces: frozenset[Surface],
+    disabled: frozenset[str] = frozenset(),
+    *,
+    tools_known: bool = True,
 ) -> Prefilter | None:
     """The prefilter for texts on ``surfaces``, or ``None`` when some anchor signal there
-    promises nothing (every text must be judged)."""
-    return _prefilter(dialect, surfaces, disabled, load_signals())
+    promises nothing (every text must be judged). ``tools_known=False`` says the texts are
+    judged without declared tools, so signals that need them are left out."""
+    return _prefilter(dialect, surfaces, disabled, load_signals(), tools_known)
 
 
 @cache
@@ -189,17 +216,21 @@ def _prefilter(
     surfaces: frozenset[Surface],
     disabled: frozenset[str],
     every: tuple[Signal, ...],
+    tools_known: bool = True,
 ) -> Prefilter | None:
     literals: set[str] = set()
     patterns: list[str] = []
     leads: list[str] = []
     opening: set[str] = set()
     ending: list[str] = []
+    ending_literals: set[str] = set()
     ending_span = 0
     for signal in every:
         if signal.kind != "anchor" or signal.code in disabled or not surfaces & signal.surfaces:
             continue
         triggers = signal.triggers(dialect)
+        if triggers.needs_tools and not tools_known:
+            continue
         if triggers.always:
             return None
         opening.update(triggers.opening)
@@ -210,7 +241,7 @@ def _prefilter(
         elif triggers.scope == "ending":
             if not triggers.literals and triggers.pattern is None:
                 return None
-            ending += [re.escape(lit) for lit in triggers.literals]
+            ending_literals.update(triggers.literals)
             if triggers.pattern is not None:
                 ending.append(f"(?:{triggers.pattern})")
             ending_span = max(ending_span, signal.max_span)
@@ -225,4 +256,5 @@ def _prefilter(
         tuple(sorted(opening)),
         re.compile("|".join(ending)) if ending else None,
         ending_span,
+        tuple(sorted(ending_literals)),
     )

@@ -75,9 +75,13 @@ def _rank(code: str) -> int:
 
 @cache
 def _prefilter_for(
-    dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
+    dialect: Dialect,
+    surface: Surface,
+    disabled: frozenset[str],
+    every: tuple[Signal, ...],
+    tools_known: bool,
 ) -> Prefilter | None:
-    return prefilter(dialect, frozenset({surface}), disabled)
+    return prefilter(dialect, frozenset({surface}), disabled, tools_known=tools_known)
 
 
 def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]]:
@@ -309,7 +313,7 @@ def evaluate(
     ``reasoning`` (did the message carry a reasoning part?) and ``tools`` (the declared tool
     names) default to unknown."""
     rule = policy.rule(surface)
-    clean = _prefilter_for(dialect, surface, policy.disabled, load_signals())
+    clean = _prefilter_for(dialect, surface, policy.disabled, load_signals(), tools is not None)
     if clean is not None and not clean.could_hit(text):
         # the common case: no signal's trigger is in the text, so no hit can be
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)

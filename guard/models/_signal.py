@@ -35,6 +35,9 @@ class Triggers:
             lies outside the text (no anchors or lookarounds at its ends): prefilters run it
             over many texts joined together.
         always: no prefilter is possible; every text must be scanned.
+        needs_tools: the signal fires only when the request's declared tools are known
+            (``ScanContext.tools`` is not ``None``); a prefilter for a scan without them leaves
+            the signal out (so ``always`` costs nothing there).
         hold_words: literal spellings (normalised view) that can trip at their own start, or
             that start the tail of an ending signal; a stream holds back a tail that is a prefix
             of one until the next delta decides.
@@ -65,6 +68,7 @@ class Triggers:
     literals: tuple[str, ...] = ()
     pattern: str | None = None
     always: bool = False
+    needs_tools: bool = False
     hold_words: tuple[str, ...] = ()
     hold_patterns: tuple[str, ...] = ()
     opening: tuple[str, ...] = ()

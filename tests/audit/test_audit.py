@@ -214,10 +214,15 @@ def test_an_anchor_signal_that_promises_no_trigger_turns_batching_off() -> None:
     signals.register_signal(Word())
     try:
         texts = ["a", "b", "c"]
-        found = candidates(
-            texts, frozenset({guard.Surface.TEXT}), get_dialect("harmony"), DEFAULT_POLICY
-        )
-        assert found == [0, 1, 2]
+        for tools_known in (False, True):
+            found = candidates(
+                texts,
+                frozenset({guard.Surface.TEXT}),
+                get_dialect("harmony"),
+                DEFAULT_POLICY,
+                tools_known=tools_known,
+            )
+            assert found == [0, 1, 2]
     finally:
         signals.REGISTRY.unregister("W")
 

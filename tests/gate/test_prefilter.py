@@ -1,0 +1,68 @@
+"""The prefilter is a superset: every text it leaves out yields no hit (docs/detection.md,
+"Gate"); its literal search and its regex search agree; signals that need declared tools are
+left out only when none are declared."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from guard import Surface, detect, get_dialect
+from guard.gate._prefilter import prefilter
+
+_HARMONY = get_dialect("harmony")
+_PIECES = st.sampled_from(
+    [
+        "plain words. ",
+        "\n",
+        "assistantfinal",
+        "<|end|>",
+        "to=functions.read",
+        '{"name": "read", "arguments": {}}',
+        "The user asks for the file. We need to read it. ",
+        "ｔｏ＝functions.x",
+        "naïve café ",
+        "functions.",
+    ]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=6).map("".join), min_size=1, max_size=12))
+def test_batched_candidates_are_a_superset_of_the_texts_with_hits(texts: list[str]) -> None:
+    for surface in (Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG):
+        filt = prefilter(_HARMONY, frozenset({surface}), tools_known=False)
+        assert filt is not None
+        found = set(filt.candidates(texts))
+        # one by one, the same answer
+        assert found == {i for i, t in enumerate(texts) if filt.could_hit(t)}
+        for i, text in enumerate(texts):
+            if detect(text, surface=surface).hits:
+                assert i in found, (surface, text)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_PIECES, max_size=6).map("".join), min_size=2, max_size=12))
+def test_literal_search_agrees_with_the_combined_regex(texts: list[str]) -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.pattern is None  # the literal path is the one taken
+    sep = filt.sep
+    assert sep is not None
+    by_regex = set()
+    for i, text in enumerate(texts):
+        if filt.search.search(text):
+            by_regex.add(i)
+    assert filt._joined(texts, list(range(len(texts))), normalise=False) == by_regex
+
+
+def test_undeclared_tool_signal_is_left_out_only_without_declared_tools() -> None:
+    names = frozenset({Surface.TOOL_NAME})
+    # U needs declared tools: with them every name must be judged, without them the charset
+    # rule's promise (a character outside identifiers) decides
+    assert prefilter(_HARMONY, names, tools_known=True) is None
+    without = prefilter(_HARMONY, names, tools_known=False)
+    assert without is not None
+    assert without.candidates(["read_file", "get weather", "lookup"]) == [1]
+    # and the whole-text gate takes the matching path
+    assert detect("get_weathr", surface="tool_name", tools=["get_weather"]).leak
+    assert not detect("get_weathr", surface="tool_name").leak
