@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 from guard.audit._engine import Collector, internal_error
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
+from guard.audit._json import decode_line
 from guard.audit._sources import MAX_LINE_BYTES, capped_lines, open_binary, skip_all
 from guard.audit._wire import split, wire_transcript
 from guard.audit.report import AuditError, Finding
@@ -154,7 +155,6 @@ def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
     assert unit.data is not None
     c = _collector(unit, policy)
     adapter = ADAPTERS[unit.format]
-    loads = json.loads
     cap = unit.max_line
     transcripts = messages = 0
     lines = unit.data.split(b"\n")
@@ -165,7 +165,7 @@ def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
             c.error(number, overlong(len(raw), cap))
             continue
         try:
-            obj = loads(raw.decode("utf-8"))  # strictly UTF-8: loads(bytes) would take UTF-16
+            obj = decode_line(raw)
         except (ValueError, RecursionError) as exc:
             obj = _salvage(raw, lines[number - 2] if number > 1 else b"")
             if obj is _UNPARSED:

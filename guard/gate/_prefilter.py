@@ -117,11 +117,12 @@ class Prefilter:
             if start.startswith(self.opening):
                 return True
         if self.ending_literals or self.ending is not None:
-            tail = text[-self.ending_span :] if self.ending_span else text
+            # searched in place from where the tail starts: no copy of the tail
+            start = max(0, len(text) - self.ending_span) if self.ending_span else 0
             for literal in self.ending_literals:
-                if literal in tail:
+                if text.find(literal, start) >= 0:
                     return True
-            if self.ending is not None and self.ending.search(tail) is not None:
+            if self.ending is not None and self.ending.search(text, start) is not None:
                 return True
         return False
 
