@@ -118,11 +118,11 @@ class Prefilter:
                 return True
         if self.ending_literals or self.ending is not None:
             # searched in place from where the tail starts: no copy of the tail
-            start = max(0, len(text) - self.ending_span) if self.ending_span else 0
+            at = max(0, len(text) - self.ending_span) if self.ending_span else 0
             for literal in self.ending_literals:
-                if text.find(literal, start) >= 0:
+                if text.find(literal, at) >= 0:
                     return True
-            if self.ending is not None and self.ending.search(text, start) is not None:
+            if self.ending is not None and self.ending.search(text, at) is not None:
                 return True
         return False
 
