@@ -12,10 +12,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from guard._json import decode_line
 from guard.audit._engine import Collector, internal_error
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
-from guard.audit._json import decode_line
 from guard.audit._sources import MAX_LINE_BYTES, capped_lines, open_binary, skip_all
 from guard.audit._wire import split, wire_transcript
 from guard.audit.report import AuditError, Finding

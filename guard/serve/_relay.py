@@ -20,6 +20,7 @@ import anyio
 import httpx
 
 from guard._depth import check_depth
+from guard._json import loads
 from guard.errors import LeakAborted, NestingError
 from guard.integrations.anthropic.protocol import AsyncGuardedMessageStream, guard_message_events
 from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard_response_events
@@ -67,7 +68,7 @@ def _parse(data: str, event: str | None, raws: _Raws, state: _UpstreamState) -> 
         return None
     state.chunks += 1
     try:
-        item = json.loads(data)
+        item = loads(data)
         check_depth(item, "an upstream event")
     except NestingError as exc:
         raise UpstreamFault(str(exc)) from None

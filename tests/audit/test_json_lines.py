@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard.audit._json import decode_line
+from guard._json import decode_line, loads
 
 _JSON = st.recursive(
     st.none()
@@ -67,3 +67,18 @@ def test_arbitrary_bytes_give_the_same_value_or_the_same_error(raw: bytes) -> No
 )
 def test_edge_cases_follow_the_standard_parser(raw: bytes) -> None:
     assert repr(_fast(raw)) == repr(_standard(raw))
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON | st.text(max_size=30), st.booleans())
+def test_text_decodes_as_json_loads_decodes_it(value: object, as_json: bool) -> None:
+    """``guard serve`` decodes upstream events (text) with ``loads``."""
+    data = json.dumps(value) if as_json else str(value)
+
+    def outcome(fn: object) -> object:
+        try:
+            return fn(data)  # type: ignore[operator]
+        except (ValueError, RecursionError) as exc:
+            return ("error", type(exc))
+
+    assert repr(outcome(loads)) == repr(outcome(json.loads))
