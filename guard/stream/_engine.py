@@ -81,6 +81,7 @@ class Engine:
         "scan_options",
         "stopped",
         "tools",
+        "wire",
     )
 
     def __init__(
@@ -106,6 +107,7 @@ class Engine:
         self.raw = raw
         self.reader: Reader | None = None
         self.chunks: ChunkReader | None = None  # the reader in chunk mode (its fast paths)
+        self.wire: RawReader | None = None  # the reader in raw mode (its fast path)
         self.stopped = False
         #: chunks of one quiet surface held only because their text ends in what may still
         #: become a word spelling: (item, key, start, end); lighter than queue entries
@@ -116,7 +118,7 @@ class Engine:
     def _start(self, raw: bool) -> Reader:
         self.raw = raw
         if raw:
-            self.reader = RawReader(self.dialect, self.scan_options)
+            self.reader = self.wire = RawReader(self.dialect, self.scan_options)
         else:
             self.reader = self.chunks = ChunkReader()
         return self.reader
@@ -160,31 +162,21 @@ class Engine:
         chunks = self.chunks
         if chunks is not None and type(item) is dict and not queue.entries:
             quiet = chunks.quiet(item)
-            held = self.held
-            if quiet is not None and (not held or held[0][1] == quiet[0]):
-                # the hot path: deliver at once if the monitor still withholds nothing
-                key, content = quiet
-                m = self.monitors.get(key) or self.monitor(key)
-                release = m.feed_release(content)
-                n = len(content)
-                queue.chars_in += n
-                total = m.total
-                if release >= 0:
-                    if release == total and not held:
-                        queue.chars_out += n
-                        return [item]
-                    if m.quiet and queue.withhold:
-                        # only a tail that may become a word spelling is withheld
-                        held.append((item, key, total - n, total))
-                        out = []
-                        while held and held[0][3] <= release:
-                            done = held.pop(0)
-                            queue.chars_out += done[3] - done[2]
-                            out.append(done[0])
-                        return out
+            if quiet is not None and (not self.held or self.held[0][1] == quiet[0]):
+                return self._quiet(item, quiet[0], quiet[1])
+        wire = self.wire
+        if wire is not None and type(item) is str:
+            queue.chars_in += len(item)  # what was read, whether or not scanned out yet
+            events = wire.scan(item)
+            if len(events) == 1 and not queue.entries:
+                key = wire.body(events[0], item)
+                if key is not None and (not self.held or self.held[0][1] == key):
+                    # the raw hot path: one event that is exactly its surface's text
+                    return self._quiet(item, key, item, counted=True)
+            if self.held:
                 self._flush_held()
-                queue.entries.append(Entry(item, [(key, total - n, total)]))
-                return self._decide(final=False)
+            wire.take(events, self)
+            return self._decide(final=False)
         if self.held:
             self._flush_held()
         reader = self.reader
@@ -200,6 +192,44 @@ class Engine:
             )
             queue.entries.append(Entry(item))
         return self._decide(final=False)
+
+    def _quiet(self, item: Any, key: Key, content: str, *, counted: bool = False) -> list[Any]:
+        """An item that only adds ``content`` to one surface (a quiet dict chunk, a raw piece of
+        body text): deliver it at once if the monitor still withholds nothing, hold it lightly
+        if only a word-spelling prefix is withheld, else queue it. ``counted``: its characters
+        are already in ``chars_in``."""
+        queue = self.queue
+        held = self.held
+        if key[1] == "thinking" and not content.isspace():
+            self.reasoned.add(key[0])
+        m = self.monitors.get(key) or self.monitor(key)
+        release = m.feed_release(content)
+        n = len(content)
+        if not counted:
+            queue.chars_in += n
+        total = m.total
+        if release >= 0:
+            if release == total and not held:
+                queue.chars_out += n
+                return [item]
+            if m.quiet and queue.withhold:
+                # only a tail that may become a word spelling is withheld
+                held.append((item, key, total - n, total))
+                out = []
+                while held and held[0][3] <= release:
+                    done = held.pop(0)
+                    queue.chars_out += done[3] - done[2]
+                    out.append(done[0])
+                return out
+        self._flush_held()
+        queue.entries.append(self._entry(item, key, total - n, total))
+        return self._decide(final=False)
+
+    def _entry(self, item: Any, key: Key, start: int, end: int) -> Entry:
+        """The queue entry of an item that only added ``[start, end)`` to ``key``'s text."""
+        if self.raw:
+            return Entry(item, [(key, start, end)], raw=True, plain=True)
+        return Entry(item, [(key, start, end)])
 
     def end(self) -> list[Any]:
         """The upstream ended (or failed): return what may still be delivered.
@@ -222,7 +252,7 @@ class Engine:
         """Held chunks join the queue (in order, before anything that came after them)."""
         entries = self.queue.entries
         for item, key, a, b in reversed(self.held):
-            entries.appendleft(Entry(item, [(key, a, b)]))
+            entries.appendleft(self._entry(item, key, a, b))
         self.held.clear()
 
     # --- the sink readers feed -----------------------------------------------------------------

@@ -51,11 +51,30 @@ class RawReader:
         return isinstance(item, str)
 
     def read(self, text: str, sink: Sink) -> None:
+        self.take(self.scan(text), sink)
+
+    def scan(self, text: str) -> list[Event]:
+        """The scanner's events for ``text`` (to :meth:`take`, or for the engine's hot path)."""
         if self.scanner is None:
             from guard.scanners import scanner
 
             self.scanner = scanner(self.dialect, **self.options)
-        self._events(self.scanner.feed(text), sink)
+        return self.scanner.feed(text)
+
+    def take(self, events: list[Event], sink: Sink) -> None:
+        """Feed ``events`` to the sink (the engine)."""
+        self._events(events, sink)
+
+    @staticmethod
+    def body(event: Event, text: str) -> Key | None:
+        """The surface ``event`` adds to when it is the whole of ``text`` and exactly body text
+        (visible or thinking, no token or envelope in it), else ``None``."""
+        kind = type(event)
+        if kind is Text:
+            return _TEXT if event.text == text and event.raw == text else None  # type: ignore[union-attr]
+        if kind is ThinkingDelta:
+            return _THINKING if event.delta == text and event.raw == text else None  # type: ignore[union-attr]
+        return None
 
     def flush(self, sink: Sink) -> None:
         """The end of the stream: what the scanner still holds."""
