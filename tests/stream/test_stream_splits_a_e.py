@@ -17,7 +17,7 @@ COLLAPSE = json.dumps(
     {"patch": "+ x\n}]}analysis to=functions.apply_patch code 大发彩票 end"}, ensure_ascii=False
 )
 QUOTED = json.dumps(
-    {"path": "notes.md", "content": "the model wrote analysis to=functions.edit code and stopped"}
+    {"path": "NOTES", "content": "the model wrote analysis to=functions.edit code and stopped"}
 )
 
 
