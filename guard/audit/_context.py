@@ -72,6 +72,9 @@ def record_tools(record: object) -> tuple[bool, frozenset[str] | None, str | Non
     at all, their names, or what is wrong with them."""
     if type(record) is not dict or record.get("tools") is None:
         return False, None, None
+    if type(record["tools"]) is not list:
+        kind = type(record["tools"]).__name__
+        return True, None, f"tools must be a list, got {kind}; judged without declared tools"
     try:
         return True, declared_tools(record["tools"]), None
     except TypeError as exc:

@@ -105,6 +105,27 @@ def test_a_malformed_tools_list_is_an_error_entry_and_the_record_is_still_judged
     assert [f.signals for f in report.findings] == [("H",)]
 
 
+def test_tools_that_are_not_a_list_are_an_error_entry() -> None:
+    record = chat({"role": "assistant", "tool_calls": [call("f")]}, tools={"f": {}})
+    report = guard.audit([record])
+    assert [e.error for e in report.errors] == [
+        "tools must be a list, got dict; judged without declared tools"
+    ]
+    assert report.findings == []
+
+
+def test_tools_option_reaches_raw_harmony_calls(tmp_path: Path) -> None:
+    path = tmp_path / "t.harmony"
+    path.write_text(
+        "<|start|>user<|message|>weather?<|end|>"
+        "<|start|>assistant<|channel|>commentary to=functions.get_weathr<|message|>{}<|call|>\n",
+        encoding="utf-8",
+    )
+    assert guard.audit(path, format="harmony").findings == []
+    report = guard.audit(path, format="harmony", tools=["get_weather"])
+    assert [(f.surface.value, f.signals) for f in report.findings] == [("tool_name", ("U",))]
+
+
 def test_tool_call_written_as_text_counts_only_for_a_declared_tool() -> None:
     record = chat({"role": "assistant", "content": CALL_TEXT})
     assert [f.signals for f in guard.audit([record]).findings] == [("J",)]
