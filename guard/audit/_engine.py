@@ -151,9 +151,7 @@ class Collector:
         for parts, surfaces in zip((self.out, self.inp, self.names), _GROUPS, strict=True):
             if not parts:
                 continue
-            # audit judges without declared tools (``_judge_one`` passes none)
-            texts = [p[2] for p in parts]
-            for k in candidates(texts, surfaces, self.dialect, self.policy, tools_known=False):
+            for k in self._candidates(parts, surfaces):
                 part = parts[k]
                 try:
                     finding = self._judge_one(part)
@@ -169,6 +167,23 @@ class Collector:
         self.forgeries = []
         self.record_tools = {}
         self._reasoned = None
+
+    def _candidates(self, parts: list[Part], surfaces: frozenset[Surface]) -> list[int]:
+        """The parts to judge: the prefilter without declared tools, and with them for the
+        parts of records that have declared tools (signals such as U fire on any text then)."""
+        texts = [p[2] for p in parts]
+        if self.tools is None and not self.record_tools:
+            return candidates(texts, surfaces, self.dialect, self.policy, tools_known=False)
+        declared = self.record_tools
+        known = [i for i, p in enumerate(parts) if declared.get(p[3], self.tools) is not None]
+        if len(known) == len(parts):
+            return candidates(texts, surfaces, self.dialect, self.policy, tools_known=True)
+        found = set(candidates(texts, surfaces, self.dialect, self.policy, tools_known=False))
+        if known:
+            subset = [texts[i] for i in known]
+            more = candidates(subset, surfaces, self.dialect, self.policy, tools_known=True)
+            found.update(known[j] for j in more)
+        return sorted(found)
 
     def _context(
         self, surface: Surface, line: int, message: int

@@ -148,17 +148,33 @@ def test_record_tools_in_a_jsonl_file_with_workers(tmp_path: Path) -> None:
 
 
 def test_the_prefilter_never_skips_tool_names_because_u_promises_nothing() -> None:
-    """U can fire on any name, so the batch prefilter judges every tool name (a plain name such
-    as ``search`` holds no trigger of any signal)."""
+    """With declared tools U can fire on any name, so the batch prefilter judges every tool name
+    of such records (a plain name such as ``search`` holds no trigger of any other signal);
+    without them U is left out and plain names are skipped."""
     dialect = get_dialect("harmony")
     names = ["search", "get_weather", "lookup"]
     group = frozenset({Surface.TOOL_NAME})
-    assert candidates(names, group, dialect, DEFAULT_POLICY) == [0, 1, 2]
+    assert candidates(names, group, dialect, DEFAULT_POLICY, tools_known=True) == [0, 1, 2]
+    assert candidates(names, group, dialect, DEFAULT_POLICY, tools_known=False) == []
     records = [
         chat({"role": "assistant", "tool_calls": [call(name)]}, tools=["get_weather"])
         for name in names
     ]
     assert [f.line for f in guard.audit(records).findings] == [1, 3]
+    # mixed batches: records with and without their own tools, with and without tools=
+    mixed = [*records, chat({"role": "assistant", "tool_calls": [call("lookup")]})]
+    assert [f.line for f in guard.audit(mixed).findings] == [1, 3]
+    assert [f.line for f in guard.audit(mixed, tools=["x"]).findings] == [1, 3, 4]
+
+
+def test_the_collector_judges_names_of_records_with_tools_only() -> None:
+    c = Collector("<memory>", get_dialect("harmony"), DEFAULT_POLICY)
+    for line, name in enumerate(["search", "lookup", "search"], 1):
+        c.names.append((line, "tool_name", name, line, 1, "assistant", "name", None))
+    c.declare(2, {"tools": ["search"]})
+    assert c._candidates(c.names, frozenset({Surface.TOOL_NAME})) == [1]
+    c.tools = frozenset({"lookup"})
+    assert c._candidates(c.names, frozenset({Surface.TOOL_NAME})) == [0, 1, 2]
 
 
 # ---------------------------------------------------------------------------------------------
