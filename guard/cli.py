@@ -136,10 +136,11 @@ def _positive_int(text: str) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from guard.audit import ProgressBar, audit, input_bytes, render
+    from guard.audit import ProgressBar, audit, input_bytes, load_tools_option, render
 
     if args.json and args.sarif == "-":
         raise InputError("--json and --sarif - both write to stdout: choose one")
+    tools = None if args.tools is None else load_tools_option(args.tools)
     progress = ProgressBar.for_terminal(sys.stderr, input_bytes(args.paths))
     try:
         report = audit(
@@ -150,6 +151,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
             workers=args.workers,
             progress=progress,
             max_line_bytes=args.max_line_bytes,
+            tools=tools,
         )
     except (InputError, ValueError, TypeError):
         raise  # unusable arguments: exit 2
@@ -237,6 +239,12 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="N",
         help="a longer line (or --format text file) is an error entry, never read whole"
         f" (default: {MAX_LINE_BYTES:,} = 64 MiB)",
+    )
+    p.add_argument(
+        "--tools",
+        metavar="T",
+        help="declared tools for records without a tools list: comma-separated names or a JSON"
+        " file of tool definitions (a call of another tool is a leak)",
     )
     p.add_argument(
         "--fail-on",

@@ -6,6 +6,7 @@
 | strip_tail | strip_tail | visible text: keep what came before the cut |
 | thinking_repair | thinking_repair | visible text carrying leaked reasoning |
 | retry | retry | anything: advise the agent loop to re-sample the turn |
+| text_tool_call | text_tool_call | visible text that is a tool call written as text (opt-in) |
 
 Each strategy's ``apply(value, verdict, attempt=0)`` returns a typed outcome: ``Recovered``,
 ``Retry`` or ``Abort`` (see :mod:`guard.models`).
@@ -20,6 +21,7 @@ from guard.models import Recovery, Registry
 
 from .retry import RetryAdvice
 from .strip_tail import StripTail
+from .text_tool_call import TextToolCall
 from .thinking_repair import ThinkingRepair
 from .truncate_abort import SENTINEL, TruncateAbort
 
@@ -29,6 +31,7 @@ __all__ = [
     "STRATEGIES",
     "RetryAdvice",
     "StripTail",
+    "TextToolCall",
     "ThinkingRepair",
     "TruncateAbort",
     "get_strategy",
@@ -56,6 +59,7 @@ STRATEGIES: Registry[type[Recovery]] = Registry(
         StripTail.name: StripTail,
         ThinkingRepair.name: ThinkingRepair,
         RetryAdvice.name: RetryAdvice,
+        TextToolCall.name: TextToolCall,
     },
     key=str,
     check=_strategy_class,

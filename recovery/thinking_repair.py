@@ -4,6 +4,11 @@
 front) becomes thinking; a leaked ``final`` header around the answer is removed and its body stays
 text. Spellings that the verdict marks as inside closed Markdown code (a fence or span quoting the
 tags) are quoted, not leaked, and stay text.
+
+Reasoning that leaked with no token at all (signal V: the analysis channel's voice at the start
+of the text, ``The user asks ... We need to answer ...``) is moved too: the verdict's V hit spans
+it (from the start of the text to the end of the paragraph holding its last cue), and that span
+becomes thinking; the rest, without the blanks that separated it, stays text.
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ class ThinkingRepair:
         thinking: list[str] = []
         pos = 0
         moved = 0
+        voice = next((h for h in verdict.hits if "V" in h.signals and not h.in_code), None)
+        if voice is not None and 0 <= voice.start < voice.end <= len(value):
+            text.append(value[: voice.start])
+            leaked = value[voice.start : voice.end].strip()
+            thinking.append(leaked)
+            moved += len(leaked)
+            pos = voice.end + len(value[voice.end :]) - len(value[voice.end :].lstrip())
         for m in _OPEN.finditer(value):
             if m.start() < pos or in_code(m.start()):
                 continue

@@ -41,6 +41,7 @@ from typing import Any as _Any
 from guard.audit._choices import FAIL_ON, FORMATS, MAX_LINE_BYTES
 
 if _TYPE_CHECKING:
+    from guard.audit._context import load_tools_option as load_tools_option
     from guard.audit._progress import ProgressBar as ProgressBar
     from guard.audit._run import audit as audit
     from guard.audit._sarif import to_sarif as to_sarif
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "SkippedFile": "guard.audit.report",
     "audit": "guard.audit._run",
     "input_bytes": "guard.audit._sources",
+    "load_tools_option": "guard.audit._context",
     "render": "guard.audit._table",
     "to_sarif": "guard.audit._sarif",
 }

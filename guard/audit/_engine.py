@@ -20,6 +20,7 @@ from typing import Literal
 
 from guard._detect import detect
 from guard._log import get_logger, preview
+from guard.audit._context import reasoned_messages, record_tools
 from guard.audit._formats import Part
 from guard.audit.report import AuditError, Finding
 from guard.gate import Policy, prefilter
@@ -79,10 +80,24 @@ class Collector:
     """Collects the parts of the transcripts of one unit (the :class:`Sink` the adapters fill)
     and judges them in batches."""
 
-    def __init__(self, path: str, dialect: Dialect, policy: Policy) -> None:
+    def __init__(
+        self,
+        path: str,
+        dialect: Dialect,
+        policy: Policy,
+        tools: frozenset[str] | None = None,
+        reasoning: bool = False,
+    ) -> None:
         self.path = path
         self.dialect = dialect
         self.policy = policy
+        #: the audit's declared tools (``--tools``), for records that declare none
+        self.tools = tools
+        #: records' own declared tools, by line (guard/audit/_context.py)
+        self.record_tools: dict[int, frozenset[str] | None] = {}
+        #: whether the format says which answers carried a reasoning part (signal V)
+        self.reasoning = reasoning and bool(dialect.thinking)
+        self._reasoned: set[tuple[int, int]] | None = None
         self.out: list[Part] = []
         self.inp: list[Part] = []
         self.names: list[Part] = []
@@ -117,6 +132,14 @@ class Collector:
         )
         self.forgeries.append((next(self.seq), finding))
 
+    def declare(self, line: int, record: object) -> None:
+        """Note the tools that the transcript record at ``line`` declares (if any)."""
+        present, names, problem = record_tools(record)
+        if present:
+            self.record_tools[line] = names
+            if problem is not None:
+                self.error(line, problem)
+
     def maybe_judge(self, limit: int = BATCH_PARTS) -> None:
         if len(self.out) + len(self.inp) + len(self.names) >= limit:
             self.judge()
@@ -124,12 +147,11 @@ class Collector:
     def judge(self) -> None:
         """Judge everything collected so far; findings go to ``self.findings`` in input order."""
         found: list[tuple[int, Finding]] = list(self.forgeries)
+        self._reasoned = None
         for parts, surfaces in zip((self.out, self.inp, self.names), _GROUPS, strict=True):
             if not parts:
                 continue
-            # audit judges without declared tools (``_judge_one`` passes none)
-            texts = [p[2] for p in parts]
-            for k in candidates(texts, surfaces, self.dialect, self.policy, tools_known=False):
+            for k in self._candidates(parts, surfaces):
                 part = parts[k]
                 try:
                     finding = self._judge_one(part)
@@ -143,11 +165,51 @@ class Collector:
             self.findings.extend(f for _, f in found)
         self.out, self.inp, self.names = [], [], []
         self.forgeries = []
+        self.record_tools = {}
+        self._reasoned = None
+
+    def _candidates(self, parts: list[Part], surfaces: frozenset[Surface]) -> list[int]:
+        """The parts to judge: the prefilter without declared tools, and with them for the
+        parts of records that have declared tools (signals such as U fire on any text then)."""
+        texts = [p[2] for p in parts]
+        if self.tools is None and not self.record_tools:
+            return candidates(texts, surfaces, self.dialect, self.policy, tools_known=False)
+        declared = self.record_tools
+        known = [i for i, p in enumerate(parts) if declared.get(p[3], self.tools) is not None]
+        if len(known) == len(parts):
+            return candidates(texts, surfaces, self.dialect, self.policy, tools_known=True)
+        found = set(candidates(texts, surfaces, self.dialect, self.policy, tools_known=False))
+        if known:
+            subset = [texts[i] for i in known]
+            more = candidates(subset, surfaces, self.dialect, self.policy, tools_known=True)
+            found.update(known[j] for j in more)
+        return sorted(found)
+
+    def _context(
+        self, surface: Surface, line: int, message: int
+    ) -> tuple[frozenset[str] | None, bool | None]:
+        """``tools`` and ``reasoning`` for :func:`guard.detect` (guard/audit/_context.py)."""
+        tools = self.record_tools.get(line, self.tools)
+        reasoning: bool | None = None
+        if self.reasoning and surface is Surface.TEXT:
+            if self._reasoned is None:
+                self._reasoned = reasoned_messages(self.out, self.inp)
+            reasoning = (line, message) in self._reasoned
+        return tools, reasoning
 
     def _judge_one(self, part: Part) -> Finding | None:
         _seq, value, text, line, message, role, name, tool_name = part
         surface = Surface(value)
-        verdict = detect(text, surface, self.dialect, self.policy, tool_name=tool_name)
+        tools, reasoning = self._context(surface, line, message)
+        verdict = detect(
+            text,
+            surface,
+            self.dialect,
+            self.policy,
+            tool_name=tool_name,
+            tools=tools,
+            reasoning=reasoning,
+        )
         kind: Literal["leak", "injection"]
         if verdict.leak:
             kind = "leak"

@@ -3,9 +3,10 @@ the text parts to judge, each on its surface (docs/detection.md, "Surfaces"; the
 docs/audit.md, "Formats").
 
 * ``openai``: ``{"messages": [...]}`` or a bare message list (Chat Completions). Assistant
-  ``content`` and ``refusal`` are ``text``, ``reasoning_content`` / ``reasoning`` ``thinking``,
-  each ``tool_calls[i].function`` (or ``.custom``) name ``tool_name`` and arguments
-  ``tool_arg``; system, developer and user messages ``user``; tool messages ``tool_result``.
+  ``content`` and ``refusal`` are ``text``, ``reasoning_content`` / ``reasoning`` / ``thinking``
+  ``thinking``, each ``tool_calls[i].function`` (or ``.custom``) name ``tool_name`` and
+  arguments ``tool_arg``; system, developer and user messages ``user``; tool messages
+  ``tool_result``.
 * ``responses``: ``{"input": [...], "output": [...]}`` (``instructions`` counts as message 0,
   a string ``input`` as a user message) or a bare item list. Message items by role,
   ``function_call`` name and arguments, ``function_call_output`` ``tool_result``, ``reasoning``
@@ -230,7 +231,15 @@ def _call(
 #: Keys of an assistant message that guard reads; others (name, audio, annotations, ...) carry
 #: nothing to judge.
 _ASSISTANT_KEYS = frozenset(
-    {"content", "refusal", "reasoning_content", "reasoning", "tool_calls", "function_call"}
+    {
+        "content",
+        "refusal",
+        "reasoning_content",
+        "reasoning",
+        "thinking",
+        "tool_calls",
+        "function_call",
+    }
 )
 
 

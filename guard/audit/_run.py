@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from guard._log import get_logger
 from guard.audit._builder import ReportBuilder
 from guard.audit._choices import FORMATS
+from guard.audit._context import declared_tools
 from guard.audit._executor import execute
 from guard.audit._planner import Planner
 from guard.audit._sources import MAX_LINE_BYTES, Source
+from guard.audit._units import Unit
 from guard.audit.report import AuditReport
 from guard.dialects import get_dialect
 from guard.gate import Policy, check_policy_or_path
@@ -31,6 +34,7 @@ def audit(
     workers: int = 1,
     progress: Callable[[int, int], None] | None = None,
     max_line_bytes: int = MAX_LINE_BYTES,
+    tools: Any = None,
 ) -> AuditReport:
     """Audit transcripts and return the report.
 
@@ -50,6 +54,10 @@ def audit(
         progress: called with the bytes and messages done so far, after each unit of work.
         max_line_bytes: a line longer than this (a JSONL line, a line of raw Harmony, a whole
             ``text`` file) is an error entry and is never held in memory whole.
+        tools: the tools the requests declared (names or OpenAI tool definitions), for the
+            records that declare none of their own (a record's ``tools`` list); with declared
+            tools, a call of another tool is a leak (signal U) and a tool call written as text
+            counts when it names one of them (J).
 
     Raises:
         TypeError / ValueError: bad arguments (unknown format or dialect, ``workers < 1``).
@@ -74,11 +82,12 @@ def audit(
             raise ValueError(f"dialect {record.name!r} is not a registered dialect")
         dialect_name = record.name
     policy_ = check_policy_or_path(policy)
+    declared = None if tools is None else declared_tools(tools)
     start = time.perf_counter()
     builder = ReportBuilder(workers)
     planner = Planner(format, dialect_name, builder, max_line_bytes)
     _log.info("guard.audit.start", format=format, workers=workers)
-    for unit, result in execute(planner.plan(sources), workers, policy_):
+    for unit, result in execute(_declaring(planner.plan(sources), declared), workers, policy_):
         builder.merge(unit, result)
         if progress is not None:
             s = builder.report.summary
@@ -97,3 +106,10 @@ def audit(
         elapsed=s.elapsed,
     )
     return report
+
+
+def _declaring(units: Iterator[Unit], tools: frozenset[str] | None) -> Iterator[Unit]:
+    """The planned units, each told the audit's declared tools."""
+    for unit in units:
+        unit.tools = tools
+        yield unit

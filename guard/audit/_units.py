@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from guard._json import decode_line
+from guard.audit._context import REASONING_FORMATS
 from guard.audit._engine import Collector, internal_error
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
@@ -55,6 +56,8 @@ class Unit:
     relative: bool = False
     #: a line longer than this is an error entry, not read whole
     max_line: int = MAX_LINE_BYTES
+    #: the audit's declared tools (``tools=``), for records that declare none
+    tools: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         if self.data is not None:
@@ -117,7 +120,8 @@ def _json_error(exc: Exception, raw: bytes = b"") -> str:
 
 
 def _collector(unit: Unit, policy: Policy) -> Collector:
-    return Collector(unit.path, get_dialect(unit.dialect), policy)
+    reasoning = unit.format in REASONING_FORMATS
+    return Collector(unit.path, get_dialect(unit.dialect), policy, unit.tools, reasoning)
 
 
 def _result(
@@ -173,6 +177,7 @@ def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
                 continue
         try:
             messages += adapter(obj, c, number)
+            c.declare(number, obj)
         except ShapeError as exc:
             c.error(number, str(exc))
             continue
@@ -191,6 +196,7 @@ def run_objects(unit: Unit, policy: Policy) -> UnitResult:
     for number, obj in unit.objects:
         try:
             messages += adapter(obj, c, number)
+            c.declare(number, obj)
         except ShapeError as exc:
             c.error(number, str(exc))
             continue

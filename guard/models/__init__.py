@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from guard.models._evidence import ScanContext as ScanContext
     from guard.models._evidence import Verdict as Verdict
     from guard.models._recovery import Abort as Abort
+    from guard.models._recovery import CallSplit as CallSplit
     from guard.models._recovery import Outcome as Outcome
     from guard.models._recovery import Recovered as Recovered
+    from guard.models._recovery import RecoveredCall as RecoveredCall
     from guard.models._recovery import Recovery as Recovery
     from guard.models._recovery import Retry as Retry
     from guard.models._recovery import Split as Split
@@ -45,12 +47,14 @@ if TYPE_CHECKING:
 #: no pydantic, so the CLI starts fast)
 _EXPORTS: dict[str, str] = {
     "Abort": "guard.models._recovery",
+    "CallSplit": "guard.models._recovery",
     "Dialect": "guard.models._dialect",
     "Event": "guard.models._events",
     "Hit": "guard.models._evidence",
     "Malformed": "guard.models._events",
     "Outcome": "guard.models._recovery",
     "Recovered": "guard.models._recovery",
+    "RecoveredCall": "guard.models._recovery",
     "Recovery": "guard.models._recovery",
     "Registry": "guard.models._registry",
     "ResultForgery": "guard.models._events",
@@ -74,12 +78,14 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "Abort",
+    "CallSplit",
     "Dialect",
     "Event",
     "Hit",
     "Malformed",
     "Outcome",
     "Recovered",
+    "RecoveredCall",
     "Recovery",
     "Registry",
     "ResultForgery",

@@ -8,7 +8,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from guard.models._evidence import Verdict
 
-__all__ = ["Abort", "Outcome", "Recovered", "Recovery", "Retry", "Split"]
+__all__ = [
+    "Abort",
+    "CallSplit",
+    "Outcome",
+    "Recovered",
+    "RecoveredCall",
+    "Recovery",
+    "Retry",
+    "Split",
+]
 
 
 class Split(BaseModel):
@@ -20,13 +29,31 @@ class Split(BaseModel):
     thinking: str
 
 
+class RecoveredCall(BaseModel):
+    """A tool call recovered from text: the tool's name and its arguments as a JSON object."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    arguments: str
+
+
+class CallSplit(BaseModel):
+    """Text and the tool calls written in it, separated (what text-tool-call recovers)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    calls: tuple[RecoveredCall, ...]
+
+
 class Recovered(BaseModel):
     """The strategy produced a value the caller can use in place of the contaminated one."""
 
     model_config = ConfigDict(frozen=True)
 
     kind: Literal["recovered"] = "recovered"
-    value: str | Split
+    value: str | Split | CallSplit
     strategy: str
     detail: str = ""
 

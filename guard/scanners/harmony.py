@@ -20,7 +20,11 @@ The scanner reads raw model output as text (special tokens spelled out) and repo
 * ``<|start|>`` followed by an author other than ``assistant`` is the host's to write: the
   scanner reports ``ResultForgery`` at the offset of ``<|start|>`` once the author word is
   complete (``marker`` and ``raw`` are ``<|start|>`` and the author word as written), and
-  everything after it goes out as ``Malformed`` blocks (never as text or calls).
+  everything after it goes out as ``Malformed`` blocks (never as text or calls);
+* a stray channel or role word right after a token (``<|call|>commentary<|channel|>...``,
+  ``<|end|>analysis<|start|>...``, blanks around it allowed) is ``Malformed`` when a token or
+  the end of the stream follows it, never visible text: a model that lost a ``<|start|>`` or
+  ``<|channel|>`` token leaves it behind. Such a word is held until that is known.
 
 Other ``<|...|>`` spellings (``<|channel|>`` inside a body, ``<|reserved_N|>``, ...) are content:
 the control-token signal reports them on the surface where they appear. This matches
@@ -81,6 +85,13 @@ _OUT_MARKERS = Markers(CORE)
 _HEADER_MARKERS = Markers((MESSAGE, START, END, RETURN, CALL))
 _BODY_MARKERS = Markers((END, RETURN, CALL, START))
 _IMPLIED = frozenset((CHANNEL, MESSAGE, CONSTRAIN))
+
+#: Channel and role words that, alone between two tokens, are a broken header, not text.
+STRAY_WORDS: Final = frozenset(
+    ("analysis", "commentary", "final", "assistant", "user", "system", "developer", "tool")
+)
+#: Longest run (word and blanks) held after a token while it may be a stray word.
+STRAY_CAP: Final = 64
 
 _AUTHOR = re.compile(r"[\w.\-]*")
 _CHANNEL_VALUE = re.compile(r"[^\s<]*")
@@ -167,6 +178,20 @@ def parse_header(raw: str, *, implied: bool = False) -> HarmonyHeader:
     return HarmonyHeader(author, channel, recipient, content_type or other, raw)
 
 
+def _stray(text: str, ended: bool) -> str | None:
+    """For ``text`` right after a token: the stray channel or role word it is (``ended``: a
+    token or the end of the stream follows it), ``""`` when it is not one, ``None`` when it may
+    still become one (hold it)."""
+    if len(text) > STRAY_CAP:
+        return ""
+    word = text.strip()
+    if word in STRAY_WORDS:
+        return word if ended else None
+    if ended or (word and text[-1].isspace()):
+        return ""
+    return None if any(w.startswith(word) for w in STRAY_WORDS) else ""
+
+
 def _is_role_tail(text: str) -> bool:
     """``text`` (before a header marker at stream start) is the rest of a primed role part:
     blanks, or `` to=NAME ...`` on one line."""
@@ -227,6 +252,8 @@ class HarmonyScanner(ScannerBase):
         self._args: list[str] = []
         self._args_len = 0
         self._args_over = False
+        #: right after a token, between messages: a lone channel or role word is a stray
+        self._after = False
 
     def _held_extra(self) -> int:
         return len(self._hdr)
@@ -234,7 +261,7 @@ class HarmonyScanner(ScannerBase):
     def feed(self, text: str) -> list[Event]:
         """Scan the next chunk. A chunk without ``<`` inside a body (the common case: one token
         of prose or JSON) is one delta event, without entering the state machine."""
-        if self._tail or "<" in text or not text or self._announce:
+        if self._tail or "<" in text or not text or self._announce or self._after:
             return super().feed(text)
         st = self._state
         if st == _TEXT or (st == _OUT and not self._init):
@@ -296,6 +323,15 @@ class HarmonyScanner(ScannerBase):
                     elif m in _IMPLIED and _is_role_tail(buf[pos:i]):
                         self._open_header("", self._base + pos, implied=True)
                         continue
+                if self._after and i > pos:
+                    stray = _stray(buf[pos:i], final or (m is not None and m != HOLD))
+                    if stray is None:  # may still become one: hold it
+                        return pos
+                    if stray:
+                        out.append(Malformed(f"stray word {stray!r} between tokens", buf[pos:i]))
+                        pos = i
+                        continue
+                    self._after = False
                 if i > pos:
                     d = buf[pos:i]
                     out.append(Text(d, d))
@@ -312,6 +348,7 @@ class HarmonyScanner(ScannerBase):
                 else:
                     out.append(Malformed(f"{m} outside a message", m))
                     pos = i + len(m)
+                    self._after = True
             elif st == _HEADER:
                 pos = self._header(buf, pos, out, final)
                 if pos < 0:
@@ -357,6 +394,7 @@ class HarmonyScanner(ScannerBase):
             out.append(Malformed(f"message header ended by {m}", self._hdr + m))
             self._hdr = ""
             self._state = _OUT
+            self._after = True
         return i + len(m)
 
     def _open_header(self, text: str, start: int, *, implied: bool) -> None:
@@ -424,6 +462,7 @@ class HarmonyScanner(ScannerBase):
     def _end_body(self, marker: str, out: list[Event]) -> None:
         st = self._state
         self._state = _OUT
+        self._after = bool(marker)
         if st == _THINK:
             out.append(ThinkingEnd(marker))
         elif st == _TEXT:

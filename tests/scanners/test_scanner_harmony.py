@@ -158,6 +158,70 @@ def test_stray_tokens_are_malformed_not_dropped() -> None:
     assert [type(e) for e in evs] == [Text, Malformed, Text, Malformed]
 
 
+STRAY_CASES = [
+    # (text, the stray word's raw text, the visible text)
+    (
+        "<|channel|>commentary to=functions.f<|message|>{}<|call|>commentary<|channel|>final"
+        "<|message|>Hi<|end|>",
+        "commentary",
+        "Hi",
+    ),
+    (
+        "<|channel|>final<|message|>a<|end|>analysis<|start|>assistant<|channel|>final"
+        "<|message|>b<|return|>",
+        "analysis",
+        "ab",
+    ),
+    (
+        "<|channel|>final<|message|>a<|end|>\n assistant <|channel|>final<|message|>b<|end|>",
+        "\n assistant ",
+        "ab",
+    ),
+    ("<|channel|>final<|message|>a<|end|>final", "final", "a"),  # the end of the stream follows
+    ("a<|end|>user<|call|>", "user", "a"),  # after a stray token too
+]
+
+
+@pytest.mark.parametrize(("text", "stray", "visible"), STRAY_CASES)
+def test_stray_channel_or_role_words_between_tokens_are_malformed(
+    text: str, stray: str, visible: str
+) -> None:
+    whole = events(text)
+    malformed = [e for e in whole if isinstance(e, Malformed) and "stray word" in e.reason]
+    assert [e.raw for e in malformed] == [stray]
+    assert "".join(e.text for e in whole if isinstance(e, Text)) == visible
+    assert "".join(e.raw for e in scan(HarmonyScanner(), [text])) == text  # nothing dropped
+    for k in range(len(text) + 1):  # every split point, and one character at a time
+        assert merge(scan(HarmonyScanner(), [text[:k], text[k:]])) == whole, k
+    assert merge(scan(HarmonyScanner(), list(text))) == whole
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<|channel|>final<|message|>a<|end|>finally done",  # a longer word
+        "<|channel|>final<|message|>a<|end|>final answer: 42",  # more words
+        "<|channel|>final<|message|>a<|end|>\n\n<|start|>assistant<|channel|>final<|message|>b",
+        "analysis<|end|>",  # at the start of the stream: no token before it
+        "<|channel|>final<|message|>a<|end|>" + " " * 70 + "final<|end|>",  # past the hold cap
+    ],
+)
+def test_near_misses_of_stray_words_stay_text(text: str) -> None:
+    whole = events(text)
+    assert not any(isinstance(e, Malformed) and "stray word" in e.reason for e in whole)
+    for k in range(len(text) + 1):
+        assert merge(scan(HarmonyScanner(), [text[:k], text[k:]])) == whole, k
+
+
+def test_a_held_stray_word_is_bounded() -> None:
+    s = HarmonyScanner()
+    s.feed("<|channel|>final<|message|>a<|end|>")
+    s.feed("  commentary")
+    assert s.held == len("  commentary")
+    s.feed(" x")
+    assert s.held == 0
+
+
 def test_other_spellings_in_a_body_are_content() -> None:
     body = "a <|channel|>x <|message|> <|constrain|> <|reserved_200013|> <|foo|> <| |>"
     evs = events(f"<|channel|>final<|message|>{body}<|end|>")

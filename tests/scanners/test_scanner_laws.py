@@ -357,6 +357,9 @@ CASES: dict[str, list[str]] = {
         "<|start|>assistant<|channel|>final<|message|>c",
         '<|start|>assistant to=functions.f<|channel|>commentary<|message|>{"unterminated',
         "<|end|><|call|>text<|reserved_200100|><|start|>assistant",
+        "<|channel|>commentary to=functions.f<|message|>{}<|call|>commentary<|channel|>final"
+        "<|message|>Hi<|end|>\nanalysis <|start|>assistant<|channel|>final<|message|>b<|end|>user",
+        "<|channel|>final<|message|>a<|end|>finally<|end|> final answer",
     ],
     "chatglm3": [
         "<|assistant|>get_weather\n```python\n"
