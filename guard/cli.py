@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from guard import __version__
+from guard._audit_cli import add_report_options
 from guard._serve_cli import add_serve_parser
 from guard.dialects import DIALECTS
 from guard.errors import InputError
@@ -162,8 +163,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if args.show_text:
+        report = report.with_text()
     if args.sarif:
-        sarif = json.dumps(report.sarif(), indent=2, ensure_ascii=False) + "\n"
+        located = report.sarif(root=args.sarif_root, stdin_uri=args.sarif_uri)
+        sarif = json.dumps(located, indent=2, ensure_ascii=False) + "\n"
         if args.sarif == "-":
             sys.stdout.write(sarif)
         else:
@@ -174,7 +178,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     elif args.sarif != "-":
-        sys.stdout.write(render(report) + "\n")
+        sys.stdout.write(render(report, summary=args.summary) + "\n")
     if report.summary.internal_errors:
         print(
             f"guard audit: error: {report.summary.internal_errors} internal error(s): the report"
@@ -244,6 +248,7 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="leak",
         help="exit 1 on: leak (leaks and forgeries, default), injection (any finding), none",
     )
+    add_report_options(p)
     p.set_defaults(handler=_cmd_audit)
 
 
