@@ -97,7 +97,10 @@ class _Locator:
         return {
             SRCROOT: {
                 "uri": self.root.as_uri().rstrip("/") + "/",
-                "description": {"text": "the directory guard audit was given as --sarif-root"},
+                "description": {
+                    "text": "the root of the relative URIs (--sarif-root, default: the working"
+                    " directory)"
+                },
             }
         }
 
