@@ -400,3 +400,12 @@ def test_no_machine_paths_leak_into_relative_sarif(tmp_path: Path) -> None:
     out = run("data/leak.jsonl", "--sarif", "-", cwd=repo)
     results = json.loads(out.stdout)["runs"][0]["results"]
     assert all(str(tmp_path) not in json.dumps(r) for r in results)
+
+
+def test_show_text_survives_worker_processes(tmp_path: Path) -> None:
+    for name in ("a.jsonl", "b.jsonl"):
+        (tmp_path / name).write_text(json.dumps(LEAKING) + "\n", encoding="utf-8")
+    one = guard.audit(str(tmp_path)).with_text()
+    two = guard.audit(str(tmp_path), workers=2).with_text()
+    assert [f.context for f in two.findings] == [f.context for f in one.findings]
+    assert all("Alice" in f.context for f in two.findings)
