@@ -7,13 +7,14 @@ Exit codes: 0 success, 1 findings (for commands that look for them), 2 unusable 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
 from guard import __version__
+from guard._audit_cli import add_report_options
+from guard._serve_cli import add_serve_parser
 from guard.dialects import DIALECTS
 from guard.errors import InputError
 
@@ -164,8 +165,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    if args.show_text:
+        report = report.with_text()
     if args.sarif:
-        sarif = json.dumps(report.sarif(), indent=2, ensure_ascii=False) + "\n"
+        located = report.sarif(root=args.sarif_root, stdin_uri=args.sarif_uri)
+        sarif = json.dumps(located, indent=2, ensure_ascii=False) + "\n"
         if args.sarif == "-":
             sys.stdout.write(sarif)
         else:
@@ -176,7 +180,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     elif args.sarif != "-":
-        sys.stdout.write(render(report) + "\n")
+        sys.stdout.write(render(report, summary=args.summary) + "\n")
     if report.summary.internal_errors:
         print(
             f"guard audit: error: {report.summary.internal_errors} internal error(s): the report"
@@ -252,102 +256,8 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="leak",
         help="exit 1 on: leak (leaks and forgeries, default), injection (any finding), none",
     )
+    add_report_options(p)
     p.set_defaults(handler=_cmd_audit)
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    try:
-        from guard.serve import ServeConfig, run
-    except ImportError as exc:
-        raise InputError(
-            f"guard serve needs the serve extra (pip install 'inband-guard[serve]'): {exc}"
-        ) from None
-
-    config = ServeConfig.load(
-        args.upstream,
-        policy_file=args.policy,
-        dialect=args.dialect,
-        on_leak=args.on_leak,
-        max_body_bytes=args.max_body_bytes,
-        read_timeout=args.read_timeout,
-        total_timeout=args.total_timeout,
-        api_keys=tuple(args.api_key),
-        environ=os.environ,
-    )
-    return run(config, host=args.host, port=args.port)
-
-
-def _add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser(
-        "serve",
-        help="run an OpenAI-compatible proxy that guards a provider (needs inband-guard[serve])",
-        description=(
-            "Proxy /v1/chat/completions (streaming and not), /v1/responses and every other /v1"
-            " path to the upstream: request inputs are escaped, responses guarded; a forged tool"
-            " result or an aborting leak closes the upstream at once and ends the client's"
-            " stream cleanly. The dialect is chosen per request from the model name (a default"
-            " table plus the policy file's [serve.dialects]) unless --dialect forces one."
-            " Health at /healthz; access logs as JSON lines on stderr."
-        ),
-    )
-    p.add_argument(
-        "--upstream",
-        required=True,
-        metavar="URL",
-        help="the upstream's OpenAI base URL, e.g. http://127.0.0.1:8000/v1",
-    )
-    p.add_argument(
-        "--host",
-        default="127.0.0.1",
-        help="address to listen on (default: 127.0.0.1, this machine only; 0.0.0.0 exposes the"
-        " proxy, and the upstream behind it, to every network the machine is on)",
-    )
-    p.add_argument("--port", type=int, default=8787, help="port to listen on (default: 8787)")
-    p.add_argument(
-        "--policy",
-        help="a policy file (.toml or .json); its [serve] table sets dialects, on_leak,"
-        " max_body_bytes, read_timeout, total_timeout and allow_passthrough",
-    )
-    p.add_argument(
-        "--dialect",
-        help=f"force one dialect for every request: {', '.join(DIALECTS)}"
-        " (default: chosen from the model name)",
-    )
-    p.add_argument(
-        "--on-leak",
-        choices=("truncate", "abort", "recover", "report"),
-        help="what a leak does (default: truncate, or the policy file's [serve] on_leak)",
-    )
-    p.add_argument(
-        "--max-body-bytes",
-        type=int,
-        metavar="N",
-        help="reject request bodies over N bytes with 413 (default: 16 MiB)",
-    )
-    p.add_argument(
-        "--read-timeout",
-        type=float,
-        metavar="S",
-        help="give up on an upstream silent for S seconds: 504, or an error event mid-stream"
-        " (default: 300)",
-    )
-    p.add_argument(
-        "--total-timeout",
-        type=float,
-        metavar="S",
-        help="give up on an upstream exchange after S seconds in all (default: 900)",
-    )
-    p.add_argument(
-        "--api-key",
-        action="append",
-        default=[],
-        metavar="KEY",
-        help="a key clients must present (Authorization: Bearer KEY or X-Api-Key: KEY);"
-        " repeatable, and added to the comma-separated keys in GUARD_API_KEYS. With keys set,"
-        " the client's key is not forwarded; the upstream's key comes from"
-        " GUARD_UPSTREAM_API_KEY",
-    )
-    p.set_defaults(handler=_cmd_serve)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -361,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_escape_parser(sub, "unescape")
     _add_eval_parser(sub)
     _add_audit_parser(sub)
-    _add_serve_parser(sub)
+    add_serve_parser(sub)
     return parser
 
 

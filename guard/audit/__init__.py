@@ -1,11 +1,12 @@
 """Audit stored transcripts: every message of every transcript through the detection pipeline.
 
 ``guard.audit(sources)`` reads JSONL transcripts (OpenAI chat, Responses items, ChatGLM3
-histories), raw Harmony text, raw transcripts of the other dialects, plain model output,
-gzip-compressed or not, from files, directories, streams or Python objects, and returns an
-:class:`AuditReport`: model output (``text``, ``thinking``, ``tool_arg``, ``tool_name``) gets
-leak verdicts, user input and tool results get injection findings, and in raw transcripts a tool
-result written where the assistant was writing is a ``forgery`` finding (docs/audit.md).
+histories, ShareGPT rows), raw Harmony text, raw transcripts of the other dialects, plain model
+output, gzip- or zstd-compressed or not, from files, directories, streams or Python objects,
+and returns an :class:`AuditReport`: model output (``text``, ``thinking``, ``tool_arg``,
+``tool_name``) gets leak verdicts, user input and tool results get injection findings, and in raw
+transcripts a tool result written where the assistant was writing is a ``forgery`` finding
+(docs/audit.md).
 
 Inputs are streamed: files are read in chunks of whole lines and never held whole (a ``text``
 file is one message, and a ``raw`` file of another dialect is read whole). With ``workers > 1``
@@ -16,11 +17,12 @@ with its path and line; the rest is still audited.
 One module per job:
 
 * ``_sources``: sources (paths, directories, streams, in-memory transcripts) and reading (gzip,
-  the head of a file that sniffing looks at);
+  zstd in ``_zstd``, the head of a file that sniffing looks at);
 * ``_formats``: sniffing a format, and adapters that turn a transcript into parts to judge;
 * ``_harmony``: the splitter of raw Harmony transcripts and its forgery rule;
 * ``_wire``: turn grammars of the other dialects, their splitter and forgery rule;
 * ``_engine``: collecting parts and judging them in batches behind the gate's prefilter;
+  ``_evidence``: a finding's evidence and its masked context;
 * ``_units``, ``_planner``, ``_executor``, ``_builder``: units of work, planned from the
   inputs, run in workers, merged in input order into the report;
 * ``report``: the report models; ``_table``, ``_sarif``, ``_progress``: how the command line

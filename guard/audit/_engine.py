@@ -21,6 +21,7 @@ from typing import Literal
 from guard._detect import detect
 from guard._log import get_logger, preview
 from guard.audit._context import reasoned_messages, record_tools
+from guard.audit._evidence import context, evidence_hit, hit_spans, mask
 from guard.audit._formats import Part
 from guard.audit.report import AuditError, Finding
 from guard.gate import Policy, prefilter
@@ -116,7 +117,9 @@ class Collector:
         the data) and the rest is still audited."""
         internal_error(self.errors, self.path, line, exc, what)
 
-    def forgery(self, line: int, message: int, role: str, reason: str, preview_text: str) -> None:
+    def forgery(self, line: int, message: int, role: str, reason: str, marker: str) -> None:
+        """A forged tool result; ``marker`` is the forging message's opening as it stands (its
+        start marker and header: format, shown as evidence)."""
         finding = Finding(
             path=self.path,
             line=line,
@@ -128,7 +131,10 @@ class Collector:
             cut=None,
             reason=reason,
             part="header",
-            preview=preview_text,
+            preview=preview(marker),
+            evidence=marker,
+            context=marker,
+            context_text=marker,
         )
         self.forgeries.append((next(self.seq), finding))
 
@@ -221,6 +227,13 @@ class Collector:
         else:
             return None
         start = cut or 0
+        hit = evidence_hit(verdict, cut)
+        if hit is not None:
+            shown, raw = context(text, hit.start, hit.end, hit_spans(verdict.hits))
+            evidence = text[hit.start : hit.end]
+        else:  # no hit to point at (cannot happen for a finding; shape only, to be safe)
+            raw = text[start : start + _PREVIEW_SPAN]
+            shown, evidence = mask(raw), ""
         return Finding(
             path=self.path,
             line=line,
@@ -234,4 +247,7 @@ class Collector:
             part=name,
             tool_name=tool_name,
             preview=preview(text[start : start + _PREVIEW_SPAN]),
+            evidence=evidence,
+            context=shown,
+            context_text=raw,
         )

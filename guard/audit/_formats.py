@@ -15,6 +15,10 @@ docs/audit.md, "Formats").
   ``history``). System and user ``user``; assistant ``text``, or, when ``metadata`` names a
   tool, the name ``tool_name`` and the content (the call) ``tool_arg``; observation
   ``tool_result``.
+* ``sharegpt``: ``{"conversations": [{"from", "value"}, ...]}`` (shared chat datasets; a
+  top-level ``system`` string is message 0) or the bare turn list. ``human`` / ``system``
+  ``user``, ``gpt`` ``text``, ``function_call`` (``{"name", "arguments"}``) ``tool_name`` and
+  ``tool_arg``, ``tool`` / ``observation`` ``tool_result``.
 * ``harmony``: raw envelopes (:mod:`guard.audit._harmony`). Assistant ``analysis`` is
   ``thinking``, ``final`` and commentary without recipient ``text``, a body sent ``to=`` a
   recipient ``tool_arg`` with the recipient (``functions.`` stripped) as ``tool_name``;
@@ -32,7 +36,6 @@ from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any, Protocol
 
-from guard._log import preview
 from guard.audit._harmony import INPUT_AUTHORS, HarmonyTranscript, is_tool_author
 from guard.audit._sources import looks_binary
 from guard.audit._wire import sniff_dialect
@@ -59,13 +62,14 @@ TOOL_NAME: str = Surface.TOOL_NAME.value
 USER: str = Surface.USER.value
 TOOL_RESULT: str = Surface.TOOL_RESULT.value
 
-JSON_FORMATS = frozenset({"openai", "responses", "chatglm3"})
+JSON_FORMATS = frozenset({"openai", "responses", "chatglm3", "sharegpt"})
 #: The dialect each format implies when ``--dialect`` is not given.
 FORMAT_DIALECT = {
     "openai": "harmony",
     "responses": "harmony",
     "harmony": "harmony",
     "chatglm3": "chatglm3",
+    "sharegpt": "harmony",
     "text": "harmony",
     "raw": "",  # the dialect comes from --dialect or the file's opening
 }
@@ -96,9 +100,8 @@ class Sink(Protocol):
 
     def error(self, line: int, text: str) -> None: ...
 
-    def forgery(
-        self, line: int, message: int, role: str, reason: str, preview_text: str
-    ) -> None: ...
+    def forgery(self, line: int, message: int, role: str, reason: str, marker: str) -> None:
+        """``marker``: the forging opening as it stands (format, shown as evidence)."""
 
 
 def _target(sink: Sink, surface: str) -> list[Part]:
@@ -563,10 +566,92 @@ def chatglm3(obj: object, sink: Sink, line: int) -> int:
     return len(messages)
 
 
+# ---------------------------------------------------------------------------------------------
+# ShareGPT
+
+#: ShareGPT's ``from`` values (LLaMA-Factory's names, and the spellings shared datasets use)
+_SHAREGPT_USER = frozenset({"human", "user", "system"})
+_SHAREGPT_ASSISTANT = frozenset({"gpt", "assistant", "chatgpt", "model", "bard", "bing"})
+_SHAREGPT_TOOL = frozenset({"tool", "observation", "function", "function_response"})
+
+
+def _sharegpt_call(sink: Sink, value: str, line: int, i: int, role: str) -> None:
+    """A ``function_call`` turn: a JSON call ``{"name", "arguments"}`` (or a list of them);
+    anything else is the call's text, judged as tool arguments."""
+    try:
+        parsed = json.loads(value)
+    except (ValueError, RecursionError):
+        parsed = None
+    calls = parsed if type(parsed) is list else [parsed]
+    if parsed is None or not all(type(c) is dict and type(c.get("name")) is str for c in calls):
+        sink.out.append((next(sink.seq), TOOL_ARG, value, line, i, role, "value", None))
+        return
+    for k, call in enumerate(calls):
+        name = call["name"]
+        args = call.get("arguments", call.get("parameters", ""))
+        text = args if type(args) is str else json.dumps(args, ensure_ascii=False)
+        name_part, args_part = _call_parts(f"value.calls[{k}]")
+        sink.names.append((next(sink.seq), TOOL_NAME, name, line, i, role, name_part, None))
+        sink.out.append((next(sink.seq), TOOL_ARG, text, line, i, role, args_part, name))
+
+
+def sharegpt(obj: object, sink: Sink, line: int) -> int:
+    """``{"conversations": [{"from", "value"}, ...]}`` (or the bare list): ``human`` / ``user``
+    and ``system`` turns and a top-level ``system`` string (message 0) ``user``; ``gpt`` /
+    ``assistant`` turns ``text``; ``function_call`` turns a tool call (``{"name",
+    "arguments"}``: ``tool_name`` and ``tool_arg``); ``tool`` / ``observation`` /
+    ``function`` turns ``tool_result``."""
+    turns: object = obj
+    offset = 0
+    if type(obj) is dict:
+        if "conversations" not in obj:
+            raise ShapeError('expected an object with "conversations" or a turn list')
+        turns = obj["conversations"]
+        system = obj.get("system")
+        if type(system) is str and system:
+            sink.inp.append((next(sink.seq), USER, system, line, 0, "system", "system", None))
+            offset = 1
+    if type(turns) is not list:
+        raise ShapeError(f"conversations must be a list, got {json_type(turns)}")
+    for k, turn in enumerate(turns):
+        i = k + offset
+        if type(turn) is not dict:
+            sink.error(line, f"message {i}: expected an object, got {json_type(turn)}")
+            continue
+        role = turn.get("from")
+        if type(role) is not str:
+            sink.error(line, f"message {i}: from must be a string, got {json_type(role)}")
+            continue
+        value = turn.get("value")
+        if type(value) is not str:
+            if value is not None:
+                sink.error(line, f"message {i}: value must be a string, got {json_type(value)}")
+            continue
+        if role in _SHAREGPT_ASSISTANT:
+            sink.out.append((next(sink.seq), TEXT, value, line, i, role, "value", None))
+        elif role == "function_call":
+            _sharegpt_call(sink, value, line, i, role)
+        elif role in _SHAREGPT_USER:
+            sink.inp.append((next(sink.seq), USER, value, line, i, role, "value", None))
+        elif role in _SHAREGPT_TOOL:
+            sink.inp.append((next(sink.seq), TOOL_RESULT, value, line, i, role, "value", None))
+        else:
+            sink.error(line, f"message {i}: unknown ShareGPT role (from) {short(role)}")
+    return len(turns) + offset
+
+
+def _sharegpt_like(turns: object) -> bool:
+    if type(turns) is not list:
+        return False
+    items = [t for t in turns[:32] if type(t) is dict]
+    return bool(items) and all("from" in t and "value" in t for t in items)
+
+
 ADAPTERS: dict[str, Callable[[object, Sink, int], int]] = {
     "openai": openai,
     "responses": responses,
     "chatglm3": chatglm3,
+    "sharegpt": sharegpt,
 }
 
 
@@ -613,7 +698,7 @@ def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
                         f"forged tool result: a tool message follows assistant message {i - 1},"
                         f" which ended with <|{previous.end}|>, not <|call|>"
                     )
-                sink.forgery(line, i, role, reason, preview(f"<|start|>{m.header.raw}"))
+                sink.forgery(line, i, role, reason, f"<|start|>{m.header.raw}")
             sink.inp.append((next(sink.seq), TOOL_RESULT, m.body, line, i, role, "content", None))
         previous = m
     return len(transcript.messages)
@@ -639,10 +724,14 @@ def classify(obj: object) -> str | None:
             return "chatglm3" if _glm_like(obj["messages"]) else "openai"
         if "input" in obj or "output" in obj:
             return "responses"
+        if "conversations" in obj and _sharegpt_like(obj["conversations"]):
+            return "sharegpt"
         if "history" in obj or "conversations" in obj:
             return "chatglm3"
         return None
     if type(obj) is list:
+        if _sharegpt_like(obj):
+            return "sharegpt"
         items = [m for m in obj[:32] if type(m) is dict]
         if any("type" in m for m in items):
             return "responses"

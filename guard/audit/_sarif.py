@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from guard.audit.report import AuditReport, Finding
 
-__all__ = ["to_sarif"]
+__all__ = ["SRCROOT", "STDIN_URI", "to_sarif"]
 
 _RULES: list[dict[str, Any]] = [
     {
@@ -56,40 +56,87 @@ _RULE_INDEX = {"leak": 0, "injection": 1, "forgery": 2}
 _LEVEL = {"leak": "error", "injection": "warning", "forgery": "error"}
 
 
-def _uri(path: str) -> str | None:
-    if path.startswith("<") and path.endswith(">"):
-        return None  # stdin or in-memory input: no artifact to point at
-    p = Path(path)
-    if p.is_absolute():
-        return p.as_uri()
-    return quote(p.as_posix() if os.sep == "/" else path.replace(os.sep, "/"))
+#: the base every repository-relative URI is resolved against (GitHub maps it to the checkout)
+SRCROOT = "%SRCROOT%"
+#: the artifact URI of standard input unless ``stdin_uri`` renames it
+STDIN_URI = "stdin"
 
 
-def _location(path: str, line: int | None, logical: str | None = None) -> dict[str, Any]:
-    location: dict[str, Any] = {}
-    uri = _uri(path)
-    if uri is not None:
-        physical: dict[str, Any] = {"artifactLocation": {"uri": uri}}
+class _Locator:
+    """Artifact locations: paths under ``root`` relative to ``%SRCROOT%``, others absolute
+    ``file:`` URIs; stdin is ``stdin_uri``, an in-memory transcript ``memory`` (both relative
+    to ``%SRCROOT%``, as code scanning accepts only files under the checkout)."""
+
+    def __init__(self, root: str | os.PathLike[str] | None, stdin_uri: str) -> None:
+        self.root = Path(root if root is not None else os.getcwd()).resolve()
+        self.stdin_uri = stdin_uri
+
+    def artifact(self, path: str) -> dict[str, str]:
+        if path == "<stdin>":
+            return {"uri": _quote(self.stdin_uri), "uriBaseId": SRCROOT}
+        if path.startswith("<") and path.endswith(">"):
+            return {"uri": _quote(path[1:-1].replace(" ", "-")), "uriBaseId": SRCROOT}
+        p = Path(path)
+        absolute = p if p.is_absolute() else Path(os.getcwd()) / p
+        try:
+            relative = Path(os.path.normpath(absolute)).relative_to(self.root)
+        except ValueError:
+            return {"uri": Path(os.path.normpath(absolute)).as_uri()}
+        return {"uri": _quote(relative.as_posix()), "uriBaseId": SRCROOT}
+
+    def location(self, path: str, line: int | None, logical: str | None = None) -> dict[str, Any]:
+        physical: dict[str, Any] = {"artifactLocation": self.artifact(path)}
         if line is not None:
             physical["region"] = {"startLine": line}
-        location["physicalLocation"] = physical
-    if logical is not None:
-        location["logicalLocations"] = [{"name": logical, "kind": "element"}]
-    elif uri is None:
-        location["message"] = {"text": path}
-    return location
+        location: dict[str, Any] = {"physicalLocation": physical}
+        if logical is not None:
+            location["logicalLocations"] = [{"name": logical, "kind": "element"}]
+        return location
+
+    def base_ids(self) -> dict[str, Any]:
+        return {
+            SRCROOT: {
+                "uri": self.root.as_uri().rstrip("/") + "/",
+                "description": {
+                    "text": "the root of the relative URIs (--sarif-root, default: the working"
+                    " directory)"
+                },
+            }
+        }
 
 
-def _fingerprint(f: Finding) -> str:
-    key = "\x1f".join([f.path, str(f.line), str(f.message), f.part or "", f.kind, f.surface.value])
+def _quote(posix_path: str) -> str:
+    return quote(posix_path.replace(os.sep, "/"), safe="/")
+
+
+def _fingerprint(f: Finding, uri: str) -> str:
+    """Stable across runs and machines: the repository-relative URI (not the absolute path),
+    where in the file, what kind, and the evidence."""
+    key = "\x1f".join(
+        [uri, str(f.line), str(f.message), f.part or "", f.kind, f.surface.value, f.evidence]
+    )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def to_sarif(report: AuditReport) -> dict[str, Any]:
+def to_sarif(
+    report: AuditReport,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    stdin_uri: str = STDIN_URI,
+) -> dict[str, Any]:
     """The report as a SARIF 2.1.0 log (a JSON-ready dict): one result per finding, one tool
-    execution notification per error (level ``error``) and per skipped path (``note``)."""
+    execution notification per error (level ``error``) and per skipped path (``note``).
+
+    Every result has a physical location, as GitHub code scanning requires: paths under
+    ``root`` (default: the working directory) become URIs relative to ``%SRCROOT%``
+    (``originalUriBaseIds``), other paths absolute ``file:`` URIs, standard input
+    ``stdin_uri`` (default ``stdin``). ``partialFingerprints`` depend on the relative URI, the
+    finding's place and its evidence, not on where the checkout lies."""
     from guard import __version__
 
+    if not stdin_uri or stdin_uri.startswith("/") or "://" in stdin_uri:
+        raise ValueError(f"stdin_uri must be a relative path, got {stdin_uri!r}")
+    locator = _Locator(root, stdin_uri)
     results = []
     for f in report.findings:
         where = f"message {f.message}" + (f" {f.part}" if f.part else "")
@@ -101,8 +148,10 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
                 "message": {
                     "text": f"{f.kind} on {f.surface.value} ({f.role}, {where}): {f.reason}"
                 },
-                "locations": [_location(f.path, f.line, where)],
-                "partialFingerprints": {"guardFinding/v1": _fingerprint(f)},
+                "locations": [locator.location(f.path, f.line, where)],
+                "partialFingerprints": {
+                    "guardFinding/v1": _fingerprint(f, locator.artifact(f.path)["uri"])
+                },
                 "properties": {
                     "surface": f.surface.value,
                     "kind": f.kind,
@@ -112,6 +161,8 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
                     "message": f.message,
                     "part": f.part,
                     "toolName": f.tool_name,
+                    "evidence": f.evidence,
+                    "context": f.context,
                     "preview": f.preview,
                 },
             }
@@ -120,7 +171,7 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
         {
             "level": "error",
             "message": {"text": e.error},
-            "locations": [_location(e.path, e.line)],
+            "locations": [locator.location(e.path, e.line)],
         }
         for e in report.errors
     ]
@@ -128,7 +179,7 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
         {
             "level": "note",
             "message": {"text": f"skipped: {skipped.reason}"},
-            "locations": [_location(skipped.path, None)],
+            "locations": [locator.location(skipped.path, None)],
         }
         for skipped in report.summary.skipped
     ]
@@ -152,6 +203,7 @@ def to_sarif(report: AuditReport) -> dict[str, Any]:
                         "toolExecutionNotifications": notifications,
                     }
                 ],
+                "originalUriBaseIds": locator.base_ids(),
                 "columnKind": "unicodeCodePoints",
                 "results": results,
                 "properties": {

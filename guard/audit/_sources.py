@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from guard.audit._choices import MAX_LINE_BYTES
 from guard.audit._walk import FileInput, Skipped, Unreadable, Walker, files_under
+from guard.audit._zstd import ZSTD_MAGIC, open_zstd
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -130,7 +131,7 @@ def input_bytes(paths: Iterable[str]) -> int | None:
         if p == "-":
             return None
         for f in files_under(p):
-            if f.endswith(".gz"):
+            if f.endswith((".gz", ".zst")):
                 return None
             try:
                 total += os.stat(f).st_size
@@ -175,12 +176,15 @@ class RawReader(io.RawIOBase):
 
 def open_binary(stream: Any) -> BinaryIO:
     """``stream`` as a buffered binary stream, transparently decompressed when it starts with
-    the gzip magic number."""
+    the gzip or the zstd magic number (:mod:`guard.audit._zstd`)."""
     buffered: Any = stream
     if not hasattr(buffered, "peek"):
         buffered = io.BufferedReader(RawReader(stream))
-    if buffered.peek(2)[:2] == _GZIP_MAGIC:
+    magic = buffered.peek(4)[:4]
+    if magic[:2] == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=buffered, mode="rb")  # type: ignore[return-value]
+    if magic == ZSTD_MAGIC:
+        return open_zstd(buffered)
     return buffered  # type: ignore[no-any-return]
 
 

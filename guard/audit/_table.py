@@ -1,4 +1,5 @@
-"""The human report of ``guard audit``: the findings table, errors, inputs and summary."""
+"""The human report of ``guard audit``: the findings grouped by file, errors, inputs and
+totals (or, with ``summary``, the totals alone)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,14 @@ def _counts(d: dict[str, int]) -> str:
     return ", ".join(f"{k} {v:,}" for k, v in d.items()) or "none"
 
 
+def _shown(text: str) -> str:
+    return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
+
+
 def _table(findings: list[Finding]) -> list[str]:
-    head = ("FILE", "LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "PREVIEW")
+    head = ("LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "EVIDENCE", "CONTEXT")
     rows = [
         (
-            f.path,
             str(f.line),
             str(f.message),
             f.role,
@@ -34,29 +38,72 @@ def _table(findings: list[Finding]) -> list[str]:
             f.kind,
             "+".join(f.signals) or "-",
             "-" if f.cut is None else str(f.cut),
-            f.preview.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t"),
+            _shown(f.evidence) or "-",
+            _shown(f.context or f.preview),
         )
         for f in findings
     ]
     widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
-    right = {1, 2, 7}
+    right = {0, 1, 6}
 
     def fmt(row: tuple[str, ...]) -> str:
         cells = [
             row[i].rjust(widths[i]) if i in right else row[i].ljust(widths[i])
             for i in range(len(widths))
         ]
-        return "  ".join([*cells, row[-1]]).rstrip()
+        return "  " + "  ".join([*cells, row[-1]]).rstrip()
 
     return [fmt(head), *(fmt(r) for r in rows)]
 
 
-def render(report: AuditReport) -> str:
-    """The human report: findings table, errors, inputs and summary."""
+def _file_summary(findings: list[Finding]) -> str:
+    kinds = {"leak": 0, "injection": 0, "forgery": 0}
+    for f in findings:
+        kinds[f.kind] += 1
+    counts = [_n(kinds["leak"], "leak"), _n(kinds["injection"], "injection")]
+    counts.append(f"{kinds['forgery']:,} forger{'y' if kinds['forgery'] == 1 else 'ies'}")
+    return ", ".join(counts)
+
+
+def _grouped(findings: list[Finding]) -> list[str]:
+    """The findings table, one block per file (in report order) under a heading with the
+    file's counts."""
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_file.setdefault(f.path, []).append(f)
+    lines: list[str] = []
+    for path, group in by_file.items():
+        if lines:
+            lines.append("")
+        lines.append(f"{path}: {_file_summary(group)}")
+        lines += _table(group)
+    return lines
+
+
+def _totals(report: AuditReport) -> list[str]:
+    s = report.summary
+    rate = ""
+    if s.elapsed > 0:
+        rate = f" ({s.bytes / 1e6 / s.elapsed:,.1f} MB/s, {s.messages / s.elapsed:,.0f} messages/s)"
+    return [
+        f"transcripts {s.transcripts:,}, messages {s.messages:,}, {format_size(s.bytes)},"
+        f" {s.elapsed:.2f} s{rate}, workers {s.workers}",
+        f"leaks {s.leaks:,} (by signal: {_counts(s.leaks_by_signal)};"
+        f" by surface: {_counts(s.leaks_by_surface)})",
+        f"injections {s.injections:,}, forgeries {s.forgeries:,}, errors {s.errors:,}",
+    ]
+
+
+def render(report: AuditReport, *, summary: bool = False) -> str:
+    """The human report: the findings grouped by file (each file's counts, then a row per
+    finding with its evidence and masked context), errors, inputs and totals. ``summary``:
+    the totals only."""
+    if summary:
+        return "\n".join(_totals(report))
     s = report.summary
     lines: list[str] = []
     if report.findings:
-        lines += _table(report.findings)
+        lines += _grouped(report.findings)
     else:
         lines.append("no findings")
     if report.errors:
@@ -75,15 +122,5 @@ def render(report: AuditReport) -> str:
         lines.append(f"  ... and {len(s.files) - _MAX_INPUT_LINES:,} more (see --json)")
     for skipped in s.skipped:
         lines.append(f"  {skipped.path}: skipped: {skipped.reason}")
-    rate = ""
-    if s.elapsed > 0:
-        rate = f" ({s.bytes / 1e6 / s.elapsed:,.1f} MB/s, {s.messages / s.elapsed:,.0f} messages/s)"
-    lines += [
-        "",
-        f"transcripts {s.transcripts:,}, messages {s.messages:,}, {format_size(s.bytes)},"
-        f" {s.elapsed:.2f} s{rate}, workers {s.workers}",
-        f"leaks {s.leaks:,} (by signal: {_counts(s.leaks_by_signal)};"
-        f" by surface: {_counts(s.leaks_by_surface)})",
-        f"injections {s.injections:,}, forgeries {s.forgeries:,}, errors {s.errors:,}",
-    ]
+    lines += ["", *_totals(report)]
     return "\n".join(lines)

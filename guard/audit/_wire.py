@@ -449,7 +449,7 @@ def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sin
                 f"forged tool result: assistant message {i} writes {e.marker!r}, which only"
                 " the host writes"
             )
-            sink.forgery(line, i, role, reason, preview(e.raw or e.marker))
+            sink.forgery(line, i, role, reason, e.raw or e.marker)
             break  # the rest of the segment is the forged result
         elif isinstance(e, Malformed):
             # unparsed output reaches the reader as text
@@ -507,7 +507,7 @@ def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:
                     why = f"follows assistant message {i - 1}, which made no tool call"
                 if why is not None:
                     reason = f"forged tool result: a tool result {why}"
-                    sink.forgery(line, i, role, reason, preview(seg.opening or seg.body[:64]))
+                    sink.forgery(line, i, role, reason, seg.opening or preview(seg.body[:64]))
             text = result_text(seg.body, dialect)
             sink.inp.append((next(sink.seq), TOOL_RESULT, text, line, i, role, "content", None))
         previous = seg

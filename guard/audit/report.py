@@ -37,6 +37,11 @@ class Finding(BaseModel):
     transcript, a tool result written where the assistant was writing). ``cut`` is the offset in
     the part's text from which it is untrusted (for an injection: the first spelling to escape).
     ``preview`` is redacted: letters and digits are masked, only the shape remains.
+    ``evidence`` is the matched reserved spelling or marker, exactly as it stands in the text
+    (format, not user data); ``context`` shows it with up to 24 characters on each side, in
+    which the surrounding text is masked like ``preview`` (other spellings and markers stay).
+    The unmasked context is kept in ``context_text`` for :meth:`AuditReport.with_text` but is
+    never serialised.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -53,6 +58,9 @@ class Finding(BaseModel):
     part: str | None = None
     tool_name: str | None = None
     preview: str = ""
+    evidence: str = ""
+    context: str = ""
+    context_text: str = Field(default="", exclude=True, repr=False)
 
 
 class AuditError(BaseModel):
@@ -146,8 +154,18 @@ class AuditReport(BaseModel):
         kinds = {"leak", "forgery"} if fail_on == "leak" else {"leak", "forgery", "injection"}
         return 1 if any(f.kind in kinds for f in self.findings) else 0
 
-    def sarif(self) -> dict[str, Any]:
-        """The report as a SARIF 2.1.0 log (a JSON-ready dict) for code-scanning UIs."""
+    def with_text(self) -> AuditReport:
+        """A copy whose findings' ``context`` is unmasked (``guard audit --show-text``): for
+        people auditing their own logs. The copy's JSON and SARIF then carry raw text."""
+        findings = [
+            f.model_copy(update={"context": f.context_text or f.context}) for f in self.findings
+        ]
+        return self.model_copy(update={"findings": findings})
+
+    def sarif(self, *, root: str | None = None, stdin_uri: str = "stdin") -> dict[str, Any]:
+        """The report as a SARIF 2.1.0 log (a JSON-ready dict) for code-scanning UIs: paths
+        under ``root`` (default: the working directory) relative to ``%SRCROOT%``, standard
+        input named ``stdin_uri``."""
         from guard.audit._sarif import to_sarif
 
-        return to_sarif(self)
+        return to_sarif(self, root=root, stdin_uri=stdin_uri)

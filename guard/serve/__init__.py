@@ -31,10 +31,15 @@ dropped both ways. Each request is logged once as ``guard.serve.request`` (metho
 status, duration, upstream status, chunks, forged, ...), never with request or response
 bodies. ``docs/serve.md`` has the contract and the security notes.
 
-Needs the ``serve`` extra (Starlette, uvicorn, httpx). The request escaping and response
-judging are :mod:`guard.integrations.openai.protocol`'s and
+Settings come from flags, ``GUARD_*`` variables and the policy file's ``[serve]`` table
+(:class:`ServeSettings`); ``/metrics`` serves Prometheus metrics (``_metrics``), and with the
+``otel`` extra requests become OpenTelemetry spans (``_tracing``).
+
+Needs the ``serve`` extra (Starlette, uvicorn, httpx, pydantic-settings, prometheus_client).
+The request escaping and response judging are :mod:`guard.integrations.openai.protocol`'s and
 :mod:`guard.integrations.anthropic.protocol`'s, shared with the SDK wrappers. Modules:
-``_config`` (:class:`ServeConfig`, the policy file's ``[serve]`` table), ``_app`` (routes,
+``_config`` (:class:`ServeConfig`, the policy file's ``[serve]`` table), ``_settings``
+(:class:`ServeSettings`), ``_app`` (routes,
 :func:`create_app`), ``_front`` (path check and client keys before routing), ``_paths``,
 ``_auth``, ``_errors`` (the error contract and the boundary that keeps exceptions from the
 server), ``_headers`` (what crosses the proxy), ``_deadlines``, ``_upstream`` (the provider's
@@ -56,6 +61,7 @@ from guard.serve._config import (
 )
 from guard.serve._logging import configure_logging
 from guard.serve._run import run
+from guard.serve._settings import ServeSettings
 
 __all__ = [
     "DEFAULT_DIALECTS",
@@ -64,6 +70,7 @@ __all__ = [
     "DEFAULT_TOTAL_TIMEOUT",
     "FALLBACK_DIALECT",
     "ServeConfig",
+    "ServeSettings",
     "configure_logging",
     "create_app",
     "dialect_for_model",

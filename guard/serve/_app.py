@@ -36,6 +36,7 @@ from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._errors import ErrorBoundary, error_response, http_exception
 from guard.serve._front import AUTHENTICATED_WITH, Front
 from guard.serve._logging import AccessRecord, log
+from guard.serve._metrics import Metrics, Observe
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
 from guard.serve._upstream import (
     Disconnected,
@@ -443,8 +444,13 @@ class _Proxy:
             tools=tools,
         )
         access.fields.update(
-            leak=result.leak, forged=result.forged, cut=result.changed, aborted=result.aborted
+            leak=result.leak,
+            forged=result.forged,
+            cut=result.changed,
+            aborted=result.aborted,
+            chars_dropped=result.chars_dropped,
         )
+        access.verdicts = [v for v in result.verdicts if v.leak]
         return out, data
 
 
@@ -454,11 +460,15 @@ def create_app(
     """The proxy as an ASGI app (run it with any ASGI server; :func:`guard.serve.run` uses
     uvicorn). ``transport`` replaces the upstream HTTP transport (for tests). Paths are checked
     and client keys verified before routing; every failure the proxy answers is a JSON error
-    (:mod:`guard.serve._errors`)."""
+    (:mod:`guard.serve._errors`). With ``config.metrics``, Prometheus metrics are served at
+    ``/metrics`` (:mod:`guard.serve._metrics`); with ``config.otel``, requests and upstream
+    calls become OpenTelemetry spans (:mod:`guard.serve._tracing`)."""
     proxy = _Proxy(config, transport)
+    metrics = Metrics() if config.metrics else None
     methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
     routes = [
         Route("/healthz", proxy.healthz, methods=["GET", "HEAD"]),
+        *([Route("/metrics", _metrics_endpoint(metrics), methods=["GET"])] if metrics else []),
         Route("/v1/chat/completions", proxy.chat, methods=["POST"]),
         Route("/v1/responses", proxy.responses, methods=["POST"]),
         Route("/v1/messages", proxy.messages, methods=["POST"]),
@@ -467,14 +477,27 @@ def create_app(
     ]
 
     def lifespan(app: Starlette) -> Any:
-        return proxy.upstream.open()
+        return proxy.upstream.open(instrument=config.otel)
 
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
         exception_handlers={HTTPException: http_exception, Exception: _internal_error},
     )
-    return ErrorBoundary(Front(app, ClientAuth(config.api_keys)))
+    observed: ASGIApp = Observe(Front(app, ClientAuth(config.api_keys)), metrics, spans=config.otel)
+    if config.otel:
+        from guard.serve._tracing import traced
+
+        observed = traced(observed)
+    return ErrorBoundary(observed)
+
+
+def _metrics_endpoint(metrics: Metrics) -> Any:
+    async def endpoint(request: Request) -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type)
+
+    return endpoint
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
 from guard.errors import ConfigError, PolicyError
 from guard.gate import DEFAULT_POLICY, Policy, check_policy
-from guard.serve._auth import UPSTREAM_KEY_ENV, keys_from_env
 from guard.stream import OnLeak, check_on_leak
 
 __all__ = [
@@ -31,13 +30,23 @@ DEFAULT_READ_TIMEOUT = 300.0
 #: seconds one upstream exchange may take in all, from the request to the answer's last byte
 DEFAULT_TOTAL_TIMEOUT = 900.0
 _SERVE_KEYS = (
+    "upstream",
+    "host",
+    "port",
+    "dialect",
     "dialects",
     "on_leak",
     "max_body_bytes",
     "read_timeout",
     "total_timeout",
     "allow_passthrough",
+    "connect_timeout",
+    "trust_env",
+    "metrics",
+    "otel",
 )
+#: never read from a policy file (it is often committed): flags and environment only
+_SECRET_KEYS = ("api_keys", "upstream_api_key")
 
 
 @dataclass(frozen=True)
@@ -50,12 +59,16 @@ class ServeConfig:
     refusing them with 403.
 
     ``read_timeout`` (the idle deadline) bounds each wait for the upstream's next byte,
-    ``total_timeout`` a whole
-    exchange (both answered with 504, or an error event once a stream has started).
+    ``total_timeout`` a whole exchange (both answered with 504, or an error event once a
+    stream has started).
     ``api_keys``: when any is set, clients must present one (``Authorization: Bearer`` or
     ``X-Api-Key``) and the key is not forwarded; ``upstream_api_key``: the upstream's key, sent
     in place of the client's credential (otherwise the client's ``Authorization`` /
-    ``X-Api-Key`` are forwarded as they came, when no client keys are set)."""
+    ``X-Api-Key`` are forwarded as they came, when no client keys are set). ``trust_env``:
+    the upstream client honours ``HTTPS_PROXY`` / ``NO_PROXY`` and ``SSL_CERT_FILE`` /
+    ``SSL_CERT_DIR``; ``metrics``: Prometheus metrics at ``/metrics``; ``otel``:
+    OpenTelemetry spans (needs the ``otel`` extra). :class:`guard.serve.ServeSettings` builds
+    one from flags, ``GUARD_*`` variables and the policy file."""
 
     upstream: str
     policy: Policy = DEFAULT_POLICY
@@ -69,6 +82,9 @@ class ServeConfig:
     allow_passthrough: bool = False
     api_keys: tuple[str, ...] = field(default=(), repr=False)
     upstream_api_key: str | None = field(default=None, repr=False)
+    trust_env: bool = True
+    metrics: bool = True
+    otel: bool = False
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
@@ -108,33 +124,24 @@ class ServeConfig:
     ) -> ServeConfig:
         """The configuration from a policy file's ``[serve]`` table (see
         :func:`load_policy_file`) and explicit options, which win over the file. Keys are
-        never read from the policy file (it is often committed); with ``environ``, client keys
-        from its ``GUARD_API_KEYS`` (comma separated) are added to ``api_keys`` and its
-        ``GUARD_UPSTREAM_API_KEY`` is the upstream's key unless ``upstream_api_key`` is
-        given."""
-        if environ is not None:
-            api_keys = (*api_keys, *keys_from_env(environ))
-            upstream_api_key = upstream_api_key or environ.get(UPSTREAM_KEY_ENV)
-        policy, serve = load_policy_file(policy_file) if policy_file else (DEFAULT_POLICY, {})
-        try:
-            idle = float(serve.get("read_timeout", DEFAULT_READ_TIMEOUT))
-            total = float(serve.get("total_timeout", DEFAULT_TOTAL_TIMEOUT))
-            limit = int(serve.get("max_body_bytes", DEFAULT_MAX_BODY_BYTES))
-        except (TypeError, ValueError) as exc:
-            raise PolicyError(f"policy {policy_file}: [serve]: {exc}") from None
-        return cls(
-            upstream=upstream,
-            policy=policy,
-            dialect=dialect,
-            dialects=dict(serve.get("dialects", {})),
-            on_leak=cast(OnLeak, on_leak or serve.get("on_leak", "truncate")),
-            max_body_bytes=max_body_bytes if max_body_bytes is not None else limit,
-            read_timeout=read_timeout if read_timeout is not None else idle,
-            total_timeout=total_timeout if total_timeout is not None else total,
-            allow_passthrough=serve.get("allow_passthrough", False),
-            api_keys=api_keys,
-            upstream_api_key=upstream_api_key or None,
-        )
+        never read from the policy file (it is often committed); with ``environ``, its
+        ``GUARD_*`` variables come between the options and the file (client keys from
+        ``GUARD_API_KEYS``, comma separated, are added to ``api_keys``; see
+        :class:`guard.serve.ServeSettings`)."""
+        from guard.serve._settings import ServeSettings
+
+        flags = {
+            "upstream": upstream,
+            "policy": policy_file,
+            "dialect": dialect,
+            "on_leak": on_leak,
+            "max_body_bytes": max_body_bytes,
+            "read_timeout": read_timeout,
+            "total_timeout": total_timeout,
+            "api_keys": api_keys,
+            "upstream_api_key": upstream_api_key or None,
+        }
+        return ServeSettings.load(flags, environ if environ is not None else {}).config()
 
     def dialect_for(self, model: str | None) -> str:
         """The dialect of a request for ``model``: the forced one, else the table's."""
@@ -150,6 +157,12 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     the rest is the :class:`guard.Policy`. Returns both."""
     policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
     serve = dict(policy.serve)
+    secrets = sorted(set(serve) & set(_SECRET_KEYS))
+    if secrets:
+        raise PolicyError(
+            f"policy {path}: [serve] {', '.join(secrets)}: keys are never read from a policy"
+            " file; expected them in GUARD_API_KEYS / GUARD_UPSTREAM_API_KEY or --api-key"
+        )
     unknown = sorted(set(serve) - set(_SERVE_KEYS))
     if unknown:
         raise PolicyError(

@@ -16,8 +16,8 @@ __all__ = ["AUTHENTICATED_WITH", "Front"]
 
 #: the scope key holding the header the client's key came in (``None``: no client keys)
 AUTHENTICATED_WITH = "guard.authenticated_with"
-#: answered without a key (a load balancer's health check holds none)
-_OPEN_PATHS = frozenset({"/healthz"})
+#: answered without a key (a load balancer's health check and a metrics scraper hold none)
+_OPEN_PATHS = frozenset({"/healthz", "/metrics"})
 
 
 class Front:

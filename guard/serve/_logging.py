@@ -6,6 +6,7 @@ Records carry what happened (method, path, status, duration, upstream status, ch
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import sys
@@ -15,10 +16,36 @@ from typing import Any
 
 from guard._log import get_logger
 
-__all__ = ["AccessRecord", "JSONLinesFormatter", "configure_logging", "log"]
+__all__ = [
+    "OBSERVATION",
+    "AccessRecord",
+    "JSONLinesFormatter",
+    "Observation",
+    "configure_logging",
+    "log",
+]
 
 #: the logger of every ``guard serve`` event
 log = get_logger("guard.serve")
+
+
+@dataclass
+class Observation:
+    """What metrics and traces learn of one request (:mod:`guard.serve._metrics`): the access
+    record's status, path and fields, and the verdicts behind them (never logged)."""
+
+    status: int | None = None
+    #: the status of the response start, for requests that emit no access record
+    started: int | None = None
+    path: str | None = None
+    fields: dict[str, Any] = field(default_factory=dict)
+    verdicts: list[Any] = field(default_factory=list)
+
+
+#: the observation of the request being handled (set by ``_metrics.Observe``)
+OBSERVATION: contextvars.ContextVar[Observation | None] = contextvars.ContextVar(
+    "guard_serve_observation", default=None
+)
 
 
 @dataclass
@@ -30,8 +57,16 @@ class AccessRecord:
     path: str
     start: float = field(default_factory=time.perf_counter)
     fields: dict[str, Any] = field(default_factory=dict)
+    #: the verdicts behind ``leak`` / ``forged`` (for metrics; never logged)
+    verdicts: list[Any] = field(default_factory=list)
 
     def emit(self, status: int) -> None:
+        observation = OBSERVATION.get()
+        if observation is not None:
+            observation.status = status
+            observation.path = self.path
+            observation.fields = dict(self.fields)
+            observation.verdicts = list(self.verdicts)
         log.info(
             "guard.serve.request",
             method=self.method,

@@ -213,6 +213,7 @@ class Relay:
             chars_dropped=guarded.chars_dropped,
             outcome=outcome,
         )
+        self.access.verdicts = [v for v in guarded.verdicts if v.leak]
         self.access.emit(self.state.status or 200)
 
 

@@ -90,7 +90,9 @@ class Upstream:
         self.client: httpx.AsyncClient | None = None
 
     @asynccontextmanager
-    async def open(self) -> AsyncIterator[None]:
+    async def open(self, *, instrument: bool = False) -> AsyncIterator[None]:
+        """Open the client for the app's lifetime; ``instrument``: its requests become
+        OpenTelemetry spans (the ``otel`` extra)."""
         timeout = httpx.Timeout(
             connect=self.config.connect_timeout,
             read=self.config.read_timeout,
@@ -99,8 +101,15 @@ class Upstream:
         )
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=64)
         async with httpx.AsyncClient(
-            timeout=timeout, limits=limits, transport=self.transport, trust_env=False
+            timeout=timeout,
+            limits=limits,
+            transport=self.transport,
+            trust_env=self.config.trust_env,
         ) as client:
+            if instrument:
+                from guard.serve._tracing import instrument_client
+
+                instrument_client(client)
             self.client = client
             log.info("guard.serve.start", upstream=self.base, on_leak=self.config.on_leak)
             try:

@@ -48,8 +48,19 @@ def test_the_readme_command_reports_the_examples_and_exits_0() -> None:
     out = run("corpora/examples/", "--fail-on", "none")
     assert out.returncode == 0, out.stderr
     assert out.stderr == ""  # not a terminal: no progress bar
-    head = out.stdout.splitlines()[0].split()
-    assert head == ["FILE", "LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "PREVIEW"]
+    first, head = out.stdout.splitlines()[:2]
+    assert first.startswith("corpora/examples/") and first.endswith(("forgery", "forgeries"))
+    assert head.split() == [
+        "LINE",
+        "MSG",
+        "ROLE",
+        "SURFACE",
+        "KIND",
+        "SIGNALS",
+        "CUT",
+        "EVIDENCE",
+        "CONTEXT",
+    ]
     assert "corpora/examples/harmony.txt: harmony (sniffed), dialect harmony" in out.stdout
     assert "corpora/examples/tool_result.txt: skipped: plain text" in out.stdout
     assert "corpora/examples/glm.txt: raw (sniffed), dialect glm" in out.stdout
@@ -144,7 +155,8 @@ def test_sarif_for_stdin_and_unreadable_inputs_validates(tmp_path: Path) -> None
     assert out.returncode == 1
     sarif = validate_sarif(out_file)
     (result,) = sarif["runs"][0]["results"]
-    assert "physicalLocation" not in result["locations"][0]
+    artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert artifact == {"uri": "stdin", "uriBaseId": "%SRCROOT%"}
     stdout_sarif = run("-", "--sarif", "-", stdin=leak.encode())
     jsonschema.Draft4Validator(SCHEMA).validate(json.loads(stdout_sarif.stdout))
     assert run("-", "--sarif", "-", "--json", stdin=leak.encode()).returncode == 2

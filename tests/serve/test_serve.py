@@ -360,7 +360,7 @@ def test_body_over_the_limit_gets_413(fake: FakeUpstream, client: openai.OpenAI)
 def test_bad_json_and_unknown_paths(proxy: str) -> None:
     r = httpx.post(proxy + "/v1/chat/completions", content=b"{not json", timeout=5)
     assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_json"
-    r = httpx.get(proxy + "/metrics", timeout=5)
+    r = httpx.get(proxy + "/nowhere", timeout=5)
     assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
@@ -491,7 +491,7 @@ def test_policy_file_dialect_table_and_forced_dialect(tmp_path: Path) -> None:
     bad.write_text('[serve.dialects]\n"x" = "klingon"\n')
     with pytest.raises(PolicyError, match="klingon"):
         load_policy_file(bad)
-    bad.write_text("[serve]\nport = 1\n")
+    bad.write_text("[serve]\nportal = 1\n")
     with pytest.raises(PolicyError, match="unknown"):
         load_policy_file(bad)
 
