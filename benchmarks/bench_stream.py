@@ -73,6 +73,7 @@ def main() -> None:
         ("chat chunks (dicts)", chunks, consume_chunks),
         ("raw Harmony text", wire, consume_text),
     ):
+        consume(guard_stream(iter(items[:500]), on_leak="truncate"))  # warm lazy state
         plain = timer.best(lambda items=items, consume=consume: consume(iter(items)))
         guarded = timer.best(
             lambda items=items, consume=consume: consume(
