@@ -147,6 +147,15 @@ def test_checker_rejects(output: str, problem: str) -> None:
     assert any(problem in p for p in table_problems(output)), table_problems(output)
 
 
+def test_requires_reads_the_optional_imports_without_importing(tmp_path: Path) -> None:
+    bench = ROOT / "benchmarks"
+    assert requires(bench / "bench_scanner.py") == ("openai_harmony",)
+    assert requires(bench / "bench_detect.py") == ()
+    script = tmp_path / "bench_x.py"
+    script.write_text('import not_installed_anywhere\nREQUIRES = ("not_installed_anywhere",)\n')
+    assert requires(script) == ("not_installed_anywhere",)
+
+
 def test_print_table_refuses_a_table_without_ratio() -> None:
     with pytest.raises(ValueError, match="no ratio column"):
         print_table("t", ["input", "MB/s"], [["a", "1"]])
