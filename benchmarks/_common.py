@@ -1,12 +1,25 @@
-"""Shared helpers for the benchmarks: deterministic inputs and a median-of-runs timer."""
+"""Shared helpers for the benchmarks: deterministic inputs, timers, the ``--quick`` flag and the
+Markdown tables every script prints, each figure beside its ratio to a floor measured in the same
+run.
+
+Every script accepts ``--quick``: tiny inputs and one timing run, so that it finishes in a few
+seconds and still goes through every code path and prints the same table shape. The smoke test
+(``tests/test_benchmarks.py``) runs each script that way; its figures mean nothing. A script that
+needs an optional package names its import names in a module-level ``REQUIRES`` tuple, so the
+smoke test can skip it when one is missing.
+"""
 
 from __future__ import annotations
 
+import argparse
+import math
 import platform
 import random
+import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 WORDS = [
     "the",
@@ -58,6 +71,54 @@ def prose(size: int, seed: int = 7) -> str:
     return "".join(out)[:size]
 
 
+# ---------------------------------------------------------------------------------------------
+# Command line
+
+
+def add_quick(parser: argparse.ArgumentParser) -> None:
+    """Add ``--quick``: tiny inputs, one run (a smoke test of the script, not a measurement)."""
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="tiny inputs and one run: checks that the script works; the figures mean nothing",
+    )
+
+
+def quick_note(quick: bool) -> str:
+    """A remark for the title line of a quick run."""
+    return "; QUICK RUN (tiny inputs, one run: not a measurement)" if quick else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+@dataclass(frozen=True)
+class Timer:
+    """How a script times its work: ``runs`` batches (median) or runs (best), each batch at
+    least ``min_time / runs`` seconds long. :meth:`quick` is one short run."""
+
+    runs: int = 7
+    min_time: float = 0.2
+
+    @classmethod
+    def make(cls, quick: bool, runs: int = 7, min_time: float = 0.2) -> Timer:
+        return cls(1, 0.0) if quick else cls(runs, min_time)
+
+    def median(self, fn: Callable[[], object]) -> float:
+        """Median seconds per call of ``fn`` over the batches."""
+        return timeit(fn, runs=self.runs, min_time=self.min_time)
+
+    def best(self, fn: Callable[[], object]) -> float:
+        """Best wall seconds of one call of ``fn`` over the runs (for long single calls)."""
+        best = math.inf
+        for _ in range(self.runs):
+            t0 = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - t0)
+        return best
+
+
 def timeit(fn: Callable[[], object], *, runs: int = 7, min_time: float = 0.2) -> float:
     """Median seconds per call over ``runs`` batches (each batch long enough to time well)."""
     fn()
@@ -80,3 +141,54 @@ def timeit(fn: Callable[[], object], *, runs: int = 7, min_time: float = 0.2) ->
 
 def machine() -> str:
     return f"{platform.python_implementation()} {platform.python_version()} on {platform.machine()}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures and tables
+
+
+def ratio(value: float, floor: float) -> str:
+    """``value / floor`` as ``2.35x`` (how many times the floor's cost); ``-`` without a floor."""
+    if not floor or math.isnan(value) or math.isnan(floor):
+        return "-"
+    r = value / floor
+    if abs(r) < 0.1:
+        return f"{r:.2g}x"
+    if abs(r) >= 100:
+        return f"{r:,.0f}x"
+    if abs(r) >= 10:
+        return f"{r:,.1f}x"
+    return f"{r:,.2f}x"
+
+
+def mbps(megabytes: float, seconds: float) -> str:
+    """Throughput in MB/s with a precision that suits its size."""
+    if seconds <= 0:
+        return "-"
+    rate = megabytes / seconds
+    return f"{rate:,.0f}" if rate >= 100 else f"{rate:,.1f}" if rate >= 1 else f"{rate:,.2f}"
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
+    """Print ``# title`` and a Markdown table: the first column left-aligned, the rest right.
+
+    Every script gives each figure a ``ratio`` column (or several, named for their floor),
+    so readers and the smoke test find the comparison in the same place."""
+    if not any("ratio" in c for c in columns):
+        raise ValueError(f"table {title!r} has no ratio column: {list(columns)}")
+    print(f"# {title}")
+    print("| " + " | ".join(_cell(c) for c in columns) + " |")
+    print("|" + "|".join(["---", *(["---:"] * (len(columns) - 1))]) + "|")
+    for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"row {row!r} has {len(row)} cells for {len(columns)} columns")
+        print("| " + " | ".join(_cell(cell) for cell in row) + " |")
+    print()
+
+
+def _cell(value: object) -> str:
+    """A table cell: a bar that is not escaped yet is escaped, so it stays inside its cell."""
+    return _BAR.sub(r"\\|", str(value))
+
+
+_BAR = re.compile(r"(?<!\\)\|")

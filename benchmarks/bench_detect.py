@@ -1,7 +1,8 @@
 """Detection throughput (MB/s) on clean prose, on documentation dense with quoted spellings, and
-on leak-heavy text, beside `text.find("<|")` on the same input as the floor, in one run.
+on leak-heavy text, in one run beside two floors on the same input: `text.find("<|")` (the
+issue's floor; it stops at the first occurrence) and `text.count("<|")` (a full scan).
 
-    python benchmarks/bench_detect.py [--size 1000000]
+    python benchmarks/bench_detect.py [--size 1000000] [--quick]
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import random
 
-from _common import machine, prose, timeit
+from _common import Timer, add_quick, machine, mbps, print_table, prose, quick_note, ratio
 
 from guard import detect
 
@@ -41,29 +42,49 @@ def mixed(size: int, snippets: list[str], every: int, seed: int) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", type=int, default=1_000_000, help="characters per input")
+    add_quick(parser)
     args = parser.parse_args()
+    size = 20_000 if args.quick else args.size
+    timer = Timer.make(args.quick)
+    slow = Timer.make(args.quick, runs=5)
     inputs = {
-        "clean prose": prose(args.size),
-        "docs quoting the format (1 snippet / 400 chars)": mixed(args.size, DOC_SNIPPETS, 400, 3),
-        "leak-heavy (1 leak / 400 chars)": mixed(args.size, LEAKS, 400, 5),
+        "clean prose": prose(size),
+        "docs quoting the format (1 snippet / 400 chars)": mixed(size, DOC_SNIPPETS, 400, 3),
+        "leak-heavy (1 leak / 400 chars)": mixed(size, LEAKS, 400, 5),
     }
-    print(f"# detection throughput, {args.size:,} chars per input, {machine()}")
-    print(
-        "| input | guard.detect MB/s | text.find('<\\|') MB/s | ratio | text.count('<\\|') MB/s"
-        " | ratio | leak | hits |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---|---:|")
+    rows = []
     for name, text in inputs.items():
         mb = len(text.encode()) / 1e6
         verdict = detect(text)
-        t_detect = timeit(lambda text=text: detect(text), runs=5)
-        t_find = timeit(lambda text=text: text.find("<|"))
-        t_count = timeit(lambda text=text: text.count("<|"))
-        print(
-            f"| {name} | {mb / t_detect:,.1f} | {mb / t_find:,.0f} | {t_detect / t_find:,.1f}"
-            f" | {mb / t_count:,.0f} | {t_detect / t_count:,.1f}"
-            f" | {verdict.leak} | {len(verdict.hits)} |"
+        t_detect = slow.median(lambda text=text: detect(text))
+        t_find = timer.median(lambda text=text: text.find("<|"))
+        t_count = timer.median(lambda text=text: text.count("<|"))
+        rows.append(
+            [
+                name,
+                mbps(mb, t_detect),
+                mbps(mb, t_find),
+                ratio(t_detect, t_find),
+                mbps(mb, t_count),
+                ratio(t_detect, t_count),
+                verdict.leak,
+                verdict.hits_total,
+            ]
         )
+    print_table(
+        f"detection throughput, {size:,} chars per input, {machine()}{quick_note(args.quick)}",
+        [
+            "input",
+            "guard.detect MB/s",
+            "text.find('<|') MB/s",
+            "time ratio vs find",
+            "text.count('<|') MB/s",
+            "time ratio vs count",
+            "leak",
+            "hits",
+        ],
+        rows,
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Scanner throughput (MB/s of raw stream): guard's Harmony scanner beside openai-harmony's
-``StreamableParser`` fed the same completion's tokens, and a table per dialect.
+``StreamableParser`` fed the same completion's tokens (its floor), and a table per dialect beside
+a plain scan of the same pieces (theirs), each ratio measured in the same run.
 
 Two completions: one with long bodies (analysis, a call with a large argument, a final answer)
 and one with many short messages. guard's scanner is fed the text of one token per ``feed``
@@ -10,9 +11,11 @@ guard's verified offline copy, never from the network.
 The per-dialect table renders one completion per dialect with guard's own renderers (reasoning,
 text and calls with string, number and nested arguments, repeated to the size asked for) and
 feeds it as pseudo-tokens (each control spelling whole, text in pieces of at most four
-characters: what a streaming server delivers), in 4,096-character chunks, and whole.
+characters: what a streaming server delivers), in 4,096-character chunks, and whole. The floor
+of each is a loop over the same pieces that counts, in each, the first characters of the
+dialect's markers (``str.count`` per character): the least any scanner of that stream does.
 
-    python benchmarks/bench_scanner.py [--size 200000] [--only harmony|dialects]
+    python benchmarks/bench_scanner.py [--size 200000] [--only harmony|dialects] [--quick]
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from _common import machine, prose, timeit
+from _common import Timer, add_quick, machine, mbps, print_table, prose, quick_note, ratio
 
 from guard.dialects import get_dialect
 from guard.encoding import o200k_base_bytes
@@ -46,6 +49,9 @@ from guard.scanners import (
     qwen3_coder,
     scanner,
 )
+
+#: optional packages (import names) this script needs; the smoke test skips it without them
+REQUIRES = ("openai_harmony",)
 
 
 def load_encoding(tmp: Path) -> Any:
@@ -223,13 +229,24 @@ def feed_all(dialect: str, chunks: list[str]) -> None:
     s.flush()
 
 
-def dialect_table(size: int) -> None:
-    print(f"# Scanner throughput per dialect, {machine()}")
-    print(
-        "| dialect | chars | pseudo-tokens | one feed per token MB/s | 4,096-char chunks MB/s"
-        " | one feed MB/s | calls |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+def marker_starts(dialect: str) -> str:
+    """The first characters of the dialect's control spellings."""
+    d = get_dialect(dialect)
+    spellings = {*d.reserved, *d.call_open, *d.call_close, *d.result_open, *d.stop}
+    return "".join(sorted({s[0] for s in spellings if s}))
+
+
+def floor_scan(starts: str, chunks: list[str]) -> int:
+    """The floor: count each marker's first character in every piece."""
+    n = 0
+    for c in chunks:
+        for ch in starts:
+            n += c.count(ch)
+    return n
+
+
+def dialect_table(size: int, timer: Timer, quick: bool) -> None:
+    rows = []
     for dialect in TURNS:
         text = completion(dialect, size)
         tokens = pseudo_tokens(dialect, text)
@@ -237,50 +254,89 @@ def dialect_table(size: int) -> None:
         blocks = [text[i : i + 4096] for i in range(0, len(text), 4096)]
         made = scanner(dialect)
         calls = sum(type(e).__name__ == "ToolEnd" for e in made.feed(text) + made.flush())
+        starts = marker_starts(dialect)
         mb = len(text.encode()) / 1e6
-        t_tokens = timeit(lambda d=dialect, c=tokens: feed_all(d, c), runs=5)
-        t_blocks = timeit(lambda d=dialect, c=blocks: feed_all(d, c), runs=5)
-        t_whole = timeit(lambda d=dialect, c=[text]: feed_all(d, c), runs=5)
-        print(
-            f"| {dialect} | {len(text):,} | {len(tokens):,} | {mb / t_tokens:,.1f}"
-            f" | {mb / t_blocks:,.0f} | {mb / t_whole:,.0f} | {calls} |"
-        )
+        row: list[object] = [dialect, f"{len(text):,}", f"{len(tokens):,}"]
+        for pieces in (tokens, blocks, [text]):
+            t_guard = timer.median(lambda d=dialect, c=pieces: feed_all(d, c))
+            t_floor = timer.median(lambda s=starts, c=pieces: floor_scan(s, c))
+            row += [mbps(mb, t_guard), ratio(t_guard, t_floor)]
+        rows.append([*row, calls])
+    print_table(
+        f"Scanner throughput per dialect, {machine()}{quick_note(quick)}",
+        [
+            "dialect",
+            "chars",
+            "pseudo-tokens",
+            "one feed per token MB/s",
+            "time ratio vs floor",
+            "4,096-char chunks MB/s",
+            "time ratio vs floor",
+            "one feed MB/s",
+            "time ratio vs floor",
+            "calls",
+        ],
+        rows,
+    )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--size", type=int, default=200_000, help="characters per completion")
-    parser.add_argument("--only", choices=["harmony", "dialects"], help="print one table only")
-    args = parser.parse_args()
-    if args.only != "harmony":
-        dialect_table(args.size)
-    if args.only == "dialects":
-        return
+def harmony_table(size: int, timer: Timer, quick: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         enc = load_encoding(Path(tmp))
         streams = {
-            "long bodies (3 messages)": long_bodies(args.size),
-            "many short messages": short_messages(args.size),
+            "long bodies (3 messages)": long_bodies(size),
+            "many short messages": short_messages(size),
         }
-        print(f"# Harmony scanner throughput, {machine()}")
-        print(
-            "| stream | chars | tokens | guard, one feed per token MB/s | guard, one feed MB/s"
-            " | StreamableParser MB/s | time ratio (guard per token / parser) |"
-        )
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        rows = []
         for name, messages in streams.items():
             tokens = completion_tokens(enc, messages)
             chunks = token_texts(enc, tokens)
             text = "".join(chunks)
             assert text == enc.decode_utf8(tokens)
             mb = len(text.encode()) / 1e6
-            t_chunks = timeit(lambda chunks=chunks: guard_chunks(chunks), runs=5)
-            t_whole = timeit(lambda text=text: guard_whole(text), runs=5)
-            t_ref = timeit(lambda tokens=tokens: reference(enc, tokens), runs=5)
-            print(
-                f"| {name} | {len(text):,} | {len(tokens):,} | {mb / t_chunks:,.1f}"
-                f" | {mb / t_whole:,.0f} | {mb / t_ref:,.1f} | {t_chunks / t_ref:.2f} |"
+            t_chunks = timer.median(lambda chunks=chunks: guard_chunks(chunks))
+            t_whole = timer.median(lambda text=text: guard_whole(text))
+            t_ref = timer.median(lambda tokens=tokens: reference(enc, tokens))
+            rows.append(
+                [
+                    name,
+                    f"{len(text):,}",
+                    f"{len(tokens):,}",
+                    mbps(mb, t_chunks),
+                    ratio(t_chunks, t_ref),
+                    mbps(mb, t_whole),
+                    ratio(t_whole, t_ref),
+                    mbps(mb, t_ref),
+                ]
             )
+    print_table(
+        f"Harmony scanner throughput, {machine()}{quick_note(quick)}",
+        [
+            "stream",
+            "chars",
+            "tokens",
+            "guard, one feed per token MB/s",
+            "time ratio vs parser",
+            "guard, one feed MB/s",
+            "time ratio vs parser",
+            "StreamableParser MB/s",
+        ],
+        rows,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", type=int, default=200_000, help="characters per completion")
+    parser.add_argument("--only", choices=["harmony", "dialects"], help="print one table only")
+    add_quick(parser)
+    args = parser.parse_args()
+    size = 3_000 if args.quick else args.size
+    timer = Timer.make(args.quick, runs=5)
+    if args.only != "harmony":
+        dialect_table(size, timer, args.quick)
+    if args.only != "dialects":
+        harmony_table(size, timer, args.quick)
 
 
 if __name__ == "__main__":

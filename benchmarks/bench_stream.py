@@ -1,20 +1,20 @@
-"""Per-chunk overhead of `guard_stream` over a plain loop on the same chunks, in one run.
+"""Per-chunk overhead of `guard_stream` over a plain consumer loop on the same chunks (the
+floor), in one run: added µs per chunk and the ratio of the two.
 
 Clean text in 1-8 character deltas (1,000,000 chunks by default), as OpenAI-style dict chunks and
 as raw Harmony wire text; the plain loop touches each chunk's text the way a consumer would.
 
-    python benchmarks/bench_stream.py [--chunks 1000000]
+    python benchmarks/bench_stream.py [--chunks 1000000] [--runs 3] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-from _common import machine, prose
+from _common import Timer, add_quick, machine, print_table, prose, quick_note, ratio
 
 from guard import guard_stream
 
@@ -57,42 +57,50 @@ def consume_text(items: Iterable[str]) -> int:
     return n
 
 
-def best_of(runs: int, fn: Callable[[], int]) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chunks", type=int, default=1_000_000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="best of this many runs")
+    add_quick(parser)
     args = parser.parse_args()
-    pieces = deltas(args.chunks)
+    pieces = deltas(2_000 if args.quick else args.chunks)
+    timer = Timer.make(args.quick, runs=args.runs)
     chunks = [chunk(p) for p in pieces]
     wire = ["<|channel|>final<|message|>", *pieces]
     n = len(pieces)
-    print(f"# guard_stream overhead, {n:,} chunks of 1-8 characters, clean text, {machine()}")
-    print("| input | plain loop µs/chunk | guard_stream µs/chunk | added µs/chunk |")
-    print("|---|---:|---:|---:|")
+    rows = []
     for name, items, consume in (
         ("chat chunks (dicts)", chunks, consume_chunks),
         ("raw Harmony text", wire, consume_text),
     ):
-        plain = best_of(args.runs, lambda items=items, consume=consume: consume(iter(items)))
-        guarded = best_of(
-            args.runs,
+        consume(guard_stream(iter(items[:500]), on_leak="truncate"))  # warm lazy state
+        plain = timer.best(lambda items=items, consume=consume: consume(iter(items)))
+        guarded = timer.best(
             lambda items=items, consume=consume: consume(
                 guard_stream(iter(items), on_leak="truncate")
-            ),
+            )
         )
-        print(
-            f"| {name} | {plain / n * 1e6:.2f} | {guarded / n * 1e6:.2f} |"
-            f" {(guarded - plain) / n * 1e6:.2f} |"
+        rows.append(
+            [
+                name,
+                f"{plain / n * 1e6:.2f}",
+                f"{guarded / n * 1e6:.2f}",
+                f"{(guarded - plain) / n * 1e6:.2f}",
+                ratio(guarded, plain),
+            ]
         )
+    print_table(
+        f"guard_stream overhead, {n:,} chunks of 1-8 characters, clean text, {machine()},"
+        f" best of {timer.runs}{quick_note(args.quick)}",
+        [
+            "input",
+            "plain loop µs/chunk",
+            "guard_stream µs/chunk",
+            "added µs/chunk",
+            "time ratio vs plain loop",
+        ],
+        rows,
+    )
 
 
 if __name__ == "__main__":

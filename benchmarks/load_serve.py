@@ -1,19 +1,22 @@
-"""Load on `guard serve`: many concurrent guarded streams, errors, latency and the proxy's memory.
+"""Load on `guard serve`: many concurrent guarded streams, errors, latency and the proxy's memory,
+in one run beside the same load on the fake upstream alone (the floor: what the machine and the
+client cost without the proxy).
 
 Three processes: a fake upstream (tests/support/fake_upstream.py) streaming chat completions
 with a pause between chunks, the real `guard serve` command in front of it, and this script as
-the client (httpx, asyncio); `--direct` runs the same load on the fake upstream alone, a
-baseline for what the machine and the client cost. Each round starts `--streams` streams at
-once and waits for all of them; one stream in ten leaks Harmony structure mid-answer, so guard
-cuts it and closes the upstream early. The run is bounded in count (`--rounds`) and in time
-(`--time-limit`: no new round starts after it, and each stream has a client timeout).
+the client (httpx, asyncio). Each round starts `--streams` streams at once on the fake upstream
+directly and waits for all of them, then the same through guard serve (rounds alternate, so
+drift hits both); one stream in ten leaks Harmony structure mid-answer, so guard cuts it and
+closes the upstream early. The run is bounded in count (`--rounds`) and in time (`--time-limit`:
+no new round starts after it, and each stream has a client timeout).
 
 A stream counts as an error when its request fails, its status is not 200, it does not end with
 `data: [DONE]`, or its text is not what guard should deliver (the whole answer, or the answer
 cut before the leak). The proxy's resident memory (VmRSS) is read from /proc after warm-up and
-after each round.
+after each round, and the fake upstream's as its floor.
 
     python benchmarks/load_serve.py [--streams 100] [--rounds 5] [--chunks 40] [--delay 0.02]
+        [--quick]
 """
 
 from __future__ import annotations
@@ -26,12 +29,16 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import machine
+from _common import add_quick, machine, print_table, quick_note, ratio
 from bench_serve import free_port, wait_healthy
+
+#: optional packages (import names) this script needs; the smoke test skips it without them
+REQUIRES = ("httpx", "starlette", "uvicorn")
 
 ROOT = Path(__file__).resolve().parent.parent
 LEAK = "<|channel|>analysis secret"
@@ -118,27 +125,39 @@ async def one_stream(
     return first, total, None
 
 
-async def load(
-    url: str, pid: int, args: argparse.Namespace, guarded: bool = True
-) -> tuple[list[tuple[float, float, str | None]], list[int], int]:
-    """Run the rounds: (results, RSS after each round in KiB, rounds run)."""
-    results: list[tuple[float, float, str | None]] = []
-    rss: list[int] = []
+@dataclass
+class Side:
+    """The load on one target (the fake upstream directly, or guard serve) and what it gave."""
+
+    url: str
+    pid: int
+    guarded: bool
+    results: list[tuple[float, float, str | None]] = field(default_factory=list)
+    rss: list[int] = field(default_factory=list)
+    seconds: float = 0.0
+    rss_warm: int = 0
+
+
+async def load(sides: list[Side], args: argparse.Namespace) -> int:
+    """Run the rounds, each on every side in turn; returns the rounds run."""
     limits = httpx.Limits(max_connections=args.streams, max_keepalive_connections=args.streams)
     stop_at = time.monotonic() + args.time_limit
+    rounds = 0
     async with httpx.AsyncClient(timeout=args.time_limit, limits=limits) as client:
-        rounds = 0
         for _ in range(args.rounds):
             if time.monotonic() > stop_at:
                 break
-            batch = [
-                one_stream(client, url, args.chunks, i % 10 == 9, guarded)
-                for i in range(args.streams)
-            ]
-            results += await asyncio.gather(*batch)
+            for side in sides:
+                batch = [
+                    one_stream(client, side.url, args.chunks, i % 10 == 9, side.guarded)
+                    for i in range(args.streams)
+                ]
+                start = time.perf_counter()
+                side.results += await asyncio.gather(*batch)
+                side.seconds += time.perf_counter() - start
+                side.rss.append(rss_kib(side.pid))
             rounds += 1
-            rss.append(rss_kib(pid))
-    return results, rss, rounds
+    return rounds
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -153,16 +172,14 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=40, help="content chunks per stream")
     parser.add_argument("--delay", type=float, default=0.02, help="upstream pause per chunk (s)")
     parser.add_argument("--time-limit", type=float, default=120.0, help="bound on the run (s)")
-    parser.add_argument(
-        "--direct",
-        action="store_true",
-        help="the same load on the fake upstream without the proxy (a baseline for the machine)",
-    )
+    add_quick(parser)
     parser.add_argument("--fake", type=float, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.fake is not None:
         fake_main(args.fake)
         return
+    if args.quick:  # ten streams, so one of them leaks
+        args.streams, args.rounds, args.chunks, args.delay = 10, 1, 10, 0.001
 
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     fake = subprocess.Popen(
@@ -175,52 +192,89 @@ def main() -> None:
     try:
         assert fake.stdout is not None
         root = f"http://127.0.0.1:{int(fake.stdout.readline())}"
-        if args.direct:
-            url, measured = root, fake.pid
-        else:
-            port = free_port()
-            command = ["guard", "serve", "--upstream", root + "/v1", "--port", str(port)]
-            proxy = subprocess.Popen(
-                [sys.executable, "-m", *command],
-                stderr=subprocess.DEVNULL,
-                env=env,
-            )
-            url, measured = f"http://127.0.0.1:{port}", proxy.pid
-            wait_healthy(url, proxy)
-        for leak in (False, True):  # warm up the code paths
-            asyncio.run(_warm(url, args.chunks, leak, not args.direct))
-        before = rss_kib(measured)
-        start = time.perf_counter()
-        results, rss, rounds = asyncio.run(load(url, measured, args, not args.direct))
-        elapsed = time.perf_counter() - start
+        port = free_port()
+        command = ["guard", "serve", "--upstream", root + "/v1", "--port", str(port)]
+        proxy = subprocess.Popen(
+            [sys.executable, "-m", *command],
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        sides = [
+            Side(root, fake.pid, guarded=False),
+            Side(f"http://127.0.0.1:{port}", proxy.pid, guarded=True),
+        ]
+        wait_healthy(sides[1].url, proxy)
+        for side in sides:
+            for leak in (False, True):  # warm up the code paths
+                asyncio.run(_warm(side.url, args.chunks, leak, side.guarded))
+            side.rss_warm = rss_kib(side.pid)
+        rounds = asyncio.run(load(sides, args))
     finally:
         for process in (proxy, fake):
             if process is not None:
                 process.terminate()
                 process.wait(10)
 
-    errors = [e for _, _, e in results if e is not None]
-    ttfb = [f for f, _, e in results if e is None]
-    total = [t for _, t, e in results if e is None]
-    target = "the fake upstream directly (no proxy)" if args.direct else "guard serve"
-    print(f"{target} under load, {machine()}")
-    print(
-        f"{rounds} rounds of {args.streams} concurrent streams ({len(results)} streams, one in ten"
-        f" leaking), {args.chunks} chunks each, upstream pause {args.delay * 1000:g} ms per chunk;"
-        f" {elapsed:.1f} s\n"
+    direct, guarded = sides
+    rows = [["streams", len(direct.results), len(guarded.results), "-"]]
+    errors = [[e for _, _, e in side.results if e is not None] for side in sides]
+    rows.append(
+        ["errors", *(f"{len(e)} {_kinds(e)}".strip() for e in errors), "-"],
     )
-    print("| measure | value |")
-    print("|---|---:|")
-    print(f"| errors | {len(errors)} {_kinds(errors)}|")
-    if total:
-        print(f"| time to first byte p50 / p99 (ms) | {_ms(ttfb, 0.5)} / {_ms(ttfb, 0.99)} |")
-        print(f"| stream total p50 / p99 (ms) | {_ms(total, 0.5)} / {_ms(total, 0.99)} |")
-        print(f"| mean stream total (ms) | {statistics.fmean(total) * 1000:.1f} |")
-    who = "upstream" if args.direct else "proxy"
-    print(f"| {who} RSS after warm-up (MiB) | {before / 1024:.1f} |")
-    print(f"| {who} RSS after each round (MiB) | {', '.join(f'{r / 1024:.1f}' for r in rss)} |")
-    if rss:
-        print(f"| RSS change, first round to last (MiB) | {(rss[-1] - rss[0]) / 1024:+.1f} |")
+    ok = [[r for r in side.results if r[2] is None] for side in sides]
+    if all(ok):
+        for label, index, q in (
+            ("time to first byte p50 (ms)", 0, 0.5),
+            ("time to first byte p99 (ms)", 0, 0.99),
+            ("stream total p50 (ms)", 1, 0.5),
+            ("stream total p99 (ms)", 1, 0.99),
+        ):
+            d, g = (percentile([r[index] for r in side], q) * 1000 for side in ok)
+            rows.append([label, f"{d:,.1f}", f"{g:,.1f}", ratio(g, d)])
+        d, g = (statistics.fmean(r[1] for r in side) * 1000 for side in ok)
+        rows.append(["mean stream total (ms)", f"{d:,.1f}", f"{g:,.1f}", ratio(g, d)])
+    rows.append(
+        [
+            "time in the rounds (s)",
+            f"{direct.seconds:.1f}",
+            f"{guarded.seconds:.1f}",
+            ratio(guarded.seconds, direct.seconds),
+        ]
+    )
+    rows.append(
+        [
+            "RSS after warm-up (MiB; upstream, proxy)",
+            f"{direct.rss_warm / 1024:.1f}",
+            f"{guarded.rss_warm / 1024:.1f}",
+            ratio(guarded.rss_warm, direct.rss_warm),
+        ]
+    )
+    rows.append(
+        [
+            "RSS after each round (MiB; ratio of the last)",
+            ", ".join(f"{r / 1024:.1f}" for r in direct.rss),
+            ", ".join(f"{r / 1024:.1f}" for r in guarded.rss),
+            ratio(guarded.rss[-1], direct.rss[-1]) if rounds else "-",
+        ]
+    )
+    if rounds:
+        rows.append(
+            [
+                "RSS change, first round to last (MiB)",
+                f"{(direct.rss[-1] - direct.rss[0]) / 1024:+.1f}",
+                f"{(guarded.rss[-1] - guarded.rss[0]) / 1024:+.1f}",
+                "-",
+            ]
+        )
+    print_table(
+        f"guard serve under load, {machine()}: {rounds} rounds of {args.streams} concurrent"
+        f" streams per target (one in ten leaking), {args.chunks} chunks each, upstream pause"
+        f" {args.delay * 1000:g} ms per chunk{quick_note(args.quick)}",
+        ["measure", "fake upstream directly", "through guard serve", "ratio vs direct"],
+        rows,
+    )
+    if any(errors):
+        sys.exit("load_serve: some streams failed (see the errors row)")
 
 
 async def _warm(url: str, chunks: int, leak: bool, guarded: bool) -> None:
