@@ -19,7 +19,7 @@ from typing import Any, cast
 import anyio
 import httpx
 
-from guard._depth import check_depth
+from guard._depth import MAX_DEPTH, check_depth
 from guard._json import loads
 from guard.errors import LeakAborted, NestingError
 from guard.integrations.anthropic.protocol import AsyncGuardedMessageStream, guard_message_events
@@ -69,7 +69,9 @@ def _parse(data: str, event: str | None, raws: _Raws, state: _UpstreamState) -> 
     state.chunks += 1
     try:
         item = loads(data)
-        check_depth(item, "an upstream event")
+        # nesting is at most the number of opening brackets: most events need no walk
+        if data.count("{") + data.count("[") > MAX_DEPTH:
+            check_depth(item, "an upstream event")
     except NestingError as exc:
         raise UpstreamFault(str(exc)) from None
     except RecursionError:
