@@ -121,6 +121,20 @@ class TaggedScanner(ScannerBase):
         self._emitted += 1
         return [ev]
 
+    def feed_body(self, text: str) -> str | None:
+        if self._tail or not text or self._announce or not self._leads.isdisjoint(text):
+            return None
+        st = self._state
+        if st == OUT:
+            kind = "text"
+        elif st == THINK:
+            kind = "thinking"
+        else:
+            return None
+        self._base += len(text)
+        self._emitted += 1
+        return kind
+
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if self._announce:
             self._announce = False

@@ -192,6 +192,13 @@ class ScannerBase(ABC):
         self._emitted += len(out)
         return out
 
+    def feed_body(self, text: str) -> str | None:
+        """:meth:`feed` without an event for the commonest chunk: when ``text`` is wholly body
+        text (``"text"``) or reasoning (``"thinking"``), exactly as a ``Text`` or
+        ``ThinkingDelta`` event would carry it, take it and say which; else ``None``, having
+        taken nothing (call :meth:`feed`). Scanners without such a path always say ``None``."""
+        return None
+
     def flush(self) -> list[Event]:
         """End of stream: nothing is held back any more; open structures are closed."""
         buf, self._tail = self._tail, ""

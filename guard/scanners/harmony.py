@@ -283,6 +283,20 @@ class HarmonyScanner(ScannerBase):
         self._emitted += 1
         return [ev]
 
+    def feed_body(self, text: str) -> str | None:
+        if self._tail or "<" in text or not text or self._announce or self._after:
+            return None
+        st = self._state
+        if st == _TEXT or (st == _OUT and not self._init):
+            kind = "text"
+        elif st == _THINK:
+            kind = "thinking"
+        else:
+            return None
+        self._base += len(text)
+        self._emitted += 1
+        return kind
+
     # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:

@@ -167,12 +167,14 @@ class Engine:
         wire = self.wire
         if wire is not None and type(item) is str:
             queue.chars_in += len(item)  # what was read, whether or not scanned out yet
-            events = wire.scan(item)
-            if len(events) == 1 and not queue.entries:
-                key = wire.body(events[0], item)
-                if key is not None and (not self.held or self.held[0][1] == key):
-                    # the raw hot path: one event that is exactly its surface's text
+            key = wire.body(item) if not queue.entries else None
+            if key is not None:
+                if not self.held or self.held[0][1] == key:
+                    # the raw hot path: a piece that is exactly its surface's text
                     return self._quiet(item, key, item, counted=True)
+                events = [wire.event(key, item)]
+            else:
+                events = wire.scan(item)
             if self.held:
                 self._flush_held()
             wire.take(events, self)

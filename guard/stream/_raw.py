@@ -65,16 +65,23 @@ class RawReader:
         """Feed ``events`` to the sink (the engine)."""
         self._events(events, sink)
 
+    def body(self, text: str) -> Key | None:
+        """The engine's hot path: when the scanner takes ``text`` as exactly body text (visible
+        or reasoning, no token or envelope in it), the surface it adds to, with no event made;
+        else ``None`` and nothing was taken (then :meth:`scan` it)."""
+        scanner = self.scanner
+        if scanner is None:
+            return None
+        feed_body = getattr(scanner, "feed_body", None)
+        kind = feed_body(text) if feed_body is not None else None
+        if kind is None:
+            return None
+        return _TEXT if kind == "text" else _THINKING
+
     @staticmethod
-    def body(event: Event, text: str) -> Key | None:
-        """The surface ``event`` adds to when it is the whole of ``text`` and exactly body text
-        (visible or thinking, no token or envelope in it), else ``None``."""
-        kind = type(event)
-        if kind is Text:
-            return _TEXT if event.text == text and event.raw == text else None  # type: ignore[union-attr]
-        if kind is ThinkingDelta:
-            return _THINKING if event.delta == text and event.raw == text else None  # type: ignore[union-attr]
-        return None
+    def event(key: Key, text: str) -> Event:
+        """The event :meth:`body` did not make, when the engine needs it after all."""
+        return Text(text, text) if key is _TEXT else ThinkingDelta(text, text)
 
     def flush(self, sink: Sink) -> None:
         """The end of the stream: what the scanner still holds."""

@@ -19,6 +19,7 @@ from guard.models import (
     Event,
     Malformed,
     ResultForgery,
+    Text,
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
@@ -1047,3 +1048,39 @@ def test_l5_nothing_but_malformed_after_a_forgery_generated(key: str) -> None:
         check_structure(events)
 
     run()
+
+
+# ---------------------------------------------------------------------------------------------
+# feed_body: the stream's event-free fast path is feed, exactly
+
+
+def _scan_with_body(scanner: ScannerBase, chunks: list[str]) -> list[Event]:
+    """Like ``scan``, but each chunk tries ``feed_body`` first (as the stream engine does) and
+    stands for the event it did not make."""
+    events: list[Event] = []
+    for chunk in chunks:
+        kind = scanner.feed_body(chunk)
+        if kind == "text":
+            events.append(Text(chunk, chunk))
+        elif kind == "thinking":
+            events.append(ThinkingDelta(chunk, chunk))
+        else:
+            assert kind is None
+            events += scanner.feed(chunk)
+    events += scanner.flush()
+    return events
+
+
+@pytest.mark.parametrize("key", FACTORIES)
+def test_feed_body_gives_the_events_feed_gives(key: str) -> None:
+    @SOME
+    @given(text_and_splits(_dialect(key)))
+    def run(case: tuple[str, list[int]]) -> None:
+        text, points = case
+        chunks = split(text, points)
+        assert _scan_with_body(FACTORIES[key](), chunks) == scan(FACTORIES[key](), chunks)
+
+    run()
+    for text in _cases(key):
+        chunks = list(text)
+        assert _scan_with_body(FACTORIES[key](), chunks) == scan(FACTORIES[key](), chunks)
