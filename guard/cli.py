@@ -200,8 +200,11 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
 def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditReport:
     """``--engine ray``: the same report, the units judged on Ray (guard.integrations.ray)."""
+    import logging
+
     from guard.integrations.ray import RayMissingError, audit_paths
 
+    logging.getLogger("ray").setLevel(logging.WARNING)  # the report is the output, not Ray's
     try:
         return audit_paths(
             args.paths,
@@ -271,8 +274,7 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--ray-address",
         metavar="ADDR",
-        help="--engine ray: an existing Ray cluster (auto, ray://host:10001); default: a local"
-        " Ray",
+        help="--engine ray: an existing Ray cluster (auto, ray://host:10001); default: a local Ray",
     )
     p.add_argument(
         "--ray-cpus",

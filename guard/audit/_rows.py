@@ -25,7 +25,7 @@ from guard._log import get_logger
 from guard.audit._choices import FORMATS, MAX_LINE_BYTES
 from guard.audit._engine import _GROUPS, Collector, candidates
 from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, ShapeError, classify
-from guard.audit._units import UnitResult, _json_error, _no_gc, _salvage, _UNPARSED, overlong
+from guard.audit._units import _UNPARSED, UnitResult, _json_error, _no_gc, _salvage, overlong
 from guard.audit.report import AuditError, Finding
 from guard.dialects import get_dialect
 from guard.gate import Policy, check_policy_or_path
@@ -135,7 +135,9 @@ class RowAuditor:
                 return None, _json_error(exc, raw)
             return obj, None
 
-    def run(self, rows: Iterable[object], *, path: str = "<rows>", first_line: int = 1) -> UnitResult:
+    def run(
+        self, rows: Iterable[object], *, path: str = "<rows>", first_line: int = 1
+    ) -> UnitResult:
         """Audit a batch; the result holds its findings and error entries in row order (each
         at ``first_line`` plus the row's index), its counts, and in ``lines`` the number of
         rows."""

@@ -6,8 +6,9 @@ import os
 import pickle
 from typing import Any
 
-from guard.audit._rows import RowAuditor
-from guard.audit.report import AuditError, Finding
+from guard.audit import RowAuditor
+from guard.audit.engine import classify
+from guard.audit.report import Finding
 from guard.dialects import Dialect
 from guard.gate import Policy
 from guard.integrations.ray._setup import actor_resources, cluster_cpus, require_ray
@@ -114,16 +115,18 @@ class _GroupBatch:
             transcripts = [_split(row, None)[0] for row in rows[start:end]]
             fmt = self.auditor.format
             if fmt == "auto":
-                from guard.audit._formats import classify
-
                 fmt = next((f for f in map(classify, transcripts) if f is not None), "auto")
             result = self.auditor.run(transcripts, path=str(path))
+            result.bytes = batch.slice(start, end - start).nbytes  # the rows in Arrow
             out["path"].append(str(path))
             out["format"].append(fmt)
             out["result"].append(pickle.dumps(result))
             start = end
         return pa.table(
-            out, schema=pa.schema([("path", pa.string()), ("format", pa.string()), ("result", pa.binary())])
+            out,
+            schema=pa.schema(
+                [("path", pa.string()), ("format", pa.string()), ("result", pa.binary())]
+            ),
         )
 
 

@@ -22,16 +22,17 @@ from types import ModuleType
 from typing import Any
 
 from guard._log import get_logger
-from guard.audit._builder import ReportBuilder
-from guard.audit._choices import FORMATS, MAX_LINE_BYTES
-from guard.audit._engine import internal_error
-from guard.audit._planner import Planner
-from guard.audit._sources import describe_read_error
-from guard.audit._units import (
+from guard.audit import FORMATS, MAX_LINE_BYTES
+from guard.audit.engine import (
+    FORMAT_DIALECT,
+    Planner,
+    ReportBuilder,
     Unit,
     UnitResult,
+    describe_read_error,
     error_unit,
     init_worker,
+    internal_error,
     lost_result,
     run_in_worker,
     run_unit,
@@ -198,7 +199,7 @@ def _parquet_units(
         result: UnitResult = pickle.loads(row["result"])
         fmt = row["format"] if row["format"] != "auto" else "openai"
         if label not in index:
-            dialect = auditor["dialect"] or ("chatglm3" if fmt == "chatglm3" else "harmony")
+            dialect = auditor["dialect"] or FORMAT_DIALECT[fmt]
             index[label] = builder.add_file(label, fmt, fmt_given == "auto", dialect)
         if label != path:
             result.findings = [f.model_copy(update={"path": label}) for f in result.findings]
@@ -210,9 +211,7 @@ def _parquet_units(
 def _segments(paths: list[str]) -> Iterator[tuple[str, list[str]]]:
     """Consecutive arguments of one kind: ``local`` (planned together, as the local engine
     walks them), ``remote`` or ``parquet``."""
-    kind_of = [
-        "parquet" if _is_parquet(p) else "remote" if is_uri(p) else "local" for p in paths
-    ]
+    kind_of = ["parquet" if _is_parquet(p) else "remote" if is_uri(p) else "local" for p in paths]
     start = 0
     for k in range(1, len(paths) + 1):
         if k == len(paths) or kind_of[k] != kind_of[start]:
@@ -255,7 +254,8 @@ def audit_paths(
         raise ValueError(f"cpus must be an int >= 1, got {cpus!r}")
     dialect_name = None if dialect is None else get_dialect(dialect).name
     policy_ = check_policy_or_path(policy)
-    items = [os.fspath(paths)] if isinstance(paths, str | os.PathLike) else list(map(os.fspath, paths))
+    given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
+    items = [str(os.fspath(p)) for p in given]
     start = time.perf_counter()
     ray = connect(address, cpus)
     size, per = actor_resources(cluster_cpus(ray))

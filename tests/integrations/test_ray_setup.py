@@ -1,0 +1,63 @@
+"""The Ray extra without Ray: lazy import, a clear error naming the extra, safe pool sizes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from guard.integrations.ray import actor_resources
+
+
+@pytest.mark.parametrize(
+    ("cpus", "expected"), [(1, (1, 0.0)), (2, (2, 0.5)), (3, (3, 0.66)), (8, (8, 0.87))]
+)
+def test_actors_always_leave_one_cpu_to_read_tasks(cpus: int, expected: tuple[int, float]) -> None:
+    actors, per = actor_resources(cpus)
+    assert (actors, per) == expected
+    assert cpus - actors * per >= 1  # a read task (one CPU) can always be scheduled
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.5])
+def test_actor_resources_rejects_bad_counts(bad: object) -> None:
+    with pytest.raises(ValueError, match="cpus must be an int >= 1"):
+        actor_resources(bad)  # type: ignore[arg-type]
+
+
+def _without_ray(code: str) -> subprocess.CompletedProcess[str]:
+    prelude = "import sys; sys.modules['ray'] = None\n"  # as if Ray were not installed
+    return subprocess.run(
+        [sys.executable, "-c", prelude + code], capture_output=True, text=True, check=False
+    )
+
+
+def test_importing_the_integration_does_not_import_ray() -> None:
+    out = _without_ray(
+        "import sys\nimport guard.integrations.ray as r\nimport guard\n"
+        "print(guard.audit_rows([{'messages': []}]))\n"
+        "print('ray' in sys.modules and sys.modules['ray'] is not None)\n"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[[]]", "False"]
+
+
+def test_missing_ray_names_the_extra() -> None:
+    out = _without_ray(
+        "from guard.integrations.ray import RayMissingError, audit_dataset\n"
+        "try:\n    audit_dataset(None)\n"
+        "except RayMissingError as exc:\n"
+        "    print(isinstance(exc, ImportError), exc)\n"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("True ")
+    assert "pip install 'inband-guard[ray]'" in out.stdout
+
+
+def test_cli_engine_ray_without_ray_exits_2_with_the_extra(tmp_path: object) -> None:
+    out = _without_ray(
+        "from guard.cli import main\nraise SystemExit(main(['audit', '--engine', 'ray', '.']))\n"
+    )
+    assert out.returncode == 2
+    assert "inband-guard[ray]" in out.stderr
+    assert "Traceback" not in out.stderr
