@@ -77,18 +77,23 @@ def _failed(unit: Unit, exc: BaseException) -> UnitResult:
 class _Pool:
     """Ray actors that judge units; results come back in input order."""
 
-    def __init__(self, ray: ModuleType, size: int, per: float, policy: Policy) -> None:
+    def __init__(self, ray: ModuleType, size: int, policy: Policy) -> None:
         self.ray = ray
         self.size = size
-        self.per = per
         self.policy = policy
         self.actors: list[Any] = []
         self.busy: list[int] = []
 
+    def _new(self) -> Any:
+        """A new actor. It asks for no CPU: the pool is sized by the cluster's CPUs already,
+        and CPUs it held would be missing to the tasks of a Ray Data pipeline (Parquet) that
+        runs while it lives, a deadlock; actors are spread over the cluster's nodes."""
+        remote = self.ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(_UnitActor)
+        return remote.remote(self.policy)
+
     def _actor(self) -> int:
         if not self.actors:
-            remote = self.ray.remote(num_cpus=self.per)(_UnitActor)
-            self.actors = [remote.remote(self.policy) for _ in range(self.size)]
+            self.actors = [self._new() for _ in range(self.size)]
             self.busy = [0] * self.size
         k = min(range(self.size), key=self.busy.__getitem__)
         self.busy[k] += 1
@@ -106,8 +111,7 @@ class _Pool:
                 return self.ray.get(ref)  # type: ignore[no-any-return]
             except Exception as exc:  # an actor lost or a task failed: an error entry
                 if isinstance(exc, self.ray.exceptions.RayActorError):
-                    remote = self.ray.remote(num_cpus=self.per)(_UnitActor)
-                    self.actors[k] = remote.remote(self.policy)
+                    self.actors[k] = self._new()
                 return _failed(unit, exc)
 
         for unit in units:
@@ -120,6 +124,21 @@ class _Pool:
                 yield window[0][0], settle(*window.popleft())
         while window:
             yield window[0][0], settle(*window.popleft())
+
+
+class _RayPlanner(Planner):
+    """The local planner, except that a Parquet file met while walking a directory is put
+    aside for Ray Data's reader (the local engine would skip it as binary data)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.parquet: list[str] = []
+
+    def _file(self, p: str) -> Iterator[Unit]:
+        if _is_parquet(p):
+            self.parquet.append(p)
+            return iter(())
+        return super()._file(p)
 
 
 def _remote_units(planner: Planner, uri: str) -> Iterator[Unit | str]:
@@ -173,8 +192,25 @@ def _parquet_units(
 ) -> Iterator[Unit | tuple[Unit, UnitResult]]:
     """Parquet files through Ray Data: each run of rows of one file is a result (relative
     lines), in order; the file is registered in the report at its first rows."""
+    import pyarrow.fs as pafs
+
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
+    readable = []
+    for u in uris:
+        try:
+            fs, p = pafs.FileSystem.from_uri(u if is_uri(u) else os.path.abspath(u))
+            missing = fs.get_file_info(p).type == pafs.FileType.NotFound
+        except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ...
+            yield error_unit(u, None, f"cannot read: {describe_read_error(exc)}")
+            continue
+        if missing:
+            yield error_unit(u, None, "cannot read: No such file or directory")
+        else:
+            readable.append(u)
+    if not readable:
+        return
+    uris = readable
     paths = [u if is_uri(u) else os.path.abspath(u) for u in uris]
     try:
         ds = ray.data.read_parquet(paths, include_paths=True)
@@ -260,8 +296,8 @@ def audit_paths(
     ray = connect(address, cpus)
     size, per = actor_resources(cluster_cpus(ray))
     builder = ReportBuilder(size)
-    planner = Planner(format, dialect_name, builder, max_line_bytes)
-    pool = _Pool(ray, size, per, policy_)
+    planner = _RayPlanner(format, dialect_name, builder, max_line_bytes)
+    pool = _Pool(ray, size, policy_)
     auditor = {
         "format": format if format in ("auto", "openai", "responses", "chatglm3") else "auto",
         "dialect": dialect_name,
@@ -274,6 +310,9 @@ def audit_paths(
         for kind, group in _segments(items):
             if kind == "local":
                 yield from planner.plan(group)
+                if planner.parquet:  # found in directories: after the group's other files
+                    found, planner.parquet = planner.parquet, []
+                    yield from _settled(_parquet_units(ray, found, builder, auditor, size, per))
             elif kind == "remote":
                 parquet: list[str] = []
                 for u in group:
