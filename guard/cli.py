@@ -149,6 +149,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     try:
         if args.engine == "ray":
             report = _audit_on_ray(args, progress, tools)
+        elif args.ray_address is not None or args.ray_cpus is not None:
+            raise InputError("--ray-address and --ray-cpus need --engine ray")
         else:
             report = audit(
                 args.paths,
@@ -204,6 +206,11 @@ def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditR
 
     from guard.integrations.ray import RayMissingError, audit_paths
 
+    if args.workers != 1:
+        raise InputError(
+            "--workers sizes the local engine: with --engine ray, Ray's CPUs set the number of"
+            " actors (--ray-cpus for a local Ray)"
+        )
     logging.getLogger("ray").setLevel(logging.WARNING)  # the report is the output, not Ray's
     try:
         return audit_paths(

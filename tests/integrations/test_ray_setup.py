@@ -61,3 +61,22 @@ def test_cli_engine_ray_without_ray_exits_2_with_the_extra(tmp_path: object) -> 
     assert out.returncode == 2
     assert "inband-guard[ray]" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--ray-cpus", "2"], "--ray-address and --ray-cpus need --engine ray"),
+        (["--ray-address", "auto"], "--ray-address and --ray-cpus need --engine ray"),
+        (["--engine", "ray", "--workers", "2"], "--workers sizes the local engine"),
+    ],
+)
+def test_engine_options_that_do_not_go_together_exit_2(
+    args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from support.paths import EXAMPLES
+
+    from guard.cli import main
+
+    assert main(["audit", *args, str(EXAMPLES / "openai.jsonl")]) == 2
+    assert message in capsys.readouterr().err
