@@ -211,7 +211,14 @@ def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditR
             "--workers sizes the local engine: with --engine ray, Ray's CPUs set the number of"
             " actors (--ray-cpus for a local Ray)"
         )
-    logging.getLogger("ray").setLevel(logging.WARNING)  # the report is the output, not Ray's
+    try:  # the report is the output, not Ray's progress logs
+        import ray.data
+
+        ray.data.DataContext.get_current().enable_progress_bars = False
+    except ImportError:
+        pass  # audit_paths says which extra is missing
+    for name in ("ray", "ray.data"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     try:
         return audit_paths(
             args.paths,

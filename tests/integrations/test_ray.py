@@ -191,10 +191,13 @@ def test_a_missing_uri_is_an_error_entry(capsys: pytest.CaptureFixture[str]) -> 
     assert "cannot read" in report["errors"][0]["error"]
 
 
-def test_parquet_in_a_directory_is_read_and_a_missing_one_is_an_error(tmp_path: Path) -> None:
+def test_parquet_in_a_directory_is_read_and_a_bad_or_missing_one_is_an_error(
+    tmp_path: Path,
+) -> None:
     lines = (EXAMPLES / "openai.jsonl").read_text(encoding="utf-8").splitlines()[:30]
     pq.write_table(pa.Table.from_pylist([json.loads(x) for x in lines]), tmp_path / "a.parquet")
     (tmp_path / "b.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "c.parquet").write_bytes(b"not Parquet at all")
     report = audit_paths([str(tmp_path), str(tmp_path / "gone.parquet")])
     files = [(Path(f.path).name, f.format, f.transcripts) for f in report.summary.files]
     assert files == [("b.jsonl", "openai", 30), ("a.parquet", "openai", 30)]
@@ -204,6 +207,7 @@ def test_parquet_in_a_directory_is_read_and_a_missing_one_is_an_error(tmp_path: 
         for name in ("a.parquet", "b.jsonl")
     }
     assert by_file["a.parquet"] == by_file["b.jsonl"] != []
-    assert [(Path(e.path).name, e.error) for e in report.errors] == [
-        ("gone.parquet", "cannot read: No such file or directory")
+    assert [(Path(e.path).name, e.error[:24]) for e in report.errors] == [
+        ("c.parquet", "cannot read Parquet: Par"),
+        ("gone.parquet", "cannot read: No such fil"),
     ]

@@ -180,6 +180,6 @@ def audit_dataset(
         },
         batch_format="pyarrow",
         batch_size=batch_size,
-        concurrency=concurrency or size,
+        compute=ray.data.ActorPoolStrategy(size=concurrency or size),
         num_cpus=per if num_cpus is None else num_cpus,
     )

@@ -193,11 +193,10 @@ def _parquet_units(
     """Parquet files through Ray Data: each run of rows of one file is a result (relative
     lines), in order; the file is registered in the report at its first rows."""
     import pyarrow.fs as pafs
+    import pyarrow.parquet as papq
 
-    ctx = ray.data.DataContext.get_current()
-    ctx.execution_options.preserve_order = True
     readable = []
-    for u in uris:
+    for u in uris:  # each file's footer read here: a bad file is its own error entry
         try:
             fs, p = pafs.FileSystem.from_uri(u if is_uri(u) else os.path.abspath(u))
             missing = fs.get_file_info(p).type == pafs.FileType.NotFound
@@ -206,30 +205,43 @@ def _parquet_units(
             continue
         if missing:
             yield error_unit(u, None, "cannot read: No such file or directory")
-        else:
-            readable.append(u)
+            continue
+        try:
+            papq.read_metadata(p, filesystem=fs)
+        except Exception as exc:
+            yield error_unit(u, None, f"cannot read Parquet: {describe_read_error(exc)}")
+            continue
+        readable.append(u)
     if not readable:
         return
     uris = readable
     paths = [u if is_uri(u) else os.path.abspath(u) for u in uris]
+    labels = {p: u for p, u in zip(paths, uris, strict=True)}
+    index: dict[str, int] = {}
+    fmt_given = auditor["format"]
+    # rows in file order (the lines count them); set while the datasets are made and run, then
+    # restored for the caller's own datasets
+    ctx = ray.data.DataContext.get_current()
+    kept = ctx.execution_options.preserve_order
+    ctx.execution_options.preserve_order = True
     try:
         ds = ray.data.read_parquet(paths, include_paths=True)
-    except Exception as exc:  # a missing or unreadable file: one error entry for the batch
+        out = ds.map_batches(
+            _GroupBatch,
+            fn_constructor_kwargs=auditor,
+            batch_format="pyarrow",
+            batch_size=1024,
+            compute=ray.data.ActorPoolStrategy(size=size),
+            num_cpus=per,
+        )
+        rows = list(out.iter_rows())
+    except Exception as exc:  # an unreadable file: one error entry for each of the batch
         for u in uris:
             yield error_unit(u, None, f"cannot read Parquet: {describe_read_error(exc)}")
         return
-    labels = {p: u for p, u in zip(paths, uris, strict=True)}
-    index: dict[str, int] = {}
-    out = ds.map_batches(
-        _GroupBatch,
-        fn_constructor_kwargs=auditor,
-        batch_format="pyarrow",
-        batch_size=1024,
-        concurrency=size,
-        num_cpus=per,
-    )
-    fmt_given = auditor["format"]
-    for row in out.iter_rows():
+    finally:
+        ctx.execution_options.preserve_order = kept
+    for row in rows:
         path = row["path"]
         label = next((u for p, u in labels.items() if p.endswith(path)), path)
         result: UnitResult = pickle.loads(row["result"])
