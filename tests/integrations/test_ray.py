@@ -120,57 +120,36 @@ def test_planted_dataset_with_bad_lines_gives_the_same_report(
     assert not report["summary"]["internal_errors"]
 
 
-def test_findings_dataset_has_one_row_per_finding_with_the_source_columns() -> None:
+def test_findings_dataset_has_one_row_per_finding_with_the_source_columns(
+    tmp_path: Path,
+) -> None:
+    """Read by read tasks (one CPU each) and judged by a pool of two actors on two CPUs: the
+    default sizes leave the reads a CPU, so the pipeline cannot starve (a deadlock)."""
     lines = (EXAMPLES / "openai.jsonl").read_text(encoding="utf-8").splitlines()[:40]
     lines[5] = "{not json"
-    items = [
-        {"id": f"row-{i}", "path": "s3://bucket/chats.jsonl", "line": i + 1, "text": line}
-        for i, line in enumerate(lines)
-    ]
-    found = audit_dataset(ray.data.from_items(items), column="text").take_all()
+    for part in range(2):
+        with (tmp_path / f"part{part}.jsonl").open("w", encoding="utf-8") as f:
+            for i, line in enumerate(lines):
+                f.write(json.dumps({"id": f"row-{i}", "line": i + 1, "text": line}) + "\n")
+    ds = ray.data.read_json(str(tmp_path), include_paths=True)
+    found = audit_dataset(ds, column="text").take_all()
     expected = guard.audit_rows(lines)
-    assert len(found) == sum(map(len, expected))
+    assert len(found) == 2 * sum(map(len, expected))
     assert all(tuple(row) == FINDING_COLUMNS for row in found)
-    by_row = sorted(found, key=lambda r: (r["line"], r["message"] or 0))
     flat = [(i + 1, e) for i, row in enumerate(expected) for e in row]
-    for row, (line, entry) in zip(by_row, flat, strict=True):
-        assert row["id"] == f"row-{line - 1}" and row["line"] == line
-        assert row["path"] == "s3://bucket/chats.jsonl"
-        if isinstance(entry, guard.audit.Finding):
-            data = entry.model_dump(mode="json")
-            assert {k: row[k] for k in FINDING_COLUMNS[3:13]} == {
-                k: data[k] for k in FINDING_COLUMNS[3:13]
-            }
-        else:
-            assert row["kind"] == "error" and row["error"] == entry.error
+    for part in range(2):
+        rows = [r for r in found if r["path"].endswith(f"part{part}.jsonl")]
+        rows.sort(key=lambda r: (r["line"], r["message"] or 0))
+        for row, (line, entry) in zip(rows, flat, strict=True):
+            assert row["id"] == f"row-{line - 1}" and row["line"] == line
+            if isinstance(entry, guard.audit.Finding):
+                data = entry.model_dump(mode="json")
+                assert {k: row[k] for k in FINDING_COLUMNS[3:13]} == {
+                    k: data[k] for k in FINDING_COLUMNS[3:13]
+                }
+            else:
+                assert row["kind"] == "error" and row["error"] == entry.error
     assert any(r["kind"] == "error" and r["line"] == 6 for r in found)
-
-
-def test_a_pool_as_large_as_the_cluster_does_not_starve_its_read_tasks(tmp_path: Path) -> None:
-    """Two actors on two CPUs, fed by read tasks: the default sizes leave the reads a CPU."""
-    for k in range(4):
-        shutil.copy(EXAMPLES / "openai.jsonl", tmp_path / f"part{k}.jsonl")
-    ds = ray.data.read_json(str(tmp_path))
-    findings = audit_dataset(ds).count()
-    assert findings == 4 * guard.audit(EXAMPLES / "openai.jsonl").summary.findings
-
-
-def test_parquet_rows_give_the_findings_of_the_same_lines(tmp_path: Path) -> None:
-    lines = (EXAMPLES / "openai.jsonl").read_text(encoding="utf-8").splitlines()
-    table = pa.Table.from_pylist([json.loads(line) for line in lines])
-    pq.write_table(table, tmp_path / "chats.parquet", row_group_size=64)
-    report = audit_paths([str(tmp_path / "chats.parquet")])
-    local = guard.audit(EXAMPLES / "openai.jsonl")
-
-    def where(r: guard.AuditReport) -> list[tuple[int, int, str, str]]:
-        return [(f.line, f.message, f.kind, f.reason) for f in r.findings]
-
-    assert where(report) == where(local)
-    assert report.summary.transcripts == local.summary.transcripts
-    assert report.summary.messages == local.summary.messages
-    assert report.errors == []
-    assert report.summary.files[0].path == str(tmp_path / "chats.parquet")
-    assert report.exit_code() == local.exit_code()
 
 
 def test_a_file_uri_gives_the_report_of_its_path(tmp_path: Path) -> None:
@@ -191,23 +170,31 @@ def test_a_missing_uri_is_an_error_entry(capsys: pytest.CaptureFixture[str]) -> 
     assert "cannot read" in report["errors"][0]["error"]
 
 
-def test_parquet_in_a_directory_is_read_and_a_bad_or_missing_one_is_an_error(
-    tmp_path: Path,
-) -> None:
-    lines = (EXAMPLES / "openai.jsonl").read_text(encoding="utf-8").splitlines()[:30]
-    pq.write_table(pa.Table.from_pylist([json.loads(x) for x in lines]), tmp_path / "a.parquet")
-    (tmp_path / "b.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+def test_parquet_rows_give_the_findings_of_the_same_lines(tmp_path: Path) -> None:
+    """Parquet named or met in a directory, beside JSONL: a finding's line is its row's
+    position in the file; a bad or missing Parquet file is an error entry of its own."""
+    lines = (EXAMPLES / "openai.jsonl").read_text(encoding="utf-8").splitlines()
+    table = pa.Table.from_pylist([json.loads(line) for line in lines])
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=64)
+    shutil.copy(EXAMPLES / "openai.jsonl", tmp_path / "b.jsonl")
     (tmp_path / "c.parquet").write_bytes(b"not Parquet at all")
     report = audit_paths([str(tmp_path), str(tmp_path / "gone.parquet")])
-    files = [(Path(f.path).name, f.format, f.transcripts) for f in report.summary.files]
-    assert files == [("b.jsonl", "openai", 30), ("a.parquet", "openai", 30)]
+    local = guard.audit(EXAMPLES / "openai.jsonl")
+    files = [(Path(f.path).name, f.format, f.transcripts, f.messages) for f in report.summary.files]
+    n, m = local.summary.transcripts, local.summary.messages
+    assert files == [("b.jsonl", "openai", n, m), ("a.parquet", "openai", n, m)]
     assert report.summary.skipped == []
+
+    def where(findings: list[guard.audit.Finding]) -> list[tuple[int, int, str, str]]:
+        return [(f.line, f.message, f.kind, f.reason) for f in findings]
+
     by_file = {
-        name: [(f.line, f.message, f.kind) for f in report.findings if f.path.endswith(name)]
+        name: where([f for f in report.findings if f.path.endswith(name)])
         for name in ("a.parquet", "b.jsonl")
     }
-    assert by_file["a.parquet"] == by_file["b.jsonl"] != []
+    assert by_file["a.parquet"] == by_file["b.jsonl"] == where(local.findings) != []
     assert [(Path(e.path).name, e.error[:24]) for e in report.errors] == [
         ("c.parquet", "cannot read Parquet: Par"),
         ("gone.parquet", "cannot read: No such fil"),
     ]
+    assert report.exit_code() == local.exit_code()
