@@ -15,12 +15,12 @@ build one per worker (a Ray actor, a Spark executor) and call it on every batch.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from guard._detect import tool_names
+from guard._json import decode_line
 from guard._log import get_logger
 from guard.audit._choices import FORMATS, MAX_LINE_BYTES
 from guard.audit._engine import _GROUPS, Collector, candidates
@@ -107,7 +107,7 @@ class RowAuditor:
         if record is None:
             record = get_dialect(name)
             for surfaces in _GROUPS:
-                candidates([""], surfaces, record, self.policy)
+                candidates([""], surfaces, record, self.policy, tools_known=self.tools is not None)
             self._dialects[name] = record
         return record
 
@@ -127,7 +127,7 @@ class RowAuditor:
         if len(raw) > self.max_line:
             return None, overlong(len(raw), self.max_line)
         try:
-            return json.loads(raw.decode("utf-8")), None
+            return decode_line(raw), None  # as a JSONL line of a file is decoded
         except (ValueError, RecursionError) as exc:
             prev = before if isinstance(before, bytes) else b""
             obj = _salvage(raw, prev)

@@ -95,7 +95,17 @@ def test_policy_dialect_and_tools_are_applied() -> None:
     assert audit_rows([glm], dialect="chatglm3")[0]
     assert audit_rows([LEAK], format="openai")[0]
     assert audit_rows([LEAK], format="responses") != audit_rows([LEAK])
-    assert audit_rows([LEAK], tools=["get_weather"])[0]
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "1", "type": "function", "function": {"name": "rm_rf", "arguments": "{}"}}
+        ],
+    }
+    assert audit_rows([{"messages": [call]}]) == [[]]
+    (undeclared,) = audit_rows([{"messages": [call]}], tools=["get_weather"])[0]
+    assert isinstance(undeclared, Finding)
+    assert undeclared.surface == "tool_name" and undeclared.signals == ("U",)
 
 
 def test_bad_arguments_raise_clear_errors() -> None:
