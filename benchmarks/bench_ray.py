@@ -18,6 +18,7 @@ import argparse
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from _common import machine
@@ -44,12 +45,12 @@ def main() -> None:
     print(f"load average before: {_load()}")
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "transcripts.jsonl"
-        tiny = Path(tmp) / "tiny.jsonl"
+        small = Path(tmp) / "small.jsonl"
         transcripts, messages = generate(path, int(args.mb * 1e6), args.dirty)
-        generate(tiny, 1, 0.0)
-        mb = path.stat().st_size / 1e6
+        generate(small, int(args.mb * 1e6 / 10), args.dirty)
+        mb, small_mb = path.stat().st_size / 1e6, small.stat().st_size / 1e6
         path.read_bytes()  # warm the page cache
-        #: (run, wall seconds, seconds of its fixed start-up or 0, start-up note)
+        #: (run, wall seconds on the small and the big file, note)
         rows: list[tuple[str, float, float, str]] = []
         reference: guard.AuditReport | None = None
 
@@ -60,46 +61,46 @@ def main() -> None:
             assert report.findings == reference.findings, "findings differ between engines"
             assert report.errors == reference.errors, "errors differ between engines"
 
-        for workers in args.cpus:
+        def timed(run: Callable[[Path], guard.AuditReport]) -> tuple[float, float]:
             t0 = time.perf_counter()
-            check(guard.audit(path, workers=workers))
-            rows.append((f"local engine, workers {workers}", time.perf_counter() - t0, 0.0, ""))
+            run(small)
+            t1 = time.perf_counter()
+            check(run(path))
+            return t1 - t0, time.perf_counter() - t1
+
+        for workers in args.cpus:
+            seconds = timed(lambda p, n=workers: guard.audit(p, workers=n))
+            rows.append((f"local engine, workers {workers}", *seconds, ""))
         for cpus in args.cpus:
             t0 = time.perf_counter()
             ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
             init = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            audit_paths([str(tiny)])  # starts its actors, as every run does
-            first = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            check(audit_paths([str(path)]))
-            rows.append(
-                (
-                    f"ray engine, {cpus} CPU{'s' if cpus > 1 else ''}",
-                    time.perf_counter() - t0,
-                    first,
-                    f"ray.init {init:.1f} s; a run's own start (tiny file) {first:.1f} s",
-                )
-            )
+            seconds = timed(lambda p: audit_paths([str(p)]))
+            name = f"ray engine, {cpus} CPU{'s' if cpus > 1 else ''}"
+            rows.append((name, *seconds, f"+ ray.init {init:.1f} s"))
             ray.shutdown()
         assert reference is not None
         print(
-            f"# {mb:,.0f} MB, {transcripts:,} transcripts, {messages:,} messages,"
-            f" {len(reference.findings):,} findings; {machine()}, {os.cpu_count()} cores"
+            f"# {mb:,.0f} MB ({small_mb:,.0f} MB for the small run), {transcripts:,} transcripts,"
+            f" {messages:,} messages, {len(reference.findings):,} findings; {machine()},"
+            f" {os.cpu_count()} cores"
         )
         print(
-            "| run | wall s | MB/s | MB/s after the run's start-up | scaling"
-            " | fixed start-up (Ray) |"
+            "| run | wall s, small | wall s, big | MB/s (big) | marginal MB/s | scaling"
+            " | fixed start-up s |"
         )
-        print("|---|---:|---:|---:|---:|---|")
+        print("|---|---:|---:|---:|---:|---:|---|")
         firsts: dict[str, float] = {}
-        for name, seconds, start, note in rows:
+        for name, t_small, t_big, note in rows:
+            # a line through the two runs: its slope is the marginal rate, its intercept the
+            # fixed cost of a run (pool and actor start, planning the first units)
+            rate = (mb - small_mb) / max(t_big - t_small, 1e-9)
+            fixed = max(t_big - mb / rate, 0.0)
             engine = name.split()[0]
-            net = max(seconds - start, 1e-9)
-            firsts.setdefault(engine, net)
+            firsts.setdefault(engine, rate)
             print(
-                f"| {name} | {seconds:.2f} | {mb / seconds:,.1f} | {mb / net:,.1f}"
-                f" | {firsts[engine] / net:.2f}x | {note} |"
+                f"| {name} | {t_small:.2f} | {t_big:.2f} | {mb / t_big:,.1f} | {rate:,.1f}"
+                f" | {rate / firsts[engine]:.2f}x | {fixed:.1f} {note} |"
             )
     print(f"load average after: {_load()}")
 

@@ -58,14 +58,19 @@ def _is_parquet(path: str) -> bool:
     return path.lower().endswith(".parquet")
 
 
+#: Units sent to an actor in one call: a call costs a round trip, a unit a few milliseconds of
+#: judging, so units travel in batches (of about 8 MiB of JSONL).
+BATCH_UNITS = 8
+
+
 class _UnitActor:
     """One Ray actor: the policy set once, then units judged as in a worker process."""
 
     def __init__(self, policy: Policy) -> None:
         init_worker(policy)
 
-    def run(self, unit: Unit) -> UnitResult:
-        return run_in_worker(unit)
+    def run(self, units: list[Unit]) -> list[UnitResult]:
+        return [run_in_worker(unit) for unit in units]
 
 
 def _failed(unit: Unit, exc: BaseException) -> UnitResult:
@@ -75,7 +80,7 @@ def _failed(unit: Unit, exc: BaseException) -> UnitResult:
 
 
 class _Pool:
-    """Ray actors that judge units; results come back in input order."""
+    """Ray actors that judge units in batches; results come back in input order."""
 
     def __init__(self, ray: ModuleType, size: int, policy: Policy) -> None:
         self.ray = ray
@@ -100,30 +105,44 @@ class _Pool:
         return k
 
     def execute(self, units: Iterable[Unit]) -> Iterator[tuple[Unit, UnitResult]]:
-        window: deque[tuple[Unit, Any, int]] = deque()
+        #: (units, their results or a reference to them, the actor or -1: run here)
+        window: deque[tuple[list[Unit], Any, int]] = deque()
         limit = 2 * self.size + 2
+        batch: list[Unit] = []
 
-        def settle(unit: Unit, ref: Any, k: int) -> UnitResult:
+        def settle(group: list[Unit], ref: Any, k: int) -> Iterator[tuple[Unit, UnitResult]]:
             if k < 0:
-                return ref  # type: ignore[no-any-return]
-            self.busy[k] -= 1
-            try:
-                return self.ray.get(ref)  # type: ignore[no-any-return]
-            except Exception as exc:  # an actor lost or a task failed: an error entry
-                if isinstance(exc, self.ray.exceptions.RayActorError):
-                    self.actors[k] = self._new()
-                return _failed(unit, exc)
+                results = ref
+            else:
+                self.busy[k] -= 1
+                try:
+                    results = self.ray.get(ref)
+                except Exception as exc:  # an actor lost or a call failed: error entries
+                    if isinstance(exc, self.ray.exceptions.RayActorError):
+                        self.actors[k] = self._new()
+                    results = [_failed(unit, exc) for unit in group]
+            yield from zip(group, results, strict=True)
+
+        def send() -> None:
+            k = self._actor()
+            window.append((batch[:], self.actors[k].run.remote(batch[:]), k))
+            batch.clear()
 
         for unit in units:
             if unit.local:  # a known result, an open stream, Python objects: run here
-                window.append((unit, run_unit(unit, self.policy), -1))
+                if batch:
+                    send()
+                window.append(([unit], [run_unit(unit, self.policy)], -1))
             else:
-                k = self._actor()
-                window.append((unit, self.actors[k].run.remote(unit), k))
+                batch.append(unit)
+                if len(batch) >= BATCH_UNITS:
+                    send()
             while len(window) >= limit:
-                yield window[0][0], settle(*window.popleft())
+                yield from settle(*window.popleft())
+        if batch:
+            send()
         while window:
-            yield window[0][0], settle(*window.popleft())
+            yield from settle(*window.popleft())
 
 
 class _RayPlanner(Planner):
