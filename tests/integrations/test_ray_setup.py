@@ -80,3 +80,71 @@ def test_engine_options_that_do_not_go_together_exit_2(
 
     assert main(["audit", *args, str(EXAMPLES / "openai.jsonl")]) == 2
     assert message in capsys.readouterr().err
+
+
+class _ActorLost(Exception):
+    pass
+
+
+class _FakeRay:
+    """Just enough of Ray for the pool: actors run calls at once; a call of a marked batch
+    fails as a lost actor does."""
+
+    class exceptions:  # mirrors ray.exceptions
+        RayActorError = _ActorLost
+
+    def __init__(self) -> None:
+        self.started = 0
+
+    def remote(self, **_: object) -> object:
+        fake = self
+
+        def wrap(cls: type) -> object:
+            class Handle:
+                def __init__(self, *args: object) -> None:
+                    fake.started += 1
+                    self.actor = cls(*args)
+                    self.run = self
+
+                def remote(self, units: list[object]) -> object:
+                    if any(getattr(u, "path", "") == "doomed" for u in units):
+                        return _ActorLost("the actor died")
+                    return self.actor.run(units)
+
+            class Factory:
+                @staticmethod
+                def remote(*args: object) -> Handle:
+                    return Handle(*args)
+
+            return Factory
+
+        return wrap
+
+    @staticmethod
+    def get(ref: object) -> object:
+        if isinstance(ref, Exception):
+            raise ref
+        return ref
+
+
+def test_a_lost_actor_is_an_internal_error_for_its_units_and_is_replaced() -> None:
+    from guard.audit.engine import Unit
+    from guard.gate import DEFAULT_POLICY
+    from guard.integrations.ray._paths import _Pool
+
+    line = b'{"messages": [{"role": "assistant", "content": "x<|end|>"}]}\n'
+    units = [
+        Unit(index=0, path="a", format="openai", dialect="harmony", data=line),
+        Unit(index=0, path="doomed", format="openai", dialect="harmony", data=line * 3),
+    ]
+    fake = _FakeRay()
+    pool = _Pool(fake, 1, DEFAULT_POLICY)  # type: ignore[arg-type]
+    results = list(pool.execute(iter([units[0]] * 8 + [units[1]])))
+    assert [u.path for u, _ in results] == ["a"] * 8 + ["doomed"]
+    assert all(len(r.findings) == 1 and not r.errors for _, r in results[:8])
+    lost = results[8][1]
+    assert lost.findings == [] and lost.lines == 3
+    (error,) = lost.errors
+    assert error.internal and error.line == 1
+    assert "internal error (_ActorLost)" in error.error and "the next 2" in error.error
+    assert fake.started == 2  # the lost actor was replaced
