@@ -148,3 +148,22 @@ def test_a_lost_actor_is_an_internal_error_for_its_units_and_is_replaced() -> No
     assert error.internal and error.line == 1
     assert "internal error (_ActorLost)" in error.error and "the next 2" in error.error
     assert fake.started == 2  # the lost actor was replaced
+
+
+@pytest.mark.parametrize(("shared_fs", "actors"), [(True, 1), (False, 0)])
+def test_a_file_to_stream_goes_to_actors_only_where_they_see_it(
+    shared_fs: bool, actors: int
+) -> None:
+    from support.paths import EXAMPLES
+
+    from guard.audit.engine import Unit
+    from guard.gate import DEFAULT_POLICY
+    from guard.integrations.ray._paths import _Pool
+
+    path = str(EXAMPLES / "harmony.txt")
+    unit = Unit(index=0, path=path, format="harmony", dialect="harmony", source=path)
+    fake = _FakeRay()
+    pool = _Pool(fake, 1, DEFAULT_POLICY, shared_fs=shared_fs)  # type: ignore[arg-type]
+    ((_, result),) = pool.execute(iter([unit]))
+    assert fake.started == actors
+    assert result.transcripts == 300 and result.findings and not result.errors

@@ -82,10 +82,13 @@ def _failed(unit: Unit, exc: BaseException) -> UnitResult:
 class _Pool:
     """Ray actors that judge units in batches; results come back in input order."""
 
-    def __init__(self, ray: ModuleType, size: int, policy: Policy) -> None:
+    def __init__(self, ray: ModuleType, size: int, policy: Policy, shared_fs: bool = True) -> None:
         self.ray = ray
         self.size = size
         self.policy = policy
+        #: actors see the driver's files (a local Ray): a unit that names a file to stream
+        #: (raw Harmony, raw, text) can go to them; on a cluster it runs in the driver
+        self.shared_fs = shared_fs
         self.actors: list[Any] = []
         self.busy: list[int] = []
 
@@ -129,7 +132,8 @@ class _Pool:
             batch.clear()
 
         for unit in units:
-            if unit.local:  # a known result, an open stream, Python objects: run here
+            if unit.local or (unit.source is not None and not self.shared_fs):
+                # a known result, an open stream, Python objects, a file only here: run here
                 if batch:
                     send()
                 window.append(([unit], [run_unit(unit, self.policy)], -1))
@@ -328,7 +332,8 @@ def audit_paths(
     size, per = actor_resources(cluster_cpus(ray))
     builder = ReportBuilder(size)
     planner = _RayPlanner(format, dialect_name, builder, max_line_bytes)
-    pool = _Pool(ray, size, policy_)
+    alive = [node for node in ray.nodes() if node.get("Alive")]
+    pool = _Pool(ray, size, policy_, shared_fs=address is None and len(alive) == 1)
     auditor = {
         "format": format if format in ("auto", "openai", "responses", "chatglm3") else "auto",
         "dialect": dialect_name,
