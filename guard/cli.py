@@ -229,6 +229,7 @@ def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditR
             address=args.ray_address,
             cpus=args.ray_cpus,
             progress=progress,
+            tools=tools,
         )
     except RayMissingError as exc:
         raise InputError(str(exc)) from None

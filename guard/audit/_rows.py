@@ -19,10 +19,10 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from guard._detect import tool_names
 from guard._json import decode_line
 from guard._log import get_logger
 from guard.audit._choices import FORMATS, MAX_LINE_BYTES
+from guard.audit._context import REASONING_FORMATS, declared_tools
 from guard.audit._engine import _GROUPS, Collector, candidates
 from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, ShapeError, classify
 from guard.audit._units import _UNPARSED, UnitResult, _json_error, _no_gc, _salvage, overlong
@@ -95,7 +95,7 @@ class RowAuditor:
         self.format = format
         self.dialect = _check_dialect(dialect)
         self.policy: Policy = check_policy_or_path(policy)
-        self.tools = tool_names(tools)
+        self.tools = None if tools is None else declared_tools(tools)
         self.max_line = max_line_bytes
         self._dialects: dict[str, Dialect] = {}
         for fmt in JSON_FORMATS if format == "auto" else (format,):
@@ -161,13 +161,15 @@ class RowAuditor:
                 if fmt is None:
                     errors.append(AuditError(path=path, line=line, error=_NOT_A_TRANSCRIPT))
                     continue
-                name = self.dialect_for(fmt)
-                c = collectors.get(name)
-                if c is None:
-                    c = Collector(path, self._warm(name), self.policy, self.tools)
-                    collectors[name] = c
+                c = collectors.get(fmt)
+                if c is None:  # one per format: its dialect, and whether it marks reasoning
+                    record = self._warm(self.dialect_for(fmt))
+                    reasoning = fmt in REASONING_FORMATS
+                    c = Collector(path, record, self.policy, self.tools, reasoning)
+                    collectors[fmt] = c
                 try:
                     messages += ADAPTERS[fmt](obj, c, line)
+                    c.declare(line, obj)  # the record's own tools, as for a file's line
                 except ShapeError as exc:
                     c.error(line, str(exc))
                     continue

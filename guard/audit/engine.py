@@ -10,6 +10,7 @@ are for executors inside guard, not a stable API.
 from __future__ import annotations
 
 from guard.audit._builder import ReportBuilder
+from guard.audit._context import declared_tools
 from guard.audit._engine import internal_error
 from guard.audit._formats import FORMAT_DIALECT, JSON_FORMATS, classify
 from guard.audit._planner import Planner
@@ -32,6 +33,7 @@ __all__ = [
     "Unit",
     "UnitResult",
     "classify",
+    "declared_tools",
     "describe_read_error",
     "error_unit",
     "init_worker",

@@ -70,6 +70,8 @@ def test_examples_give_the_same_report(capsys: pytest.CaptureFixture[str], tmp_p
     assert report["summary"]["findings"] > 100
     assert report["summary"]["skipped"]  # the generator script and the plain text file
     assert len(report["summary"]["files"]) == 15
+    tools = _both(capsys, tmp_path, str(EXAMPLES), "--tools", "get_weather,read_file")
+    assert tools["summary"]["findings"] > report["summary"]["findings"]  # undeclared calls
 
 
 def _planted(root: Path) -> None:
@@ -136,6 +138,9 @@ def test_findings_dataset_has_one_row_per_finding_with_the_source_columns(
     expected = guard.audit_rows(lines)
     assert len(found) == 2 * sum(map(len, expected))
     assert all(tuple(row) == FINDING_COLUMNS for row in found)
+    fields = guard.audit.Finding.model_fields
+    json_fields = {name for name, info in fields.items() if not info.exclude}
+    assert set(FINDING_COLUMNS) == json_fields | {"id", "error", "internal"}
     flat = [(i + 1, e) for i, row in enumerate(expected) for e in row]
     for part in range(2):
         rows = [r for r in found if r["path"].endswith(f"part{part}.jsonl")]
@@ -144,9 +149,8 @@ def test_findings_dataset_has_one_row_per_finding_with_the_source_columns(
             assert row["id"] == f"row-{line - 1}" and row["line"] == line
             if isinstance(entry, guard.audit.Finding):
                 data = entry.model_dump(mode="json")
-                assert {k: row[k] for k in FINDING_COLUMNS[3:13]} == {
-                    k: data[k] for k in FINDING_COLUMNS[3:13]
-                }
+                fields = FINDING_COLUMNS[3:-2]
+                assert {k: row[k] for k in fields} == {k: data[k] for k in fields}
             else:
                 assert row["kind"] == "error" and row["error"] == entry.error
     assert any(r["kind"] == "error" and r["line"] == 6 for r in found)

@@ -18,34 +18,33 @@ __all__ = ["FINDING_COLUMNS", "META_COLUMNS", "audit_dataset"]
 #: Columns of a source row that say where it came from; carried to its findings, never judged.
 META_COLUMNS = ("id", "path", "line")
 
+#: The fields of a finding as the JSON report has them, after the source row's path and line.
+_FINDING_FIELDS = tuple(
+    name
+    for name, info in Finding.model_fields.items()
+    if not info.exclude and name not in ("path", "line")
+)
+#: Fields of a finding that hold whole numbers (or nothing), and the list of signal codes.
+_INT_FIELDS = frozenset({"message", "cut"})
+_LIST_FIELDS = frozenset({"signals"})
+
 #: The columns of the findings dataset: the source row's ``id``, ``path`` and ``line``, then
 #: every field of a finding in the JSON report, then ``error`` and ``internal`` (a row that
 #: could not be read is one row of ``kind`` ``error``).
-FINDING_COLUMNS = (
-    "id",
-    "path",
-    "line",
-    "message",
-    "role",
-    "surface",
-    "kind",
-    "signals",
-    "cut",
-    "reason",
-    "part",
-    "tool_name",
-    "preview",
-    "error",
-    "internal",
-)
+FINDING_COLUMNS = ("id", "path", "line", *_FINDING_FIELDS, "error", "internal")
 
 
 def _schema() -> Any:
     import pyarrow as pa
 
-    s, i = pa.string(), pa.int64()
-    types = [s, s, i, i, s, s, s, pa.list_(s), i, s, s, s, s, s, pa.bool_()]
-    return pa.schema(list(zip(FINDING_COLUMNS, types, strict=True)))
+    def kind(name: str) -> Any:
+        if name in _INT_FIELDS or name == "line":
+            return pa.int64()
+        if name in _LIST_FIELDS:
+            return pa.list_(pa.string())
+        return pa.bool_() if name == "internal" else pa.string()
+
+    return pa.schema([(name, kind(name)) for name in FINDING_COLUMNS])
 
 
 def _split(row: dict[str, Any], column: str | None) -> tuple[object, dict[str, Any]]:
@@ -81,12 +80,12 @@ class _FindingsBatch:
                 out["line"].append(line if isinstance(line, int) else None)
                 if isinstance(entry, Finding):
                     data = entry.model_dump(mode="json")
-                    for name in FINDING_COLUMNS[3:13]:
+                    for name in _FINDING_FIELDS:
                         out[name].append(data[name])
                     out["error"].append(None)
                     out["internal"].append(False)
                 else:
-                    for name in FINDING_COLUMNS[3:13]:
+                    for name in _FINDING_FIELDS:
                         out[name].append("error" if name == "kind" else None)
                     out["error"].append(entry.error)
                     out["internal"].append(entry.internal)

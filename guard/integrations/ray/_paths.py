@@ -29,6 +29,7 @@ from guard.audit.engine import (
     ReportBuilder,
     Unit,
     UnitResult,
+    declared_tools,
     describe_read_error,
     error_unit,
     init_worker,
@@ -300,6 +301,7 @@ def audit_paths(
     address: str | None = None,
     cpus: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    tools: Any = None,
 ) -> AuditReport:
     """Audit files, directories, ``-`` (stdin) and URIs on Ray; the same report as
     :func:`guard.audit` gives for local paths (``summary.workers`` is the number of actors).
@@ -308,6 +310,8 @@ def audit_paths(
         address: an existing Ray cluster (``auto``, ``ray://host:10001``); default: a local
             Ray, started with ``cpus`` CPUs (default: all). A Ray already initialised in this
             process is used as it is.
+        tools: the declared tools, for the records that declare none (as for
+            :func:`guard.audit`).
 
     Raises:
         RayMissingError: Ray Data is not installed (the ``ray`` extra).
@@ -325,6 +329,7 @@ def audit_paths(
         raise ValueError(f"cpus must be an int >= 1, got {cpus!r}")
     dialect_name = None if dialect is None else get_dialect(dialect).name
     policy_ = check_policy_or_path(policy)
+    declared = None if tools is None else declared_tools(tools)
     given = [paths] if isinstance(paths, str | os.PathLike) else list(paths)
     items = [str(os.fspath(p)) for p in given]
     start = time.perf_counter()
@@ -339,6 +344,7 @@ def audit_paths(
         "dialect": dialect_name,
         "policy": policy_,
         "max_line_bytes": max_line_bytes,
+        "tools": None if declared is None else sorted(declared),
     }
     _log.info("guard.ray.audit.start", format=format, actors=size)
 
@@ -362,7 +368,12 @@ def audit_paths(
             else:
                 yield from _settled(_parquet_units(ray, group, builder, auditor, size, per))
 
-    for unit, result in pool.execute(units()):
+    def declaring() -> Iterator[Unit]:  # each unit told the audit's declared tools
+        for unit in units():
+            unit.tools = declared
+            yield unit
+
+    for unit, result in pool.execute(declaring()):
         builder.merge(unit, result)
         if progress is not None:
             s = builder.report.summary
