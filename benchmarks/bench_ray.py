@@ -1,6 +1,6 @@
 """The Ray engine (``guard audit --engine ray``) against the local engine, in one run.
 
-    python benchmarks/bench_ray.py [--mb 200] [--dirty 0.01] [--cpus 1 2]
+    python benchmarks/bench_ray.py [--mb 200] [--dirty 0.01] [--cpus 1 2] [--quick]
 
 Generates a JSONL file of about ``--mb`` MB of agent transcripts (those of
 ``bench_audit.py``; a share ``--dirty`` carries a planted leak or injection) in a temporary
@@ -21,10 +21,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from _common import machine
+from _common import add_quick, machine, print_table, quick_note, ratio
 from bench_audit import generate
 
 import guard
+
+#: the Ray engine needs the ray extra (the dev extra has it)
+REQUIRES = ("ray",)
 
 
 def _load() -> str:
@@ -36,7 +39,10 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=200.0, help="size of the generated file")
     parser.add_argument("--dirty", type=float, default=0.01, help="share of planted problems")
     parser.add_argument("--cpus", type=int, nargs="+", default=[1, 2], help="CPU counts to run")
+    add_quick(parser)
     args = parser.parse_args()
+    if args.quick:  # a smoke test: 2 MB, one local Ray
+        args.mb, args.cpus = 2.0, [1]
 
     import ray
 
@@ -80,16 +86,7 @@ def main() -> None:
             rows.append((name, *seconds, f"+ ray.init {init:.1f} s"))
             ray.shutdown()
         assert reference is not None
-        print(
-            f"# {mb:,.0f} MB ({small_mb:,.0f} MB for the small run), {transcripts:,} transcripts,"
-            f" {messages:,} messages, {len(reference.findings):,} findings; {machine()},"
-            f" {os.cpu_count()} cores"
-        )
-        print(
-            "| run | wall s, small | wall s, big | MB/s (big) | marginal MB/s | scaling"
-            " | fixed start-up s |"
-        )
-        print("|---|---:|---:|---:|---:|---:|---|")
+        table = []
         firsts: dict[str, float] = {}
         for name, t_small, t_big, note in rows:
             # a line through the two runs: its slope is the marginal rate, its intercept the
@@ -98,10 +95,32 @@ def main() -> None:
             fixed = max(t_big - mb / rate, 0.0)
             engine = name.split()[0]
             firsts.setdefault(engine, rate)
-            print(
-                f"| {name} | {t_small:.2f} | {t_big:.2f} | {mb / t_big:,.1f} | {rate:,.1f}"
-                f" | {rate / firsts[engine]:.2f}x | {fixed:.1f} {note} |"
+            table.append(
+                [
+                    name,
+                    f"{t_small:.2f}",
+                    f"{t_big:.2f}",
+                    f"{mb / t_big:,.1f}",
+                    f"{rate:,.1f}",
+                    ratio(rate, firsts[engine]),
+                    f"{fixed:.1f} {note}".strip(),
+                ]
             )
+        print_table(
+            f"{mb:,.0f} MB ({small_mb:,.1f} MB for the small run), {transcripts:,} transcripts,"
+            f" {messages:,} messages, {len(reference.findings):,} findings; {machine()},"
+            f" {os.cpu_count()} cores{quick_note(args.quick)}",
+            [
+                "run",
+                "wall s, small",
+                "wall s, big",
+                "MB/s (big)",
+                "marginal MB/s",
+                "scaling ratio (marginal, vs. 1 of its engine)",
+                "fixed start-up s",
+            ],
+            table,
+        )
     print(f"load average after: {_load()}")
 
 
