@@ -23,7 +23,9 @@ if _TYPE_CHECKING:
     from guard._escape import unescape as unescape
     from guard._escape import unescape_json as unescape_json
     from guard.audit import AuditReport as AuditReport
+    from guard.audit import RowAuditor as RowAuditor
     from guard.audit import audit as audit
+    from guard.audit import audit_rows as audit_rows
     from guard.dialects import DIALECTS as DIALECTS
     from guard.dialects import Dialect as Dialect
     from guard.dialects import get_dialect as get_dialect
@@ -55,12 +57,14 @@ _EXPORTS: dict[str, str] = {
     "Hit": "guard.models",
     "LeakAborted": "guard.errors",
     "Policy": "guard.gate",
+    "RowAuditor": "guard.audit",
     "PolicyError": "guard.errors",
     "ScanContext": "guard.models",
     "Surface": "guard.models",
     "SurfaceRule": "guard.gate",
     "Verdict": "guard.models",
     "audit": "guard.audit",
+    "audit_rows": "guard.audit",
     "detect": "guard._detect",
     "detect_message": "guard._detect",
     "escape": "guard._escape",

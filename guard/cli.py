@@ -10,13 +10,16 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from guard import __version__
 from guard._audit_cli import add_report_options
 from guard._serve_cli import add_serve_parser
 from guard.dialects import DIALECTS
 from guard.errors import InputError
+
+if TYPE_CHECKING:
+    from guard.audit import AuditReport
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -144,16 +147,21 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     tools = None if args.tools is None else load_tools_option(args.tools)
     progress = ProgressBar.for_terminal(sys.stderr, input_bytes(args.paths))
     try:
-        report = audit(
-            args.paths,
-            format=args.format,
-            dialect=args.dialect,
-            policy=args.policy,
-            workers=args.workers,
-            progress=progress,
-            max_line_bytes=args.max_line_bytes,
-            tools=tools,
-        )
+        if args.engine == "ray":
+            report = _audit_on_ray(args, progress, tools)
+        elif args.ray_address is not None or args.ray_cpus is not None:
+            raise InputError("--ray-address and --ray-cpus need --engine ray")
+        else:
+            report = audit(
+                args.paths,
+                format=args.format,
+                dialect=args.dialect,
+                policy=args.policy,
+                workers=args.workers,
+                progress=progress,
+                max_line_bytes=args.max_line_bytes,
+                tools=tools,
+            )
     except (InputError, ValueError, TypeError):
         raise  # unusable arguments: exit 2
     except Exception as exc:  # a fault of guard outside any one input: no report at all
@@ -190,6 +198,41 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     elif report.summary.transcripts == 0:
         print("guard audit: error: no transcript could be read from the input", file=sys.stderr)
     return report.exit_code(args.fail_on)
+
+
+def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditReport:
+    """``--engine ray``: the same report, the units judged on Ray (guard.integrations.ray)."""
+    import logging
+
+    from guard.integrations.ray import RayMissingError, audit_paths
+
+    if args.workers != 1:
+        raise InputError(
+            "--workers sizes the local engine: with --engine ray, Ray's CPUs set the number of"
+            " actors (--ray-cpus for a local Ray)"
+        )
+    try:  # the report is the output, not Ray's progress logs
+        import ray.data
+
+        ray.data.DataContext.get_current().enable_progress_bars = False
+    except ImportError:
+        pass  # audit_paths says which extra is missing
+    for name in ("ray", "ray.data"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    try:
+        return audit_paths(
+            args.paths,
+            format=args.format,
+            dialect=args.dialect,
+            policy=args.policy,
+            max_line_bytes=args.max_line_bytes,
+            address=args.ray_address,
+            cpus=args.ray_cpus,
+            progress=progress,
+            tools=tools,
+        )
+    except RayMissingError as exc:
+        raise InputError(str(exc)) from None
 
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -235,6 +278,24 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=1,
         metavar="N",
         help="processes to audit files and chunks of large files in (same report for any N)",
+    )
+    p.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="local: this machine's processes (--workers); ray: Ray actors, same report"
+        " (needs the ray extra; also reads Parquet and the URIs of Ray's filesystems)",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="--engine ray: an existing Ray cluster (auto, ray://host:10001); default: a local Ray",
+    )
+    p.add_argument(
+        "--ray-cpus",
+        type=_positive_int,
+        metavar="N",
+        help="--engine ray: CPUs of the local Ray (default: all)",
     )
     p.add_argument(
         "--max-line-bytes",

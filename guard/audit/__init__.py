@@ -45,6 +45,8 @@ from guard.audit._choices import FAIL_ON, FORMATS, MAX_LINE_BYTES
 if _TYPE_CHECKING:
     from guard.audit._context import load_tools_option as load_tools_option
     from guard.audit._progress import ProgressBar as ProgressBar
+    from guard.audit._rows import RowAuditor as RowAuditor
+    from guard.audit._rows import audit_rows as audit_rows
     from guard.audit._run import audit as audit
     from guard.audit._sarif import to_sarif as to_sarif
     from guard.audit._sources import input_bytes as input_bytes
@@ -64,8 +66,10 @@ _EXPORTS: dict[str, str] = {
     "FileSummary": "guard.audit.report",
     "Finding": "guard.audit.report",
     "ProgressBar": "guard.audit._progress",
+    "RowAuditor": "guard.audit._rows",
     "SkippedFile": "guard.audit.report",
     "audit": "guard.audit._run",
+    "audit_rows": "guard.audit._rows",
     "input_bytes": "guard.audit._sources",
     "load_tools_option": "guard.audit._context",
     "render": "guard.audit._table",
