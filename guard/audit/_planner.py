@@ -62,11 +62,16 @@ class Planner:
         dialect: str | None,
         report: ReportBuilder,
         max_line: int = MAX_LINE_BYTES,
+        *,
+        spans: bool = False,
     ) -> None:
         self.format = fmt
         self.dialect = dialect
         self.report = report
         self.max_line = max_line
+        #: plan the lines of plain JSONL files as spans the workers read themselves (worker
+        #: processes on this machine), not as bytes sent to them
+        self.spans = spans
 
     def _dialect_for(self, fmt: str) -> str:
         return self.dialect or FORMAT_DIALECT[fmt]
@@ -180,11 +185,62 @@ class Planner:
         )
         base = Unit(index=index, path=label, format=fmt, dialect=dialect, max_line=self.max_line)
         if fmt in JSON_FORMATS:
-            yield from _json_units(base, stream, head, at_eof)
+            if self.spans and reopen is not None and stream is raw and not at_eof:
+                yield from _span_units(base, reopen, stream)
+            else:
+                yield from _json_units(base, stream, head, at_eof)
         elif reopen is not None:
             yield replace(base, source=reopen)
         else:
             yield replace(base, stream=io.BufferedReader(RawReader(stream, prefix=head)))
+
+
+#: how far past a span's nominal end its last line is looked for at a time
+_SCAN_BLOCK = 1 << 16
+
+
+def _span_units(base: Unit, path: str, stream: BinaryIO) -> Iterator[Unit]:
+    """Whole lines of a plain (uncompressed, seekable) JSONL file as spans of about
+    :data:`CHUNK_BYTES` that the workers read themselves: the planner reads only where each
+    span's last line ends. Where no line ends within the cap past a span's nominal end (a line
+    over the cap), the rest of the file is planned as :func:`_json_units` plans it (bounded
+    memory, that line an error unit). Units are relative either way: line numbers are the
+    same as with bytes."""
+    try:
+        size = stream.seek(0, io.SEEK_END)
+        pos = 0
+        while pos < size:
+            end = pos + CHUNK_BYTES
+            if end >= size:
+                end = size
+            else:
+                found = _line_end(stream, end, end + base.max_line, size)
+                if found is None:
+                    stream.seek(pos)
+                    yield from _json_units(base, stream, b"", False)
+                    return
+                end = found
+            yield replace(base, source=path, span=(pos, end - pos))
+            pos = end
+    except READ_ERRORS as exc:
+        u = error_unit(base.path, 1, f"cannot read further: {describe_read_error(exc)}")
+        u.index, u.relative = base.index, True
+        yield u
+
+
+def _line_end(stream: BinaryIO, at: int, limit: int, size: int) -> int | None:
+    """The offset just past the first line break at or after ``at`` (``size`` when the file
+    ends first), or ``None`` when none comes before ``limit``."""
+    stream.seek(at)
+    while at < limit:
+        block = stream.read(_SCAN_BLOCK)
+        if not block:
+            return size
+        k = block.find(b"\n")
+        if k >= 0:
+            return at + k + 1
+        at += len(block)
+    return None
 
 
 def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iterator[Unit]:
@@ -243,7 +299,8 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
             except READ_ERRORS as exc:
                 yield failed(exc)
                 return
-            yield one_error(overlong(size, cap), 1, size)
+            # the bytes read include its line break (the message gives the line without it)
+            yield one_error(overlong(size, cap), 1, size + (0 if at_eof else 1))
             continue
         try:
             block = stream.read(CHUNK_BYTES)

@@ -85,7 +85,7 @@ def audit(
     declared = None if tools is None else declared_tools(tools)
     start = time.perf_counter()
     builder = ReportBuilder(workers)
-    planner = Planner(format, dialect_name, builder, max_line_bytes)
+    planner = Planner(format, dialect_name, builder, max_line_bytes, spans=workers > 1)
     _log.info("guard.audit.start", format=format, workers=workers)
     for unit, result in execute(_declaring(planner.plan(sources), declared), workers, policy_):
         builder.merge(unit, result)

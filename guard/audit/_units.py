@@ -9,7 +9,7 @@ import gc
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from guard._json import decode_line
@@ -17,7 +17,13 @@ from guard.audit._context import REASONING_FORMATS
 from guard.audit._engine import Collector, internal_error
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
-from guard.audit._sources import MAX_LINE_BYTES, capped_lines, open_binary, skip_all
+from guard.audit._sources import (
+    MAX_LINE_BYTES,
+    capped_lines,
+    describe_read_error,
+    open_binary,
+    skip_all,
+)
 from guard.audit._wire import split, wire_transcript
 from guard.audit.report import AuditError, Finding
 from guard.dialects import get_dialect
@@ -58,9 +64,12 @@ class Unit:
     max_line: int = MAX_LINE_BYTES
     #: the audit's declared tools (``tools=``), for records that declare none
     tools: frozenset[str] | None = None
+    #: whole lines of the file ``source`` (offset, length) that the worker reads itself, so
+    #: the bytes never travel through a pipe (JSONL files read by worker processes)
+    span: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
-        if self.data is not None:
+        if self.data is not None or self.span is not None:
             self.relative = True
 
     @property
@@ -92,6 +101,10 @@ def lost_result(unit: Unit, error: str) -> UnitResult:
     """The result of a unit that could not run: one internal error entry for the input it held
     (for lines of a JSONL file: at its first line, the line count kept so later lines keep
     their numbers)."""
+    if unit.span is not None:  # read here only to count its lines
+        read = _read_span(unit)
+        if read.data is not None:
+            unit = read
     lines = unit.data.count(b"\n") if unit.data is not None else 0
     line = 1 if unit.relative else None
     if unit.data is not None:
@@ -349,11 +362,28 @@ def _no_gc() -> Iterator[None]:
         gc.enable()
 
 
+def _read_span(unit: Unit) -> Unit:
+    """A span unit with its bytes read (or with the read error as its result)."""
+    assert unit.source is not None and unit.span is not None
+    offset, length = unit.span
+    try:
+        with open(unit.source, "rb") as f:
+            f.seek(offset)
+            data = f.read(length)
+    except OSError as exc:
+        return error_unit(unit.path, None, f"cannot read: {describe_read_error(exc)}", unit.index)
+    return replace(unit, data=data, span=None, source=None)
+
+
 def run_unit(unit: Unit, policy: Policy) -> UnitResult:
     """Read, collect and judge one unit. An unexpected exception (a fault of guard that the
     per-line guards did not catch) becomes one internal error entry for the unit's input."""
     if unit.result is not None:
         return unit.result
+    if unit.span is not None:
+        unit = _read_span(unit)
+        if unit.result is not None:
+            return unit.result
     try:
         with _no_gc():
             if unit.objects is not None:

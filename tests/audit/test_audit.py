@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from support.paths import EXAMPLES, load_generator
 
 import guard
+from guard.audit._builder import ReportBuilder
 from guard.audit._engine import Collector
 from guard.audit._harmony import HarmonySplitter
 from guard.dialects import get_dialect
@@ -694,3 +695,48 @@ def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
         assert counted.index("M") < counted.index("Q") < counted.index("C")
     finally:
         signals.REGISTRY.unregister("Q")
+
+
+@pytest.mark.parametrize("chunk", [1, 700, 4096, 1 << 20])
+def test_span_units_give_the_report_bytes_give(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Worker processes read their lines of a plain JSONL file themselves (spans); the report
+    equals the one-process report, through lines over the cap, blank and CRLF lines, a bad
+    line and a last line without a line break."""
+    leak = json.dumps({"messages": [{"role": "assistant", "content": "ok <|end|> more"}]})
+    clean = json.dumps({"messages": [{"role": "user", "content": "hello " * 30}]})
+    lines = [clean, leak, "", "{not json", clean + "\r", "x" * 3000, leak, clean, leak]
+    huge = "y" * 150_000  # over the cap by more than the planner scans for a line's end
+    body = "\n".join(lines * 100)
+    path = tmp_path / "spans.jsonl"
+    path.write_text(body + "\n" + huge + "\n" + body + "\n" + leak, encoding="utf-8")
+    monkeypatch.setattr(planner_module, "CHUNK_BYTES", chunk)
+    units = list(
+        planner_module.Planner("auto", None, ReportBuilder(2), 2000, spans=True).plan([str(path)])
+    )
+    assert any(u.span is not None for u in units)  # the span path is the one taken
+    if chunk < len(body):  # the huge line starts past a span's end: the rest planned as bytes
+        assert any(u.data is not None for u in units)
+    one_worker = guard.audit(path, max_line_bytes=2000)
+    two = guard.audit(path, workers=2, max_line_bytes=2000)
+    assert two.findings == one_worker.findings and two.errors == one_worker.errors
+    assert [e.line for e in one_worker.errors][:2] == [4, 6]
+    a = one_worker.summary.model_dump(exclude={"elapsed", "workers"})
+    b = two.summary.model_dump(exclude={"elapsed", "workers"})
+    assert a == b
+
+
+def test_a_span_that_cannot_be_read_is_an_error_entry(tmp_path: Path) -> None:
+    from guard.audit._units import Unit, run_unit
+
+    unit = Unit(
+        index=0,
+        path="gone.jsonl",
+        format="openai",
+        dialect="harmony",
+        source=str(tmp_path / "gone.jsonl"),
+        span=(0, 10),
+    )
+    result = run_unit(unit, DEFAULT_POLICY)
+    assert [e.error[:12] for e in result.errors] == ["cannot read:"]
