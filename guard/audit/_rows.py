@@ -24,8 +24,16 @@ from guard._log import get_logger
 from guard.audit._choices import FORMATS, MAX_LINE_BYTES
 from guard.audit._context import REASONING_FORMATS, declared_tools
 from guard.audit._engine import _GROUPS, Collector, candidates
-from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, ShapeError, classify
-from guard.audit._units import _UNPARSED, UnitResult, _json_error, _no_gc, _salvage, overlong
+from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, classify
+from guard.audit._units import (
+    _UNPARSED,
+    UnitResult,
+    _json_error,
+    _no_gc,
+    _salvage,
+    overlong,
+    read_record,
+)
 from guard.audit.report import AuditError, Finding
 from guard.dialects import get_dialect
 from guard.gate import Policy, check_policy_or_path
@@ -167,15 +175,10 @@ class RowAuditor:
                     reasoning = fmt in REASONING_FORMATS
                     c = Collector(path, record, self.policy, self.tools, reasoning)
                     collectors[fmt] = c
-                try:
-                    messages += ADAPTERS[fmt](obj, c, line)
-                    c.declare(line, obj)  # the record's own tools, as for a file's line
-                except ShapeError as exc:
-                    c.error(line, str(exc))
+                got = read_record(ADAPTERS[fmt], obj, c, line, "reading this row")
+                if got is None:
                     continue
-                except Exception as exc:  # a fault of guard: this row is lost, not the batch
-                    c.internal(line, exc, "reading this row")
-                    continue
+                messages += got
                 transcripts += 1
             findings: list[Finding] = []
             for c in collectors.values():

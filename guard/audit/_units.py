@@ -165,6 +165,23 @@ def _salvage(raw: bytes, before: bytes) -> object:
         return _UNPARSED
 
 
+def read_record(adapter: Any, obj: object, c: Collector, line: int, what: str) -> int | None:
+    """One record through its format's adapter into ``c`` (with the record's own declared
+    tools): its message count, or ``None`` when it could not be read. A record of the wrong
+    shape is an error entry; any other exception, a fault of guard, an internal error entry
+    saying ``what`` was being done: the record is lost, not the report."""
+    try:
+        messages: int = adapter(obj, c, line)
+        c.declare(line, obj)
+    except ShapeError as exc:
+        c.error(line, str(exc))
+        return None
+    except Exception as exc:
+        c.internal(line, exc, what)
+        return None
+    return messages
+
+
 def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
     """Each line of a JSONL chunk: decoded as UTF-8, parsed, handed to the format's adapter.
     Every fault of one line (undecodable, malformed, over the cap, of the wrong shape, or an
@@ -188,15 +205,10 @@ def run_json_lines(unit: Unit, policy: Policy) -> UnitResult:
             if obj is _UNPARSED:
                 c.error(number, _json_error(exc, raw))
                 continue
-        try:
-            messages += adapter(obj, c, number)
-            c.declare(number, obj)
-        except ShapeError as exc:
-            c.error(number, str(exc))
+        got = read_record(adapter, obj, c, number, "reading this line")
+        if got is None:
             continue
-        except Exception as exc:  # a fault of guard: this line is lost, not the report
-            c.internal(number, exc, "reading this line")
-            continue
+        messages += got
         transcripts += 1
     return _result(c, transcripts, messages, len(unit.data), len(lines) - 1)
 
@@ -207,15 +219,10 @@ def run_objects(unit: Unit, policy: Policy) -> UnitResult:
     adapter = ADAPTERS[unit.format]
     transcripts = messages = 0
     for number, obj in unit.objects:
-        try:
-            messages += adapter(obj, c, number)
-            c.declare(number, obj)
-        except ShapeError as exc:
-            c.error(number, str(exc))
+        got = read_record(adapter, obj, c, number, "reading this transcript")
+        if got is None:
             continue
-        except Exception as exc:  # a fault of guard: this transcript is lost, not the report
-            c.internal(number, exc, "reading this transcript")
-            continue
+        messages += got
         transcripts += 1
         c.maybe_judge()
     return _result(c, transcripts, messages, 0)
