@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
-from guard.gate._plan import MEMO_KEY, stream_plan
+from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
 from guard.gate._policy import Policy
 from guard.gate._whole import decide, find_hits, injection_verdict, make_verdict
 from guard.models import Dialect, Hit, Surface, TextView, Verdict
@@ -101,7 +101,9 @@ class SurfaceMonitor:
             and plan.quiet_test is not None
             and not plan.always
         )
-        self._quiet = False
+        #: whether the monitor is on its quiet path: what it withholds, if anything, is only a
+        #: tail that may still grow into a word spelling (a plain attribute: read per delta)
+        self.quiet = False
         self._lazy: list[str] = []  # quiet deltas the bookkeeping has not seen yet
         self._near = ""  # the last `plan.near` characters (kept while quiet)
         #: word spellings can trip here: their prefixes at the end are held back
@@ -128,10 +130,8 @@ class SurfaceMonitor:
             raise RuntimeError("SurfaceMonitor.feed() after finish()")
         if not delta:
             return
-        if self._quiet:
-            if self._take_quiet(delta) >= 0:
-                return
-            self._quiet = False
+        # the quiet path is feed_release's (the streams' hot path); here, the full path
+        self.quiet = False
         if self._lazy:
             self._catch_up()
         plan = self._plan
@@ -190,45 +190,55 @@ class SurfaceMonitor:
         self._hold = min(self._hold, scoped)
         if total - self._last_trim > 4096:
             self._trim()
-        self._quiet = self._may_be_quiet and self._is_quiet()
-        if self._quiet:
+        self.quiet = self._may_be_quiet and self._is_quiet()
+        if self.quiet:
             self._near = self._tail[max(0, len(self._tail) - plan.quiet_near) :]
 
     def feed_release(self, delta: str) -> int:
         """:meth:`feed`, then the offset up to which the text can be shown now (``release``),
-        or -1 when a hit has tripped: the stream's hot path, in one call."""
-        if self._quiet:
-            held = self._take_quiet(delta)
-            if held >= 0:
-                return held
+        or -1 when a hit has tripped: the stream's hot path, in one call.
+
+        While the monitor is quiet (nothing is held but maybe a tail that may still become a
+        word spelling, nothing is pending or armed, the opening is decided), a delta that cannot
+        wake a signal (``plan.quiet_test``) changes nothing but the text and that hold: keep it,
+        leave the rest of the bookkeeping for later (:meth:`_catch_up`) and return the new hold.
+        Anything else takes the full path of :meth:`feed`. This runs once per streamed delta:
+        it is written inline on purpose."""
+        if self.quiet and delta:
+            plan = self._plan
+            near = self._near + delta
+            if plan.quiet_test(delta, near):  # type: ignore[misc]
+                at: int | None = None
+                if self._words:
+                    # plan.word_hold, inlined: most answers come from its memo by the last
+                    # MEMO_KEY characters alone
+                    held = plan.memo.get(near[-MEMO_KEY:], -2)
+                    if held < 0:
+                        held = plan.memo_hold(
+                            near, MEMO_KEY + 1 if held == MEMO_LONGER else MEMO_KEY
+                        )
+                    if held > 0:
+                        at = len(near) - held
+                        if at > 0 and near[at - 1] in plan.glue:
+                            at = plan.word_hold(near)
+                    elif held < 0:
+                        at = 0
+                    elif near[-1] in plan.glue:
+                        at = len(near.rstrip(plan.glue))
+                if at != 0:
+                    self._lazy.append(delta)
+                    total = self.total = self.total + len(delta)
+                    hold = self._hold = total if at is None else total - (len(near) - at)
+                    # keep at least quiet_near characters; cut them back only now and then
+                    if len(near) > 2 * plan.quiet_near:
+                        near = near[len(near) - plan.quiet_near :]
+                    self._near = near
+                    if total - self._last_trim > 4096:
+                        self._catch_up()
+                        self._trim()
+                    return hold
         self.feed(delta)
         return -1 if self.tripped is not None else self.release
-
-    def _take_quiet(self, delta: str) -> int:
-        """The quiet path. Quiet means nothing is held but maybe a tail that may still become
-        a word spelling, nothing is pending or armed, and the opening is decided. A delta that
-        cannot wake a signal (``plan.quiet_test``) changes nothing but the text and that hold:
-        keep it, leave the rest of the bookkeeping for later (:meth:`_catch_up`) and return the
-        new hold; -1 when the delta needs the full path."""
-        plan = self._plan
-        near = self._near + delta
-        if not plan.quiet_test(delta, near):  # type: ignore[misc]
-            return -1
-        at: int | None = None
-        # the memo of plan.word_hold answers most texts: nothing held, no glue at the end (its
-        # keys are MEMO_KEY long, so a shorter text always asks word_hold)
-        if self._words and (plan.memo.get(near[-MEMO_KEY:]) != 0 or near[-1] in plan.glue):
-            at = plan.word_hold(near)
-            if at == 0:
-                return -1  # what is held may start before what we see: look closer
-        self._lazy.append(delta)
-        total = self.total = self.total + len(delta)
-        hold = self._hold = total if at is None else total - (len(near) - at)
-        self._near = near[len(near) - plan.quiet_near :]
-        if total - self._last_trim > 4096:
-            self._catch_up()
-            self._trim()
-        return hold
 
     def _is_quiet(self) -> bool:
         """Whether the next deltas may take the quiet path (see :meth:`feed`)."""
@@ -245,12 +255,6 @@ class SurfaceMonitor:
             and not self._opening
             and total > self._plan.opening_window
         )
-
-    @property
-    def quiet(self) -> bool:
-        """Whether the monitor is on its quiet path: what it withholds, if anything, is only a
-        tail that may still grow into a word spelling."""
-        return self._quiet
 
     def _catch_up(self) -> None:
         """Bring the bookkeeping the quiet deltas skipped up to date: the text, the code
@@ -273,7 +277,7 @@ class SurfaceMonitor:
 
     def finish(self) -> Verdict:
         """End of the stream: settle everything and return the whole-text verdict."""
-        self._quiet = False
+        self.quiet = False
         if self._lazy:
             self._catch_up()
         if not self._finished:

@@ -26,9 +26,13 @@ __all__ = ["StreamPlan", "stream_plan"]
 #: Characters a stripped text may open with before an opening word (K's ``analysisThe``).
 OPENING_SLACK = 96
 _BLANK_CHARS = frozenset(" \t\r\n")
-#: how many final characters key the memo of :meth:`StreamPlan.word_hold`, and its bound
+#: how many final characters key the memo of :meth:`StreamPlan.word_hold` at least and at
+#: most, and its bound
 MEMO_KEY = 3
+MEMO_KEY_MAX = 16
 MEMO_CAP = 50_000
+#: a memo value: a longer end of the text decides (look up one more character)
+MEMO_LONGER = -3
 
 
 #: characters common in prose: a literal holding only these and letters is watched whole
@@ -202,7 +206,8 @@ class StreamPlan:
     ending_span: int
     #: where a tail may start (the first characters of the tail patterns, when literal)
     tail_starts: re.Pattern[str] | None
-    #: :meth:`suffix_hold` answers by the last ``MEMO_KEY`` characters that decided them
+    #: :meth:`suffix_hold` answers by the end of the text that decided them: ``MEMO_KEY`` to
+    #: ``MEMO_KEY_MAX`` characters; a shorter key whose answer needs more maps to MEMO_LONGER
     memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def suffix_hold(self, norm: str) -> int:
@@ -256,17 +261,7 @@ class StreamPlan:
 
         On ordinary text the answer is decided by the last few characters; it is remembered
         by them (:attr:`memo`, bounded), so most calls cost one lookup."""
-        if not self.prefixes:
-            held = 0
-        elif len(norm) > MEMO_KEY:
-            key = norm[-MEMO_KEY:]
-            held = self.memo.get(key, -2)
-            if held == -2:
-                held, seen = self._suffix_walk(norm)
-                if seen <= MEMO_KEY and len(self.memo) < MEMO_CAP:
-                    self.memo[key] = held
-        else:
-            held = self.suffix_hold(norm)
+        held = 0 if not self.prefixes else self.memo_hold(norm)
         if held < 0:
             return 0
         if not held:
@@ -277,6 +272,30 @@ class StreamPlan:
         while at > 0 and norm[at - 1] in self.glue:
             at -= 1
         return at
+
+    def memo_hold(self, norm: str, k: int = MEMO_KEY) -> int:
+        """:meth:`suffix_hold` through :attr:`memo`. The walk reads the end of the text and
+        stops at the first character that ends no piece, so its answer depends only on the
+        characters it read (``seen``): remember it under exactly those, and mark every shorter
+        end as "look one character further". ``k``: the shortest key not known to say so."""
+        memo = self.memo
+        n = len(norm)
+        while k <= n and k <= MEMO_KEY_MAX:
+            held = memo.get(norm[-k:], -2)
+            if held != MEMO_LONGER:
+                if held != -2:
+                    return held
+                break
+            k += 1
+        held, seen = self._suffix_walk(norm)
+        if seen <= n and n >= MEMO_KEY and len(memo) < MEMO_CAP:
+            if seen <= MEMO_KEY:
+                memo[norm[-MEMO_KEY:]] = held
+            elif seen <= MEMO_KEY_MAX:
+                for short in range(MEMO_KEY, seen):
+                    memo[norm[-short:]] = MEMO_LONGER
+                memo[norm[-seen:]] = held
+        return held
 
     def opening_hold(self, norm: str) -> int | None:
         """Where a text that is still (blanks and) a prefix of an opening word, maybe with

@@ -66,21 +66,24 @@ class ChunkReader:
     def quiet(self, item: dict[str, Any]) -> tuple[Key, str] | None:
         """The hot path: ``(key, content)`` of a quiet dict chunk (one unfinished choice whose
         delta is only non-empty ``content``), else None (then :meth:`read` it)."""
-        choices = item.get("choices")
-        if type(choices) is not list or len(choices) != 1:
+        try:  # subscripts, not .get(): this runs once per streamed chunk
+            choices = item["choices"]
+            if type(choices) is not list or len(choices) != 1:
+                return None
+            choice = choices[0]
+            if type(choice) is not dict:
+                return None
+            delta = choice["delta"]
+            if type(delta) is not dict or len(delta) != 1:
+                return None
+            content = delta["content"]
+        except KeyError:
             return None
-        choice = choices[0]
-        if type(choice) is not dict or choice.get("finish_reason") is not None:
-            return None
-        delta = choice.get("delta")
-        if type(delta) is not dict or len(delta) != 1:
-            return None
-        content = delta.get("content")
-        if type(content) is not str or not content:
+        if type(content) is not str or not content or choice.get("finish_reason") is not None:
             return None
         self.template = item
-        index = choice.get("index") or 0
-        return (_TEXT if index == 0 else (index, "text", -1)), content
+        index = choice.get("index")
+        return (_TEXT if not index else (index, "text", -1)), content
 
     def read(self, item: Any, sink: Sink) -> None:
         choices = get_field(item, "choices")

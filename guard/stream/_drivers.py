@@ -80,7 +80,10 @@ class GuardedStream(_Observed):
                     if engine.abort is not None:
                         raise engine.abort
                     return
-                yield from out
+                if len(out) == 1:  # the common case, without an iterator over the list
+                    yield out[0]
+                elif out:
+                    yield from out
         finally:
             # also when the consumer stops early (break, cancellation): the provider must stop
             if not self.upstream_closed:

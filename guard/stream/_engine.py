@@ -68,6 +68,8 @@ class Engine:
     """
 
     __slots__ = (
+        "_last_key",
+        "_last_monitor",
         "chunks",
         "decisions",
         "dialect",
@@ -112,6 +114,9 @@ class Engine:
         #: chunks of one quiet surface held only because their text ends in what may still
         #: become a word spelling: (item, key, start, end); lighter than queue entries
         self.held: list[tuple[Any, Key, int, int]] = []
+        #: the surface of the last quiet item and its monitor (most items go to the same one)
+        self._last_key: Key | None = None
+        self._last_monitor: SurfaceMonitor | None = None
         if raw is not None:
             self._start(raw)
 
@@ -162,8 +167,10 @@ class Engine:
         chunks = self.chunks
         if chunks is not None and type(item) is dict and not queue.entries:
             quiet = chunks.quiet(item)
-            if quiet is not None and (not self.held or self.held[0][1] == quiet[0]):
-                return self._quiet(item, quiet[0], quiet[1])
+            if quiet is not None:
+                quiet_key, content = quiet
+                if not self.held or self.held[0][1] == quiet_key:
+                    return self._quiet(item, quiet_key, content)
         wire = self.wire
         if wire is not None and type(item) is str:
             queue.chars_in += len(item)  # what was read, whether or not scanned out yet
@@ -199,23 +206,30 @@ class Engine:
         """An item that only adds ``content`` to one surface (a quiet dict chunk, a raw piece of
         body text): deliver it at once if the monitor still withholds nothing, hold it lightly
         if only a word-spelling prefix is withheld, else queue it. ``counted``: its characters
-        are already in ``chars_in``."""
+        are already in ``chars_in``. This runs once per streamed item: keep it lean."""
         queue = self.queue
-        held = self.held
+        m = self._last_monitor
+        if key is not self._last_key or m is None:
+            m = self.monitors.get(key) or self.monitor(key)
+            self._last_key, self._last_monitor = key, m
         if key[1] == "thinking" and not content.isspace():
             self.reasoned.add(key[0])
-        m = self.monitors.get(key) or self.monitor(key)
         release = m.feed_release(content)
         n = len(content)
         if not counted:
             queue.chars_in += n
         total = m.total
         if release >= 0:
-            if release == total and not held:
-                queue.chars_out += n
-                return [item]
-            if m.quiet and queue.withhold:
-                # only a tail that may become a word spelling is withheld
+            held = self.held
+            if not held:
+                if release == total:
+                    queue.chars_out += n
+                    return [item]
+                if m.quiet and queue.withhold:
+                    # only a tail that may become a word spelling is withheld
+                    held.append((item, key, total - n, total))
+                    return []
+            elif m.quiet and queue.withhold:
                 held.append((item, key, total - n, total))
                 out = []
                 while held and held[0][3] <= release:
