@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from typing import Any
 
 from guard._detect import tool_names
@@ -37,6 +37,7 @@ __all__ = [
 REASONING_FORMATS = frozenset({"openai", "responses"})
 
 _THINKING = Surface.THINKING.value
+_TEXT = Surface.TEXT.value
 _INPUTS = frozenset({Surface.USER.value, Surface.TOOL_RESULT.value})
 
 
@@ -81,12 +82,15 @@ def record_tools(record: object) -> tuple[bool, frozenset[str] | None, str | Non
         return True, None, f"tools: {exc}; judged without declared tools"
 
 
-def reasoned_messages(out: list[Any], inp: list[Any]) -> set[tuple[int, int]]:
+def reasoned_messages(
+    out: list[Any], inp: list[Any], lines: Container[int] | None = None
+) -> set[tuple[int, int]]:
     """``(line, message)`` of the messages that carried a reasoning part, or follow one in the
-    same assistant turn (see the module docstring), from the parts collected."""
+    same assistant turn (see the module docstring), from the parts collected; only those of
+    records at ``lines`` when given (the others are not looked at)."""
     thinking: dict[int, list[int]] = {}
     for p in out:
-        if p[1] == _THINKING and p[2].strip():
+        if p[1] == _THINKING and (lines is None or p[3] in lines) and p[2].strip():
             thinking.setdefault(p[3], []).append(p[4])
     if not thinking:
         return set()
@@ -97,7 +101,7 @@ def reasoned_messages(out: list[Any], inp: list[Any]) -> set[tuple[int, int]]:
     reasoned: set[tuple[int, int]] = set()
     for p in out:
         line, message = p[3], p[4]
-        if p[1] != Surface.TEXT.value or line not in thinking:
+        if p[1] != _TEXT or line not in thinking:
             continue
         for j in thinking[line]:
             if j == message or (

@@ -34,6 +34,7 @@ _log = get_logger("guard.audit")
 #: Judge a batch once this many parts are collected (a JSONL unit is judged whole).
 BATCH_PARTS = 50_000
 _PREVIEW_SPAN = 64
+_TEXT = Surface.TEXT.value
 
 
 #: Surfaces judged together: the texts of a group are prefiltered in one search for the
@@ -99,6 +100,9 @@ class Collector:
         #: whether the format says which answers carried a reasoning part (signal V)
         self.reasoning = reasoning and bool(dialect.thinking)
         self._reasoned: set[tuple[int, int]] | None = None
+        #: the lines of the text parts being judged (the only records signal V's context is
+        #: worked out for)
+        self._text_lines: set[int] | None = None
         self.out: list[Part] = []
         self.inp: list[Part] = []
         self.names: list[Part] = []
@@ -157,7 +161,10 @@ class Collector:
         for parts, surfaces in zip((self.out, self.inp, self.names), _GROUPS, strict=True):
             if not parts:
                 continue
-            for k in self._candidates(parts, surfaces):
+            chosen = self._candidates(parts, surfaces)
+            if parts is self.out:
+                self._text_lines = {parts[k][3] for k in chosen if parts[k][1] == _TEXT}
+            for k in chosen:
                 part = parts[k]
                 try:
                     finding = self._judge_one(part)
@@ -173,6 +180,7 @@ class Collector:
         self.forgeries = []
         self.record_tools = {}
         self._reasoned = None
+        self._text_lines = None
 
     def _candidates(self, parts: list[Part], surfaces: frozenset[Surface]) -> list[int]:
         """The parts to judge: the prefilter without declared tools, and with them for the
@@ -199,7 +207,7 @@ class Collector:
         reasoning: bool | None = None
         if self.reasoning and surface is Surface.TEXT:
             if self._reasoned is None:
-                self._reasoned = reasoned_messages(self.out, self.inp)
+                self._reasoned = reasoned_messages(self.out, self.inp, self._text_lines)
             reasoning = (line, message) in self._reasoned
         return tools, reasoning
 

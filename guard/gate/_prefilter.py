@@ -23,7 +23,8 @@ import bisect
 import re
 from collections.abc import Sequence
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 
 from guard.models import Dialect, Signal, Surface, TextView
 from signals import load_signals
@@ -60,6 +61,7 @@ class Prefilter:
         "pattern",
         "search",
         "sep",
+        "start",
     )
 
     def __init__(
@@ -99,6 +101,15 @@ class Prefilter:
         self.ending_literals = ending_literals
         self.ending = ending
         self.ending_span = ending_span
+        #: the head checks in one match, for batches whose tails are searched joined: the lead,
+        #: or an opening word after at most ``head`` less its length blanks (what ``lstrip``
+        #: of the head then ``startswith`` accept). ``None`` (one text at a time) when a word
+        #: starts blank or is empty, for an ending pattern, or when ``sep`` is in a literal.
+        sep = self.sep
+        batched = (
+            ending is None and sep is not None and all(sep not in lit for lit in ending_literals)
+        )
+        self.start = _start(lead, opening, self.head) if batched else None
 
     # --- one text ------------------------------------------------------------------------------
 
@@ -143,30 +154,71 @@ class Prefilter:
             return [i for i, t in enumerate(texts) if self.could_hit(t)]
         narrow = [i for i, t in enumerate(texts) if t.isascii()]
         found = self._joined(texts, narrow, normalise=False)
+        wide: list[int] = []
         if len(narrow) < len(texts):
             # non-ASCII texts: their originals and their normalised views (lookalikes)
             wide = [i for i, t in enumerate(texts) if not t.isascii()]
             found |= self._joined(texts, wide, normalise=False)
             found |= self._joined(texts, wide, normalise=True)
         if self.lead is not None or self.opening or self.ending_literals or self.ending is not None:
-            for i, t in enumerate(texts):
-                if i not in found and (
-                    self._ends(t) or (not t.isascii() and self._ends(TextView(t).norm))
-                ):
+            if self.start is None:
+                rest = [i for i in range(len(texts)) if i not in found]
+            else:
+                # ASCII texts (their normalised view is themselves): the head in one match
+                # each, the tails in one search of the batch for each ending literal
+                rest = [i for i in wide if i not in found]
+                start = self.start.match
+                heads = [i for i in narrow if i not in found]
+                found.update(i for i in heads if start(texts[i]) is not None)
+                if self.ending_literals:
+                    tails = [i for i in heads if i not in found]
+                    found |= self._tails(texts, tails)
+            for i in rest:
+                t = texts[i]
+                if self._ends(t) or (not t.isascii() and self._ends(TextView(t).norm)):
                     found.add(i)
         return sorted(found)
+
+    def _tails(self, texts: Sequence[str], where: list[int]) -> set[int]:
+        """The texts among ``where`` with an ending literal in their last ``ending_span``
+        characters, found by one search of the texts joined by ``sep`` for each literal (a
+        literal never holds ``sep``, so a match never spans two texts)."""
+        sep = self.sep
+        if not where or sep is None:
+            return set()
+        picked = _pick(texts, where)
+        joined = sep.join(picked)
+        present = [lit for lit in self.ending_literals if lit in joined]
+        if not present:
+            return set()  # the common case: no ending literal in the whole batch
+        starts = _starts(picked, sep)
+        span = self.ending_span
+        found: set[int] = set()
+        for literal in present:
+            pos = joined.find(literal)
+            while pos >= 0:
+                k = bisect.bisect_right(starts, pos) - 1
+                size = starts[k + 1] - starts[k] - len(sep)
+                tail = starts[k] + (max(0, size - span) if span else 0)
+                if pos >= tail:
+                    found.add(where[k])
+                    pos = joined.find(literal, starts[k + 1])
+                else:
+                    pos = joined.find(literal, tail)
+        return found
 
     def _joined(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:
         if not where or not (self.checks or self.pattern is not None):
             return set()
         sep = self.sep
         assert sep is not None
-        joined = sep.join(texts[i] for i in where)
+        picked = _pick(texts, where)
+        joined = sep.join(picked)
         view = TextView(joined) if normalise else None
         haystack = joined if view is None else view.norm
         if not self._anywhere(haystack):
             return set()  # the common case: one quick pass says the whole batch is clean
-        starts = [0, *accumulate(len(texts[i]) + len(sep) for i in where)]
+        starts = _starts(picked, sep)
         found: set[int] = set()
 
         def owner(at_norm: int) -> int:
@@ -196,6 +248,31 @@ class Prefilter:
                 break
             pos = owner(m.start())
         return found
+
+
+def _pick(texts: Sequence[str], where: list[int]) -> Sequence[str]:
+    """``[texts[i] for i in where]`` (``where``: indices in order), without a Python loop."""
+    return texts if len(where) == len(texts) else list(map(texts.__getitem__, where))
+
+
+def _starts(picked: Sequence[str], sep: str) -> list[int]:
+    """Where each text starts in ``sep.join(picked)``, and one more entry (where a text after
+    the last would start)."""
+    return list(map(add, accumulate(map(len, picked), initial=0), count(0, len(sep))))
+
+
+def _start(
+    lead: re.Pattern[str] | None, opening: tuple[str, ...], head: int
+) -> re.Pattern[str] | None:
+    """One pattern whose ``match`` says what the head checks of ``Prefilter._ends`` say."""
+    if any(not word or word[0].isspace() for word in opening):
+        return None
+    parts = [] if lead is None else [f"(?:{lead.pattern})"]
+    parts += [rf"\s{{0,{head - len(word)}}}{re.escape(word)}" for word in opening]
+    try:
+        return re.compile("|".join(parts) or "(?!)", lead.flags if lead is not None else 0)
+    except re.error:  # a lead that cannot be wrapped (global flags): one text at a time
+        return None
 
 
 def prefilter(

@@ -240,6 +240,11 @@ def test_reasoned_messages_follow_the_turn() -> None:
     inp = [part(Surface.TOOL_RESULT, "r", 1, 1)]
     assert reasoned_messages(out, inp) == {(1, 0)}
     assert reasoned_messages(out, []) == {(1, 0), (1, 2)}
+    # only the records asked for are looked at (the lines of the text parts being judged)
+    more = [*out, part(Surface.THINKING, "plan", 3, 0), part(Surface.TEXT, "d", 3, 0)]
+    assert reasoned_messages(more, inp) == {(1, 0), (3, 0)}
+    assert reasoned_messages(more, inp, {3}) == {(3, 0)}
+    assert reasoned_messages(more, inp, {2}) == set()
 
 
 def test_the_collector_forgets_record_tools_after_judging() -> None:

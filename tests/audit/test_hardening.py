@@ -99,7 +99,9 @@ def test_an_unexpected_exception_reading_a_line_is_an_internal_error_entry(
     adapters = dict(units_module.ADAPTERS)
     adapters["openai"] = _raise_on("BOOM", adapters["openai"])
     monkeypatch.setattr(units_module, "ADAPTERS", adapters)
-    bad = {"messages": [{"role": "user", "content": "BOOM"}]}
+    # a trigger in the record, so that it goes through the adapter (a clean record is only
+    # counted: guard/audit/_fast.py)
+    bad = {"messages": [{"role": "user", "content": "BOOM <|start|>"}]}
     path = write(tmp_path / "t.jsonl", line(INJECTED), line(bad), line(INJECTED))
     report = guard.audit(path)
     assert [f.line for f in report.findings] == [1, 3]
@@ -155,7 +157,7 @@ def test_the_cli_exits_3_on_internal_errors_and_still_prints_the_report(
     adapters = dict(units_module.ADAPTERS)
     adapters["openai"] = _raise_on("BOOM", adapters["openai"])
     monkeypatch.setattr(units_module, "ADAPTERS", adapters)
-    bad = {"messages": [{"role": "user", "content": "BOOM"}]}
+    bad = {"messages": [{"role": "user", "content": "BOOM <|start|>"}]}  # not a clean record
     path = write(tmp_path / "t.jsonl", line(INJECTED), line(bad))
     assert main(["audit", "--json", str(path)]) == 3
     out, err = capsys.readouterr()

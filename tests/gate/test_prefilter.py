@@ -66,3 +66,52 @@ def test_undeclared_tool_signal_is_left_out_only_without_declared_tools() -> Non
     # and the whole-text gate takes the matching path
     assert detect("get_weathr", surface="tool_name", tools=["get_weather"]).leak
     assert not detect("get_weathr", surface="tool_name").leak
+
+
+#: Pieces that reach the head and tail checks: opening words after blanks (up to past the head
+#: the opening check reads), leads, and ending literals near and far from a text's end.
+_ENDS_PIECES = st.sampled_from(
+    [
+        "final",
+        "analysis",
+        " ",
+        " " * 50,
+        "\t\n",
+        "We need to ",
+        "Okay, the user ",
+        "x" * 700,
+        "plain words. ",
+        '"name"',
+        "<tool_call>",
+        "functions.",
+        "\u00a0",
+        "naïve ",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(_ENDS_PIECES, max_size=8).map("".join), min_size=2, max_size=12))
+def test_batched_head_and_tail_checks_agree_with_one_text_at_a_time(texts: list[str]) -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT, Surface.TOOL_ARG}), tools_known=False)
+    assert filt is not None and filt.start is not None  # the batched path is the one taken
+    assert filt.ending_literals and filt.opening and filt.lead is not None
+    assert filt.candidates(texts) == [i for i, t in enumerate(texts) if filt.could_hit(t)]
+
+
+def test_an_ending_literal_counts_only_in_the_tail() -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.ending_span
+    far = "<tool_call>" + "x" * filt.ending_span  # the literal ends before the tail
+    near = "x" * filt.ending_span + "<tool_call>"
+    assert filt.candidates(["plain", far, near, far]) == [2]
+    assert not filt.could_hit(far) and filt.could_hit(near)
+
+
+def test_an_opening_word_counts_only_within_the_head() -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and "final" in filt.opening
+    inside = " " * (filt.head - len("final")) + "final answer"
+    beyond = " " + inside
+    assert filt.candidates(["plain", beyond, inside]) == [2]
+    assert filt.could_hit(inside) and not filt.could_hit(beyond)
