@@ -44,6 +44,16 @@ class Deadline:
             return await fn()
         raise DeadlineExceeded(self.seconds)
 
+    async def next(self, pieces: AsyncIterator[T]) -> T | None:
+        """The next item of ``pieces`` (None at their end), awaited within what is left of the
+        deadline: :meth:`each` one call at a time, with no generator between."""
+        with anyio.move_on_after(self.remaining()):
+            try:
+                return await pieces.__anext__()
+            except StopAsyncIteration:
+                return None
+        raise DeadlineExceeded(self.seconds)
+
     async def each(self, pieces: AsyncIterator[T]) -> AsyncGenerator[T, None]:
         """The items of ``pieces``, each awaited within what is left of the deadline."""
         while True:
