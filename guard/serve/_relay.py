@@ -64,27 +64,6 @@ class _Opaque:
     event: str | None
 
 
-def _parse(data: str, event: str | None, state: _UpstreamState) -> Any:
-    if data == "[DONE]":
-        state.done = True
-        return None
-    state.chunks += 1
-    try:
-        item = loads(data)
-        # nesting is at most the number of opening brackets: most events need no walk
-        if data.count("{") + data.count("[") > MAX_DEPTH:
-            check_depth(item, "an upstream event")
-    except NestingError as exc:
-        raise UpstreamFault(str(exc)) from None
-    except RecursionError:
-        raise UpstreamFault("an upstream event is nested too deep to read") from None
-    except ValueError:
-        return _Opaque(data, event)
-    if not isinstance(item, dict):
-        return _Opaque(data, event)
-    return item
-
-
 def _dumps(item: Any) -> str:
     return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
 
@@ -137,10 +116,26 @@ class _Upstream:
         return self.decoder.feed(piece)
 
     def parse(self, event: SSEEvent) -> Any:
-        """The item of an event, or None for ``[DONE]`` (then :attr:`ended` is true)."""
-        item = _parse(event.data, event.event, self.state)
-        if item is None:
-            self.ended = True
+        """The item of an event: a dict, an :class:`_Opaque` for data that is not a JSON
+        object, or None for ``[DONE]`` (then :attr:`ended` is true)."""
+        data = event.data
+        if data == "[DONE]":
+            self.state.done = self.ended = True
+            return None
+        self.state.chunks += 1
+        try:
+            item = loads(data)
+            # nesting is at most the number of opening brackets: most events need no walk
+            if data.count("{") + data.count("[") > MAX_DEPTH:
+                check_depth(item, "an upstream event")
+        except NestingError as exc:
+            raise UpstreamFault(str(exc)) from None
+        except RecursionError:
+            raise UpstreamFault("an upstream event is nested too deep to read") from None
+        except ValueError:
+            return _Opaque(data, event.event)
+        if not isinstance(item, dict):
+            return _Opaque(data, event.event)
         return item
 
     async def drain(self) -> None:
@@ -280,11 +275,6 @@ def _final_chunk(last: Mapping[str, Any], reason: str) -> dict[str, Any]:
     return out
 
 
-def _finished(item: Any) -> bool:
-    choices = item.get("choices") if isinstance(item, dict) else None
-    return any(isinstance(c, dict) and c.get("finish_reason") for c in choices or ())
-
-
 class ChatRelay(Relay):
     """A Chat Completions chunk stream: an aborting leak ends it with a final chunk
     ``content_filter``, a stop without the upstream's final chunk with one ``stop``."""
@@ -319,9 +309,14 @@ class ChatRelay(Relay):
 
     def _see(self, item: Any) -> None:
         if isinstance(item, dict):
-            if item.get("choices"):
+            choices = item.get("choices")
+            if choices:
                 self.last = item
-            self.finish_seen = self.finish_seen or _finished(item)
+                if not self.finish_seen:
+                    for choice in choices:
+                        if isinstance(choice, dict) and choice.get("finish_reason"):
+                            self.finish_seen = True
+                            break
 
     async def body(self) -> AsyncIterator[bytes]:
         """:meth:`Relay.body` in one loop, with no generator between the upstream and the
@@ -330,6 +325,9 @@ class ChatRelay(Relay):
         the guard delivers as it came goes out as the bytes it came in."""
         guarded = self.guarded
         upstream = self.upstream
+        read = upstream.deadline.next
+        pieces = upstream.pieces
+        decoder = upstream.decoder
         push = guarded.push
         parse = upstream.parse
         see = self._see
@@ -338,24 +336,31 @@ class ChatRelay(Relay):
         try:
             try:
                 while True:
-                    try:
-                        events = await upstream.read()
+                    try:  # upstream.read(), one call less
+                        piece = await read(pieces)
+                        if piece is None:
+                            upstream.ended = True
+                            events = decoder.flush()
+                        else:
+                            events = decoder.feed(piece)
                     except BaseException:
                         await self._upstream_failed()
                         raise
                     out: list[bytes] = []
+                    fault: Exception | None = None
                     for event in events:
                         try:
                             item = parse(event)
-                        except BaseException:
-                            await self._upstream_failed()
-                            raise
+                        except Exception as exc:
+                            fault = exc
+                            break
                         if item is None:
                             break  # [DONE]
                         delivered = push(item)
                         if len(delivered) == 1 and delivered[0] is item:
                             see(item)
-                            out.append(_wire(event))
+                            raw = event.raw  # _wire(event), one call less
+                            out.append(encode(event.data, event.event) if raw is None else raw)
                         else:
                             if type(item) is dict:
                                 raws[id(item)] = (item, event)
@@ -364,7 +369,15 @@ class ChatRelay(Relay):
                                 out.append(_encode(one, raws))
                         if guarded.stopped:
                             break
-                    if guarded.stopped:
+                    if fault is not None:
+                        # what came before the faulty event still goes out first
+                        await self._upstream_failed()
+                        if out:
+                            yield b"".join(out)
+                            self.sent += len(out)
+                        raise fault
+                    stopped = guarded.stopped
+                    if stopped:
                         # the upstream is closed before the last items go out, as the
                         # guarded stream does; an aborting leak then ends the stream
                         with anyio.CancelScope(shield=True):
@@ -384,7 +397,7 @@ class ChatRelay(Relay):
                     if out:
                         yield out[0] if len(out) == 1 else b"".join(out)
                         self.sent += len(out)
-                    if guarded.stopped:
+                    if stopped or upstream.ended:
                         break
             except Exception as exc:
                 with anyio.CancelScope(shield=True):

@@ -25,7 +25,7 @@ class SSELimitError(ValueError):
     """A line or an event over the decoder's limit: the stream cannot be relayed."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass is made three times slower
 class SSEEvent:
     data: str
     event: str | None = None

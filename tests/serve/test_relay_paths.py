@@ -104,10 +104,14 @@ def both(pieces: list[bytes], on_leak: str, fail_at: int | None = None) -> tuple
 MODES = ("abort", "truncate", "report", "recover")
 
 
+@pytest.mark.parametrize("reads", ["one event a read", "all in one read"])
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(STREAMS))
-def test_one_loop_relays_each_stream_as_the_general_body_does(name: str, mode: str) -> None:
-    fast, general = both(per_event(STREAMS[name]), mode)
+def test_one_loop_relays_each_stream_as_the_general_body_does(
+    name: str, mode: str, reads: str
+) -> None:
+    wire = STREAMS[name]
+    fast, general = both(per_event(wire) if reads == "one event a read" else [wire], mode)
     assert fast == general
     assert fast[2]  # the upstream was closed
 
