@@ -151,8 +151,7 @@ def test_an_endless_upstream_line_ends_the_client_stream_with_an_error_event() -
 class LineByLine(SSEDecoder):
     """The decoder without its fast path for reads of whole ``data:`` events."""
 
-    def _whole(self, chunk: bytes) -> list[_sse.SSEEvent] | None:
-        return None
+    fast_path = False
 
 
 def decode_in_reads(decoder: SSEDecoder, reads: list[bytes]) -> list[object]:
