@@ -125,8 +125,9 @@ class _Upstream:
         self.state.chunks += 1
         try:
             item = loads(data)
-            # nesting is at most the number of opening brackets: most events need no walk
-            if data.count("{") + data.count("[") > MAX_DEPTH:
+            # nesting is at most the number of opening brackets (and each has a closing one):
+            # most events need no walk, and short ones no count
+            if len(data) > 2 * MAX_DEPTH and data.count("{") + data.count("[") > MAX_DEPTH:
                 check_depth(item, "an upstream event")
         except NestingError as exc:
             raise UpstreamFault(str(exc)) from None

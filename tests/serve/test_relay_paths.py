@@ -159,3 +159,14 @@ def test_an_upstream_that_fails_mid_stream_ends_alike(
     fast, general = both(pieces, "abort", fail_at=fail_at)
     assert fast == general
     assert fast[2]
+
+
+@pytest.mark.parametrize(("depth", "outcome"), [(128, "complete"), (129, "upstream_error")])
+def test_the_shortest_events_at_the_nesting_cap(depth: int, outcome: str) -> None:
+    """``[[...]]`` is the shortest text of its depth (two characters a level): an event of 128
+    levels passes, one of 129 ends the stream, on both bodies."""
+    nested = b"data: " + b"[" * depth + b"]" * depth + b"\n\n"
+    wire = b"".join(CHAT_CLEAN[:2]) + nested + b"".join(CHAT_CLEAN[2:])
+    fast, general = both(per_event(wire), "abort")
+    assert fast == general
+    assert fast[1]["outcome"] == outcome
