@@ -1,7 +1,10 @@
 """Guarded SSE relays: an upstream event stream read, guarded and written to the client.
 
-Upstream events that guard delivers unchanged go out byte for byte as they came; changed or
-new ones are re-serialised. When guard stops a stream (a forged tool result, a leak, an
+Upstream events that guard delivers unchanged go out as they came: byte for byte when the
+SSE decoder kept their bytes (whole one-line ``data:`` events), else re-encoded from their data
+(the same bytes but for line ends, comments, ``id`` lines and the space after a colon); changed
+or new ones are re-serialised. The chat relay runs in one loop (:meth:`ChatRelay.body`), the
+others iterate their guarded streams. When guard stops a stream (a forged tool result, a leak, an
 aborting leak) the upstream connection is closed at once and the client's stream still ends
 well-formed: a chat stream with a final chunk and ``data: [DONE]``, a Responses stream with
 the bridge's terminal events, an Anthropic Messages stream with the open block stopped,
