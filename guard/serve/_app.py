@@ -288,8 +288,9 @@ class _Proxy:
 
         async def body_iter() -> AsyncIterator[bytes]:
             done = False
+            pieces = resp.aiter_raw()
             try:
-                async for piece in deadline.each(resp.aiter_raw()):
+                while (piece := await deadline.next(pieces)) is not None:
                     yield piece
                 done = True
             except (httpx.HTTPError, DeadlineExceeded) as exc:

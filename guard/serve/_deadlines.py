@@ -10,7 +10,7 @@ it (the relays write it). Each wait is bounded on its own, never a scope held ac
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 import anyio
@@ -44,14 +44,12 @@ class Deadline:
             return await fn()
         raise DeadlineExceeded(self.seconds)
 
-    async def each(self, pieces: AsyncIterator[T]) -> AsyncGenerator[T, None]:
-        """The items of ``pieces``, each awaited within what is left of the deadline."""
-        while True:
-            with anyio.move_on_after(self.remaining()) as scope:
-                try:
-                    piece = await pieces.__anext__()
-                except StopAsyncIteration:
-                    return
-            if scope.cancelled_caught:
-                raise DeadlineExceeded(self.seconds)
-            yield piece
+    async def next(self, pieces: AsyncIterator[T]) -> T | None:
+        """The next item of ``pieces`` (None at their end), awaited within what is left of the
+        deadline (a call per item: no generator between the reader and ``pieces``)."""
+        with anyio.move_on_after(self.remaining()):
+            try:
+                return await pieces.__anext__()
+            except StopAsyncIteration:
+                return None
+        raise DeadlineExceeded(self.seconds)

@@ -1,7 +1,10 @@
 """Guarded SSE relays: an upstream event stream read, guarded and written to the client.
 
-Upstream events that guard delivers unchanged go out byte for byte as they came; changed or
-new ones are re-serialised. When guard stops a stream (a forged tool result, a leak, an
+Upstream events that guard delivers unchanged go out as they came: byte for byte when the
+SSE decoder kept their bytes (whole one-line ``data:`` events), else re-encoded from their data
+(the same bytes but for line ends, comments, ``id`` lines and the space after a colon); changed
+or new ones are re-serialised. The chat relay runs in one loop (:meth:`ChatRelay.body`), the
+others iterate their guarded streams. When guard stops a stream (a forged tool result, a leak, an
 aborting leak) the upstream connection is closed at once and the client's stream still ends
 well-formed: a chat stream with a final chunk and ``data: [DONE]``, a Responses stream with
 the bridge's terminal events, an Anthropic Messages stream with the open block stopped,
@@ -12,7 +15,7 @@ relay writes one access record.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -27,14 +30,16 @@ from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard
 from guard.serve._config import ServeConfig
 from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._logging import AccessRecord, log
-from guard.serve._sse import SSEDecoder, SSELimitError, encode
+from guard.serve._sse import SSEDecoder, SSEEvent, SSELimitError, encode
 from guard.stream import AsyncGuardedStream, guard_stream
 
 __all__ = ["ChatRelay", "MessagesRelay", "Relay", "ResponsesRelay"]
 
 _DONE = b"data: [DONE]\n\n"
-#: id of a parsed item -> (the item, its data as it came, its SSE event name)
-_Raws = dict[int, tuple[Any, str, str | None]]
+#: id of a parsed item waiting to go out -> (the item, the SSE event it came in)
+_Raws = dict[int, tuple[Any, SSEEvent]]
+#: how long the rest of the body after ``[DONE]`` is read, so the connection can be reused
+_DRAIN_SECONDS = 0.25
 
 
 @dataclass
@@ -62,30 +67,15 @@ class _Opaque:
     event: str | None
 
 
-def _parse(data: str, event: str | None, raws: _Raws, state: _UpstreamState) -> Any:
-    if data == "[DONE]":
-        state.done = True
-        return None
-    state.chunks += 1
-    try:
-        item = loads(data)
-        # nesting is at most the number of opening brackets: most events need no walk
-        if data.count("{") + data.count("[") > MAX_DEPTH:
-            check_depth(item, "an upstream event")
-    except NestingError as exc:
-        raise UpstreamFault(str(exc)) from None
-    except RecursionError:
-        raise UpstreamFault("an upstream event is nested too deep to read") from None
-    except ValueError:
-        return _Opaque(data, event)
-    if not isinstance(item, dict):
-        return _Opaque(data, event)
-    raws[id(item)] = (item, data, event)
-    return item
-
-
 def _dumps(item: Any) -> str:
     return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def _wire(event: SSEEvent) -> bytes:
+    """An upstream event on the wire as it came (re-encoded: the same bytes but for line ends,
+    comments, ``id`` lines and the space after a colon)."""
+    raw = event.raw
+    return encode(event.data, event.event) if raw is None else raw
 
 
 def _encode(item: Any, raws: _Raws) -> bytes:
@@ -94,42 +84,91 @@ def _encode(item: Any, raws: _Raws) -> bytes:
         return encode(item.data, item.event)
     entry = raws.pop(id(item), None)
     if entry is not None and entry[0] is item:
-        return encode(entry[1], entry[2])
+        return _wire(entry[1])
     event = item.get("type") if isinstance(item, dict) and "choices" not in item else None
     return encode(_dumps(item), event if isinstance(event, str) else None)
 
 
-async def _events(
-    resp: httpx.Response, raws: _Raws, state: _UpstreamState, deadline: Deadline
-) -> AsyncIterator[Any]:
-    """The upstream SSE body as parsed items, each read within the total deadline; closing
-    this closes the HTTP response."""
-    decoder = SSEDecoder()
-    pieces = deadline.each(resp.aiter_bytes())
-    try:
-        async for piece in pieces:
-            for event in decoder.feed(piece):
-                item = _parse(event.data, event.event, raws, state)
-                if state.done:
-                    break
-                if item is not None:
-                    yield item
-            if state.done:
-                break
-        else:
-            for event in decoder.flush():
-                item = _parse(event.data, event.event, raws, state)
-                if item is not None and not state.done:
-                    yield item
-        if state.done:
-            # read the rest (the terminating chunk) so the connection can be reused
-            with anyio.move_on_after(0.25):
-                async for _ in pieces:
+class _Upstream:
+    """The upstream SSE body: read one piece at a time, each within the total deadline, and
+    parsed into items; closing it closes the HTTP response. Iterating it gives the items (a
+    dict item is noted in ``raws`` with its event, so it can go out as it came)."""
+
+    def __init__(
+        self, resp: httpx.Response, raws: _Raws, state: _UpstreamState, deadline: Deadline
+    ) -> None:
+        self.resp = resp
+        self.raws = raws
+        self.state = state
+        self.deadline = deadline
+        # without a content coding the body's bytes are the bytes read (one layer less); a
+        # body already read (a test transport's) is only there as decoded bytes
+        decoded = "content-encoding" in resp.headers or resp.is_stream_consumed
+        self.pieces = resp.aiter_bytes() if decoded else resp.aiter_raw()
+        self.decoder = SSEDecoder()
+        #: the body ended or ``[DONE]`` came: :meth:`read` gives nothing more
+        self.ended = False
+
+    async def read(self) -> list[SSEEvent]:
+        """The events of the next piece of the body (maybe none); at the end of the body,
+        those it still held, and :attr:`ended` is true."""
+        piece = await self.deadline.next(self.pieces)
+        if piece is None:
+            self.ended = True
+            return self.decoder.flush()
+        return self.decoder.feed(piece)
+
+    def parse(self, event: SSEEvent) -> Any:
+        """The item of an event: a dict, an :class:`_Opaque` for data that is not a JSON
+        object, or None for ``[DONE]`` (then :attr:`ended` is true)."""
+        data = event.data
+        if data == "[DONE]":
+            self.state.done = self.ended = True
+            return None
+        self.state.chunks += 1
+        try:
+            item = loads(data)
+            # nesting is at most the number of opening brackets (and each has a closing one):
+            # most events need no walk, and short ones no count
+            if len(data) > 2 * MAX_DEPTH and data.count("{") + data.count("[") > MAX_DEPTH:
+                check_depth(item, "an upstream event")
+        except NestingError as exc:
+            raise UpstreamFault(str(exc)) from None
+        except RecursionError:
+            raise UpstreamFault("an upstream event is nested too deep to read") from None
+        except ValueError:
+            return _Opaque(data, event.event)
+        if not isinstance(item, dict):
+            return _Opaque(data, event.event)
+        return item
+
+    async def drain(self) -> None:
+        """After ``[DONE]``: read the rest (the terminating chunk) for a moment, so the
+        connection can be reused."""
+        if self.state.done:
+            with anyio.move_on_after(_DRAIN_SECONDS):
+                while await self.deadline.next(self.pieces) is not None:
                     pass
-    finally:
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        raws = self.raws
+        try:
+            while not self.ended:
+                for event in await self.read():
+                    item = self.parse(event)
+                    if item is None:
+                        break
+                    if type(item) is dict:
+                        raws[id(item)] = (item, event)
+                    yield item
+            await self.drain()
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
-            await pieces.aclose()
-            await resp.aclose()
+            await self.pieces.aclose()  # type: ignore[attr-defined]
+            await self.resp.aclose()
 
 
 class Relay:
@@ -153,11 +192,11 @@ class Relay:
         self.state = _UpstreamState(status=resp.status_code)
         self.sent = 0
         self.aborted = False
-        events = _events(resp, self.raws, self.state, deadline)
-        self.guarded = self._guard(events, dialect, config)
+        self.upstream = _Upstream(resp, self.raws, self.state, deadline)
+        self.guarded = self._guard(self.upstream, dialect, config)
 
     def _guard(
-        self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
+        self, events: AsyncIterable[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedStream | AsyncGuardedResponseStream | AsyncGuardedMessageStream:
         raise NotImplementedError
 
@@ -184,16 +223,9 @@ class Relay:
                     self.sent += 1
             except LeakAborted:
                 self.aborted = True
-            except _STREAM_FAULTS as exc:
-                outcome = "upstream_error"
-                self.access.fields["error"] = type(exc).__name__
-                yield self._failure(_fault_message(exc))
-                return
-            except Exception as exc:  # a fault of the proxy: still end the stream readably
-                outcome = "internal_error"
-                self.access.fields["error"] = type(exc).__name__
-                log.error("guard.serve.internal_error", error=type(exc).__name__, stream=True)
-                yield self._failure(f"guard serve failed on this stream: {type(exc).__name__}")
+            except Exception as exc:
+                outcome, failure = self._fault(exc)
+                yield failure
                 return
             for piece in self._ending():
                 yield piece
@@ -202,6 +234,17 @@ class Relay:
             with anyio.CancelScope(shield=True):
                 await guarded.aclose()
             self._record(outcome)
+
+    def _fault(self, exc: Exception) -> tuple[str, bytes]:
+        """The outcome, and the event that ends the client's stream, of a stream that failed:
+        the upstream's fault, or else the proxy's (still ended readably)."""
+        self.access.fields["error"] = type(exc).__name__
+        if isinstance(exc, _STREAM_FAULTS):
+            return "upstream_error", self._failure(_fault_message(exc))
+        log.error("guard.serve.internal_error", error=type(exc).__name__, stream=True)
+        return "internal_error", self._failure(
+            f"guard serve failed on this stream: {type(exc).__name__}"
+        )
 
     def _record(self, outcome: str) -> None:
         guarded = self.guarded
@@ -236,11 +279,6 @@ def _final_chunk(last: Mapping[str, Any], reason: str) -> dict[str, Any]:
     return out
 
 
-def _finished(item: Any) -> bool:
-    choices = item.get("choices") if isinstance(item, dict) else None
-    return any(isinstance(c, dict) and c.get("finish_reason") for c in choices or ())
-
-
 class ChatRelay(Relay):
     """A Chat Completions chunk stream: an aborting leak ends it with a final chunk
     ``content_filter``, a stop without the upstream's final chunk with one ``stop``."""
@@ -261,7 +299,7 @@ class ChatRelay(Relay):
         super().__init__(resp, dialect, config, access, deadline, tools)
 
     def _guard(
-        self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
+        self, events: AsyncIterable[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedStream:
         stream = guard_stream(
             events,
@@ -275,9 +313,116 @@ class ChatRelay(Relay):
 
     def _see(self, item: Any) -> None:
         if isinstance(item, dict):
-            if item.get("choices"):
+            choices = item.get("choices")
+            if choices:
                 self.last = item
-            self.finish_seen = self.finish_seen or _finished(item)
+                if not self.finish_seen:
+                    for choice in choices:
+                        if isinstance(choice, dict) and choice.get("finish_reason"):
+                            self.finish_seen = True
+                            break
+
+    async def body(self) -> AsyncIterator[bytes]:
+        """:meth:`Relay.body` in one loop, with no generator between the upstream and the
+        client: each piece read is decoded, its items handed to the guard (the stream driven
+        by hand, as iterating it would) and what may go out is written as one piece. An item
+        the guard delivers as it came goes out as the bytes it came in."""
+        guarded = self.guarded
+        upstream = self.upstream
+        read = upstream.deadline.next
+        pieces = upstream.pieces
+        decoder = upstream.decoder
+        push = guarded.push
+        parse = upstream.parse
+        see = self._see
+        raws = self.raws
+        outcome = "disconnected"
+        try:
+            try:
+                while True:
+                    try:  # upstream.read(), one call less
+                        piece = await read(pieces)
+                        if piece is None:
+                            upstream.ended = True
+                            events = decoder.flush()
+                        else:
+                            events = decoder.feed(piece)
+                    except BaseException:
+                        await self._upstream_failed()
+                        raise
+                    out: list[bytes] = []
+                    fault: Exception | None = None
+                    for event in events:
+                        try:
+                            item = parse(event)
+                        except Exception as exc:
+                            fault = exc
+                            break
+                        if item is None:
+                            break  # [DONE]
+                        delivered = push(item)
+                        if len(delivered) == 1 and delivered[0] is item:
+                            see(item)
+                            raw = event.raw  # _wire(event), one call less
+                            out.append(encode(event.data, event.event) if raw is None else raw)
+                        else:
+                            if type(item) is dict:
+                                raws[id(item)] = (item, event)
+                            for one in delivered:
+                                see(one)
+                                out.append(_encode(one, raws))
+                        if guarded.stopped:
+                            break
+                    if fault is not None:
+                        # what came before the faulty event still goes out first
+                        await self._upstream_failed()
+                        if out:
+                            yield b"".join(out)
+                            self.sent += len(out)
+                        raise fault
+                    stopped = guarded.stopped
+                    if stopped:
+                        # the upstream is closed before the last items go out, as the
+                        # guarded stream does; an aborting leak then ends the stream
+                        with anyio.CancelScope(shield=True):
+                            await guarded.aclose()
+                        self.aborted = guarded.abort is not None
+                    elif upstream.ended:
+                        try:
+                            await upstream.drain()
+                        except BaseException:
+                            await self._upstream_failed()
+                            raise
+                        with anyio.CancelScope(shield=True):
+                            await guarded.aclose()
+                        for one in guarded.end():
+                            see(one)
+                            out.append(_encode(one, raws))
+                    if out:
+                        yield out[0] if len(out) == 1 else b"".join(out)
+                        self.sent += len(out)
+                    if stopped or upstream.ended:
+                        break
+            except Exception as exc:
+                with anyio.CancelScope(shield=True):
+                    await guarded.aclose()
+                outcome, failure = self._fault(exc)
+                yield failure
+                return
+            for piece in self._ending():
+                yield piece
+            outcome = "complete"
+        finally:
+            with anyio.CancelScope(shield=True):
+                await guarded.aclose()
+            self._record(outcome)
+
+    async def _upstream_failed(self) -> None:
+        """The upstream failed: close it and end the guard (its verdicts final), delivering
+        nothing more, as the guarded stream does."""
+        with anyio.CancelScope(shield=True):
+            await self.guarded.aclose()
+        self.guarded.end()
 
     def _ending(self) -> list[bytes]:
         out: list[bytes] = []
@@ -307,7 +452,7 @@ class ResponsesRelay(Relay):
     guarded: AsyncGuardedResponseStream
 
     def _guard(
-        self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
+        self, events: AsyncIterable[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedResponseStream:
         stream = guard_response_events(
             events,
@@ -344,7 +489,7 @@ class MessagesRelay(Relay):
     guarded: AsyncGuardedMessageStream
 
     def _guard(
-        self, events: AsyncIterator[Any], dialect: str, config: ServeConfig
+        self, events: AsyncIterable[Any], dialect: str, config: ServeConfig
     ) -> AsyncGuardedMessageStream:
         stream = guard_message_events(
             events,

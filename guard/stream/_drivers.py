@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from guard._detect import tool_names
 from guard.dialects import Dialect, get_dialect
+from guard.errors import LeakAborted
 from guard.gate import Policy, check_policy
 from guard.models import Outcome, Verdict
 from guard.stream._decisions import OnLeak, check_on_leak
@@ -49,6 +50,30 @@ class _Observed:
     def outcomes(self) -> list[Outcome]:
         """Recovery outcomes (``on_leak="recover"``)."""
         return list(self._engine.outcomes)
+
+    # --- driving the guard by hand, instead of iterating the stream ---------------------------
+
+    def push(self, item: Any) -> list[Any]:
+        """Hand the guard the next upstream item yourself (instead of iterating the stream,
+        never both); return the items that may be delivered now, in order. Once
+        :attr:`stopped` is true the stream ends here: close the upstream, deliver what this
+        returned, then raise :attr:`abort` if it is set."""
+        return self._engine.push(item)
+
+    def end(self) -> list[Any]:
+        """Driving by hand: the upstream ended, or failed (then deliver nothing of what this
+        returns); return what may still be delivered. Verdicts are final after it."""
+        return self._engine.end()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the stream has ended (guard stopped it, or :meth:`end` was called)."""
+        return self._engine.stopped
+
+    @property
+    def abort(self) -> LeakAborted | None:
+        """The error an aborting leak (``on_leak="abort"``) ends the stream with, else None."""
+        return self._engine.abort
 
 
 class GuardedStream(_Observed):

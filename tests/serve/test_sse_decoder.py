@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard.serve import ServeConfig, _sse, create_app
-from guard.serve._sse import SSEDecoder, SSELimitError
+from guard.serve._sse import SSEDecoder, SSELimitError, encode
 
 
 def reference(wire: bytes) -> list[tuple[str | None, str]]:
@@ -146,3 +146,136 @@ def test_an_endless_upstream_line_ends_the_client_stream_with_an_error_event() -
     error = json.loads(events[-1][len(b"data: ") :])["error"]
     assert "exceeds" in error["message"] and error["type"] == "upstream_error"
     assert Endless.sent <= _sse.DEFAULT_MAX_EVENT_BYTES + 2 * 65536  # stopped at the cap
+
+
+class LineByLine(SSEDecoder):
+    """The decoder without its fast path for reads of whole ``data:`` events."""
+
+    fast_path = False
+
+
+def decode_in_reads(decoder: SSEDecoder, reads: list[bytes]) -> list[object]:
+    """Every event (data, event, id, raw) the reads give, then the flush, or the limit error
+    the decoder raised, in place of what would have followed."""
+    got: list[object] = []
+    try:
+        for read in reads:
+            got += [(e.data, e.event, e.id, e.raw) for e in decoder.feed(read)]
+        got += [(e.data, e.event, e.id, e.raw) for e in decoder.flush()]
+    except SSELimitError as exc:
+        got.append(str(exc))
+    return got
+
+
+DEFAULT_CAP = _sse.DEFAULT_MAX_EVENT_BYTES
+
+#: whole events as OpenAI-compatible servers write them, and the pieces of other shapes
+UNIT = st.one_of(
+    st.sampled_from(
+        [
+            b'data: {"a": 1}\n\n',
+            b"data: x\n\n",
+            b"data: \n\n",
+            b"data: [DONE]\n\n",
+            b"data: \xc3\xa9\n\n",
+            b"data: \xff\xfe\n\n",  # not UTF-8: replaced, so its bytes are not kept
+            b"data: \xed\xa0\x80\n\n",  # an encoded surrogate: not UTF-8 either
+            b"data: " + b"z" * 40 + b"\n\n",  # over the small cap below
+            b"data:y\n\n",
+            b"data: a\ndata: b\n\n",
+            b"event: e\ndata: x\n\n",
+            b"id: 7\n",
+            b": comment\n",
+            b"\n",
+            b"data: x\r\n\r\n",
+            b"data: x\r\r",
+            b"data: x",
+            b"\xef\xbb\xbfdata: bom\n\n",
+        ]
+    ),
+    st.binary(max_size=12),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(UNIT, max_size=16),
+    st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=20),
+    st.sampled_from([30, DEFAULT_CAP]),
+)
+def test_the_fast_path_decodes_like_the_line_by_line_path(
+    units: list[bytes], cuts: list[int], cap: int
+) -> None:
+    """Any stream, cut anywhere (at event boundaries, where the fast path applies, or inside
+    lines and line ends): the same events, the same error, and kept wire bytes that are
+    exactly each event's encoding."""
+    wire = b"".join(units)
+    # reads: whole groups of units, each group then cut once at a chosen offset
+    reads: list[bytes] = []
+    i = 0
+    k = 0
+    while i < len(units):
+        size = 1 + cuts[k % len(cuts)] % 3
+        group = b"".join(units[i : i + size])
+        at = cuts[(k + 1) % len(cuts)]
+        reads += [group[:at], group[at:]] if at and at < len(group) else [group]
+        i += size
+        k += 1
+    fast = decode_in_reads(SSEDecoder(max_event_bytes=cap), reads)
+    slow = decode_in_reads(LineByLine(max_event_bytes=cap), reads)
+    assert [e[:3] if isinstance(e, tuple) else e for e in fast] == [
+        e[:3] if isinstance(e, tuple) else e for e in slow
+    ]
+    assert all(e[3] is None for e in slow if isinstance(e, tuple))
+    for event in fast:
+        if isinstance(event, tuple) and event[3] is not None:
+            assert event[3] == encode(event[0], event[1])
+            assert event[3] in wire
+    if cap == DEFAULT_CAP:  # no error: the same events as the whole stream read at once
+        whole = decode_in_reads(LineByLine(), [wire])
+        assert [e[:3] for e in fast] == [e[:3] for e in whole]
+
+
+def test_whole_data_events_take_the_fast_path_and_keep_their_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    decoder = SSEDecoder()
+    monkeypatch.setattr(decoder, "_line", None)  # the line-by-line path would fail here
+    one = b'data: {"choices": []}\n\n'
+    (event,) = decoder.feed(one)
+    assert event.data == '{"choices": []}' and event.raw is one
+    events = decoder.feed(b"data: a\n\ndata: b\n\n")
+    assert [(e.data, e.raw) for e in events] == [("a", b"data: a\n\n"), ("b", b"data: b\n\n")]
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        b"data: a\ndata: b\n\n",  # two lines of one event
+        b"event: e\ndata: a\n\n",
+        b"data: a\r\n\r\n",
+        b"data: a\n\n\n",  # a blank line too many
+        b"data: a\n\n: c\n\n",
+        b"data:a\n\n",  # no space after the colon
+    ],
+)
+def test_other_shapes_are_read_line_by_line(read: bytes) -> None:
+    fast = decode_in_reads(SSEDecoder(), [read])
+    assert fast == decode_in_reads(LineByLine(), [read])
+    assert all(e[3] is None for e in fast if isinstance(e, tuple))
+
+
+def test_the_fast_path_waits_for_what_an_earlier_read_left() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n") == []  # an event is open
+    (event,) = decoder.feed(b"data: b\n\n")
+    assert event.data == "a\nb" and event.raw is None
+    decoder = SSEDecoder()
+    decoder.feed(b"id: 4\n")
+    (event,) = decoder.feed(b"data: c\n\n")  # the last event id carries over
+    assert (event.data, event.id, event.raw) == ("c", "4", b"data: c\n\n")
+
+
+def test_an_event_over_the_cap_raises_on_the_fast_path_too() -> None:
+    with pytest.raises(SSELimitError, match="exceeds 30 bytes"):
+        SSEDecoder(max_event_bytes=30).feed(b"data: " + b"w" * 40 + b"\n\n")
