@@ -40,8 +40,9 @@ Neighbours = list[tuple[int, int, int, int, int]]
 
 
 def neighbours(view: TextView, ctx: ScanContext) -> Neighbours:
-    """For each marker: (anchor index, norm start, norm end, previous marker's norm end or 0,
-    next marker's norm start or len(norm)). Windows are clipped to these bounds so evidence is
+    """For each marker not in ``ctx.exempt``: (anchor index, norm start, norm end, previous
+    marker's norm end or 0, next marker's norm start or len(norm); exempt markers count as
+    neighbours too). Windows are clipped to these bounds so evidence is
     never shared between markers (no window bleed). Every co-signal of one scan asks for the
     same list, so it is kept in the scan's own scratch space (``ctx.shared``)."""
     found = ctx.shared.get("neighbours")
@@ -49,8 +50,11 @@ def neighbours(view: TextView, ctx: ScanContext) -> Neighbours:
         return found[1]  # type: ignore[no-any-return]
     ms = markers(ctx)
     spans = [(i, view.to_norm(a.start), view.to_norm(a.end)) for i, a in ms]
+    exempt = ctx.exempt
     out = []
     for k, (i, s, e) in enumerate(spans):
+        if i in exempt:
+            continue  # in closed code: its co-signals would be dropped (bounds still count it)
         prev_end = spans[k - 1][2] if k else 0
         next_start = spans[k + 1][1] if k + 1 < len(spans) else len(view.norm)
         out.append((i, s, e, prev_end, next_start))

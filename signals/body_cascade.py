@@ -35,9 +35,10 @@ class BodyCascade:
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
         spans = neighbours(text, ctx)
-        for k, (index, _start, end, _prev, next_start) in enumerate(spans):
-            if k + 1 == len(spans):
-                break
+        last = len(norm)  # the next start of the last marker: no marker follows
+        for index, _start, end, _prev, next_start in spans:
+            if next_start == last:
+                continue
             m = _CODE.match(norm, end)
             if m and next_start - m.end() <= REACH:
                 code_start = m.end() - len("code")

@@ -8,7 +8,7 @@ such as ``<|reserved_N|>`` and header forms (``<|assistant to=functions.bash|>``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 from typing import Literal
 
@@ -37,10 +37,39 @@ def _quick(dialect: Dialect) -> tuple[str, ...]:
     return tuple(sorted({"|" if "|" in lit else lit[0] for lit in _triggers(dialect).literals}))
 
 
+#: a bar-name spelling as `_literal` writes it, its name an escaped literal
+_BAR_FORM = regex.compile(r"<\\\| \?\(\?i:(?P<name>(?:\\.|[^\\()|\[\]{}.*+?^$ ])+)\) \?\\\|>")
+
+
+def _alternation(patterns: tuple[str, ...]) -> str:
+    """One pattern matching what ``A|B|...`` matches, shaped for speed: consecutive bar-name
+    spellings (``<\\| ?(?i:NAME) ?\\|>``) share one group of names, and a ``<|`` every
+    alternative starts with is written once. Order is kept, so the leftmost-first choice
+    between alternatives is the same (a name never starts or ends with a space, so the optional
+    spaces around it are decided by the text alone)."""
+    parts: list[str] = []
+    names: list[str] = []
+    for pattern in patterns:
+        bar = _BAR_FORM.fullmatch(pattern)
+        name = bar.group("name") if bar else ""
+        if bar and not name.startswith("\\ ") and not name.endswith("\\ "):
+            names.append(name)
+            continue
+        if names:
+            parts.append(rf"<\| ?(?i:{'|'.join(names)}) ?\|>")
+            names = []
+        parts.append(pattern)
+    if names:
+        parts.append(rf"<\| ?(?i:{'|'.join(names)}) ?\|>")
+    if all(p.startswith("<\\|") for p in parts):
+        return "<\\|(?:" + "|".join(f"(?:{p[3:]})" for p in parts) + ")"
+    return "|".join(f"(?:{p})" for p in parts)
+
+
 @cache
 def _compiled(dialect: Dialect) -> regex.Pattern[str]:
     # the hold patterns are exactly the spellings this signal matches, longest first
-    return regex.compile("|".join(f"(?:{a})" for a in _triggers(dialect).hold_patterns))
+    return regex.compile(_alternation(_triggers(dialect).hold_patterns))
 
 
 def _pattern_literal(pattern: str) -> str:
@@ -80,12 +109,35 @@ class ControlToken:
         norm = text.norm
         # one character per literal: a one-character `in` test is a memchr, the fastest scan
         if not any(ch in norm for ch in _quick(ctx.dialect)):
-            return
+            return ()
         pattern = _compiled(ctx.dialect)
         signals = (self.code,)
-        # a dense text repeats a few spellings: one evidence and detail string per distinct
-        # spelling keeps each hit's memory to the hit itself
+        if norm is text.original:
+            # the usual case (ASCII text): offsets and spellings are the original's
+            return self._scan_same(pattern, norm, signals)
+        return self._scan_mapped(pattern, text, signals)
+
+    @staticmethod
+    def _scan_same(pattern: regex.Pattern[str], norm: str, signals: tuple[str, ...]) -> list[Hit]:
+        # a dense text repeats a few spellings: one detail string per distinct spelling keeps
+        # each hit's memory to the hit itself
+        details: dict[str, str] = {}
+        hits = []
+        for m in pattern.finditer(norm):
+            spelled = m.group()
+            detail = details.get(spelled)
+            if detail is None:
+                detail = details[spelled] = f"control token {spelled!r}"
+            start, end = m.span()
+            hits.append(Hit(signals, start, end, spelled, detail))
+        return hits
+
+    @staticmethod
+    def _scan_mapped(
+        pattern: regex.Pattern[str], text: TextView, signals: tuple[str, ...]
+    ) -> Iterator[Hit]:
         seen: dict[tuple[str, str], tuple[str, str]] = {}
+        norm = text.norm
         original = text.original
         for m in pattern.finditer(norm):
             start, end = text.span(m.start(), m.end())

@@ -66,14 +66,14 @@ class EmbeddedJunk:
         norm = text.norm
         original = text.original
         spans = neighbours(text, ctx)
-        for k, (index, start, end, prev_end, next_start) in enumerate(spans):
+        for index, start, end, prev_end, next_start in spans:
             if text.to_original(start) >= boundary:
                 continue  # past the boundary: T's case
             lo = max(start - BEFORE, prev_end)
             closers = _CLOSERS.search(norm, lo, start)
             if closers is None:
                 continue
-            cascade = k + 1 < len(spans) and next_start - end <= CASCADE
+            cascade = next_start < len(norm) and next_start - end <= CASCADE
             o_end = text.to_original_end(end)
             after = original[o_end : o_end + NEAR]
             spam = _SCRIPT.search(after) is not None

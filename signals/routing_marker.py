@@ -23,6 +23,8 @@ _MARKER = re.compile(
 )
 
 
+_span = re.Match.span
+
 #: Tool namespaces a routing marker may name.
 NAMESPACES = ("functions.", "browser.", "python", "multi_tool_use.", "container.")
 
@@ -48,6 +50,14 @@ class RoutingMarker:
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
         if "to=" not in norm:
-            return
-        for m in _MARKER.finditer(norm):
-            yield hit_from_norm(text, self.code, m.start(), m.end(), "routing marker")
+            return []
+        if norm is text.original:  # ASCII text: offsets and evidence are the view's own
+            signals = (self.code,)
+            return [
+                Hit(signals, s, e, norm[s:e], "routing marker")
+                for s, e in map(_span, _MARKER.finditer(norm))
+            ]
+        return [
+            hit_from_norm(text, self.code, m.start(), m.end(), "routing marker")
+            for m in _MARKER.finditer(norm)
+        ]

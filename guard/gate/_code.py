@@ -27,22 +27,23 @@ _IDLE_STOP = re.compile(r"`|\n {0,3}~~~")
 class CodeRanges:
     """Sorted, disjoint ``[start, end)`` ranges of closed code, with containment queries."""
 
-    __slots__ = ("_ends", "_starts")
+    __slots__ = ("ends", "starts")
 
     def __init__(self, ranges: list[tuple[int, int]]) -> None:
         ranges.sort()
-        self._starts = [s for s, _ in ranges]
-        self._ends = [e for _, e in ranges]
+        #: range starts and ends, in order (disjoint ranges: both are sorted)
+        self.starts = [s for s, _ in ranges]
+        self.ends = [e for _, e in ranges]
 
     def contains(self, start: int, end: int) -> bool:
-        i = bisect.bisect_right(self._starts, start) - 1
-        return i >= 0 and end <= self._ends[i]
+        i = bisect.bisect_right(self.starts, start) - 1
+        return i >= 0 and end <= self.ends[i]
 
     def __bool__(self) -> bool:
-        return bool(self._starts)
+        return bool(self.starts)
 
     def as_list(self) -> list[tuple[int, int]]:
-        return list(zip(self._starts, self._ends, strict=True))
+        return list(zip(self.starts, self.ends, strict=True))
 
 
 class CodeTracker:
@@ -407,10 +408,130 @@ class CodeTracker:
 
 
 def code_ranges(text: str) -> CodeRanges:
-    """Closed code in ``text``: fenced blocks and inline spans."""
+    """Closed code in ``text``: fenced blocks and inline spans (what :class:`CodeTracker` finds
+    when fed the whole text, computed in one pass over backtick and tilde runs)."""
     if "`" not in text and "~~~" not in text:
         return CodeRanges([])
-    tracker = CodeTracker()
-    tracker.feed(text)
-    tracker.finish()
-    return CodeRanges(tracker.ranges)
+    return CodeRanges(_whole_ranges(text))
+
+
+#: runs that can open or close code: backtick runs, and tilde runs long enough for a fence
+#: (spelled with a literal first character, which the regex engine finds by a fast scan)
+_RUN = re.compile(r"``*|~~~~*")
+#: a blank line (spaces and tabs, a `\r` only right before its `\n`) between two newlines
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+
+
+def _fence_start(text: str, start: int) -> int:
+    """The line start when the run at ``start`` is indented at most three spaces, else -1."""
+    line = text.rfind("\n", 0, start) + 1
+    if start - line <= 3 and (line == start or not text[line:start].strip(" ")):
+        return line
+    return -1
+
+
+def _whole_ranges(text: str) -> list[tuple[int, int]]:
+    """The tracker's answer for a whole text, without its per-character state machine: only
+    runs of backticks (and of three or more tildes) are visited, and lines between them only
+    when a pending inline run needs to know whether a blank line ended its paragraph."""
+    ranges: list[tuple[int, int]] = []
+    para: list[tuple[int, int, int]] = []  # pending inline runs: (start, end, escaped)
+    n = len(text)
+    pos = 0
+    last = 0  # end of the last run taken into the paragraph
+    tildes = "~" in text and "~~~" in text  # one character: a memchr
+    search = _RUN.search
+    find = text.find
+    while True:
+        if tildes:
+            m = search(text, pos)
+            if m is None:
+                break
+            s, e = m.span()
+            ch = text[s]
+        else:
+            s = find("`", pos)
+            if s < 0:
+                break
+            e = s + 1
+            while e < n and text[e] == "`":
+                e += 1
+            ch = "`"
+        if not para and e - s < 3 and (s == 0 or text[s - 1] != "\\"):
+            # the usual inline span: its partner is the next run on the same line
+            j = find("`", e)
+            if j >= 0 and find("\n", e, j) < 0:
+                k = j + 1
+                while k < n and text[k] == "`":
+                    k += 1
+                if k - j == e - s:
+                    ranges.append((s, k))
+                    pos = last = k
+                    continue
+        if para and _BLANK_LINE.search(text, last, s):
+            _pair_rest(para, ranges)
+        if e - s >= 3 and (line := _fence_start(text, s)) >= 0:
+            le = text.find("\n", e)
+            if not (ch == "`" and "`" in text[e : (n if le < 0 else le)]):
+                # a fence line: the paragraph ends; the block runs to its closing line
+                _pair_rest(para, ranges)
+                close = _fence_close(text, n if le < 0 else le + 1, ch, e - s)
+                if close < 0:
+                    return ranges  # unclosed: from here on nothing is code
+                ranges.append((line, close))
+                pos = last = close
+                continue
+        if ch == "~":
+            pos = e  # tildes matter only as a fence
+            continue
+        esc = 1 if s and text[s - 1] == "\\" else 0
+        width = e - s
+        if para and width == para[0][1] - para[0][0] - para[0][2]:
+            first = para[0]
+            ranges.append((first[0] + first[2], e))
+            para.clear()
+        elif para or width - esc > 0:
+            para.append((s, e, esc))
+        pos = last = e
+    _pair_rest(para, ranges)
+    return ranges
+
+
+def _fence_close(text: str, pos: int, char: str, length: int) -> int:
+    """The end of the line that closes a fence of ``length`` ``char`` opened before ``pos``
+    (the end of the text when that line has no newline), or -1 when none does."""
+    n = len(text)
+    run = char * 3
+    while True:
+        s = text.find(run, pos)
+        if s < 0:
+            return -1
+        e = s + 3
+        while e < n and text[e] == char:
+            e += 1
+        le = text.find("\n", e)
+        rest = text[e : (n if le < 0 else le)]
+        if e - s >= length and _fence_start(text, s) >= 0 and not rest.strip(" \t\r"):
+            return n if le < 0 else le + 1
+        if le < 0:
+            return -1
+        pos = le + 1
+
+
+def _pair_rest(para: list[tuple[int, int, int]], ranges: list[tuple[int, int]]) -> None:
+    """The paragraph ends: pair what is left, the rest is literal (see ``_close_paragraph``)."""
+    k = 1
+    while k < len(para):
+        start, end, esc = para[k]
+        width = end - start - esc
+        if width == 0:
+            k += 1
+            continue
+        for j in range(k + 1, len(para)):
+            if para[j][1] - para[j][0] == width:
+                ranges.append((start + esc, para[j][1]))
+                k = j + 1
+                break
+        else:
+            k += 1
+    para.clear()

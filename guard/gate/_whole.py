@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
+from operator import attrgetter
 
 from guard._escape import escape
 from guard._log import get_logger, preview
 from guard.gate._boundary import get_boundary
-from guard.gate._code import code_ranges
+from guard.gate._code import CodeRanges, code_ranges
 from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
@@ -25,6 +26,8 @@ from signals import load_signals
 __all__ = ["ALL_SCOPES", "decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
 
 _log = get_logger("guard.gate")
+_START = attrgetter("start")
+_END = attrgetter("end")
 
 
 #: every scope an anchor signal may have (see :class:`~guard.models.Triggers`)
@@ -183,12 +186,15 @@ def find_hits(
     reasoning: bool | None = None,
     tools: frozenset[str] | None = None,
     scopes: frozenset[str] = ALL_SCOPES,
+    code: CodeRanges | None = None,
 ) -> list[Hit]:
     """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
-    ``offset`` (``text`` may be a window of a longer text); no code or trip decision yet.
+    ``offset`` (``text`` may be a window of a longer text); no trip decision yet.
     ``parsed_end`` is absolute (in the same coordinates as the returned hits). ``final`` says
     the text ends where the whole text ends; ``reasoning`` and ``tools`` are the message's
-    context (``None``: unknown); ``scopes`` selects the anchor signals by scope."""
+    context (``None``: unknown); ``scopes`` selects the anchor signals by scope. With ``code``
+    (closed code of ``text``, in its own offsets), hits inside it come back decided as in code
+    (see :func:`decide`) and the co-signals are told to skip them."""
     rule = policy.rule(surface)
     view = TextView(text)
     anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
@@ -209,9 +215,12 @@ def find_hits(
         anchors.extend(signal.scan(view, ctx))
     if not anchors:
         return []
-    anchors.sort(key=lambda h: (h.start, -h.end))
+    # by start, the longer hit first at one start: two stable sorts on C-level keys
+    anchors.sort(key=_END, reverse=True)
+    anchors.sort(key=_START)
+    exempt = _in_code(anchors, code) if code else frozenset()
     support: list[Hit] = []
-    if co_signals:
+    if co_signals and len(exempt) < len(anchors):
         relative_end = None if parsed_end is None else parsed_end - offset
         ctx = ScanContext(
             dialect=dialect,
@@ -223,19 +232,68 @@ def find_hits(
             final=final,
             reasoning=reasoning,
             tools=tools,
+            exempt=exempt,
         )
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
     attached = _attach(anchors, support)
-    return [
-        _compose(anchor, attached.get(i, ()), offset, extends) for i, anchor in enumerate(anchors)
-    ]
+    if offset:
+        out = [
+            _compose(anchor, attached.get(i, ()), offset, extends)
+            for i, anchor in enumerate(anchors)
+        ]
+        changed: Collection[int] = range(len(out))
+    else:
+        # offsets stay: only anchors with support (or carrying an index they should not) change
+        changed = set(attached)
+        changed.update(i for i, anchor in enumerate(anchors) if anchor.anchor is not None)
+        out = anchors[:]
+        for i in changed:
+            out[i] = _compose(anchors[i], attached.get(i, ()), 0, extends)
+    for i in exempt:
+        hit = out[i]
+        if i not in changed and len(hit.signals) == 1 and hit.lead is None and not hit.support:
+            hit.in_code = True  # a bare anchor fresh from its scan: decided in place
+        else:
+            out[i] = _bare(hit, 0)
+    return out
+
+
+def _in_code(anchors: list[Hit], code: CodeRanges) -> frozenset[int]:
+    """Indices of the sorted ``anchors`` that lie wholly inside ``code`` (one merged walk)."""
+    starts, ends = code.starts, code.ends
+    inside = []
+    j = 0
+    count = len(starts)
+    for i, anchor in enumerate(anchors):
+        start = anchor.start
+        while j < count and ends[j] <= start:
+            j += 1
+        if j == count:
+            break
+        if starts[j] <= start and anchor.end <= ends[j]:
+            inside.append(i)
+    return frozenset(inside)
+
+
+def _bare(anchor: Hit, offset: int) -> Hit:
+    """An anchor inside closed code: its own evidence only, decided as in code."""
+    return Hit(
+        anchor.signals[:1],
+        anchor.start + offset,
+        anchor.end + offset,
+        anchor.evidence,
+        anchor.detail,
+        in_code=True,
+    )
 
 
 def decide(hit: Hit, rule: SurfaceRule, weights: dict[str, float], in_code: bool) -> Hit:
-    """The final form of a hit: whether it is in closed code and whether it trips."""
+    """The final form of a hit: whether it is in closed code and whether it trips. A hit in
+    closed code never trips and keeps only its anchor's own evidence (co-signals qualify a
+    hit for tripping; in code there is nothing to qualify)."""
     if in_code:
-        return hit.replace(in_code=True)  # closed code never trips
+        return _bare(hit, 0)
     if _trips(hit, rule) or _trips_with(hit, rule):
         score = sum(weights.get(code, 0.0) for code in hit.signals)
         return hit.replace(trips=True, score=score)
@@ -319,6 +377,9 @@ def evaluate(
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":
         parsed_end = get_boundary(policy.boundary_for(tool_name))(text)
+    code = None
+    if rule.code_exempt and rule.mode == "leak" and surface in (Surface.TEXT, Surface.THINKING):
+        code = code_ranges(text) or None
     hits = find_hits(
         text,
         surface,
@@ -328,19 +389,17 @@ def evaluate(
         tool_name=tool_name,
         reasoning=reasoning,
         tools=tools,
+        code=code,
     )
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if rule.mode == "injection":
         return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
     weights = policy.effective_weights()
-    ranges = None
-    if rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING):
-        ranges = code_ranges(text) or None
     for hit in hits:  # fresh from find_hits and not shared yet: decided in place
-        if ranges is not None and ranges.contains(hit.start, hit.end):
-            hit.in_code = True
-        elif _trips(hit, rule) or _trips_with(hit, rule):
+        if hit.in_code:
+            continue
+        if _trips(hit, rule) or _trips_with(hit, rule):
             hit.trips = True
             hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
     return make_verdict(text, surface, dialect, hits, tool_name, max_hits=policy.max_hits)

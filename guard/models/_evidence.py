@@ -137,3 +137,7 @@ class ScanContext(BaseModel):
     reasoning: bool | None = None
     #: The names of the tools the request declared; ``None`` when unknown (no ``tools=``).
     tools: frozenset[str] | None = None
+    #: Indices in ``anchors`` of the anchors that lie inside closed code (``text`` and
+    #: ``thinking``). Such a hit never trips and the gate drops its co-signal evidence, so a
+    #: co-signal may skip them; skipping is an optimisation, never required.
+    exempt: frozenset[int] = frozenset()

@@ -122,6 +122,39 @@ def tracked(chunks: list[str]) -> list[tuple[int, int]]:
 @given(markdown)
 def test_d6_tracker_agrees_with_the_whole_text_oracle(text: str) -> None:
     assert code_ranges(text).as_list() == reference_code_ranges(text)
+    assert tracked([text]) == reference_code_ranges(text)
+
+
+#: pieces that stress the whole-text pass: fence candidates at every indentation, escaped and
+#: unescaped runs, blank lines made of spaces, tabs and carriage returns, tildes
+DENSE_PIECES = [
+    "`",
+    "``",
+    "```",
+    "````",
+    "~~~",
+    "~~~~",
+    "\n",
+    "\n\n",
+    "\n \n",
+    "\n\t\r\n",
+    "\r",
+    " ",
+    "   ",
+    "    ",
+    "\\",
+    "x",
+    "<|end|>",
+]
+dense_markdown = st.lists(st.sampled_from(DENSE_PIECES), max_size=60).map("".join)
+
+
+@PROPS
+@given(st.one_of(markdown, dense_markdown))
+def test_d6_whole_text_pass_equals_the_tracker(text: str) -> None:
+    """`code_ranges` skips the tracker's per-character state machine (it visits only backtick
+    and tilde runs); its answer must be the tracker's, character for character."""
+    assert code_ranges(text).as_list() == tracked([text])
 
 
 @PROPS
