@@ -42,7 +42,7 @@ def _scalars(mapping: dict[str, Any], but: str) -> bool:
 class ChunkShape:
     """The bytes around the content string of a quiet chunk, and the item around it."""
 
-    __slots__ = ("choice", "field", "head", "item", "start", "tail", "tail_len")
+    __slots__ = ("choice", "field", "head", "item", "least", "start", "tail", "tail_len")
 
     def __init__(self, head: bytes, tail: bytes, item: dict[str, Any], field: str) -> None:
         self.head = head
@@ -51,6 +51,7 @@ class ChunkShape:
         self.tail = tail
         self.start = len(head)
         self.tail_len = len(tail)
+        self.least = self.start + self.tail_len  # head and tail must not overlap
         self.item = item
         self.choice: dict[str, Any] = item["choices"][0]
 
@@ -102,15 +103,19 @@ class ChunkShape:
 
     def read(self, piece: bytes) -> dict[str, Any] | None:
         """The item of ``piece`` when it is one event of this shape, else None."""
-        if not piece.startswith(self.head) or not piece.endswith(self.tail):
-            return None
-        start = self.start
-        end = len(piece) - self.tail_len
-        if end < start or _PLAIN.fullmatch(piece, start, end) is None:
+        if (
+            len(piece) < self.least
+            or not piece.startswith(self.head)
+            or not piece.endswith(self.tail)
+        ):
             return None
         try:
-            text = piece[start:end].decode("utf-8")
+            text = piece[self.start : len(piece) - self.tail_len].decode("utf-8")
         except UnicodeDecodeError:
+            return None
+        # a plain string: no quote, no backslash, no control character (printable text has
+        # none; text that is not printable is parsed instead)
+        if '"' in text or "\\" in text or not text.isprintable():
             return None
         choice = self.choice.copy()
         choice["delta"] = {self.field: text}
