@@ -30,6 +30,7 @@ from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard
 from guard.serve._config import ServeConfig
 from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._logging import AccessRecord, log
+from guard.serve._shape import ChunkShape
 from guard.serve._sse import SSEDecoder, SSEEvent, SSELimitError, encode
 from guard.stream import AsyncGuardedStream, guard_stream
 
@@ -40,6 +41,9 @@ _DONE = b"data: [DONE]\n\n"
 _Raws = dict[int, tuple[Any, SSEEvent]]
 #: how long the rest of the body after ``[DONE]`` is read, so the connection can be reused
 _DRAIN_SECONDS = 0.25
+#: how many chunk shapes one chat stream may take (a stream whose chunks all differ around
+#: their text takes none that fits: it stops looking)
+_MAX_SHAPES = 16
 
 
 @dataclass
@@ -326,41 +330,73 @@ class ChatRelay(Relay):
         """:meth:`Relay.body` in one loop, with no generator between the upstream and the
         client: each piece read is decoded, its items handed to the guard (the stream driven
         by hand, as iterating it would) and what may go out is written as one piece. An item
-        the guard delivers as it came goes out as the bytes it came in."""
+        the guard delivers as it came goes out as the bytes it came in. A read that is one
+        event shaped like an earlier chunk (:mod:`guard.serve._shape`) is read without the
+        decoder and the JSON parser: the same item, handed to the guard all the same."""
         guarded = self.guarded
         upstream = self.upstream
+        state = self.state
         read = upstream.deadline.next
         pieces = upstream.pieces
         decoder = upstream.decoder
+        fits = decoder.max_event_bytes + 2  # a read the decoder's fast path takes whole
         push = guarded.push
         parse = upstream.parse
         see = self._see
         raws = self.raws
+        shape: ChunkShape | None = None
+        shapes = _MAX_SHAPES  # how many more shapes may be taken
+        idle = decoder.fast_path and decoder.idle
         outcome = "disconnected"
         try:
             try:
                 while True:
                     try:  # upstream.read(), one call less
                         piece = await read(pieces)
-                        if piece is None:
-                            upstream.ended = True
-                            events = decoder.flush()
-                        else:
-                            events = decoder.feed(piece)
                     except BaseException:
                         await self._upstream_failed()
                         raise
+                    pushed: tuple[Any, list[Any]] | None = None
+                    if shape is not None and piece is not None and idle and len(piece) <= fits:
+                        item = shape.read(piece)
+                        if item is not None:
+                            state.chunks += 1  # upstream.parse(event), done
+                            delivered = push(item)
+                            if len(delivered) == 1 and delivered[0] is item and not guarded.stopped:
+                                self.last = item  # see(item): it finishes no choice
+                                yield piece
+                                self.sent += 1
+                                continue
+                            pushed = item, delivered  # the event's bytes go out below
+                    if pushed is not None:
+                        assert piece is not None
+                        # the event the decoder would give (its id is not relayed)
+                        events = [SSEEvent(piece[6:-2].decode("utf-8"), None, None, piece)]
+                    else:
+                        try:
+                            if piece is None:
+                                upstream.ended = True
+                                events = decoder.flush()
+                            else:
+                                events = decoder.feed(piece)
+                        except BaseException:
+                            await self._upstream_failed()
+                            raise
+                        idle = decoder.fast_path and decoder.idle
                     out: list[bytes] = []
                     fault: Exception | None = None
                     for event in events:
-                        try:
-                            item = parse(event)
-                        except Exception as exc:
-                            fault = exc
-                            break
-                        if item is None:
-                            break  # [DONE]
-                        delivered = push(item)
+                        if pushed is None:
+                            try:
+                                item = parse(event)
+                            except Exception as exc:
+                                fault = exc
+                                break
+                            if item is None:
+                                break  # [DONE]
+                            delivered = push(item)
+                        else:
+                            item, delivered = pushed
                         if len(delivered) == 1 and delivered[0] is item:
                             see(item)
                             raw = event.raw  # _wire(event), one call less
@@ -373,6 +409,20 @@ class ChatRelay(Relay):
                                 out.append(_encode(one, raws))
                         if guarded.stopped:
                             break
+                    if (
+                        shapes
+                        and len(events) == 1
+                        and not guarded.stopped
+                        and (shape is None or pushed is None)
+                        and fault is None
+                        and item is not None
+                        and events[0].raw is not None
+                    ):
+                        # one event a read: maybe the next ones are shaped like it
+                        taken = ChunkShape.of(events[0].raw, item)
+                        if taken is not None:
+                            shape = taken
+                            shapes -= 1
                     if fault is not None:
                         # what came before the faulty event still goes out first
                         await self._upstream_failed()

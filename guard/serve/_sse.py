@@ -60,6 +60,11 @@ class SSEDecoder:
         """Bytes held for the unfinished line and event."""
         return self._partial_len + self._data_len
 
+    @property
+    def idle(self) -> bool:
+        """Whether it holds nothing from earlier reads (no line, data, event name or ``\\r``)."""
+        return not (self._partial or self._data or self._event is not None or self._pending_cr)
+
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         if self._pending_cr:
             self._pending_cr = False
