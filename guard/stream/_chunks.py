@@ -5,8 +5,9 @@ OpenAI-style chunks, as dicts or SDK objects: ``delta.content`` is ``text``,
 ``delta.tool_calls[k].function.name`` / ``.arguments`` are ``tool_name`` / ``tool_arg`` of call
 ``k``; a call is complete when the next call of its choice starts or the choice has a
 ``finish_reason`` (docs/streaming.md, "Inputs"). Two shapes are common enough to get their own
-paths: the *quiet* chunk (one choice whose delta is only non-empty ``content``) and the *plain*
-chunk (one choice whose delta holds only ``content`` and ``role``). A cut stream ends with a
+paths: the *quiet* chunk (one unfinished choice whose delta is only non-empty ``content``, read
+in line by :meth:`guard.stream._engine.Engine.push`) and the *plain* chunk (one choice whose
+delta holds only ``content`` and ``role``). A cut stream ends with a
 final chunk shaped like the last chunk with choices (docs/streaming.md, "The final chunk").
 """
 
@@ -62,28 +63,6 @@ class ChunkReader:
     @staticmethod
     def accepts(item: object) -> bool:
         return item is not None and get_field(item, "choices") is not None
-
-    def quiet(self, item: dict[str, Any]) -> tuple[Key, str] | None:
-        """The hot path: ``(key, content)`` of a quiet dict chunk (one unfinished choice whose
-        delta is only non-empty ``content``), else None (then :meth:`read` it)."""
-        try:  # subscripts, not .get(): this runs once per streamed chunk
-            choices = item["choices"]
-            if type(choices) is not list or len(choices) != 1:
-                return None
-            choice = choices[0]
-            if type(choice) is not dict:
-                return None
-            delta = choice["delta"]
-            if type(delta) is not dict or len(delta) != 1:
-                return None
-            content = delta["content"]
-        except KeyError:
-            return None
-        if type(content) is not str or not content or choice.get("finish_reason") is not None:
-            return None
-        self.template = item
-        index = choice.get("index")
-        return (_TEXT if not index else (index, "text", -1)), content
 
     def read(self, item: Any, sink: Sink) -> None:
         choices = get_field(item, "choices")

@@ -18,10 +18,10 @@ from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor
 from guard.models import Outcome, Surface, Verdict
-from guard.stream._chunks import ChunkReader
+from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
 from guard.stream._queue import Call, DeliveryQueue, Entry, Key, key_name
-from guard.stream._raw import RawReader
+from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
 
 __all__ = ["Engine", "Reader", "Sink"]
 
@@ -166,15 +166,32 @@ class Engine:
         queue = self.queue
         chunks = self.chunks
         if chunks is not None and type(item) is dict and not queue.entries:
-            quiet = chunks.quiet(item)
-            if quiet is not None:
-                quiet_key, content = quiet
+            # one unfinished choice whose delta is only non-empty content goes the quiet way;
+            # read by subscripts in line (this runs once per streamed chunk)
+            content: Any = None
+            try:
+                choices = item["choices"]
+                if type(choices) is list and len(choices) == 1:
+                    choice = choices[0]
+                    if type(choice) is dict:
+                        delta = choice["delta"]
+                        if type(delta) is dict and len(delta) == 1:
+                            content = delta["content"]
+            except KeyError:
+                content = None
+            if type(content) is str and content and choice.get("finish_reason") is None:
+                chunks.template = item
+                index = choice.get("index")
+                quiet_key = _TEXT if not index else (index, "text", -1)
                 if not self.held or self.held[0][1] == quiet_key:
                     return self._quiet(item, quiet_key, content)
         wire = self.wire
         if wire is not None and type(item) is str:
             queue.chars_in += len(item)  # what was read, whether or not scanned out yet
-            key = wire.body(item) if not queue.entries else None
+            # RawReader.body, in line: the scanner takes a piece of plain body text at once
+            feed_body = wire.feed_body
+            kind = feed_body(item) if feed_body is not None and not queue.entries else None
+            key = None if kind is None else RAW_TEXT if kind == "text" else RAW_THINKING
             if key is not None:
                 if not self.held or self.held[0][1] == key:
                     # the raw hot path: a piece that is exactly its surface's text

@@ -7,7 +7,7 @@ unless the stream only reports.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from guard.models import (
@@ -28,20 +28,21 @@ if TYPE_CHECKING:
 
 __all__ = ["RawReader", "cut_piece"]
 
-_TEXT: Key = (0, "text", -1)
-_THINKING: Key = (0, "thinking", -1)
+RAW_TEXT: Key = (0, "text", -1)
+RAW_THINKING: Key = (0, "thinking", -1)
 
 
 class RawReader:
     """Reads raw wire text for the engine; owns the scanner and the call numbering."""
 
-    __slots__ = ("call_index", "dialect", "names", "open_call", "options", "scanner")
+    __slots__ = ("call_index", "dialect", "feed_body", "names", "open_call", "options", "scanner")
 
     def __init__(self, dialect: Dialect, options: Mapping[str, Any] | None = None) -> None:
         self.dialect = dialect
         #: keywords for :func:`guard.scanners.scanner` (``start_in_thinking``, ``tools``)
         self.options = dict(options or {})
         self.scanner: Scanner | None = None  # made on the first text
+        self.feed_body: Callable[[str], str | None] | None = None
         self.call_index: dict[str, int] = {}  # scanner call id -> call index
         self.open_call: int | None = None
         self.names: dict[Call, str] = {}
@@ -59,29 +60,19 @@ class RawReader:
             from guard.scanners import scanner
 
             self.scanner = scanner(self.dialect, **self.options)
+            #: the scanner's ``feed_body``, looked up once: the engine's hot path calls it for a
+            #: piece that may be plain body text (no event is made when it is)
+            self.feed_body = getattr(self.scanner, "feed_body", None)
         return self.scanner.feed(text)
 
     def take(self, events: list[Event], sink: Sink) -> None:
         """Feed ``events`` to the sink (the engine)."""
         self._events(events, sink)
 
-    def body(self, text: str) -> Key | None:
-        """The engine's hot path: when the scanner takes ``text`` as exactly body text (visible
-        or reasoning, no token or envelope in it), the surface it adds to, with no event made;
-        else ``None`` and nothing was taken (then :meth:`scan` it)."""
-        scanner = self.scanner
-        if scanner is None:
-            return None
-        feed_body = getattr(scanner, "feed_body", None)
-        kind = feed_body(text) if feed_body is not None else None
-        if kind is None:
-            return None
-        return _TEXT if kind == "text" else _THINKING
-
     @staticmethod
     def event(key: Key, text: str) -> Event:
-        """The event :meth:`body` did not make, when the engine needs it after all."""
-        return Text(text, text) if key is _TEXT else ThinkingDelta(text, text)
+        """The event ``feed_body`` did not make, when the engine needs it after all."""
+        return Text(text, text) if key is RAW_TEXT else ThinkingDelta(text, text)
 
     def flush(self, sink: Sink) -> None:
         """The end of the stream: what the scanner still holds."""
@@ -97,10 +88,10 @@ class RawReader:
             entry = Entry(raw, raw=True)
             if isinstance(event, Text):
                 entry.plain = event.text == raw
-                sink.feed(entry, _TEXT, event.text, count=False)
+                sink.feed(entry, RAW_TEXT, event.text, count=False)
             elif isinstance(event, ThinkingDelta):
                 entry.plain = event.delta == raw
-                sink.feed(entry, _THINKING, event.delta, count=False)
+                sink.feed(entry, RAW_THINKING, event.delta, count=False)
             elif isinstance(event, ToolStart):
                 k = self._call(event.id)
                 self.open_call = k

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from openai.types.chat import ChatCompletionChunk
 from support.stream_sink import RecordingSink
 
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY
 from guard.stream._chunks import ChunkReader, cut_chunk, final_chunk, plain_text
+from guard.stream._engine import Engine
 from guard.stream._queue import Entry
 
 
@@ -20,18 +24,36 @@ def call(k: int, name: str | None = None, args: str | None = None) -> dict[str, 
     return {"index": k, "function": function}
 
 
-def test_quiet_chunk_is_one_unfinished_choice_with_only_content() -> None:
-    reader = ChunkReader()
-    assert reader.quiet(chunk({"content": "hi"}, index=1)) == ((1, "text", -1), "hi")
-    assert reader.template is not None
+def test_quiet_chunk_is_one_unfinished_choice_with_only_content(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    taken: list[tuple[Any, str]] = []
+    real = Engine._quiet
+
+    def spy(self: Engine, item: Any, key: Any, content: str, **kw: Any) -> list[Any]:
+        taken.append((key, content))
+        return real(self, item, key, content, **kw)
+
+    monkeypatch.setattr(Engine, "_quiet", spy)
+    engine = Engine(get_dialect("harmony"), DEFAULT_POLICY, "truncate", None, False)
+    assert engine.push(chunk({"content": "hi"}, index=1))
+    assert taken == [((1, "text", -1), "hi")]
+    assert engine.chunks is not None and engine.chunks.template is not None
     for shape in (
         chunk({"content": ""}),
         chunk({"content": "hi", "role": "assistant"}),
         chunk({"content": "hi"}, finish="stop"),
         chunk({"reasoning_content": "hi"}),
+        chunk({"content": 7}),
         {"choices": [*chunk({"content": "a"})["choices"], *chunk({"content": "b"})["choices"]]},
+        {"choices": [{"index": 0}]},
+        {"choices": ["not a choice"]},
+        {"choices": {"0": {"delta": {"content": "x"}}}},
+        {"id": "no choices"},
     ):
-        assert ChunkReader().quiet(shape) is None, shape
+        taken.clear()
+        Engine(get_dialect("harmony"), DEFAULT_POLICY, "report", None, False).push(shape)
+        assert taken == [], shape
 
 
 def test_plain_chunk_allows_a_role_and_no_content() -> None:
