@@ -62,6 +62,7 @@ class Prefilter:
         "pattern",
         "search",
         "sep",
+        "shared",
         "start",
     )
 
@@ -81,6 +82,12 @@ class Prefilter:
             sorted(((_gate(lit), lit) for lit in ordered), key=lambda c: c[0] is None)
         )
         self.pattern = pattern
+        #: the common opening of the literals without a gate character, when they share one
+        #: of at least 4 characters: a batch without it holds none of them (one search for
+        #: all, not one each)
+        free = [lit for gate, lit in self.checks if gate is None]
+        shared = _common_start(free) if len(free) > 1 else ""
+        self.shared = shared if len(shared) >= 4 else None
         parts = [re.escape(lit) for lit in ordered]
         if pattern is not None:
             parts.append(f"(?:{pattern.pattern})")
@@ -227,10 +234,12 @@ class Prefilter:
             # literals only: one `str.find` pass per literal (after its gate character, a
             # `memchr`) runs at memory speed, where an alternation without a common prefix
             # costs the regex engine every position; each literal is looked for once
+            free = self.shared is None or self.shared in haystack
             first = [
                 (pos, literal)
                 for gate, literal in self.checks
-                if (gate is None or gate in haystack) and (pos := haystack.find(literal)) >= 0
+                if (free if gate is None else gate in haystack)
+                and (pos := haystack.find(literal)) >= 0
             ]
             if not first:
                 return set()  # the common case: the whole batch is clean
@@ -261,6 +270,15 @@ class Prefilter:
                 break
             pos = owner(m.start())
         return found
+
+
+def _common_start(words: list[str]) -> str:
+    """The longest opening all of ``words`` share."""
+    first, last = min(words), max(words)  # the others sort between them
+    k = 0
+    while k < min(len(first), len(last)) and first[k] == last[k]:
+        k += 1
+    return first[:k]
 
 
 def _pick(texts: Sequence[str], where: list[int]) -> Sequence[str]:
