@@ -5,7 +5,8 @@ holds nothing but their count and their messages, so the generic path (decode ea
 dicts, hand every text to the collector as a part, prefilter the parts) does work that shows
 nowhere. This path decodes a line with msgspec straight into :class:`_Record` (only the fields
 the ``openai`` adapter reads; unknown fields are skipped without building anything), gathers
-the record's texts per scan group, and prefilters the texts of the whole chunk at once. A
+the record's texts per surface list (:data:`_SURFACES`), and prefilters the texts of the whole
+chunk at once. A
 record none of whose texts is a candidate is counted and left out. A record with candidate
 texts hands the collector its parts from the typed record (:func:`add_parts`): the candidate
 parts, and every part of a record with a candidate ``text`` part (the reasoning context of an
@@ -20,9 +21,10 @@ The report is the same as the generic path's:
   UTF-8 (msgspec does not check the strings of fields it skips);
 * the record declares no tools and the audit has none (``tools=``), so the generic path would
   prefilter its parts without declared tools too;
-* the texts are those the adapter would hand over as parts, on the same scan groups, and the
-  prefilter answers per text (:meth:`guard.gate.Prefilter.candidates`), so a text that is no
-  candidate here is none there, and a part that is never judged has no finding; leaving it out
+* the texts are those the adapter would hand over as parts, each prefiltered on its own
+  surfaces, and the prefilter answers per text (:meth:`guard.gate.Prefilter.candidates`), so a
+  text that is no candidate here yields no hit there (the collector's scan group may still
+  judge it, and find nothing), and a part that is never judged has no finding; leaving it out
   changes nothing but the context of an answer, which is kept whole;
 * the parts come in the generic path's order, except within one assistant message: the generic
   path reads its fields in the order of the JSON object's keys, which a typed record does not
@@ -38,9 +40,10 @@ from typing import Any
 
 import msgspec
 
-from guard.audit._engine import _GROUPS, Collector
+from guard.audit._engine import Collector
 from guard.audit._formats import TEXT, THINKING, TOOL_ARG, TOOL_NAME, TOOL_RESULT, USER
 from guard.gate import prefilter
+from guard.models import Surface
 
 __all__ = ["Planned", "add_parts", "split_lines", "typed_records"]
 
@@ -73,7 +76,19 @@ class _Record(msgspec.Struct):
 _decode = msgspec.json.Decoder(_Record).decode
 _INPUT_ROLES = frozenset({"user", "system", "developer", "tool", "function"})
 _USER_ROLES = frozenset({"user", "system", "developer"})
-_OUT, _INP, _NAMES = 0, 1, 2
+#: The chunk's texts are prefiltered in four lists, each on its own surfaces: answers (text),
+#: the other model output (thinking, tool_arg), inputs (user, tool_result) and tool names. The
+#: collector judges the first two as one scan group, whose prefilter adds the triggers of the
+#: signals of answers only (V's opening, J's ending literals) to thinking and tool arguments:
+#: apart, a reasoning text that opens like an answer in the reasoning voice ("The user ...") is
+#: no candidate. A text that is no candidate on its own surfaces cannot yield a hit there.
+_SURFACES: tuple[frozenset[Surface], ...] = (
+    frozenset({Surface.TEXT}),
+    frozenset({Surface.THINKING, Surface.TOOL_ARG}),
+    frozenset({Surface.USER, Surface.TOOL_RESULT}),
+    frozenset({Surface.TOOL_NAME}),
+)
+_ANSWER, _OUT, _INP, _NAMES = 0, 1, 2, 3
 
 #: A part of a typed record, without its sequence number and line: (scan group, surface,
 #: text, message, role, part, tool_name, the message's field it comes from).
@@ -93,7 +108,7 @@ def _pieces(record: _Record) -> Iterator[_Piece]:
                 yield _INP, surface, m.content, i, role, "content", None, "content"
             continue
         if m.content is not None:
-            yield _OUT, TEXT, m.content, i, role, "content", None, "content"
+            yield _ANSWER, TEXT, m.content, i, role, "content", None, "content"
         if m.reasoning_content is not None:
             yield (
                 _OUT,
@@ -109,7 +124,7 @@ def _pieces(record: _Record) -> Iterator[_Piece]:
             for k, call in enumerate(m.tool_calls):
                 yield from _call(call.function, i, f"tool_calls[{k}].function", "tool_calls")
         if m.refusal is not None:
-            yield _OUT, TEXT, m.refusal, i, role, "refusal", None, "refusal"
+            yield _ANSWER, TEXT, m.refusal, i, role, "refusal", None, "refusal"
         if m.reasoning is not None:
             yield _OUT, THINKING, m.reasoning, i, role, "reasoning", None, "reasoning"
         if m.thinking is not None:
@@ -125,7 +140,9 @@ def _call(f: _Call, i: int, where: str, key: str) -> Iterator[_Piece]:
         yield _OUT, TOOL_ARG, f.arguments, i, "assistant", f"{where}.arguments", f.name, key
 
 
-def _plan(record: _Record, starts: tuple[int, int, int], chosen: list[set[int]]) -> Planned | None:
+def _plan(
+    record: _Record, starts: tuple[int, int, int, int], chosen: list[set[int]]
+) -> Planned | None:
     """The parts of a record with candidates to hand over (its texts start at ``starts`` in
     the chunk's lists, ``chosen`` holds the candidates' indices there), or ``None`` when two
     of them come from different fields of one assistant message (their order is unknown)."""
@@ -154,7 +171,7 @@ def add_parts(planned: Planned, c: Collector, line: int) -> int:
     """Hand the collector the parts :func:`typed_records` planned for the record at ``line``;
     its message count."""
     messages, pieces = planned
-    targets = (c.out, c.inp, c.names)
+    targets = (c.out, c.out, c.inp, c.names)
     seq = c.seq
     for group, surface, text, i, role, name, tool_name, _key in pieces:
         targets[group].append((next(seq), surface, text, line, i, role, name, tool_name))
@@ -200,15 +217,16 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
     hands the collector (:func:`add_parts`). The other lines are left to the generic path."""
     if c.tools is not None:
         return {}
-    filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _GROUPS]
+    filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _SURFACES]
     if any(f is None for f in filters):
         return {}
+    answers: list[str] = []
     out: list[str] = []
     inp: list[str] = []
     names: list[str] = []
     # (line number, record), and where its texts end in out, inp and names
     records: list[tuple[int, _Record]] = []
-    ends: list[tuple[int, int, int]] = []
+    ends: list[tuple[int, int, int, int]] = []
     for number, raw in enumerate(lines, 1):
         if len(raw) > cap or not raw:
             continue
@@ -220,13 +238,13 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
             continue
         if record.tools is not None:
             continue
-        o, i, n = len(out), len(inp), len(names)
+        a, o, i, n = len(answers), len(out), len(inp), len(names)
         # the texts in the order of _pieces
         for m in record.messages:
             role = m.role
             if role == "assistant":
                 if m.content is not None:
-                    out.append(m.content)
+                    answers.append(m.content)
                 if m.reasoning_content is not None:
                     out.append(m.reasoning_content)
                 if m.tool_calls is not None:
@@ -237,7 +255,7 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
                         if f.arguments is not None:
                             out.append(f.arguments)
                 if m.refusal is not None:
-                    out.append(m.refusal)
+                    answers.append(m.refusal)
                 if m.reasoning is not None:
                     out.append(m.reasoning)
                 if m.thinking is not None:
@@ -252,15 +270,15 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
                 if m.content is not None:
                     inp.append(m.content)
             else:  # an unknown role is an error entry: the generic path reports it
-                del out[o:], inp[i:], names[n:]
+                del answers[a:], out[o:], inp[i:], names[n:]
                 break
         else:
             records.append((number, record))
-            ends.append((len(out), len(inp), len(names)))
+            ends.append((len(answers), len(out), len(inp), len(names)))
     taken: dict[int, int | Planned] = {r[0]: len(r[1].messages) for r in records}
     chosen: list[set[int]] = []
     hit: set[int] = set()  # the records with candidates, by index in records
-    for group, (texts, filt) in enumerate(zip((out, inp, names), filters, strict=True)):
+    for group, (texts, filt) in enumerate(zip((answers, out, inp, names), filters, strict=True)):
         assert filt is not None
         found = filt.candidates(texts) if texts else []
         chosen.append(set(found))
@@ -269,7 +287,7 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
         hit.update(bisect.bisect_right(last, k) for k in found)
     for r in hit:
         number, record = records[r]
-        starts = ends[r - 1] if r else (0, 0, 0)
+        starts = ends[r - 1] if r else (0, 0, 0, 0)
         planned = _plan(record, starts, chosen)
         if planned is None:
             del taken[number]

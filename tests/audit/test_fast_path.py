@@ -338,3 +338,14 @@ def test_split_lines_splits_as_bytes_split(sizes: list[int], last: bool, tail: b
 def test_split_lines_at_the_probes_edge(lines: int, size: int) -> None:
     for data in (b"y" * size + b"\n") * lines, (b"y" * size + b"\n") * lines + b"end":
         assert split_lines(data) == data.split(b"\n")
+
+
+def test_the_answers_triggers_do_not_make_reasoning_or_arguments_candidates() -> None:
+    # the reasoning voice's opening (V) and a call at the end (J) are read on answers only
+    voice = {"role": "assistant", "reasoning_content": _VOICE}
+    call = '{"path": "a.py"} {"name": "read"}'
+    args = {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": call}}]}
+    answer = {"role": "assistant", "content": _VOICE}
+    taken = _taken({"messages": [voice]}, {"messages": [args]}, {"messages": [answer]})
+    assert taken[1] == 1 and taken[2] == 1
+    assert _handed(taken[3]) == [("text", _VOICE, 0, "content")]
