@@ -1,39 +1,51 @@
-"""A fast path for the clean records of OpenAI chat JSON lines.
+"""A fast path for OpenAI chat JSON lines: typed decoding, and only the texts that matter.
 
 Most records of an audit are clean: none of their texts can yield a hit. For those the report
 holds nothing but their count and their messages, so the generic path (decode each line into
 dicts, hand every text to the collector as a part, prefilter the parts) does work that shows
 nowhere. This path decodes a line with msgspec straight into :class:`_Record` (only the fields
 the ``openai`` adapter reads; unknown fields are skipped without building anything), gathers
-the record's texts per scan group, and prefilters the texts of the whole chunk at once. A
-record none of whose texts is a candidate is counted and left out; every other line (one that
-does not fit the typed shape, a record that declares tools, a record with a candidate text)
-goes through the generic path as before.
+the record's texts per surface list (:data:`_SURFACES`), and prefilters the texts of the whole
+chunk at once. A
+record none of whose texts is a candidate is counted and left out. A record with candidate
+texts hands the collector its parts from the typed record (:func:`add_parts`): the candidate
+parts, and every part of a record with a candidate ``text`` part (the reasoning context of an
+answer reads the record's thinking and input parts). Every other line (one that does not fit
+the typed shape, a record that declares tools, a record whose candidates cannot be ordered, see
+below) goes through the generic path as before.
 
-The report is the same as the generic path's, because a record is left out only when the
-generic path would find nothing in it and report nothing about it:
+The report is the same as the generic path's:
 
 * the line decodes to a record whose every read field has the type the adapter takes without
   an error entry (a string or null; a message list; known roles), and its bytes are valid
   UTF-8 (msgspec does not check the strings of fields it skips);
 * the record declares no tools and the audit has none (``tools=``), so the generic path would
   prefilter its parts without declared tools too;
-* the texts are those the adapter would hand over as parts, on the same scan groups, and the
-  prefilter answers per text (:meth:`guard.gate.Prefilter.candidates`), so a text that is no
-  candidate here is none there, and a record whose parts are never judged has no finding.
+* the texts are those the adapter would hand over as parts, each prefiltered on its own
+  surfaces, and the prefilter answers per text (:meth:`guard.gate.Prefilter.candidates`), so a
+  text that is no candidate here yields no hit there (the collector's scan group may still
+  judge it, and find nothing), and a part that is never judged has no finding; leaving it out
+  changes nothing but the context of an answer, which is kept whole;
+* the parts come in the generic path's order, except within one assistant message: the generic
+  path reads its fields in the order of the JSON object's keys, which a typed record does not
+  keep. Order shows only among judged parts (findings are sorted by it), so a record with
+  candidates under two different keys of one assistant message takes the generic path.
 """
 
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
-from guard.audit._engine import _GROUPS, Collector
+from guard.audit._engine import Collector
+from guard.audit._formats import TEXT, THINKING, TOOL_ARG, TOOL_NAME, TOOL_RESULT, USER
 from guard.gate import prefilter
+from guard.models import Surface
 
-__all__ = ["clean_records"]
+__all__ = ["Planned", "add_parts", "split_lines", "typed_records"]
 
 
 class _Call(msgspec.Struct):
@@ -63,22 +75,158 @@ class _Record(msgspec.Struct):
 
 _decode = msgspec.json.Decoder(_Record).decode
 _INPUT_ROLES = frozenset({"user", "system", "developer", "tool", "function"})
+_USER_ROLES = frozenset({"user", "system", "developer"})
+#: The chunk's texts are prefiltered in four lists, each on its own surfaces: answers (text),
+#: the other model output (thinking, tool_arg), inputs (user, tool_result) and tool names. The
+#: collector judges the first two as one scan group, whose prefilter adds the triggers of the
+#: signals of answers only (V's opening, J's ending literals) to thinking and tool arguments:
+#: apart, a reasoning text that opens like an answer in the reasoning voice ("The user ...") is
+#: no candidate. A text that is no candidate on its own surfaces cannot yield a hit there.
+_SURFACES: tuple[frozenset[Surface], ...] = (
+    frozenset({Surface.TEXT}),
+    frozenset({Surface.THINKING, Surface.TOOL_ARG}),
+    frozenset({Surface.USER, Surface.TOOL_RESULT}),
+    frozenset({Surface.TOOL_NAME}),
+)
+_ANSWER, _OUT, _INP, _NAMES = 0, 1, 2, 3
+
+#: A part of a typed record, without its sequence number and line: (scan group, surface,
+#: text, message, role, part, tool_name, the message's field it comes from).
+_Piece = tuple[int, str, str, int, str, str, str | None, str]
+#: What a record with candidates hands the collector: (messages, pieces to add).
+Planned = tuple[int, list[_Piece]]
 
 
-def clean_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int]:
-    """``{line number: messages}`` (numbered from 1) of the lines of an ``openai`` chunk that
-    are clean records, certainly (see the module docstring); the other lines are left to the
-    generic path."""
+def _pieces(record: _Record) -> Iterator[_Piece]:
+    """The parts of a typed record, in the order :func:`typed_records` gathers its texts (the
+    generic adapter's, for an assistant message whose fields come in this order)."""
+    for i, m in enumerate(record.messages):
+        role = m.role
+        if role != "assistant":
+            surface = USER if role in _USER_ROLES else TOOL_RESULT
+            if m.content is not None:
+                yield _INP, surface, m.content, i, role, "content", None, "content"
+            continue
+        if m.content is not None:
+            yield _ANSWER, TEXT, m.content, i, role, "content", None, "content"
+        if m.reasoning_content is not None:
+            yield (
+                _OUT,
+                THINKING,
+                m.reasoning_content,
+                i,
+                role,
+                "reasoning_content",
+                None,
+                "reasoning_content",
+            )
+        if m.tool_calls is not None:
+            for k, call in enumerate(m.tool_calls):
+                yield from _call(call.function, i, f"tool_calls[{k}].function", "tool_calls")
+        if m.refusal is not None:
+            yield _ANSWER, TEXT, m.refusal, i, role, "refusal", None, "refusal"
+        if m.reasoning is not None:
+            yield _OUT, THINKING, m.reasoning, i, role, "reasoning", None, "reasoning"
+        if m.thinking is not None:
+            yield _OUT, THINKING, m.thinking, i, role, "thinking", None, "thinking"
+        if m.function_call is not None:
+            yield from _call(m.function_call, i, "function_call", "function_call")
+
+
+def _call(f: _Call, i: int, where: str, key: str) -> Iterator[_Piece]:
+    if f.name is not None:
+        yield _NAMES, TOOL_NAME, f.name, i, "assistant", f"{where}.name", None, key
+    if f.arguments is not None:
+        yield _OUT, TOOL_ARG, f.arguments, i, "assistant", f"{where}.arguments", f.name, key
+
+
+def _plan(
+    record: _Record, starts: tuple[int, int, int, int], chosen: list[set[int]]
+) -> Planned | None:
+    """The parts of a record with candidates to hand over (its texts start at ``starts`` in
+    the chunk's lists, ``chosen`` holds the candidates' indices there), or ``None`` when two
+    of them come from different fields of one assistant message (their order is unknown)."""
+    at = list(starts)
+    text = False
+    fields: dict[int, str] = {}  # message -> the field its candidates come from
+    everything = list(_pieces(record))
+    picked: list[bool] = []
+    for piece in everything:
+        group = piece[0]
+        hit = at[group] in chosen[group]
+        at[group] += 1
+        picked.append(hit)
+        if not hit:
+            continue
+        if piece[7] == "content" and piece[4] != "assistant":
+            continue  # an input message has one field
+        if fields.setdefault(piece[3], piece[7]) != piece[7]:
+            return None
+        text = text or piece[1] == TEXT
+    pieces = [p for p, hit in zip(everything, picked, strict=True) if hit or text]
+    return len(record.messages), pieces
+
+
+def add_parts(planned: Planned, c: Collector, line: int) -> int:
+    """Hand the collector the parts :func:`typed_records` planned for the record at ``line``;
+    its message count."""
+    messages, pieces = planned
+    targets = (c.out, c.out, c.inp, c.names)
+    seq = c.seq
+    for group, surface, text, i, role, name, tool_name, _key in pieces:
+        targets[group].append((next(seq), surface, text, line, i, role, name, tool_name))
+    return messages
+
+
+#: Lines found one ``bytes.find`` at a time before :func:`split_lines` looks at their length.
+_PROBE_LINES = 256
+#: Lines shorter than this on average are split by ``bytes.split`` (a Python loop would cost
+#: more per line than ``bytes.split`` per byte).
+_SHORT_LINE = 512
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """``data.split(b"\\n")``, faster for long lines: ``bytes.split`` looks at every byte in
+    turn, ``bytes.find`` of one byte runs ``memchr``. A chunk whose first lines are short is
+    split by ``bytes.split`` from there on."""
+    lines: list[bytes] = []
+    find = data.find
+    pos = 0
+    for _ in range(_PROBE_LINES):
+        end = find(b"\n", pos)
+        if end < 0:
+            lines.append(data[pos:])
+            return lines
+        lines.append(data[pos:end])
+        pos = end + 1
+    if pos < _PROBE_LINES * _SHORT_LINE:
+        lines += data[pos:].split(b"\n")
+        return lines
+    while True:
+        end = find(b"\n", pos)
+        if end < 0:
+            lines.append(data[pos:])
+            return lines
+        lines.append(data[pos:end])
+        pos = end + 1
+
+
+def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int | Planned]:
+    """The lines of an ``openai`` chunk (numbered from 1) that this path takes, certainly (see
+    the module docstring): a clean record's message count, or what a record with candidates
+    hands the collector (:func:`add_parts`). The other lines are left to the generic path."""
     if c.tools is not None:
         return {}
-    filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _GROUPS]
+    filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _SURFACES]
     if any(f is None for f in filters):
         return {}
+    answers: list[str] = []
     out: list[str] = []
     inp: list[str] = []
     names: list[str] = []
-    # (line number, messages, where its texts end in out, inp and names)
-    records: list[tuple[int, int, int, int, int]] = []
+    # (line number, record), and where its texts end in out, inp and names
+    records: list[tuple[int, _Record]] = []
+    ends: list[tuple[int, int, int, int]] = []
     for number, raw in enumerate(lines, 1):
         if len(raw) > cap or not raw:
             continue
@@ -90,12 +238,13 @@ def clean_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int]:
             continue
         if record.tools is not None:
             continue
-        o, i, n = len(out), len(inp), len(names)
+        a, o, i, n = len(answers), len(out), len(inp), len(names)
+        # the texts in the order of _pieces
         for m in record.messages:
             role = m.role
             if role == "assistant":
                 if m.content is not None:
-                    out.append(m.content)
+                    answers.append(m.content)
                 if m.reasoning_content is not None:
                     out.append(m.reasoning_content)
                 if m.tool_calls is not None:
@@ -106,7 +255,7 @@ def clean_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int]:
                         if f.arguments is not None:
                             out.append(f.arguments)
                 if m.refusal is not None:
-                    out.append(m.refusal)
+                    answers.append(m.refusal)
                 if m.reasoning is not None:
                     out.append(m.reasoning)
                 if m.thinking is not None:
@@ -121,15 +270,27 @@ def clean_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int]:
                 if m.content is not None:
                     inp.append(m.content)
             else:  # an unknown role is an error entry: the generic path reports it
-                del out[o:], inp[i:], names[n:]
+                del answers[a:], out[o:], inp[i:], names[n:]
                 break
         else:
-            records.append((number, len(record.messages), len(out), len(inp), len(names)))
-    clean = {number: messages for number, messages, *_ in records}
-    for group, (texts, filt) in enumerate(zip((out, inp, names), filters, strict=True)):
+            records.append((number, record))
+            ends.append((len(answers), len(out), len(inp), len(names)))
+    taken: dict[int, int | Planned] = {r[0]: len(r[1].messages) for r in records}
+    chosen: list[set[int]] = []
+    hit: set[int] = set()  # the records with candidates, by index in records
+    for group, (texts, filt) in enumerate(zip((answers, out, inp, names), filters, strict=True)):
         assert filt is not None
-        ends = [r[2 + group] for r in records]
-        for k in filt.candidates(texts) if texts else ():
-            # the record holding text k: the first whose texts end after it
-            clean.pop(records[bisect.bisect_right(ends, k)][0], None)
-    return clean
+        found = filt.candidates(texts) if texts else []
+        chosen.append(set(found))
+        last = [e[group] for e in ends]
+        # the record holding text k: the first whose texts end after it
+        hit.update(bisect.bisect_right(last, k) for k in found)
+    for r in hit:
+        number, record = records[r]
+        starts = ends[r - 1] if r else (0, 0, 0, 0)
+        planned = _plan(record, starts, chosen)
+        if planned is None:
+            del taken[number]
+        else:
+            taken[number] = planned
+    return taken

@@ -270,9 +270,13 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
     line_start = pending.rfind(b"\n") + 1  # where the last (unfinished) line of pending starts
     while True:
         if line_start and (at_eof or len(pending) >= CHUNK_BYTES):
-            yield unit(bytes(pending[:line_start]))
-            del pending[:line_start]
+            with memoryview(pending) as view:  # one copy (a slice of a bytearray is another)
+                data = bytes(view[:line_start])
+            # the unfinished line in a buffer of its own: the next read is appended to it
+            # without the chunk's bytes being moved
+            pending = pending[line_start:]
             line_start = 0
+            yield unit(data)
             continue
         if at_eof:
             if len(pending) > cap:

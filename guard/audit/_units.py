@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 from guard._json import decode_line
 from guard.audit._context import REASONING_FORMATS
 from guard.audit._engine import Collector, internal_error
-from guard.audit._fast import clean_records
+from guard.audit._fast import add_parts, split_lines, typed_records
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._harmony import HarmonySplitter
 from guard.audit._sources import (
@@ -187,22 +187,24 @@ def run_json_lines(unit: Unit, policy: Policy, *, fast: bool = True) -> UnitResu
     """Each line of a JSONL chunk: decoded as UTF-8, parsed, handed to the format's adapter.
     Every fault of one line (undecodable, malformed, over the cap, of the wrong shape, or an
     unexpected exception) is an error entry for that line; the other lines are still read.
-    ``fast``: clean OpenAI chat records are only counted (guard/audit/_fast.py; same report)."""
+    ``fast``: OpenAI chat records are decoded typed, clean ones only counted
+    (guard/audit/_fast.py; same report)."""
     assert unit.data is not None
     c = _collector(unit, policy)
     adapter = ADAPTERS[unit.format]
     cap = unit.max_line
     transcripts = messages = 0
-    lines = unit.data.split(b"\n")
-    clean = clean_records(lines, cap, c) if fast and unit.format == "openai" else {}
+    lines = split_lines(unit.data)
+    typed = typed_records(lines, cap, c) if fast and unit.format == "openai" else {}
     for number, raw in enumerate(lines, 1):
         if not raw or raw.isspace():
             continue
         if len(raw) > cap:
             c.error(number, overlong(len(raw), cap))
             continue
-        if number in clean:
-            messages += clean[number]
+        if number in typed:
+            known = typed[number]
+            messages += known if isinstance(known, int) else add_parts(known, c, number)
             transcripts += 1
             continue
         try:

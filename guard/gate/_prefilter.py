@@ -53,6 +53,7 @@ class Prefilter:
     __slots__ = (
         "checks",
         "ending",
+        "ending_checks",
         "ending_literals",
         "ending_span",
         "head",
@@ -61,6 +62,7 @@ class Prefilter:
         "pattern",
         "search",
         "sep",
+        "shared",
         "start",
     )
 
@@ -80,6 +82,12 @@ class Prefilter:
             sorted(((_gate(lit), lit) for lit in ordered), key=lambda c: c[0] is None)
         )
         self.pattern = pattern
+        #: the common opening of the literals without a gate character, when they share one
+        #: of at least 4 characters: a batch without it holds none of them (one search for
+        #: all, not one each)
+        free = [lit for gate, lit in self.checks if gate is None]
+        shared = _common_start(free) if len(free) > 1 else ""
+        self.shared = shared if len(shared) >= 4 else None
         parts = [re.escape(lit) for lit in ordered]
         if pattern is not None:
             parts.append(f"(?:{pattern.pattern})")
@@ -99,6 +107,8 @@ class Prefilter:
         #: the ending signals' literals (``in`` tests, far faster than an alternation) and
         #: patterns, over the last ``ending_span`` characters
         self.ending_literals = ending_literals
+        #: (gate character or None, literal) of the ending literals, for batches
+        self.ending_checks = tuple((_gate(lit), lit) for lit in ending_literals)
         self.ending = ending
         self.ending_span = ending_span
         #: the head checks in one match, for batches whose tails are searched joined: the lead,
@@ -188,7 +198,11 @@ class Prefilter:
             return set()
         picked = _pick(texts, where)
         joined = sep.join(picked)
-        present = [lit for lit in self.ending_literals if lit in joined]
+        present = [
+            lit
+            for gate, lit in self.ending_checks
+            if (gate is None or gate in joined) and lit in joined
+        ]
         if not present:
             return set()  # the common case: no ending literal in the whole batch
         starts = _starts(picked, sep)
@@ -216,7 +230,20 @@ class Prefilter:
         joined = sep.join(picked)
         view = TextView(joined) if normalise else None
         haystack = joined if view is None else view.norm
-        if not self._anywhere(haystack):
+        if self.pattern is None:
+            # literals only: one `str.find` pass per literal (after its gate character, a
+            # `memchr`) runs at memory speed, where an alternation without a common prefix
+            # costs the regex engine every position; each literal is looked for once
+            free = self.shared is None or self.shared in haystack
+            first = [
+                (pos, literal)
+                for gate, literal in self.checks
+                if (free if gate is None else gate in haystack)
+                and (pos := haystack.find(literal)) >= 0
+            ]
+            if not first:
+                return set()  # the common case: the whole batch is clean
+        elif not self._anywhere(haystack):
             return set()  # the common case: one quick pass says the whole batch is clean
         starts = _starts(picked, sep)
         found: set[int] = set()
@@ -231,12 +258,7 @@ class Prefilter:
             return nxt if view is None else view.to_norm(nxt)
 
         if self.pattern is None:
-            # literals only: one `str.find` pass per literal present runs at memory speed, where
-            # an alternation without a common prefix costs the regex engine every position
-            for gate, literal in self.checks:
-                if (gate is not None and gate not in haystack) or literal not in haystack:
-                    continue
-                pos = haystack.find(literal)
+            for pos, literal in first:
                 while pos >= 0:
                     pos = haystack.find(literal, owner(pos))
             return found
@@ -248,6 +270,15 @@ class Prefilter:
                 break
             pos = owner(m.start())
         return found
+
+
+def _common_start(words: list[str]) -> str:
+    """The longest opening all of ``words`` share."""
+    first, last = min(words), max(words)  # the others sort between them
+    k = 0
+    while k < min(len(first), len(last)) and first[k] == last[k]:
+        k += 1
+    return first[:k]
 
 
 def _pick(texts: Sequence[str], where: list[int]) -> Sequence[str]:

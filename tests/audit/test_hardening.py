@@ -99,9 +99,9 @@ def test_an_unexpected_exception_reading_a_line_is_an_internal_error_entry(
     adapters = dict(units_module.ADAPTERS)
     adapters["openai"] = _raise_on("BOOM", adapters["openai"])
     monkeypatch.setattr(units_module, "ADAPTERS", adapters)
-    # a trigger in the record, so that it goes through the adapter (a clean record is only
-    # counted: guard/audit/_fast.py)
-    bad = {"messages": [{"role": "user", "content": "BOOM <|start|>"}]}
+    # a part list, so that the record goes through the adapter (records of the typed shape do
+    # not: guard/audit/_fast.py)
+    bad = {"messages": [{"role": "user", "content": [{"type": "text", "text": "BOOM"}]}]}
     path = write(tmp_path / "t.jsonl", line(INJECTED), line(bad), line(INJECTED))
     report = guard.audit(path)
     assert [f.line for f in report.findings] == [1, 3]
@@ -157,7 +157,8 @@ def test_the_cli_exits_3_on_internal_errors_and_still_prints_the_report(
     adapters = dict(units_module.ADAPTERS)
     adapters["openai"] = _raise_on("BOOM", adapters["openai"])
     monkeypatch.setattr(units_module, "ADAPTERS", adapters)
-    bad = {"messages": [{"role": "user", "content": "BOOM <|start|>"}]}  # not a clean record
+    # a part list: the record goes through the adapter (guard/audit/_fast.py)
+    bad = {"messages": [{"role": "user", "content": [{"type": "text", "text": "BOOM"}]}]}
     path = write(tmp_path / "t.jsonl", line(INJECTED), line(bad))
     assert main(["audit", "--json", str(path)]) == 3
     out, err = capsys.readouterr()

@@ -16,6 +16,8 @@ _PIECES = st.sampled_from(
         "plain words. ",
         "\n",
         "assistantfinal",
+        "assistant",
+        "assistantanalysis",
         "<|end|>",
         "to=functions.read",
         '{"name": "read", "arguments": {}}',
@@ -115,3 +117,11 @@ def test_an_opening_word_counts_only_within_the_head() -> None:
     beyond = " " + inside
     assert filt.candidates(["plain", beyond, inside]) == [2]
     assert filt.could_hit(inside) and not filt.could_hit(beyond)
+
+
+def test_literals_without_a_gate_are_looked_for_behind_their_common_opening() -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.shared == "assistant"
+    texts = ["an assistant answers", "assistantcommentary", "the assistant", "x assistantfinal"]
+    assert filt._joined(texts, [0, 1, 2, 3], normalise=False) == {1, 3}
+    assert filt._joined(texts, [0, 2], normalise=False) == set()
