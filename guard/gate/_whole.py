@@ -218,7 +218,7 @@ def find_hits(
     # by start, the longer hit first at one start: two stable sorts on C-level keys
     anchors.sort(key=_END, reverse=True)
     anchors.sort(key=_START)
-    exempt = _in_code(anchors, code) if code else frozenset()
+    exempt, odd = _in_code(anchors, code) if code else (frozenset(), [])
     support: list[Hit] = []
     if co_signals and len(exempt) < len(anchors):
         relative_end = None if parsed_end is None else parsed_end - offset
@@ -250,19 +250,22 @@ def find_hits(
         out = anchors[:]
         for i in changed:
             out[i] = _compose(anchors[i], attached.get(i, ()), 0, extends)
-    for i in exempt:
-        hit = out[i]
-        if i not in changed and len(hit.signals) == 1 and hit.lead is None and not hit.support:
-            hit.in_code = True  # a bare anchor fresh from its scan: decided in place
-        else:
-            out[i] = _bare(hit, 0)
+    if exempt:
+        # bare anchors in code were decided in place by _in_code; what changed since (or was
+        # never bare) is rebuilt bare
+        redo = (exempt if offset else exempt.intersection(changed)).union(odd)
+        for i in redo:
+            out[i] = _bare(out[i], 0)
     return out
 
 
-def _in_code(anchors: list[Hit], code: CodeRanges) -> frozenset[int]:
-    """Indices of the sorted ``anchors`` that lie wholly inside ``code`` (one merged walk)."""
+def _in_code(anchors: list[Hit], code: CodeRanges) -> tuple[frozenset[int], list[int]]:
+    """Indices of the sorted ``anchors`` that lie wholly inside ``code`` (one merged walk).
+    A bare anchor there (its own signal only, as scans return them) is decided in place
+    (``in_code``); the indices of the others come second, to be rebuilt bare."""
     starts, ends = code.starts, code.ends
     inside = []
+    odd = []
     j = 0
     count = len(starts)
     for i, anchor in enumerate(anchors):
@@ -273,7 +276,11 @@ def _in_code(anchors: list[Hit], code: CodeRanges) -> frozenset[int]:
             break
         if starts[j] <= start and anchor.end <= ends[j]:
             inside.append(i)
-    return frozenset(inside)
+            if anchor.lead is None and not anchor.support and len(anchor.signals) == 1:
+                anchor.in_code = True
+            else:
+                odd.append(i)
+    return frozenset(inside), odd
 
 
 def _bare(anchor: Hit, offset: int) -> Hit:
