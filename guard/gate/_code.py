@@ -323,22 +323,7 @@ class CodeTracker:
 
     def _close_paragraph(self) -> None:
         """A blank line or a fence ends the paragraph: pair what is left, the rest is literal."""
-        runs = self._para_runs
-        k = 1  # runs[0] found no partner: it is literal
-        while k < len(runs):
-            start, end, esc = runs[k]
-            width = end - start - esc
-            if width == 0:
-                k += 1
-                continue
-            for j in range(k + 1, len(runs)):
-                if runs[j][1] - runs[j][0] == width:
-                    self.ranges.append((start + esc, runs[j][1]))
-                    k = j + 1
-                    break
-            else:
-                k += 1
-        runs.clear()
+        _pair_rest(self._para_runs, self.ranges)
 
     # --- answers ---------------------------------------------------------------------------
 
@@ -519,7 +504,8 @@ def _fence_close(text: str, pos: int, char: str, length: int) -> int:
 
 
 def _pair_rest(para: list[tuple[int, int, int]], ranges: list[tuple[int, int]]) -> None:
-    """The paragraph ends: pair what is left, the rest is literal (see ``_close_paragraph``)."""
+    """The paragraph ends: pair the runs left (after the first, which found no partner: it is
+    literal) with later runs of their width; the rest is literal."""
     k = 1
     while k < len(para):
         start, end, esc = para[k]
