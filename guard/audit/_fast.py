@@ -192,16 +192,7 @@ def split_lines(data: bytes) -> list[bytes]:
     lines: list[bytes] = []
     find = data.find
     pos = 0
-    for _ in range(_PROBE_LINES):
-        end = find(b"\n", pos)
-        if end < 0:
-            lines.append(data[pos:])
-            return lines
-        lines.append(data[pos:end])
-        pos = end + 1
-    if pos < _PROBE_LINES * _SHORT_LINE:
-        lines += data[pos:].split(b"\n")
-        return lines
+    probing = _PROBE_LINES
     while True:
         end = find(b"\n", pos)
         if end < 0:
@@ -209,6 +200,11 @@ def split_lines(data: bytes) -> list[bytes]:
             return lines
         lines.append(data[pos:end])
         pos = end + 1
+        if probing:
+            probing -= 1
+            if not probing and pos < _PROBE_LINES * _SHORT_LINE:
+                lines += data[pos:].split(b"\n")
+                return lines
 
 
 def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int | Planned]:
