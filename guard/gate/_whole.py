@@ -12,10 +12,13 @@ import bisect
 from collections import defaultdict
 from collections.abc import Collection, Sequence
 from functools import cache
+from itertools import compress, filterfalse
 from operator import attrgetter
+from typing import NoReturn
 
 from guard._escape import escape
 from guard._log import get_logger, preview
+from guard.errors import PluginError
 from guard.gate._boundary import get_boundary
 from guard.gate._code import CodeRanges, code_ranges
 from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
@@ -28,6 +31,9 @@ __all__ = ["ALL_SCOPES", "decide", "evaluate", "find_hits", "injection_verdict",
 _log = get_logger("guard.gate")
 _START = attrgetter("start")
 _END = attrgetter("end")
+_ANCHOR = attrgetter("anchor")
+_TRIPS = attrgetter("trips")
+_IN_CODE = attrgetter("in_code")
 
 
 #: every scope an anchor signal may have (see :class:`~guard.models.Triggers`)
@@ -166,7 +172,7 @@ def _reason(surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit]) -> s
         return f"leak on {surface.value}: {first.label} at {first.start} ({first.detail}){more}"
     if not hits:
         return "clean"
-    in_code = sum(1 for h in hits if h.in_code)
+    in_code = sum(map(_IN_CODE, hits))
     parts = [f"{len(hits)} hit(s), none tripping"]
     if in_code:
         parts.append(f"{in_code} inside closed code")
@@ -218,6 +224,8 @@ def find_hits(
     # by start, the longer hit first at one start: two stable sorts on C-level keys
     anchors.sort(key=_END, reverse=True)
     anchors.sort(key=_START)
+    if anchors[0].start < 0:
+        _negative(anchors[0])
     exempt, odd = _in_code(anchors, code) if code else (frozenset(), [])
     support: list[Hit] = []
     if co_signals and len(exempt) < len(anchors):
@@ -236,6 +244,8 @@ def find_hits(
         )
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
+        if support and min(map(_START, support)) < 0:
+            _negative(min(support, key=_START))
     attached = _attach(anchors, support)
     if offset:
         out = [
@@ -246,7 +256,9 @@ def find_hits(
     else:
         # offsets stay: only anchors with support (or carrying an index they should not) change
         changed = set(attached)
-        changed.update(i for i, anchor in enumerate(anchors) if anchor.anchor is not None)
+        indices = list(map(_ANCHOR, anchors))
+        if indices.count(None) < len(indices):
+            changed.update(i for i, index in enumerate(indices) if index is not None)
         out = anchors[:]
         for i in changed:
             out[i] = _compose(anchors[i], attached.get(i, ()), 0, extends)
@@ -259,6 +271,12 @@ def find_hits(
     return out
 
 
+def _negative(hit: Hit) -> NoReturn:
+    raise PluginError(
+        f"signal {hit.code!r} returned a hit at offset {hit.start}; offsets must be >= 0"
+    )
+
+
 def _in_code(anchors: list[Hit], code: CodeRanges) -> tuple[frozenset[int], list[int]]:
     """Indices of the sorted ``anchors`` that lie wholly inside ``code`` (one merged walk).
     A bare anchor there (its own signal only, as scans return them) is decided in place
@@ -268,18 +286,22 @@ def _in_code(anchors: list[Hit], code: CodeRanges) -> tuple[frozenset[int], list
     odd = []
     j = 0
     count = len(starts)
+    first, last = starts[0], ends[0]
     for i, anchor in enumerate(anchors):
         start = anchor.start
-        while j < count and ends[j] <= start:
+        if start >= last:
             j += 1
-        if j == count:
-            break
-        if starts[j] <= start and anchor.end <= ends[j]:
+            while j < count and ends[j] <= start:
+                j += 1
+            if j == count:
+                break
+            first, last = starts[j], ends[j]
+        if first <= start and anchor.end <= last:
             inside.append(i)
-            if anchor.lead is None and not anchor.support and len(anchor.signals) == 1:
-                anchor.in_code = True
-            else:
+            if anchor.support or anchor.lead is not None or len(anchor.signals) != 1:
                 odd.append(i)
+            else:
+                anchor.in_code = True
     return frozenset(inside), odd
 
 
@@ -332,7 +354,7 @@ def make_verdict(
     """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
     ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
     the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`)."""
-    tripping = [h for h in hits if h.trips]
+    tripping = list(compress(hits, map(_TRIPS, hits)))
     leak = bool(tripping)
     kept = _kept(hits, max_hits)
     verdict = Verdict(
@@ -403,9 +425,8 @@ def evaluate(
     if rule.mode == "injection":
         return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
     weights = policy.effective_weights()
-    for hit in hits:  # fresh from find_hits and not shared yet: decided in place
-        if hit.in_code:
-            continue
+    # fresh from find_hits and not shared yet: decided in place
+    for hit in filterfalse(_IN_CODE, hits):
         if _trips(hit, rule) or _trips_with(hit, rule):
             hit.trips = True
             hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
