@@ -2,13 +2,16 @@
 performance issue's "dense documentation" figure) give the answers of the plain paths.
 
 - H's combined pattern (bar-name spellings in one group, the shared ``<|`` written once) finds
-  exactly the spans of the plain alternation of its hold patterns, for every dialect.
+  exactly the spans of the plain alternation of its hold patterns, for every dialect; on ASCII
+  text its twin in the standard ``re`` engine finds the same spans.
 - Rule D6: a hit inside closed code carries only its anchor's own evidence, and the gate tells
   the co-signals to skip such anchors. Skipping is an optimisation: verdicts equal those of
   scanning every anchor and deciding code afterwards, and streams give the same hits.
 """
 
 from __future__ import annotations
+
+import re
 
 import regex
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +22,7 @@ from guard.dialects import DIALECTS, get_dialect
 from guard.gate import SurfaceMonitor, code_ranges, decide, find_hits, make_verdict
 from guard.gate._policy import Policy
 from guard.models import Surface, TextView
-from signals.control_token import _compiled, _triggers
+from signals.control_token import _ascii_twin, _compiled, _triggers
 
 PROPS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -60,6 +63,27 @@ def test_h_combined_pattern_matches_the_plain_alternation(name: str, data: st.Da
     fast = [m.span() for m in _compiled(DIALECTS[name]).finditer(text)]
     plain = [m.span() for m in _plain_alternation(name).finditer(text)]
     assert fast == plain
+
+
+@PROPS
+@given(st.sampled_from(sorted(DIALECTS)), st.data())
+def test_h_ascii_twin_finds_the_spans_of_the_regex_pattern(name: str, data: st.DataObject) -> None:
+    """On ASCII text H searches with the standard ``re`` engine; the engines differ only on
+    non-ASCII case folds and digits, so the spans are the same."""
+    pieces = [p for p in _spelling_pieces(name) if p.isascii()] + ["K", "k", "S", "s", "I", "0"]
+    text = "".join(data.draw(st.lists(st.sampled_from(pieces), max_size=14)))
+    pattern = _compiled(DIALECTS[name])
+    twin, span = _ascii_twin(DIALECTS[name])
+    assert list(map(span, twin.finditer(text))) == [m.span() for m in pattern.finditer(text)]
+
+
+def test_h_ascii_twin_is_the_standard_engine() -> None:
+    twin, _ = _ascii_twin(get_dialect("harmony"))
+    assert isinstance(twin, re.Pattern)
+    assert [h.evidence for h in detect("<|CHANNEL|> then <| end |>").hits] == [
+        "<|CHANNEL|>",
+        "<| end |>",
+    ]
 
 
 def test_h_combined_pattern_is_shaped_for_speed() -> None:
