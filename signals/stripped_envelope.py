@@ -25,6 +25,7 @@ from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
+GLUED_WORDS = ("assistantfinal", "assistantanalysis", "assistantcommentary")
 _GLUED = re.compile(r"assistant(?:final|analysis|commentary)")
 OPENING_WORDS = ("analysis", "assistant", "commentary", "final")
 LONE_WORDS = ("analysis", "commentary", "final")
@@ -34,11 +35,9 @@ _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
     # anywhere: the glued spellings and a constrained header; at the start: the opening words
-    literals=("assistantanalysis", "assistantcommentary", "assistantfinal", "json{"),
+    literals=(*sorted(GLUED_WORDS), "json{"),
     hold_words=(
-        "assistantfinal",
-        "assistantanalysis",
-        "assistantcommentary",
+        *GLUED_WORDS,
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
@@ -61,7 +60,9 @@ class StrippedEnvelope:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "assistant" in norm:
+        # three substring tests are a fraction of the regex's scan where "assistant" is common
+        # (docs quoting a header) but never glued
+        if any(map(norm.__contains__, GLUED_WORDS)):
             for m in _GLUED.finditer(norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
         if ctx.offset == 0:
