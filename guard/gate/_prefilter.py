@@ -23,8 +23,8 @@ import bisect
 import re
 from collections.abc import Sequence
 from functools import cache
-from itertools import accumulate, count
-from operator import add
+from itertools import accumulate, compress, count, filterfalse
+from operator import add, not_
 
 from guard.models import Dialect, Signal, Surface, TextView
 from signals import load_signals
@@ -162,26 +162,28 @@ class Prefilter:
         """Indices, in order, of the texts that may yield a hit (a superset)."""
         if self.sep is None or len(texts) == 1:
             return [i for i, t in enumerate(texts) if self.could_hit(t)]
-        narrow = [i for i, t in enumerate(texts) if t.isascii()]
+        # a batch holds tens of thousands of texts: indices picked by C-level maps
+        ascii_flags = list(map(str.isascii, texts))
+        narrow = list(compress(range(len(texts)), ascii_flags))
         found = self._joined(texts, narrow, normalise=False)
         wide: list[int] = []
         if len(narrow) < len(texts):
             # non-ASCII texts: their originals and their normalised views (lookalikes)
-            wide = [i for i, t in enumerate(texts) if not t.isascii()]
+            wide = list(compress(range(len(texts)), map(not_, ascii_flags)))
             found |= self._joined(texts, wide, normalise=False)
             found |= self._joined(texts, wide, normalise=True)
         if self.lead is not None or self.opening or self.ending_literals or self.ending is not None:
+            unfound = found.__contains__
             if self.start is None:
-                rest = [i for i in range(len(texts)) if i not in found]
+                rest = list(filterfalse(unfound, range(len(texts))))
             else:
                 # ASCII texts (their normalised view is themselves): the head in one match
                 # each, the tails in one search of the batch for each ending literal
-                rest = [i for i in wide if i not in found]
-                start = self.start.match
-                heads = [i for i in narrow if i not in found]
-                found.update(i for i in heads if start(texts[i]) is not None)
+                rest = list(filterfalse(unfound, wide))
+                heads = list(filterfalse(unfound, narrow))
+                found.update(compress(heads, map(self.start.match, _pick(texts, heads))))
                 if self.ending_literals:
-                    tails = [i for i in heads if i not in found]
+                    tails = list(filterfalse(unfound, heads))
                     found |= self._tails(texts, tails)
             for i in rest:
                 t = texts[i]
