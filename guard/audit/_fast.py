@@ -48,16 +48,18 @@ from guard.models import Surface
 __all__ = ["Planned", "add_parts", "split_lines", "typed_records"]
 
 
-class _Call(msgspec.Struct):
+# gc=False: a decoded record is a tree (no cycles), and a chunk's records stay alive until its
+# plan is made; untracked, they cost the garbage collector nothing
+class _Call(msgspec.Struct, gc=False):
     name: str | None = None
     arguments: str | None = None
 
 
-class _ToolCall(msgspec.Struct):
+class _ToolCall(msgspec.Struct, gc=False):
     function: _Call
 
 
-class _Message(msgspec.Struct):
+class _Message(msgspec.Struct, gc=False):
     role: str
     content: str | None = None
     refusal: str | None = None
@@ -68,7 +70,7 @@ class _Message(msgspec.Struct):
     function_call: _Call | None = None
 
 
-class _Record(msgspec.Struct):
+class _Record(msgspec.Struct, gc=False):
     messages: list[_Message]
     tools: Any = None
 
