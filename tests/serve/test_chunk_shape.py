@@ -61,12 +61,20 @@ def test_a_read_taken_by_a_shape_is_the_parsed_item(
         assert item == parsed(piece)
         assert list(item) == list(parsed(piece))  # the same key order (re-serialised alike)
     # a chunk whose text is a word found nowhere else, with nothing escaped around it, has a
-    # shape, and the next one with a plain text fits it
+    # shape, and the next one with a plain, printable text fits it
     model_plain = model.isascii() and _plain(model) and model.isprintable()
     if first.isascii() and first.isalnum() and first != model and model_plain:
         assert shape is not None
-        if _plain(then) and (then.isascii() or not ascii_only):
+        if _plain(then) and then.isprintable() and (then.isascii() or not ascii_only):
             assert item is not None
+
+
+def test_a_text_that_is_not_printable_is_parsed_instead() -> None:
+    # U+18CD6 is unassigned in this Python's Unicode tables: not printable, so not taken
+    shape = shape_of(chunk({"content": "0"}, model=""))
+    assert shape is not None
+    assert shape.read(wire(chunk({"content": "\U00018cd6"}, model=""))) is None
+    assert shape.read(wire(chunk({"content": "1"}, model=""))) == chunk({"content": "1"}, model="")
 
 
 def _plain(text: str) -> bool:
