@@ -77,9 +77,14 @@ class Prefilter:
         ending_literals: tuple[str, ...] = (),
     ) -> None:
         ordered = sorted(literals, key=lambda s: (-len(s), s))
-        #: (gate character or None, literal), literals with a gate first
+        #: (gate character or None, literal), literals with a gate first, shortest first: a
+        #: text that holds any literal most often holds a short one (``<|``), and stopping there
+        #: spares a full scan for each longer literal whose gate character it also holds
         self.checks = tuple(
-            sorted(((_gate(lit), lit) for lit in ordered), key=lambda c: c[0] is None)
+            sorted(
+                ((_gate(lit), lit) for lit in ordered),
+                key=lambda c: (c[0] is None, len(c[1]), c[1]),
+            )
         )
         self.pattern = pattern
         #: the common opening of the literals without a gate character, when they share one
@@ -124,8 +129,16 @@ class Prefilter:
     # --- one text ------------------------------------------------------------------------------
 
     def _anywhere(self, text: str) -> bool:
+        free: bool | None = None  # whether the shared opening of the gateless literals is in
         for gate, literal in self.checks:
-            if (gate is None or gate in text) and literal in text:
+            if gate is None:
+                if free is None:
+                    free = self.shared is None or self.shared in text
+                if not free:
+                    break  # the gateless literals come last, and none of them can be here
+            elif gate not in text:
+                continue
+            if literal in text:
                 return True
         return self.pattern is not None and self.pattern.search(text) is not None
 

@@ -165,14 +165,17 @@ def _trips_with(hit: Hit, rule: SurfaceRule) -> bool:
     return any(combo <= codes for combo in rule.trip_with)
 
 
-def _reason(surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit]) -> str:
+def _reason(
+    surface: Surface, hits: Sequence[Hit], tripping: Sequence[Hit], in_code: int | None = None
+) -> str:
     if tripping:
         first = tripping[0]
         more = f"; {len(tripping) - 1} more tripping" if len(tripping) > 1 else ""
         return f"leak on {surface.value}: {first.label} at {first.start} ({first.detail}){more}"
     if not hits:
         return "clean"
-    in_code = sum(map(_IN_CODE, hits))
+    if in_code is None:
+        in_code = sum(map(_IN_CODE, hits))
     parts = [f"{len(hits)} hit(s), none tripping"]
     if in_code:
         parts.append(f"{in_code} inside closed code")
@@ -335,8 +338,8 @@ def _kept(hits: Sequence[Hit], max_hits: int) -> tuple[Hit, ...]:
     if len(hits) <= max_hits:
         return tuple(hits)
     kept = list(hits[:max_hits])
-    if not any(h.trips for h in kept):
-        first = next((h for h in hits[max_hits:] if h.trips), None)
+    if not any(map(_TRIPS, kept)):
+        first = next(compress(hits[max_hits:], map(_TRIPS, hits[max_hits:])), None)
         if first is not None:
             kept[-1] = first
     return tuple(kept)
@@ -350,11 +353,14 @@ def make_verdict(
     tool_name: str | None,
     preview_offset: int = 0,
     max_hits: int = DEFAULT_MAX_HITS,
+    in_code: int | None = None,
 ) -> Verdict:
     """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
     ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
-    the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`)."""
-    tripping = list(compress(hits, map(_TRIPS, hits)))
+    the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`).
+    ``in_code``, when the caller has counted them, is how many hits are in closed code."""
+    # a hit in closed code never trips: when all are, there is nothing to look for
+    tripping = [] if in_code == len(hits) else list(compress(hits, map(_TRIPS, hits)))
     leak = bool(tripping)
     kept = _kept(hits, max_hits)
     verdict = Verdict(
@@ -366,7 +372,7 @@ def make_verdict(
         hits_dropped=len(hits) - len(kept),
         cut=min(h.cut for h in tripping) if leak else None,
         score=sum(h.score for h in tripping),
-        reason=_reason(surface, hits, tripping),
+        reason=_reason(surface, hits, tripping, in_code),
         tool_name=tool_name,
     )
     if leak:
@@ -424,13 +430,17 @@ def evaluate(
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if rule.mode == "injection":
         return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
-    weights = policy.effective_weights()
-    # fresh from find_hits and not shared yet: decided in place
-    for hit in filterfalse(_IN_CODE, hits):
-        if _trips(hit, rule) or _trips_with(hit, rule):
-            hit.trips = True
-            hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
-    return make_verdict(text, surface, dialect, hits, tool_name, max_hits=policy.max_hits)
+    in_code = sum(map(_IN_CODE, hits))
+    if in_code < len(hits):
+        weights = policy.effective_weights()
+        # fresh from find_hits and not shared yet: decided in place
+        for hit in filterfalse(_IN_CODE, hits):
+            if _trips(hit, rule) or _trips_with(hit, rule):
+                hit.trips = True
+                hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
+    return make_verdict(
+        text, surface, dialect, hits, tool_name, max_hits=policy.max_hits, in_code=in_code
+    )
 
 
 def injection_verdict(

@@ -125,3 +125,25 @@ def test_literals_without_a_gate_are_looked_for_behind_their_common_opening() ->
     texts = ["an assistant answers", "assistantcommentary", "the assistant", "x assistantfinal"]
     assert filt._joined(texts, [0, 1, 2, 3], normalise=False) == {1, 3}
     assert filt._joined(texts, [0, 2], normalise=False) == set()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_PIECES, max_size=8).map("".join))
+def test_one_text_check_agrees_with_the_combined_regex(text: str) -> None:
+    # the ordered literal checks (gated shortest first, gateless behind their common opening)
+    # answer what one search for every literal answers
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None
+    assert filt._anywhere(text) == (filt.search.search(text) is not None)
+
+
+def test_literals_with_a_gate_are_checked_shortest_first_and_before_the_others() -> None:
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None
+    gates = [gate for gate, _ in filt.checks]
+    gated = [lit for gate, lit in filt.checks if gate is not None]
+    assert gated == sorted(gated, key=lambda lit: (len(lit), lit))
+    assert gates.index(None) == len(gated)
+    # a brace without "json{" and "<|" after it: found without the longer literal deciding
+    assert filt._anywhere("{x} " * 10 + "<|end|>")
+    assert not filt._anywhere("{x} the assistant answers " * 10)

@@ -123,6 +123,23 @@ def test_k_lookalike_zero_width_inside() -> None:
     assert leak("assistant\u200bfinalHello")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "assistant" quoted unglued many times before the glued one (the docs case)
+        "The assistant replies. " * 50 + "x assistantanalysis y",
+        "an `assistant` reply, {braces} and json " * 20 + 'commentary json{"a": 1}',
+        "final\tjson{}",  # the header check runs with a brace and no "assistant" at all
+    ],
+)
+def test_k_found_past_its_substring_pretests(text: str) -> None:
+    assert leak(text) and "K" in labels(text)
+
+
+def test_k_nothing_where_the_pretests_hold_but_nothing_is_glued() -> None:
+    assert not leak("The assistant, the final json, a {brace}. " * 30)
+
+
 # --- M and its co-signals ------------------------------------------------------------------------
 
 
