@@ -118,6 +118,38 @@ class Timer:
             best = min(best, time.perf_counter() - t0)
         return best
 
+    def interleaved_best(
+        self, fn: Callable[[], object], floor: Callable[[], object], rounds: int = 40
+    ) -> tuple[float, float]:
+        """Best seconds per call of ``fn`` and of ``floor``, timed in alternation (one call
+        of ``fn``, then a batch of ``floor`` calls long enough to time) over ``rounds`` rounds.
+        On a shared machine whose speed drifts (CPU steal), both are measured in the same
+        windows, and the best of each is the one least slowed by other work: their ratio is
+        the code's own."""
+        if self.runs == 1:
+            rounds = 1
+        fn()
+        floor()
+        loops = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(loops):
+                floor()
+            if time.perf_counter() - t0 >= 1e-3 or loops > 1 << 20:
+                break
+            loops *= 2
+        best_fn = best_floor = math.inf
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            fn()
+            t1 = time.perf_counter()
+            for _ in range(loops):
+                floor()
+            t2 = time.perf_counter()
+            best_fn = min(best_fn, t1 - t0)
+            best_floor = min(best_floor, (t2 - t1) / loops)
+        return best_fn, best_floor
+
 
 def timeit(fn: Callable[[], object], *, runs: int = 7, min_time: float = 0.2) -> float:
     """Median seconds per call over ``runs`` batches (each batch long enough to time well)."""
