@@ -17,13 +17,34 @@ from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 
-_MARKER = re.compile(
-    r"to=[ \t]?(?:functions\.[^\W\d][\w-]*|browser\.\w+|python(?![\w.])"
+_AFTER_TO = (
+    r"[ \t]?(?:functions\.[^\W\d][\w-]*|browser\.\w+|python(?![\w.])"
     r"|multi_tool_use\.\w+|container\.\w+)"
 )
+#: the marker as written
+_MARKER = re.compile("to=" + _AFTER_TO)
+#: the same marker found from its ``=``: the regex engine scans for a one-character literal
+#: prefix far faster than for ``to=`` (two common letters), and the ``to`` is checked behind.
+#: A match starts two characters early, and one may start inside the match before it (``goto``
+#: ending a name); :func:`marker_spans` drops those, so the spans are exactly ``_MARKER``'s
+_FROM_EQUALS = re.compile("=(?<=to=)" + _AFTER_TO)
 
 
 _span = re.Match.span
+
+
+def marker_spans(norm: str) -> list[tuple[int, int]]:
+    """The spans of ``_MARKER.finditer(norm)``, found from each ``=``. No match holds an ``=``
+    but its own, so one that starts inside the match before it (dropped here) never hides one
+    that ``_MARKER`` finds."""
+    spans = []
+    last = 0
+    for start, end in map(_span, _FROM_EQUALS.finditer(norm)):
+        if start - 2 >= last:
+            spans.append((start - 2, end))
+            last = end
+    return spans
+
 
 #: Tool namespaces a routing marker may name.
 NAMESPACES = ("functions.", "browser.", "python", "multi_tool_use.", "container.")
@@ -53,11 +74,7 @@ class RoutingMarker:
             return []
         if norm is text.original:  # ASCII text: offsets and evidence are the view's own
             signals = (self.code,)
-            return [
-                Hit(signals, s, e, norm[s:e], "routing marker")
-                for s, e in map(_span, _MARKER.finditer(norm))
-            ]
+            return [Hit(signals, s, e, norm[s:e], "routing marker") for s, e in marker_spans(norm)]
         return [
-            hit_from_norm(text, self.code, m.start(), m.end(), "routing marker")
-            for m in _MARKER.finditer(norm)
+            hit_from_norm(text, self.code, s, e, "routing marker") for s, e in marker_spans(norm)
         ]
