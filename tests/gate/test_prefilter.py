@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard import Surface, detect, get_dialect
-from guard.gate._prefilter import prefilter
+from guard.gate._prefilter import _GATE_TRIES, _find, _gate, _starts, prefilter
 
 _HARMONY = get_dialect("harmony")
 _PIECES = st.sampled_from(
@@ -147,3 +147,41 @@ def test_literals_with_a_gate_are_checked_shortest_first_and_before_the_others()
     # a brace without "json{" and "<|" after it: found without the longer literal deciding
     assert filt._anywhere("{x} " * 10 + "<|end|>")
     assert not filt._anywhere("{x} the assistant answers " * 10)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="<|to=json{ x", max_size=200),
+    st.sampled_from(["<|", "to=", "json{", "{", "||"]),
+    st.integers(min_value=0, max_value=220),
+)
+def test_gate_first_search_finds_what_find_finds(haystack: str, literal: str, start: int) -> None:
+    # the gate character may be rare or common (more than _GATE_TRIES times): same answer
+    gate = _gate(literal)
+    assert gate is not None
+    assert _find(haystack, literal, gate, start) == haystack.find(literal, start)
+    assert _find(haystack, literal, None, start) == haystack.find(literal, start)
+
+
+def test_gate_first_search_past_many_gate_characters() -> None:
+    haystack = "{" * (3 * _GATE_TRIES) + "json{" + "{" * 10 + "json{"
+    first = 3 * _GATE_TRIES
+    assert _find(haystack, "json{", "{") == first
+    assert _find(haystack, "json{", "{", first + 1) == haystack.rfind("json{")
+    assert _find("<" * 100, "<|", "<") == -1
+    # the occurrence right where the search for the whole literal takes over
+    for extra in (-1, 0, 1):
+        n = _GATE_TRIES + extra
+        assert _find("{" * n + "json{", "json{", "{") == n
+        assert _find("<" * n + "<|", "<|", "<") == n
+
+
+@given(st.lists(st.text(max_size=5), max_size=12), st.sampled_from(["\n", "\x00", "::"]))
+def test_starts_are_where_each_text_begins_in_the_join(texts: list[str], sep: str) -> None:
+    starts = _starts(texts, sep)
+    joined = sep.join(texts)
+    assert len(starts) == len(texts) + 1
+    for k, text in enumerate(texts):
+        assert joined[starts[k] : starts[k] + len(text)] == text
+    # one more entry: where a text after the last would start
+    assert starts[-1] == (len(joined) + len(sep) if texts else 0)
