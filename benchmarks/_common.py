@@ -129,15 +129,7 @@ class Timer:
         if self.runs == 1:
             rounds = 1
         fn()
-        floor()
-        loops = 1
-        while True:
-            t0 = time.perf_counter()
-            for _ in range(loops):
-                floor()
-            if time.perf_counter() - t0 >= 1e-3 or loops > 1 << 20:
-                break
-            loops *= 2
+        loops = _loops(floor, 1e-3)
         best_fn = best_floor = math.inf
         for _ in range(rounds):
             t0 = time.perf_counter()
@@ -153,15 +145,7 @@ class Timer:
 
 def timeit(fn: Callable[[], object], *, runs: int = 7, min_time: float = 0.2) -> float:
     """Median seconds per call over ``runs`` batches (each batch long enough to time well)."""
-    fn()
-    loops = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(loops):
-            fn()
-        if time.perf_counter() - t0 >= min_time / runs or loops > 1 << 20:
-            break
-        loops *= 2
+    loops = _loops(fn, min_time / runs)
     samples = []
     for _ in range(runs):
         t0 = time.perf_counter()
@@ -169,6 +153,20 @@ def timeit(fn: Callable[[], object], *, runs: int = 7, min_time: float = 0.2) ->
             fn()
         samples.append((time.perf_counter() - t0) / loops)
     return statistics.median(samples)
+
+
+def _loops(fn: Callable[[], object], seconds: float) -> int:
+    """How many calls of ``fn`` make a batch of at least ``seconds`` (after one warm-up
+    call; doubling, at most about a million)."""
+    fn()
+    loops = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(loops):
+            fn()
+        if time.perf_counter() - t0 >= seconds or loops > 1 << 20:
+            return loops
+        loops *= 2
 
 
 def machine() -> str:
