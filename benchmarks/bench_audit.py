@@ -9,8 +9,10 @@ directory and removed afterwards.
 Transcripts are OpenAI chat agent sessions: a system prompt, a user request, then turns of
 reasoning, tool calls with JSON arguments, tool results (prose, code, Markdown tables) and an
 answer. A fraction ``--dirty`` of them carries one leak or injection. Each figure is the best
-of ``--runs`` runs. Besides wall time the table gives CPU seconds of all processes (the audit's
-workers included): on a shared machine wall time depends on what else runs, CPU time much less.
+of ``--runs`` runs, taken in turns (the baseline, then each worker count, then again), so that
+every row's best comes from the same stretches of time on a machine whose speed drifts.
+Besides wall time the table gives CPU seconds of all processes (the audit's workers included):
+on a shared machine wall time depends on what else runs, CPU time much less.
 """
 
 from __future__ import annotations
@@ -146,15 +148,11 @@ def baseline(path: Path) -> int:
     return messages
 
 
-def best_of(runs: int, fn: Callable[[], T]) -> tuple[float, float, T]:
-    """(best wall seconds, best CPU seconds, last result) over ``runs`` runs."""
-    wall = used = float("inf")
-    for _ in range(runs):
-        t0, c0 = time.perf_counter(), cpu()
-        result = fn()
-        wall = min(wall, time.perf_counter() - t0)
-        used = min(used, cpu() - c0)
-    return wall, used, result
+def timed(fn: Callable[[], T]) -> tuple[float, float, T]:
+    """(wall seconds, CPU seconds, result) of one call of ``fn``."""
+    t0, c0 = time.perf_counter(), cpu()
+    result = fn()
+    return time.perf_counter() - t0, cpu() - c0, result
 
 
 def main() -> None:
@@ -164,7 +162,9 @@ def main() -> None:
         "--dirty", type=float, default=0.01, help="share of transcripts with a problem"
     )
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--runs", type=int, default=3, help="best of this many runs each")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="best of this many runs each, taken in turns"
+    )
     add_quick(parser)
     args = parser.parse_args()
     # quick: two units of CHUNK_BYTES (so two workers share them), a problem in one in five
@@ -182,20 +182,23 @@ def main() -> None:
         with path.open("rb") as f:
             warm.write_bytes(b"".join(line for _, line in zip(range(50), f, strict=False)))
         guard.audit(warm)
-        wall, used, counted = best_of(runs, lambda: baseline(path))
-        assert counted == messages
+        # the runs take turns (the baseline, then each worker count), so that on a machine
+        # whose speed drifts every row's best comes from the same stretches of time
+        wall = [float("inf")] * (1 + len(args.workers))
+        used = wall[:]
+        reports: dict[int, guard.AuditReport] = {}
+        for _ in range(runs):
+            w, c, counted = timed(lambda: baseline(path))
+            assert counted == messages
+            wall[0], used[0] = min(wall[0], w), min(used[0], c)
+            for k, workers in enumerate(args.workers, 1):
+                w, c, reports[workers] = timed(lambda n=workers: guard.audit(path, workers=n))
+                wall[k], used[k] = min(wall[k], w), min(used[k], c)
         rows: list[tuple[str, float, float, guard.AuditReport | None]] = [
-            ("read + json.loads (no detection)", wall, used, None)
+            ("read + json.loads (no detection)", wall[0], used[0], None)
         ]
-        reports = {}
-        for workers in args.workers:
-
-            def run(n: int = workers) -> guard.AuditReport:
-                return guard.audit(path, workers=n)
-
-            w, c, report = best_of(runs, run)
-            rows.append((f"guard.audit, workers {workers}", w, c, report))
-            reports[workers] = report
+        for k, workers in enumerate(args.workers, 1):
+            rows.append((f"guard.audit, workers {workers}", wall[k], used[k], reports[workers]))
         first = reports[args.workers[0]]
         for report in reports.values():
             assert report.findings == first.findings and report.errors == first.errors
