@@ -164,7 +164,7 @@ class Prefilter:
                     break  # the gateless literals come last, and none of them can be here
             elif gate not in text:
                 continue
-            if literal in text:
+            if _find(text, literal, gate) >= 0:  # through the gate character while it is rare
                 return True
         return self.pattern is not None and self.pattern.search(text) is not None
 

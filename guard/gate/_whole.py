@@ -339,7 +339,8 @@ def _kept(hits: Sequence[Hit], max_hits: int) -> tuple[Hit, ...]:
         return tuple(hits)
     kept = list(hits[:max_hits])
     if not any(map(_TRIPS, kept)):
-        first = next(compress(hits[max_hits:], map(_TRIPS, hits[max_hits:])), None)
+        rest = hits[max_hits:]
+        first = next(compress(rest, map(_TRIPS, rest)), None)
         if first is not None:
             kept[-1] = first
     return tuple(kept)
