@@ -30,6 +30,28 @@ GLUE = ")]}\"'`"
 WORDS = ("analysis", "commentary", "final", "assistant", "user", "system", "developer", "tool")
 _WORD = re.compile(r"(?<![A-Za-z])(?i:" + "|".join(WORDS) + r")[ \t\r\n]*\Z")
 _GLUED = re.compile("[" + re.escape(GLUE) + "]{1,8}\\Z")
+_SPACE = " \t\r\n"
+_LONGEST = max(map(len, WORDS))
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def word_before(norm: str, lo: int, end: int) -> tuple[int, int] | None:
+    """The span of the channel word that ends ``norm[lo:end]`` (only whitespace after it), or
+    None: what ``_WORD.search(norm, lo, end)`` finds, without trying the pattern at each of the
+    window's positions. No word is a suffix of another, so at most one can end there."""
+    word_end = lo + len(norm[lo:end].rstrip(_SPACE))
+    tail = norm[max(lo, word_end - _LONGEST) : word_end]
+    if not tail.isascii():  # Unicode case folding (``ſ`` matches ``s``): the pattern decides
+        m = _WORD.search(norm, lo, end)
+        return (m.start(), word_end) if m else None
+    lowered = tail.lower()
+    for word in WORDS:
+        if lowered.endswith(word):
+            start = word_end - len(word)
+            if start >= lo and (start == 0 or norm[start - 1] not in _LETTERS):
+                return start, word_end
+            return None
+    return None
 
 
 def _hold_words() -> tuple[str, ...]:
@@ -62,10 +84,10 @@ class ChannelAdjacency:
         norm = text.norm
         for index, start, _end, prev_end, _next in neighbours(text, ctx):
             lo = max(start - WINDOW, prev_end)
-            m = _WORD.search(norm, lo, start)
-            if m:
-                word_end = m.start() + len(m.group().rstrip())
-                glued = _GLUED.search(norm, max(lo, m.start() - 8), m.start())
-                begin = glued.start() if glued else m.start()
+            found = word_before(norm, lo, start)
+            if found is not None:
+                word_start, word_end = found
+                glued = _GLUED.search(norm, max(lo, word_start - 8), word_start)
+                begin = glued.start() if glued else word_start
                 detail = "channel word before marker" + (", junk glued before it" if glued else "")
                 yield hit_from_norm(text, self.code, begin, word_end, detail, index)
