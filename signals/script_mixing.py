@@ -28,6 +28,7 @@ SCRIPTS = (
     "Ethiopic", "Syriac",
 )  # fmt: skip
 _RUN = regex.compile("[" + "".join(rf"\p{{{s}}}" for s in SCRIPTS) + "]{2,}")
+_NON_ASCII = regex.compile(r"[^\x00-\x7f]")
 
 
 def ascii_ratio(text: str) -> float:
@@ -59,7 +60,13 @@ class ScriptMixing:
             hi = min(
                 end + NEAR, text.to_original(n_next) if n_next < len(text.norm) else len(original)
             )
-            m = _RUN.search(original, lo, hi)
+            # Every script a run may be in lies outside ASCII, and the run's search tries each
+            # script's table at each character: it starts at the window's first non-ASCII
+            # character, and an ASCII window (most of them) skips it.
+            first = _NON_ASCII.search(original, lo, hi)
+            if first is None:
+                continue
+            m = _RUN.search(original, first.start(), hi)
             if not m:
                 continue
             around = original[max(0, start - AROUND) : end + AROUND]
