@@ -6,6 +6,8 @@ from __future__ import annotations
 import bisect
 import re
 
+import regex
+
 from guard.models._fold_table import FOLD, IGNORABLE
 
 __all__ = ["TextView"]
@@ -16,6 +18,31 @@ _FOLD: dict[int, str] = FOLD
 _FOLD_CHARS = frozenset(chr(cp) for cp in FOLD)
 #: Default_Ignorable_Code_Point characters: the view deletes them
 _DELETE_CHARS = frozenset(chr(cp) for first, last in IGNORABLE for cp in range(first, last + 1))
+#: runs of non-ASCII characters; every character folded or deleted is one (the regex module
+#: scans a class like this one much faster than ``re`` or a ``set`` over the whole text)
+_NON_ASCII = regex.compile(r"[^\x00-\x7f]+")
+#: texts shorter than this, and texts whose first ``_PROBE`` characters hold more than one run
+#: of non-ASCII characters per ``_SPARSE`` characters, hash every character instead
+_SHORT = 256
+_PROBE = 4096
+_SPARSE = 64
+
+
+def _non_ascii_chars(text: str) -> set[str]:
+    """The distinct characters of ``text`` that may be folded or deleted (a superset of them).
+
+    Mostly-ASCII text (English with a few curly quotes, a leak's CJK spam) has few runs of
+    other characters: one scan gathers them, far cheaper than hashing every character. Text
+    dense with them (French accents, Chinese) is hashed whole, which is cheaper there.
+    """
+    if len(text) < _SHORT:
+        return set(text)
+    runs = _NON_ASCII.findall(text, 0, _PROBE)
+    if len(runs) * _SPARSE > min(len(text), _PROBE):
+        return set(text)
+    if len(text) > _PROBE:
+        runs = _NON_ASCII.findall(text)
+    return set("".join(runs))
 
 
 def _present_class(chars: frozenset[str] | set[str]) -> re.Pattern[str]:
@@ -46,7 +73,7 @@ class TextView:
             return
         # The distinct characters decide what to do, at hashing speed (a character class of
         # thousands of code points would be tried range by range, character by character).
-        chars = set(original)
+        chars = _non_ascii_chars(original)
         # 1:1 folding keeps offsets; most non-ASCII text (CJK, accents) has nothing to fold.
         folded = original if _FOLD_CHARS.isdisjoint(chars) else original.translate(_FOLD)
         present = _DELETE_CHARS.intersection(chars)
