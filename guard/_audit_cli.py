@@ -17,6 +17,15 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
         " marker) is shown as is and the surrounding text is masked",
     )
     p.add_argument(
+        "--style",
+        choices=("table", "lines", "github"),
+        default="table",
+        help="how findings are shown: table (grouped by file, default); lines (one per"
+        " finding, 'path:line: kind signals evidence (surface)', the form editors and"
+        " pre-commit link to); github (GitHub workflow commands, which Actions turns into"
+        " annotations on the file and line). The totals follow in every style",
+    )
+    p.add_argument(
         "--summary",
         action="store_true",
         help="print only the totals, not the findings grouped by file",

@@ -188,7 +188,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     elif args.sarif != "-":
-        sys.stdout.write(render(report, summary=args.summary) + "\n")
+        sys.stdout.write(render(report, summary=args.summary, style=args.style) + "\n")
     if report.summary.internal_errors:
         print(
             f"guard audit: error: {report.summary.internal_errors} internal error(s): the report"

@@ -81,7 +81,12 @@ def test_the_action_script_audits_and_writes_relative_sarif(tmp_path: Path) -> N
     (result,) = sarif["runs"][0]["results"]
     artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert artifact == {"uri": "logs/a%20b.jsonl", "uriBaseId": "%SRCROOT%"}
-    assert done.stdout.splitlines()[0].startswith("transcripts 2,")  # --summary
+    # each finding is an annotation on its file and line; the totals follow
+    (annotation,) = [line for line in done.stdout.splitlines() if line.startswith("::")]
+    assert annotation.startswith(
+        "::error file=logs/a b.jsonl,line=1,title=guard leak (H%2C text)::"
+    )
+    assert done.stdout.splitlines()[-3].startswith("transcripts 2,")
     relaxed, _ = run_action(workspace, tmp_path, paths="logs", fail_on="none")
     assert relaxed.returncode == 0
     clean, _ = run_action(workspace, tmp_path, paths="clean", sarif_file="out/clean.sarif")
@@ -99,6 +104,48 @@ def test_the_action_passes_dialect_and_policy(tmp_path: Path) -> None:
     assert done.returncode == 2 and "klingon" in done.stderr
     done, _ = run_action(workspace, tmp_path, paths="a.jsonl", policy="missing.toml")
     assert done.returncode == 2 and "missing.toml" in done.stderr
+
+
+def test_the_action_takes_paths_one_per_line_and_globs(tmp_path: Path) -> None:
+    workspace = tmp_path / "repo"
+    (workspace / "logs" / "deep").mkdir(parents=True)
+    (workspace / "logs" / "a b.jsonl").write_text(json.dumps(LEAKING) + "\n")
+    (workspace / "logs" / "deep" / "c.jsonl").write_text(json.dumps(LEAKING) + "\n")
+    (workspace / "other.jsonl").write_text(json.dumps(LEAKING) + "\n")
+    # the usual YAML idiom: a block scalar, one path per line, the last line ending in a newline
+    done, _ = run_action(workspace, tmp_path, paths="logs/a b.jsonl\n  other.jsonl\n")
+    assert done.returncode == 1, done.stderr
+    located = {line.split(",")[0] for line in done.stdout.splitlines() if line.startswith("::")}
+    assert located == {"::error file=logs/a b.jsonl", "::error file=other.jsonl"}
+    done, _ = run_action(workspace, tmp_path, paths="logs/**/*.jsonl")
+    located = {line.split(",")[0] for line in done.stdout.splitlines() if line.startswith("::")}
+    assert located == {"::error file=logs/a b.jsonl", "::error file=logs/deep/c.jsonl"}
+    done, _ = run_action(workspace, tmp_path, paths="other.jsonl nothing/*.jsonl")
+    assert done.returncode == 2
+    assert "the paths pattern 'nothing/*.jsonl' matches no file" in done.stdout
+    done, _ = run_action(workspace, tmp_path, paths=" \n \n")
+    assert done.returncode == 2 and "names no file" in done.stdout
+
+
+def test_annotations_cannot_be_forged_by_a_path_or_evidence(tmp_path: Path) -> None:
+    """File names and evidence come from outside: a newline in either must not start a
+    workflow command of its own, and `,` or `:` must not end a property."""
+    path = tmp_path / "a,b:c\n::set-env name=A::1\n.jsonl"
+    path.write_text(json.dumps(LEAKING) + "\n{broken\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "guard", "audit", "--style", "github", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    commands = [line for line in lines if line.startswith("::")]
+    assert len(commands) == 2 and all(c.startswith("::error file=") for c in commands)
+    assert all("a%2Cb%3Ac%0A%3A%3Aset-env name=A%3A%3A1%0A.jsonl," in c for c in commands)
+    assert ",line=2," in commands[1] and "unreadable input" in commands[1]
+    from guard.audit._annotations import _data
+
+    assert _data("50%\r\n::x") == "50%25%0D%0A::x"
 
 
 def hooks() -> list[dict[str, Any]]:
@@ -123,6 +170,18 @@ def test_the_pre_commit_hook_runs_guard_audit_on_transcripts(tmp_path: Path) -> 
     clean.write_text(json.dumps(CLEAN) + "\n")
     assert main([*entry[1:], str(clean)]) == 0
     assert main([*entry[1:], str(clean), str(leaky)]) == 1
+
+
+def test_the_pre_commit_hook_prints_where_each_finding_is(tmp_path: Path) -> None:
+    (hook,) = hooks()
+    leaky = tmp_path / "leak.jsonl"
+    leaky.write_text(json.dumps(CLEAN) + "\n" + json.dumps(LEAKING) + "\n")
+    entry = shlex.split(hook["entry"])
+    done = subprocess.run(
+        [sys.executable, "-m", "guard", *entry[1:], str(leaky)], capture_output=True, text=True
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines()[0] == f"{leaky}:2: leak H <|channel|> (text)"
 
 
 @pytest.mark.parametrize("name", ["action.yml", ".pre-commit-hooks.yaml"])

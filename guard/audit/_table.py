@@ -3,6 +3,7 @@ totals (or, with ``summary``, the totals alone)."""
 
 from __future__ import annotations
 
+from guard.audit._annotations import Style, render_located
 from guard.audit.report import AuditReport, Finding
 
 __all__ = ["format_size", "render"]
@@ -94,12 +95,15 @@ def _totals(report: AuditReport) -> list[str]:
     ]
 
 
-def render(report: AuditReport, *, summary: bool = False) -> str:
+def render(report: AuditReport, *, summary: bool = False, style: Style = "table") -> str:
     """The human report: the findings grouped by file (each file's counts, then a row per
     finding with its evidence and masked context), errors, inputs and totals. ``summary``:
-    the totals only."""
+    the totals only. ``style="lines"`` or ``"github"``: one line per finding and error
+    (:mod:`guard.audit._annotations`), then the totals."""
     if summary:
         return "\n".join(_totals(report))
+    if style != "table":
+        return render_located(report, style, _totals(report))
     s = report.summary
     lines: list[str] = []
     if report.findings:
