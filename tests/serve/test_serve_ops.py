@@ -5,6 +5,9 @@ OpenTelemetry spans (issue 16)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -331,3 +334,65 @@ def test_otel_spans_carry_guard_attributes() -> None:
     assert "H" in tuple(attributes["guard.signals"])  # type: ignore[arg-type]
     assert clients[-1].parent is not None
     assert clients[-1].parent.trace_id == servers[-1].context.trace_id
+    # the GenAI conventions' request attributes beside guard's
+    assert attributes["gen_ai.system"] == "openai"
+    assert attributes["gen_ai.request.model"] == "gpt-oss-1"
+    assert attributes["gen_ai.operation.name"] == "chat"
+    # no span per ASGI message: a streamed answer of many events is one server span
+    assert not [s for s in spans if s.kind == trace.SpanKind.INTERNAL], [s.name for s in spans]
+
+
+def test_otel_does_not_instrument_a_globally_instrumented_httpx_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("opentelemetry.instrumentation.httpx")
+    import httpx
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+    from guard.serve._tracing import instrument_client
+
+    calls: list[object] = []
+    monkeypatch.setattr(HTTPXClientInstrumentor, "instrument_client", calls.append)
+    instrumentor = HTTPXClientInstrumentor()
+    instrumentor.instrument()
+    try:
+        instrument_client(httpx.AsyncClient())
+        assert calls == []  # every client already makes spans (opentelemetry-instrument)
+    finally:
+        instrumentor.uninstrument()
+    client = httpx.AsyncClient()
+    instrument_client(client)
+    assert calls == [client]
+
+
+@pytest.mark.parametrize(
+    ("variables", "provider"),
+    [
+        ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}, "TracerProvider"),
+        ({"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:9/v1/traces"}, "TracerProvider"),
+        (
+            {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9", "OTEL_TRACES_EXPORTER": "none"},
+            "ProxyTracerProvider",
+        ),
+        ({}, "ProxyTracerProvider"),
+    ],
+)
+def test_otel_exports_over_otlp_when_only_the_endpoint_is_set(
+    variables: dict[str, str], provider: str
+) -> None:
+    """The container's GUARD_OTEL=true with OTEL_EXPORTER_OTLP_ENDPOINT needs no other set-up;
+    without an endpoint, or with OTEL_TRACES_EXPORTER=none, no provider is made."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    code = (
+        "from opentelemetry import trace\n"
+        "from starlette.applications import Starlette\n"
+        "from guard.serve._tracing import traced\n"
+        "traced(Starlette())\n"
+        "print(type(trace.get_tracer_provider()).__name__)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**env, **variables}
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == provider
