@@ -37,7 +37,7 @@ def test_action_is_composite_with_the_documented_inputs() -> None:
     spec = action()
     assert spec["runs"]["using"] == "composite"
     assert {"paths", "fail-on", "dialect", "policy", "sarif-file"} <= set(spec["inputs"])
-    assert spec["inputs"]["fail-on"]["default"] == "leak"
+    assert spec["inputs"]["fail-on"]["default"] == "leak,error"
     assert spec["outputs"]["sarif-file"]["value"] == "${{ steps.audit.outputs.sarif-file }}"
     for step in spec["runs"]["steps"]:
         if "run" in step:
@@ -81,7 +81,8 @@ def test_the_action_script_audits_and_writes_relative_sarif(tmp_path: Path) -> N
     (result,) = sarif["runs"][0]["results"]
     artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert artifact == {"uri": "logs/a%20b.jsonl", "uriBaseId": "%SRCROOT%"}
-    assert done.stdout.splitlines()[0].startswith("transcripts 2,")  # --summary
+    first, totals = done.stdout.splitlines()[:2]  # --summary: what failed, then the totals
+    assert first.startswith("FAILED (exit 1") and totals.startswith("transcripts 2,")
     relaxed, _ = run_action(workspace, tmp_path, paths="logs", fail_on="none")
     assert relaxed.returncode == 0
     clean, _ = run_action(workspace, tmp_path, paths="clean", sarif_file="out/clean.sarif")

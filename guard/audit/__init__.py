@@ -40,7 +40,7 @@ import types as _types
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from guard.audit._choices import FAIL_ON, FORMATS, MAX_LINE_BYTES
+from guard.audit._choices import DEFAULT_FAIL_ON, FAIL_ON, FORMATS, MAX_LINE_BYTES, parse_fail_on
 
 if _TYPE_CHECKING:
     from guard.audit._context import load_tools_option as load_tools_option
@@ -76,7 +76,14 @@ _EXPORTS: dict[str, str] = {
     "to_sarif": "guard.audit._sarif",
 }
 
-__all__ = ["FAIL_ON", "FORMATS", "MAX_LINE_BYTES", *sorted(_EXPORTS)]
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON",
+    "FORMATS",
+    "MAX_LINE_BYTES",
+    "parse_fail_on",
+    *sorted(_EXPORTS),
+]
 
 
 def __getattr__(name: str) -> _Any:

@@ -94,14 +94,25 @@ def _totals(report: AuditReport) -> list[str]:
     ]
 
 
-def render(report: AuditReport, *, summary: bool = False) -> str:
+def failed_line(report: AuditReport, fail_on: str) -> str | None:
+    """The line that says why the run fails at ``fail_on`` (``None`` when it passes)."""
+    code, why = report.failure(fail_on)
+    if code == 0:
+        return None
+    how = f", --fail-on {fail_on}" if code == 1 else ""
+    return f"FAILED (exit {code}{how}): {why}"
+
+
+def render(report: AuditReport, *, summary: bool = False, fail_on: str | None = None) -> str:
     """The human report: the findings grouped by file (each file's counts, then a row per
     finding with its evidence and masked context), errors, inputs and totals. ``summary``:
-    the totals only."""
+    the totals only. With ``fail_on`` (``guard audit --fail-on``), a run that fails opens
+    with a line that says what failed and the exit code."""
+    head = failed_line(report, fail_on) if fail_on is not None else None
+    lines: list[str] = [] if head is None else [head]
     if summary:
-        return "\n".join(_totals(report))
+        return "\n".join([*lines, *_totals(report)])
     s = report.summary
-    lines: list[str] = []
     if report.findings:
         lines += _grouped(report.findings)
     else:
