@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from guard import __version__
 from guard._audit_cli import add_report_options
+from guard._detect_cli import add_detect_parser
 from guard._serve_cli import add_serve_parser
 from guard.dialects import DIALECTS
 from guard.errors import InputError
@@ -344,12 +345,13 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
-        description="Keep in-band tool-calling streams safe: escape, detect, evaluate.",
+        description="Keep in-band tool-calling streams safe: escape, detect, audit, eval, serve.",
     )
     parser.add_argument("--version", action="version", version=f"guard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_escape_parser(sub, "escape")
     _add_escape_parser(sub, "unescape")
+    add_detect_parser(sub)
     _add_eval_parser(sub)
     _add_audit_parser(sub)
     add_serve_parser(sub)

@@ -32,6 +32,8 @@ def parse_fail_on(value: str | tuple[str, ...] | list[str] | frozenset[str]) -> 
             raise ValueError(f"fail_on 'none' cannot be combined with other names, got {value!r}")
         return frozenset()
     return frozenset(names)
+
+
 #: The default cap on one line of a transcript file (``--max-line-bytes``): a longer line is an
 #: error entry and is never held whole.
 MAX_LINE_BYTES = 64 << 20

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from guard.audit.report import AuditReport, Finding
 
-__all__ = ["format_size", "render"]
+__all__ = ["failed_line", "finding_rows", "format_size", "render"]
 
 _MAX_INPUT_LINES = 20
 
@@ -27,7 +27,8 @@ def _shown(text: str) -> str:
     return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
-def _table(findings: list[Finding]) -> list[str]:
+def finding_rows(findings: list[Finding]) -> list[str]:
+    """The findings as table rows under a heading line (columns aligned)."""
     head = ("LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "EVIDENCE", "CONTEXT")
     rows = [
         (
@@ -76,7 +77,7 @@ def _grouped(findings: list[Finding]) -> list[str]:
         if lines:
             lines.append("")
         lines.append(f"{path}: {_file_summary(group)}")
-        lines += _table(group)
+        lines += finding_rows(group)
     return lines
 
 

@@ -168,7 +168,8 @@ class AuditReport(BaseModel):
         if self.summary.transcripts == 0:
             return 2, "no transcript could be read from the input"
         if unread:
-            shown = ", ".join(unread[:3]) + (f" and {len(unread) - 3:,} more" if len(unread) > 3 else "")
+            more = f" and {len(unread) - 3:,} more" if len(unread) > 3 else ""
+            shown = ", ".join(unread[:3]) + more
             return 2, f"{_n(len(unread), 'input')} could not be read: {shown}"
         failed: list[str] = []
         kinds = {"leak": 0, "injection": 0, "forgery": 0}
@@ -178,7 +179,8 @@ class AuditReport(BaseModel):
             if kinds["leak"]:
                 failed.append(_n(kinds["leak"], "leak"))
             if kinds["forgery"]:
-                failed.append(f"{kinds['forgery']:,} forger{'y' if kinds['forgery'] == 1 else 'ies'}")
+                n = kinds["forgery"]
+                failed.append(f"{n:,} forger{'y' if n == 1 else 'ies'}")
         if "injection" in conditions and kinds["injection"]:
             failed.append(_n(kinds["injection"], "injection"))
         if "error" in conditions and self.errors:
