@@ -3,19 +3,73 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, cast
 
 from guard.integrations.openai.protocol import (
     AsyncGuardedStreamWrapper,
+    GuardedStreamBase,
     GuardedStreamWrapper,
     GuardSettings,
 )
+from guard.models import Verdict
 from guard.stream import AsyncGuardedStream, GuardedStream
 
-__all__ = ["AsyncGuardedChatStream", "GuardedChatStream"]
+__all__ = ["AsyncGuardedChatStream", "GuardedChatStream", "PartOffsets", "chat_part"]
+
+_STREAM_PART = re.compile(r"(choices\[\d+\]\.)?(text|thinking|tool_name|tool_arg)(?:\[(\d+)\])?")
+_FIELD = {
+    "text": "content",
+    "thinking": "reasoning_content",
+    "tool_name": "tool_calls[{}].function.name",
+    "tool_arg": "tool_calls[{}].function.arguments",
+}
 
 
-class GuardedChatStream(GuardedStreamWrapper):
+def chat_part(name: str) -> str:
+    """The stream middleware's part name (``text``, ``choices[2].tool_arg[0]``) as the chat
+    message's field (``content``, ``choices[2].tool_calls[0].function.arguments``): the names
+    :func:`guard.guard_result` gives the parts of a complete response."""
+    m = _STREAM_PART.fullmatch(name)
+    if m is None:
+        return name
+    prefix, surface, call = m.groups()
+    return (prefix or "") + _FIELD[surface].format(call or 0)
+
+
+class PartOffsets(dict[str, int]):
+    """Offsets keyed by the chat message's field names; the stream middleware's names
+    (``text``, ``tool_arg[0]``) still read (``cut["text"]``, ``cut.get("text")``)."""
+
+    def __missing__(self, key: str) -> int:
+        other = chat_part(key)
+        if other != key and other in self:
+            return self[other]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+
+class _ChatNames(GuardedStreamBase):
+    """Chat streams name their parts as complete chat responses do (``content``, not
+    ``text``): one name per part, whether the answer came streamed or whole."""
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return [
+            v.model_copy(update={"part": chat_part(v.part or "")}) for v in self._guarded.verdicts
+        ]
+
+    @property
+    def cut(self) -> dict[str, int]:
+        return PartOffsets({chat_part(k): v for k, v in self._guarded.cut.items()})
+
+
+class GuardedChatStream(_ChatNames, GuardedStreamWrapper):
     """The guarded form of the SDK's ``Stream[ChatCompletionChunk]``: iterate it (or call
     ``next``), use it in ``with``; ``close()`` closes the HTTP response."""
 
@@ -24,7 +78,7 @@ class GuardedChatStream(GuardedStreamWrapper):
         self._iterator = iter(self._guarded)
 
 
-class AsyncGuardedChatStream(AsyncGuardedStreamWrapper):
+class AsyncGuardedChatStream(_ChatNames, AsyncGuardedStreamWrapper):
     """The guarded form of the SDK's ``AsyncStream[ChatCompletionChunk]``: ``async for`` it,
     use it in ``async with``; ``await close()`` closes the HTTP response."""
 
