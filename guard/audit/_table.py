@@ -3,6 +3,8 @@ totals (or, with ``summary``, the totals alone)."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from guard.audit.report import AuditReport, Finding
 
 __all__ = ["failed_line", "finding_rows", "format_size", "render"]
@@ -27,6 +29,24 @@ def _shown(text: str) -> str:
     return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
+def display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: wide and fullwidth East-Asian characters take
+    two, combining marks and zero-width characters none, the rest one."""
+    if text.isascii():
+        return len(text)
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def _pad(text: str, width: int, *, right: bool = False) -> str:
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill
+
+
 def finding_rows(findings: list[Finding]) -> list[str]:
     """The findings as table rows under a heading line (columns aligned)."""
     head = ("LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "EVIDENCE", "CONTEXT")
@@ -44,14 +64,14 @@ def finding_rows(findings: list[Finding]) -> list[str]:
         )
         for f in findings
     ]
-    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
+    widths = [
+        max(display_width(head[i]), *(display_width(r[i]) for r in rows))
+        for i in range(len(head) - 1)
+    ]
     right = {0, 1, 6}
 
     def fmt(row: tuple[str, ...]) -> str:
-        cells = [
-            row[i].rjust(widths[i]) if i in right else row[i].ljust(widths[i])
-            for i in range(len(widths))
-        ]
+        cells = [_pad(row[i], widths[i], right=i in right) for i in range(len(widths))]
         return "  " + "  ".join([*cells, row[-1]]).rstrip()
 
     return [fmt(head), *(fmt(r) for r in rows)]
