@@ -34,7 +34,7 @@ def _answers(text: str, lines: bool) -> list[tuple[int, str]]:
 
 
 def _explain(verdict: Any, finding: Any, label: str) -> list[str]:
-    from guard.audit._table import finding_rows
+    from guard.audit import finding_rows
 
     where = f"dialect {verdict.dialect}, surface {verdict.surface.value}"
     if finding is None:
@@ -60,7 +60,7 @@ def _explain(verdict: Any, finding: Any, label: str) -> list[str]:
 def _cmd_detect(args: argparse.Namespace) -> int:
     from guard import detect
     from guard._detect import _surface
-    from guard.audit._evidence import finding_for
+    from guard.audit import finding_for
     from guard.cli import EXIT_FINDINGS, EXIT_OK, _read_text
     from guard.dialects import get_dialect
     from guard.gate import Policy
