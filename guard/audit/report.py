@@ -33,9 +33,10 @@ class Finding(BaseModel):
     ``line`` is the 1-based line of the transcript in its file for JSONL (for in-memory
     transcripts, the 1-based position in the iterable), and for raw transcripts (Harmony and
     the other dialects) the line where the message opens; ``message`` is the 0-based index of
-    the message in the transcript. ``kind`` is ``leak`` (model output carrying wire-format evidence), ``injection``
-    (untrusted input carrying reserved spellings that must be escaped) or ``forgery`` (in a raw
-    transcript, a tool result written where the assistant was writing). ``cut`` is the offset in
+    the message in the transcript. ``kind`` is ``leak`` (model output carrying wire-format
+    evidence), ``injection`` (untrusted input carrying reserved spellings that must be escaped)
+    or ``forgery`` (in a raw transcript, a tool result written where the assistant was
+    writing). ``cut`` is the offset in
     the part's text from which it is untrusted (for an injection: the first spelling to escape).
     ``preview`` is redacted: letters and digits are masked, only the shape remains.
     ``evidence`` is the matched reserved spelling or marker, exactly as it stands in the text
