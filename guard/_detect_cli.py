@@ -68,7 +68,9 @@ def _cmd_detect(args: argparse.Namespace) -> int:
     surface = _surface(args.surface)
     dialect = get_dialect(args.dialect)
     policy = Policy.load(args.policy) if args.policy else None
-    tools = [t for t in args.tools.split(",") if t] if args.tools is not None else None
+    tools = (
+        [t.strip() for t in args.tools.split(",") if t.strip()] if args.tools is not None else None
+    )
     text = _read_text(args.file, sys.stdin.buffer)
     label = "<stdin>" if args.file == "-" else args.file
     role = "assistant" if surface in _OUTPUT else _ROLE[surface]

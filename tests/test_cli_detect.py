@@ -110,3 +110,10 @@ def test_exit_code_agrees_with_guard_detect(
     path = tmp_path_factory.mktemp("d") / "a.txt"
     path.write_text(text, encoding="utf-8", newline="")
     assert main(["detect", str(path)]) == (1 if guard.detect(text).leak else 0)
+
+
+def test_declared_tools_reach_detect() -> None:
+    args = ("--surface", "tool_name", "--tools", "get_weather, search")
+    assert run(*args, stdin=b"delete_all").returncode == 1  # not declared: U
+    assert run(*args, stdin=b"search").returncode == 0
+    assert run("--surface", "tool_name", stdin=b"delete_all").returncode == 0  # tools unknown
