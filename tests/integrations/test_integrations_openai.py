@@ -107,6 +107,7 @@ def test_leak_truncates_or_raises(fake: FakeUpstream) -> None:
     with pytest.raises(LeakAborted) as info:
         got.extend(stream)
     assert content(got) == "Sure. Here it is " and info.value.withheld.startswith("<|cha")
+    assert info.value.verdict.part == "content"  # as guard_result names it (issue 32)
     assert stream.response.is_closed and fake.last().closed_by_client
 
 
@@ -367,10 +368,10 @@ def test_async_client_streams_and_complete_responses(fake: FakeUpstream) -> None
         fake.script = Script(events=CHAT_LEAKED, delay=0.02)
         aborting = guard_client(async_sdk(fake), on_leak="abort")
         stream = await aborting.chat.completions.create(model="m", messages=USER, stream=True)
-        with pytest.raises(LeakAborted):
+        with pytest.raises(LeakAborted) as info:
             async for _ in stream:
                 pass
-        assert stream.upstream_closed
+        assert stream.upstream_closed and info.value.verdict.part == "content"
         await client.close()
 
     asyncio.run(asyncio.wait_for(main(), 30))

@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
 
+from guard.errors import LeakAborted
 from guard.integrations.openai.protocol import (
     AsyncGuardedStreamWrapper,
     GuardedStreamBase,
@@ -54,9 +56,31 @@ class PartOffsets(dict[str, int]):
             return default
 
 
+def _renamed(exc: LeakAborted) -> LeakAborted:
+    """The aborting leak with its verdict's part named as the chat message's field."""
+    verdict = exc.verdict.model_copy(update={"part": chat_part(exc.verdict.part or "")})
+    return LeakAborted(verdict, exc.withheld)
+
+
+def _chat_named(items: Iterator[Any]) -> Iterator[Any]:
+    try:
+        yield from items
+    except LeakAborted as exc:
+        raise _renamed(exc) from None
+
+
+async def _async_chat_named(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    try:
+        async for item in items:
+            yield item
+    except LeakAborted as exc:
+        raise _renamed(exc) from None
+
+
 class _ChatNames(GuardedStreamBase):
     """Chat streams name their parts as complete chat responses do (``content``, not
-    ``text``): one name per part, whether the answer came streamed or whole."""
+    ``text``): one name per part, whether the answer came streamed or whole (in ``verdicts``,
+    ``cut`` and an aborting leak's ``LeakAborted.verdict``)."""
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -75,7 +99,7 @@ class GuardedChatStream(_ChatNames, GuardedStreamWrapper):
 
     def __init__(self, upstream: Any, settings: GuardSettings) -> None:
         super().__init__(upstream, cast(GuardedStream, settings.guard_chunks(upstream)))
-        self._iterator = iter(self._guarded)
+        self._iterator = _chat_named(iter(self._guarded))
 
 
 class AsyncGuardedChatStream(_ChatNames, AsyncGuardedStreamWrapper):
@@ -84,4 +108,4 @@ class AsyncGuardedChatStream(_ChatNames, AsyncGuardedStreamWrapper):
 
     def __init__(self, upstream: Any, settings: GuardSettings) -> None:
         super().__init__(upstream, cast(AsyncGuardedStream, settings.guard_chunks(upstream)))
-        self._iterator = aiter(self._guarded)
+        self._iterator = _async_chat_named(aiter(self._guarded))
