@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 from guard import __version__
 from guard._audit_cli import add_report_options
+from guard._detect_cli import add_detect_parser
 from guard._serve_cli import add_serve_parser
 from guard.dialects import DIALECTS
 from guard.errors import InputError
@@ -137,6 +138,19 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _fail_on(text: str) -> str:
+    """A ``--fail-on`` value, checked (``leak,error``), in its canonical spelling."""
+    from guard.audit import FAIL_ON, parse_fail_on
+
+    try:
+        conditions = parse_fail_on(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated names from {', '.join(FAIL_ON)} (none alone), got {text!r}"
+        ) from None
+    return ",".join(c for c in FAIL_ON if c in conditions) or "none"
+
+
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
@@ -188,16 +202,18 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
     elif args.sarif != "-":
-        sys.stdout.write(render(report, summary=args.summary, style=args.style) + "\n")
+        rendered = render(report, summary=args.summary, fail_on=args.fail_on, style=args.style)
+        sys.stdout.write(rendered + "\n")
+    code, why = report.failure(args.fail_on)
     if report.summary.internal_errors:
         print(
             f"guard audit: error: {report.summary.internal_errors} internal error(s): the report"
             " is incomplete (see the errors marked internal)",
             file=sys.stderr,
         )
-    elif report.summary.transcripts == 0:
-        print("guard audit: error: no transcript could be read from the input", file=sys.stderr)
-    return report.exit_code(args.fail_on)
+    elif code == EXIT_UNUSABLE:
+        print(f"guard audit: error: {why}", file=sys.stderr)
+    return code
 
 
 def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditReport:
@@ -236,7 +252,7 @@ def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditR
 
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from guard.audit import FAIL_ON, FORMATS, MAX_LINE_BYTES
+    from guard.audit import DEFAULT_FAIL_ON, FORMATS, MAX_LINE_BYTES
 
     p = sub.add_parser(
         "audit",
@@ -249,11 +265,13 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
             " transcripts of the other dialects (--format raw), plain model output"
             " (--format text), .gz files, directories (recursed) and '-' (stdin)."
             " Bad lines, undecodable lines and lines over --max-line-bytes are reported as"
-            " errors with file and line; the rest is still audited. Exit codes: 0 no finding at"
-            " the --fail-on threshold; 1 findings at the threshold; 2 no transcript could be"
-            " read, or unusable arguments; 3 internal error: guard itself failed on some input"
-            " (an unexpected exception, a worker process lost), the report is incomplete (3"
-            " wins over 1 and 2)."
+            " errors with file and line; the rest is still audited. Exit codes: 0 nothing that"
+            " --fail-on names; 1 something --fail-on names (by default a leak, a forgery or an"
+            " error entry); 2 an input not read: a path missing or unreadable, an empty file,"
+            " a file of a forced --format that yielded no transcript, no transcript at all, or"
+            " unusable arguments; 3 internal error: guard itself failed on some input (an"
+            " unexpected exception, a worker process lost), the report is incomplete (3 wins"
+            " over 2, 2 over 1). A failing run's report opens with a line that says what failed."
         ),
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files, directories, or - for stdin")
@@ -313,9 +331,13 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--fail-on",
-        choices=FAIL_ON,
-        default="leak",
-        help="exit 1 on: leak (leaks and forgeries, default), injection (any finding), none",
+        type=_fail_on,
+        default=DEFAULT_FAIL_ON,
+        metavar="WHAT",
+        help="exit 1 on any of (comma-separated): leak (leaks and forgeries), injection (any"
+        " finding), error (a line or message that could not be read); none: never."
+        f" Default: {DEFAULT_FAIL_ON}. To let unreadable lines pass, leave error out"
+        " (--fail-on leak). Inputs not read at all exit 2 whatever --fail-on says",
     )
     add_report_options(p)
     p.set_defaults(handler=_cmd_audit)
@@ -324,12 +346,13 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="guard",
-        description="Keep in-band tool-calling streams safe: escape, detect, evaluate.",
+        description="Keep in-band tool-calling streams safe: escape, detect, audit, eval, serve.",
     )
     parser.add_argument("--version", action="version", version=f"guard {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_escape_parser(sub, "escape")
     _add_escape_parser(sub, "unescape")
+    add_detect_parser(sub)
     _add_eval_parser(sub)
     _add_audit_parser(sub)
     add_serve_parser(sub)

@@ -106,6 +106,31 @@ def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
             yield path
 
 
+_SHOWN = 40
+
+
+def case_problems(exc: ValidationError) -> str:
+    """What is wrong with a case, field by field: ``field 'label': expected one of 'leak',
+    'benign' or 'injection', got 'maybe'; field 'note': missing``."""
+    problems: list[str] = []
+    for error in exc.errors(include_url=False):
+        field = ".".join(str(part) for part in error["loc"]) or "(the line)"
+        kind = error["type"]
+        if kind == "missing":
+            problems.append(f"field {field!r}: missing (required)")
+            continue
+        if kind == "extra_forbidden":
+            problems.append(f"field {field!r}: not a field of a case")
+            continue
+        got = repr(error.get("input"))
+        if len(got) > _SHOWN:
+            got = got[: _SHOWN - 3] + "..."
+        msg = error["msg"]
+        want = msg[0].lower() + msg[1:] if msg else "invalid"
+        problems.append(f"field {field!r}: {want}, got {got}")
+    return "; ".join(problems)
+
+
 def load_cases(paths: Iterable[str | Path]) -> tuple[list[tuple[str, Case]], list[str]]:
     """Read cases from JSONL files or directories; bad lines become error strings."""
     cases: list[tuple[str, Case]] = []
@@ -122,9 +147,13 @@ def load_cases(paths: Iterable[str | Path]) -> tuple[list[tuple[str, Case]], lis
                 continue
             try:
                 case = Case.model_validate(json.loads(line))
-            except (json.JSONDecodeError, ValidationError) as exc:
-                first = str(exc).splitlines()[0]
-                errors.append(f"{path}:{number}: invalid case: {first}")
+            except json.JSONDecodeError as exc:
+                errors.append(
+                    f"{path}:{number}: invalid case: not JSON: {exc.msg} (column {exc.colno})"
+                )
+                continue
+            except ValidationError as exc:
+                errors.append(f"{path}:{number}: invalid case: {case_problems(exc)}")
                 continue
             if case.id in seen:
                 errors.append(f"{path}:{number}: duplicate id {case.id!r}")

@@ -37,7 +37,7 @@ def test_action_is_composite_with_the_documented_inputs() -> None:
     spec = action()
     assert spec["runs"]["using"] == "composite"
     assert {"paths", "fail-on", "dialect", "policy", "sarif-file"} <= set(spec["inputs"])
-    assert spec["inputs"]["fail-on"]["default"] == "leak"
+    assert spec["inputs"]["fail-on"]["default"] == "leak,error"
     assert spec["outputs"]["sarif-file"]["value"] == "${{ steps.audit.outputs.sarif-file }}"
     for step in spec["runs"]["steps"]:
         if "run" in step:
@@ -81,12 +81,14 @@ def test_the_action_script_audits_and_writes_relative_sarif(tmp_path: Path) -> N
     (result,) = sarif["runs"][0]["results"]
     artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
     assert artifact == {"uri": "logs/a%20b.jsonl", "uriBaseId": "%SRCROOT%"}
-    # each finding is an annotation on its file and line; the totals follow
-    (annotation,) = [line for line in done.stdout.splitlines() if line.startswith("::")]
+    # what failed comes first, then each finding as an annotation on its file and line
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("FAILED (exit 1")
+    (annotation,) = [line for line in lines if line.startswith("::")]
     assert annotation.startswith(
         "::error file=logs/a b.jsonl,line=1,title=guard leak (H%2C text)::"
     )
-    assert done.stdout.splitlines()[-3].startswith("transcripts 2,")
+    assert lines[-3].startswith("transcripts 2,")
     relaxed, _ = run_action(workspace, tmp_path, paths="logs", fail_on="none")
     assert relaxed.returncode == 0
     clean, _ = run_action(workspace, tmp_path, paths="clean", sarif_file="out/clean.sarif")
@@ -181,7 +183,9 @@ def test_the_pre_commit_hook_prints_where_each_finding_is(tmp_path: Path) -> Non
         [sys.executable, "-m", "guard", *entry[1:], str(leaky)], capture_output=True, text=True
     )
     assert done.returncode == 1, done.stderr
-    assert done.stdout.splitlines()[0] == f"{leaky}:2: leak H <|channel|> (text)"
+    first, where = done.stdout.splitlines()[:2]
+    assert first.startswith("FAILED (exit 1")
+    assert where == f"{leaky}:2: leak H <|channel|> (text)"
 
 
 @pytest.mark.parametrize("name", ["action.yml", ".pre-commit-hooks.yaml"])

@@ -59,3 +59,17 @@ def test_eval_json_report() -> None:
     out = run("--json")
     report = json.loads(out.stdout)
     assert report["cases"] >= 150 and report["misses"] == []
+
+
+def test_invalid_cases_name_file_line_and_field(tmp_path: Path) -> None:
+    wrong = tmp_path / "w.jsonl"
+    case = {"id": "a", "text": 5, "surface": "text", "label": "maybe", "source": "x", "more": 1}
+    wrong.write_text(json.dumps(case) + "\n{not json\n", encoding="utf-8")
+    out = run(str(wrong)).stdout
+    first = next(line for line in out.splitlines() if "w.jsonl:1:" in line)
+    assert "validation error" not in out  # pydantic's own summary line is not the message
+    assert "field 'text': input should be a valid string, got 5" in first
+    assert "field 'label': input should be 'leak', 'benign' or 'injection', got 'maybe'" in first
+    assert "field 'note': missing (required)" in first
+    assert "field 'more': not a field of a case" in first
+    assert f"{wrong}:2: invalid case: not JSON: Expecting property name" in out

@@ -625,7 +625,9 @@ def to_raw(conv: Conversation, rng: random.Random, dialect: str) -> tuple[str, E
 
 
 def build_raw() -> dict[str, tuple[str, list[tuple[int, int, str, str]]]]:
-    """``{file name: (content, [(line, -1, surface, kind), ...])}`` for the raw dialects."""
+    """``{file name: (content, [(line, -1, surface, kind), ...])}`` for the raw dialects; the
+    line is the transcript's first (the audit reports the line of the finding's message, at or
+    after it and before the next transcript)."""
     files: dict[str, tuple[str, list[tuple[int, int, str, str]]]] = {}
     for dialect, (name, problems) in RAW.items():
         rng = random.Random(f"guard-examples-{dialect}")
@@ -663,6 +665,14 @@ FORMATS: dict[str, tuple[str, Callable[..., tuple[Any, Expect]]]] = {
 }
 
 
+def _lines_before(harmony: str, message: int) -> int:
+    """Line breaks in a Harmony transcript before its message ``message`` (its ``<|start|>``)."""
+    at = -1
+    for _ in range(message + 1):
+        at = harmony.find("<|start|>", at + 1)
+    return harmony.count("\n", 0, max(at, 0))
+
+
 def build() -> dict[str, tuple[str, list[tuple[int, int, str, str]]]]:
     """``{file name: (content, [(line, message, surface, kind), ...])}``."""
     files: dict[str, tuple[str, list[tuple[int, int, str, str]]]] = {}
@@ -694,7 +704,10 @@ def build() -> dict[str, tuple[str, list[tuple[int, int, str, str]]]]:
                 if conv.note:
                     record["note"] = conv.note
                 lines.append(json.dumps(record, ensure_ascii=False))
-            expected += [(line, m, s, kind) for m, s, kind in e.items]
+            if fmt == "harmony":  # a raw transcript's finding is on its message's line
+                expected += [(line + _lines_before(value, m), m, s, kind) for m, s, kind in e.items]
+            else:
+                expected += [(line, m, s, kind) for m, s, kind in e.items]
             line += 1 + lines[-1].count("\n")
         files[name] = ("\n".join(lines) + "\n", expected)
     return files

@@ -40,16 +40,18 @@ import types as _types
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from guard.audit._choices import FAIL_ON, FORMATS, MAX_LINE_BYTES
+from guard.audit._choices import DEFAULT_FAIL_ON, FAIL_ON, FORMATS, MAX_LINE_BYTES, parse_fail_on
 
 if _TYPE_CHECKING:
     from guard.audit._context import load_tools_option as load_tools_option
+    from guard.audit._evidence import finding_for as finding_for
     from guard.audit._progress import ProgressBar as ProgressBar
     from guard.audit._rows import RowAuditor as RowAuditor
     from guard.audit._rows import audit_rows as audit_rows
     from guard.audit._run import audit as audit
     from guard.audit._sarif import to_sarif as to_sarif
     from guard.audit._sources import input_bytes as input_bytes
+    from guard.audit._table import finding_rows as finding_rows
     from guard.audit._table import render as render
     from guard.audit.report import AuditError as AuditError
     from guard.audit.report import AuditReport as AuditReport
@@ -70,13 +72,22 @@ _EXPORTS: dict[str, str] = {
     "SkippedFile": "guard.audit.report",
     "audit": "guard.audit._run",
     "audit_rows": "guard.audit._rows",
+    "finding_for": "guard.audit._evidence",
+    "finding_rows": "guard.audit._table",
     "input_bytes": "guard.audit._sources",
     "load_tools_option": "guard.audit._context",
     "render": "guard.audit._table",
     "to_sarif": "guard.audit._sarif",
 }
 
-__all__ = ["FAIL_ON", "FORMATS", "MAX_LINE_BYTES", *sorted(_EXPORTS)]
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON",
+    "FORMATS",
+    "MAX_LINE_BYTES",
+    "parse_fail_on",
+    *sorted(_EXPORTS),
+]
 
 
 def __getattr__(name: str) -> _Any:

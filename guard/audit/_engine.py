@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
-from typing import Literal
 
 from guard._detect import detect
 from guard._log import get_logger, preview
 from guard.audit._context import reasoned_messages, record_tools
-from guard.audit._evidence import context, evidence_hit, hit_spans, mask
+from guard.audit._evidence import finding_for
 from guard.audit._formats import Part
 from guard.audit.report import AuditError, Finding
 from guard.gate import Policy, prefilter
@@ -33,7 +32,6 @@ _log = get_logger("guard.audit")
 
 #: Judge a batch once this many parts are collected (a JSONL unit is judged whole).
 BATCH_PARTS = 50_000
-_PREVIEW_SPAN = 64
 _TEXT = Surface.TEXT.value
 
 
@@ -224,38 +222,13 @@ class Collector:
             tools=tools,
             reasoning=reasoning,
         )
-        kind: Literal["leak", "injection"]
-        if verdict.leak:
-            kind = "leak"
-            cut = verdict.cut
-        elif verdict.injection:
-            kind = "injection"
-            spellings = set(verdict.injection)
-            cut = next((h.start for h in verdict.hits if h.evidence in spellings), None)
-        else:
-            return None
-        start = cut or 0
-        hit = evidence_hit(verdict, cut)
-        if hit is not None:
-            shown, raw = context(text, hit.start, hit.end, hit_spans(verdict.hits))
-            evidence = text[hit.start : hit.end]
-        else:  # no hit to point at (cannot happen for a finding; shape only, to be safe)
-            raw = text[start : start + _PREVIEW_SPAN]
-            shown, evidence = mask(raw), ""
-        return Finding(
+        return finding_for(
+            verdict,
+            text,
             path=self.path,
             line=line,
             message=message,
             role=role,
-            surface=surface,
-            kind=kind,
-            signals=verdict.signals,
-            cut=cut,
-            reason=verdict.reason,
             part=name,
             tool_name=tool_name,
-            preview=preview(text[start : start + _PREVIEW_SPAN]),
-            evidence=evidence,
-            context=shown,
-            context_text=raw,
         )

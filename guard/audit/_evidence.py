@@ -11,10 +11,15 @@ one but never serialised.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Literal
 
+from guard._log import preview
+from guard.audit.report import Finding
 from guard.models import Hit, Verdict
 
-__all__ = ["CONTEXT_CHARS", "context", "evidence_hit", "hit_spans", "mask"]
+__all__ = ["CONTEXT_CHARS", "context", "evidence_hit", "finding_for", "hit_spans", "mask"]
+
+_PREVIEW_SPAN = 64
 
 #: characters of surrounding text shown on each side of the evidence
 CONTEXT_CHARS = 24
@@ -69,3 +74,54 @@ def context(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -
     head = _ELLIPSIS if lo > 0 else ""
     tail = _ELLIPSIS if hi < len(text) else ""
     return head + "".join(pieces) + tail, head + text[lo:hi] + tail
+
+
+def finding_for(
+    verdict: Verdict,
+    text: str,
+    *,
+    path: str,
+    line: int,
+    message: int = 0,
+    role: str,
+    part: str | None = None,
+    tool_name: str | None = None,
+) -> Finding | None:
+    """The finding a verdict on ``text`` makes (``None`` when clean): a leak, or for input
+    surfaces an injection, with its cut, evidence and masked context. ``guard audit`` and
+    ``guard detect`` both report through it."""
+    kind: Literal["leak", "injection"]
+    if verdict.leak:
+        kind = "leak"
+        cut = verdict.cut
+    elif verdict.injection:
+        kind = "injection"
+        spellings = set(verdict.injection)
+        cut = next((h.start for h in verdict.hits if h.evidence in spellings), None)
+    else:
+        return None
+    start = cut or 0
+    hit = evidence_hit(verdict, cut)
+    if hit is not None:
+        shown, raw = context(text, hit.start, hit.end, hit_spans(verdict.hits))
+        evidence = text[hit.start : hit.end]
+    else:  # no hit to point at (cannot happen for a finding; shape only, to be safe)
+        raw = text[start : start + _PREVIEW_SPAN]
+        shown, evidence = mask(raw), ""
+    return Finding(
+        path=path,
+        line=line,
+        message=message,
+        role=role,
+        surface=verdict.surface,
+        kind=kind,
+        signals=verdict.signals,
+        cut=cut,
+        reason=verdict.reason,
+        part=part,
+        tool_name=tool_name,
+        preview=preview(text[start : start + _PREVIEW_SPAN]),
+        evidence=evidence,
+        context=shown,
+        context_text=raw,
+    )

@@ -660,10 +660,11 @@ ADAPTERS: dict[str, Callable[[object, Sink, int], int]] = {
 
 
 def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
-    """Hand one split Harmony transcript to the sink; returns its number of messages."""
-    line = transcript.line
+    """Hand one split Harmony transcript to the sink; returns its number of messages. Each
+    message's parts are at the line of its own ``<|start|>``."""
     previous = None
     for i, m in enumerate(transcript.messages):
+        line = m.line
         author = m.author
         role = author[:64]
         if author == "assistant":

@@ -3,10 +3,12 @@ totals (or, with ``summary``, the totals alone)."""
 
 from __future__ import annotations
 
+import unicodedata
+
 from guard.audit._annotations import Style, render_located
 from guard.audit.report import AuditReport, Finding
 
-__all__ = ["format_size", "render"]
+__all__ = ["failed_line", "finding_rows", "format_size", "render"]
 
 _MAX_INPUT_LINES = 20
 
@@ -28,7 +30,26 @@ def _shown(text: str) -> str:
     return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
-def _table(findings: list[Finding]) -> list[str]:
+def display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: wide and fullwidth East-Asian characters take
+    two, combining marks and zero-width characters none, the rest one."""
+    if text.isascii():
+        return len(text)
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def _pad(text: str, width: int, *, right: bool = False) -> str:
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill
+
+
+def finding_rows(findings: list[Finding]) -> list[str]:
+    """The findings as table rows under a heading line (columns aligned)."""
     head = ("LINE", "MSG", "ROLE", "SURFACE", "KIND", "SIGNALS", "CUT", "EVIDENCE", "CONTEXT")
     rows = [
         (
@@ -44,14 +65,14 @@ def _table(findings: list[Finding]) -> list[str]:
         )
         for f in findings
     ]
-    widths = [max(len(head[i]), *(len(r[i]) for r in rows)) for i in range(len(head) - 1)]
+    widths = [
+        max(display_width(head[i]), *(display_width(r[i]) for r in rows))
+        for i in range(len(head) - 1)
+    ]
     right = {0, 1, 6}
 
     def fmt(row: tuple[str, ...]) -> str:
-        cells = [
-            row[i].rjust(widths[i]) if i in right else row[i].ljust(widths[i])
-            for i in range(len(widths))
-        ]
+        cells = [_pad(row[i], widths[i], right=i in right) for i in range(len(widths))]
         return "  " + "  ".join([*cells, row[-1]]).rstrip()
 
     return [fmt(head), *(fmt(r) for r in rows)]
@@ -77,7 +98,7 @@ def _grouped(findings: list[Finding]) -> list[str]:
         if lines:
             lines.append("")
         lines.append(f"{path}: {_file_summary(group)}")
-        lines += _table(group)
+        lines += finding_rows(group)
     return lines
 
 
@@ -95,17 +116,34 @@ def _totals(report: AuditReport) -> list[str]:
     ]
 
 
-def render(report: AuditReport, *, summary: bool = False, style: Style = "table") -> str:
+def failed_line(report: AuditReport, fail_on: str) -> str | None:
+    """The line that says why the run fails at ``fail_on`` (``None`` when it passes)."""
+    code, why = report.failure(fail_on)
+    if code == 0:
+        return None
+    how = f", --fail-on {fail_on}" if code == 1 else ""
+    return f"FAILED (exit {code}{how}): {why}"
+
+
+def render(
+    report: AuditReport,
+    *,
+    summary: bool = False,
+    fail_on: str | None = None,
+    style: Style = "table",
+) -> str:
     """The human report: the findings grouped by file (each file's counts, then a row per
     finding with its evidence and masked context), errors, inputs and totals. ``summary``:
     the totals only. ``style="lines"`` or ``"github"``: one line per finding and error
-    (:mod:`guard.audit._annotations`), then the totals."""
+    (:mod:`guard.audit._annotations`), then the totals. With ``fail_on`` (``guard audit
+    --fail-on``), a run that fails opens with a line that says what failed and the exit code."""
+    head = failed_line(report, fail_on) if fail_on is not None else None
+    lines: list[str] = [] if head is None else [head]
     if summary:
-        return "\n".join(_totals(report))
+        return "\n".join([*lines, *_totals(report)])
     if style != "table":
-        return render_located(report, style, _totals(report))
+        return "\n".join([*lines, render_located(report, style, _totals(report))])
     s = report.summary
-    lines: list[str] = []
     if report.findings:
         lines += _grouped(report.findings)
     else:

@@ -205,6 +205,8 @@ class Segment:
     opening: str = ""
     #: the body as written, end spelling included (what the scanner reads)
     raw: str = ""
+    #: 1-based line of the file where the segment opens (its opening spelling, or its body)
+    line: int = 1
 
 
 @dataclass(slots=True)
@@ -288,18 +290,20 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
     current = Transcript(1)
     pos = 0
     role, kind_hint, start, opening = "system", "", 0, ""
+    opened = 0  # where the segment being read opens (its opening spelling)
     line_at = _LineCounter(text)
 
     def close(end: int) -> None:
         body = text[start:end]
         if kind_hint == "preamble" and not body.strip():
             return
+        at = opened if opening else start + len(body) - len(body.lstrip())
         if kind_hint == "span":
-            seg = Segment(role, "tool", body, True, opening)
+            seg = Segment(role, "tool", body, True, opening, line=line_at(at))
         else:
             stripped, ended = _strip_end(body, g)
             kind = _kind(role, stripped, g)
-            seg = Segment(role, kind, stripped, ended, opening, body.rstrip())
+            seg = Segment(role, kind, stripped, ended, opening, body.rstrip(), line_at(at))
         current.segments.append(seg)
 
     kind_hint = "preamble"
@@ -319,6 +323,7 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
             if current.segments:
                 yield current
             current = Transcript(line_at(m.start()))
+        opened = m.start()
         if what == "bos":
             role, kind_hint, start, opening, pos = "system", "preamble", m.end(), m.group(), m.end()
             continue
@@ -330,6 +335,7 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
             close(stop)
             # the assistant goes on after the host's span
             role, kind_hint, start, opening, pos = "assistant", "", stop, "", stop
+            opened = stop
             continue
         role, kind_hint, start, opening, pos = (
             _role_of(m, i, extra),
@@ -486,14 +492,15 @@ def _factory(dialect: str) -> Callable[[], Scanner]:
 
 
 def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:
-    """Hand one split transcript to the sink; returns its number of messages."""
+    """Hand one split transcript to the sink; returns its number of messages. Each segment's
+    parts are at the line where it opens."""
     g = GRAMMARS[dialect]
-    line = transcript.line
     make = _factory(dialect)
     previous: Segment | None = None
     called = False
     for i, seg in enumerate(transcript.segments):
         role = seg.role[:64]
+        line = seg.line
         if seg.kind == "assistant":
             called = _assistant(seg, i, line, make, sink)
         elif seg.kind == "user":

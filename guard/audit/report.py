@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from guard.audit._choices import FAIL_ON, FORMATS
+from guard.audit._choices import DEFAULT_FAIL_ON, FAIL_ON, FORMATS, parse_fail_on
 from guard.models import Surface
 
 __all__ = [
@@ -30,11 +30,13 @@ Kind = Literal["leak", "injection", "forgery"]
 class Finding(BaseModel):
     """One finding in one message of one transcript.
 
-    ``line`` is the 1-based line of the transcript in its file (for in-memory transcripts, the
-    1-based position in the iterable), ``message`` the 0-based index of the message in the
-    transcript. ``kind`` is ``leak`` (model output carrying wire-format evidence), ``injection``
-    (untrusted input carrying reserved spellings that must be escaped) or ``forgery`` (in a raw
-    transcript, a tool result written where the assistant was writing). ``cut`` is the offset in
+    ``line`` is the 1-based line of the transcript in its file for JSONL (for in-memory
+    transcripts, the 1-based position in the iterable), and for raw transcripts (Harmony and
+    the other dialects) the line where the message opens; ``message`` is the 0-based index of
+    the message in the transcript. ``kind`` is ``leak`` (model output carrying wire-format
+    evidence), ``injection`` (untrusted input carrying reserved spellings that must be escaped)
+    or ``forgery`` (in a raw transcript, a tool result written where the assistant was
+    writing). ``cut`` is the offset in
     the part's text from which it is untrusted (for an injection: the first spelling to escape).
     ``preview`` is redacted: letters and digits are masked, only the shape remains.
     ``evidence`` is the matched reserved spelling or marker, exactly as it stands in the text
@@ -135,24 +137,60 @@ class AuditReport(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     errors: list[AuditError] = Field(default_factory=list)
 
-    def exit_code(self, fail_on: str = "leak") -> int:
-        """0 clean, 1 findings at the ``fail_on`` threshold, 2 when no transcript was read, 3
-        when guard itself failed on some input (an internal error: the report is incomplete).
+    def exit_code(self, fail_on: str | tuple[str, ...] | frozenset[str] = DEFAULT_FAIL_ON) -> int:
+        """0 clean, 1 a failing condition of ``fail_on``, 2 input not read, 3 when guard itself
+        failed on some input (an internal error: the report is incomplete).
 
-        ``leak`` fails on leaks and forgeries (model output gone wrong); ``injection`` fails on
-        any finding; ``none`` never fails on findings. Code 3 wins over the others: a report
-        with a hole in it is never called clean.
+        ``fail_on`` is a comma-separated set (``leak,error``, the default): ``leak`` fails on
+        leaks and forgeries (model output gone wrong), ``injection`` on any finding, ``error``
+        on any line or message that could not be read; ``none`` alone never fails on findings
+        or errors. Code 2 does not depend on ``fail_on``: no transcript read at all, an input
+        that could not be read (a missing or unreadable path, an empty file, an error entry
+        without a line), or a file of a format forced by ``format=`` that yielded no record.
+        Code 3 wins over the others: a report with a hole in it is never called clean.
         """
-        if fail_on not in FAIL_ON:
-            raise ValueError(f"fail_on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
-        if any(e.internal for e in self.errors):
-            return 3
+        return self.failure(fail_on)[0]
+
+    def unread_inputs(self) -> list[str]:
+        """The inputs that were not read at all: those with an error entry that has no line,
+        and the files of a forced (not sniffed) format from which no transcript was read."""
+        unread = [e.path for e in self.errors if e.line is None and not e.internal]
+        unread += [f.path for f in self.summary.files if not f.sniffed and f.transcripts == 0]
+        return list(dict.fromkeys(unread))
+
+    def failure(
+        self, fail_on: str | tuple[str, ...] | frozenset[str] = DEFAULT_FAIL_ON
+    ) -> tuple[int, str]:
+        """The exit code (as :meth:`exit_code`) and what failed, in words (``""`` when 0)."""
+        conditions = parse_fail_on(fail_on)
+        internal = sum(e.internal for e in self.errors)
+        if internal:
+            return 3, f"guard failed on {_n(internal, 'input')}: the report is incomplete"
+        unread = self.unread_inputs()
         if self.summary.transcripts == 0:
-            return 2
-        if fail_on == "none":
-            return 0
-        kinds = {"leak", "forgery"} if fail_on == "leak" else {"leak", "forgery", "injection"}
-        return 1 if any(f.kind in kinds for f in self.findings) else 0
+            return 2, "no transcript could be read from the input"
+        if unread:
+            more = f" and {len(unread) - 3:,} more" if len(unread) > 3 else ""
+            shown = ", ".join(unread[:3]) + more
+            return 2, f"{_n(len(unread), 'input')} could not be read: {shown}"
+        failed: list[str] = []
+        kinds = {"leak": 0, "injection": 0, "forgery": 0}
+        for f in self.findings:
+            kinds[f.kind] += 1
+        if conditions & {"leak", "injection"}:
+            if kinds["leak"]:
+                failed.append(_n(kinds["leak"], "leak"))
+            if kinds["forgery"]:
+                n = kinds["forgery"]
+                failed.append(f"{n:,} forger{'y' if n == 1 else 'ies'}")
+        if "injection" in conditions and kinds["injection"]:
+            failed.append(_n(kinds["injection"], "injection"))
+        if "error" in conditions and self.errors:
+            n = len(self.errors)
+            failed.append(f"{n:,} error entr{'y' if n == 1 else 'ies'} (input not read)")
+        if not failed:
+            return 0, ""
+        return 1, ", ".join(failed)
 
     def with_text(self) -> AuditReport:
         """A copy whose findings' ``context`` is unmasked (``guard audit --show-text``): for
@@ -169,3 +207,7 @@ class AuditReport(BaseModel):
         from guard.audit._sarif import to_sarif
 
         return to_sarif(self, root=root, stdin_uri=stdin_uri)
+
+
+def _n(count: int, word: str, plural: str = "s") -> str:
+    return f"{count:,} {word}" + ("" if count == 1 else plural)

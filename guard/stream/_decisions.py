@@ -16,7 +16,7 @@ from typing import Any, Literal
 from guard._log import get_logger
 from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor
-from guard.models import Outcome, Surface, Verdict
+from guard.models import Hit, Outcome, Surface, Verdict
 from guard.stream._queue import Key, key_name
 
 __all__ = ["ON_LEAK", "Decisions", "OnLeak", "check_on_leak", "first_tripped", "shift"]
@@ -70,12 +70,27 @@ class Decisions:
         _log.warning("guard.stream.forgery", offset=offset, marker_chars=len(marker))
         return self.acts
 
+    def observe(self, monitors: Mapping[Key, SurfaceMonitor], *, final: bool) -> None:
+        """``report`` mode: nothing is acted on, but a forged tool result in a surface's text
+        (in chunk streams, where no scanner sees the wire) still sets :attr:`forged`, as a
+        forgery in raw wire text does. While streaming, the certain trip of each surface is
+        looked at; at the end, every tripping hit of its verdict."""
+        for key, m in monitors.items():
+            hit = m.tripped
+            hits = [hit] if hit is not None else []
+            if final:
+                hits += [h for h in m.verdict().hits if h.trips]
+            if any(_forged_result(h) for h in hits):
+                self.forged = True
+                _log.warning("guard.stream.forgery", surface=key[1], action="report")
+                return
+
     def leak(self, key: Key, monitors: Mapping[Key, SurfaceMonitor], tool: str | None) -> None:
         """The monitor of ``key`` tripped (``tool``: the name of its call): take the action."""
         m = monitors[key]
         hit = m.tripped
         assert hit is not None
-        forged_result = hit.code == "H" and "R" in hit.signals
+        forged_result = _forged_result(hit)
         if forged_result:
             self.forged = True
         self.cut[key_name(key)] = m.release
@@ -105,6 +120,11 @@ class Decisions:
         outcome: Outcome = strategy.apply(value, shift(verdict, -base))
         _log.info("guard.stream.recovered", strategy=outcome.strategy, kind=outcome.kind)
         return outcome
+
+
+def _forged_result(hit: Hit) -> bool:
+    """A tool result's opening written in model output (an H hit with co-signal R)."""
+    return hit.code == "H" and "R" in hit.signals
 
 
 def shift(verdict: Verdict, by: int) -> Verdict:

@@ -25,7 +25,12 @@ class _Observed:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
+        #: True only when guard closed the upstream before it ended by itself: a decision
+        #: stopped the stream, the consumer stopped early, or :meth:`close` was called. An
+        #: upstream that ended (or failed) by itself leaves it False.
         self.upstream_closed = False
+        #: the upstream's close was called (also after it ended by itself, to free it)
+        self._released = False
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -88,14 +93,17 @@ class GuardedStream(_Observed):
         engine = self._engine
         push = engine.push
         iterator = self._iterator = iter(self._source)
+        ended = False  # the upstream ended or failed by itself
         try:
             while not engine.stopped:
                 try:
                     item = next(iterator)
                 except StopIteration:
+                    ended = True
                     yield from engine.end()
                     return
                 except BaseException:
+                    ended = True
                     engine.end()
                     raise
                 out = push(item)
@@ -111,14 +119,23 @@ class GuardedStream(_Observed):
                     yield from out
         finally:
             # also when the consumer stops early (break, cancellation): the provider must stop
-            if not self.upstream_closed:
+            if ended:
+                self._release()
+            elif not self.upstream_closed:
                 self.close()
 
     def close(self) -> None:
         """Close the upstream (so the provider stops generating)."""
-        if self.upstream_closed:
+        if self._released:
             return
         self.upstream_closed = True
+        self._release()
+
+    def _release(self) -> None:
+        """Call the upstream's ``close`` (once), whoever ended it."""
+        if self._released:
+            return
+        self._released = True
         for target in (self._iterator, self._source):
             closer = getattr(target, "close", None)
             if callable(closer):
@@ -143,15 +160,18 @@ class AsyncGuardedStream(_Observed):
         engine = self._engine
         push = engine.push
         iterator = self._iterator = aiter(self._source)
+        ended = False  # the upstream ended or failed by itself
         try:
             while not engine.stopped:
                 try:
                     item = await anext(iterator)
                 except StopAsyncIteration:
+                    ended = True
                     for out_item in engine.end():
                         yield out_item
                     return
                 except BaseException:
+                    ended = True
                     engine.end()
                     raise
                 out = push(item)
@@ -165,14 +185,23 @@ class AsyncGuardedStream(_Observed):
                 for out_item in out:
                     yield out_item
         finally:
-            if not self.upstream_closed:
+            if ended:
+                await self._release()
+            elif not self.upstream_closed:
                 await self.aclose()
 
     async def aclose(self) -> None:
         """Close the upstream (so the provider stops generating)."""
-        if self.upstream_closed:
+        if self._released:
             return
         self.upstream_closed = True
+        await self._release()
+
+    async def _release(self) -> None:
+        """Call the upstream's ``aclose`` or ``close`` (once), whoever ended it."""
+        if self._released:
+            return
+        self._released = True
         for target in (self._iterator, self._source):
             closer = getattr(target, "aclose", None) or getattr(target, "close", None)
             if callable(closer):
@@ -192,7 +221,7 @@ def guard_stream(
     *,
     dialect: str | Dialect = "harmony",
     policy: Policy | None = None,
-    on_leak: OnLeak = "abort",
+    on_leak: OnLeak = "truncate",
     recovery: Any = None,
     raw: bool | None = None,
     start_in_thinking: bool = False,
@@ -204,7 +233,9 @@ def guard_stream(
         source: a sync iterable or an async iterable of ``str`` deltas or chat completion chunks.
         dialect: the wire format (raw text is read with this dialect's scanner).
         policy: the gate's rules (default: docs/detection.md, "Default policy").
-        on_leak: ``abort``, ``truncate``, ``recover`` or ``report``.
+        on_leak: ``truncate`` (the default, as for ``guard_client`` and ``guard serve``: the
+            answer ends at the cut like a normal end), ``abort`` (raise
+            :class:`~guard.errors.LeakAborted`), ``recover`` or ``report``.
         recovery: a strategy object for ``recover`` (default: the one the policy names).
         raw: force raw-text (True) or chunk (False) handling; default: decided by the first item.
         start_in_thinking: raw text only: the output starts inside reasoning (the template put

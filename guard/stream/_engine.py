@@ -374,6 +374,8 @@ class Engine:
                 out += reader.final_chunks(self.queue.calls.delivered)
                 self.stopped = True
                 return out
+        elif not decisions.forged:
+            decisions.observe(self.monitors, final=final)
         out = self.queue.take(self._release, reader.cut, final=final)
         if final:
             self.stopped = True

@@ -32,6 +32,11 @@ LEAK = "Done.}]}analysis to=functions.edit code 大发官网"
 SECRET = "Patient Alice Smith"
 
 
+def transcript_line(starts: list[int], line: int) -> int:
+    """The first line of the transcript (among ``starts``, sorted) that holds ``line``."""
+    return max(s for s in starts if s <= line)
+
+
 def kinds(report: guard.AuditReport) -> list[tuple[int, int, str, str]]:
     return [(f.line, f.message, f.surface.value, f.kind) for f in report.findings]
 
@@ -60,9 +65,12 @@ def test_raw_examples_of_every_dialect_give_the_planted_findings(dialect: str) -
     _, expected = generate.build_raw()[name]
     report = guard.audit(EXAMPLES / name)
     assert report.errors == []
-    assert [(f.line, f.surface.value, f.kind) for f in report.findings] == [
-        (line, surface, kind) for line, _, surface, kind in expected
-    ]
+    starts = [line for line, _, _, _ in expected]
+    assert [
+        (transcript_line(starts, f.line), f.surface.value, f.kind) for f in report.findings
+    ] == [(line, surface, kind) for line, _, surface, kind in expected]
+    if dialect != "anthropic":  # each finding is on its message's line, not its transcript's
+        assert any(f.line > line for f, line in zip(report.findings, starts, strict=True))
     (entry,) = report.summary.files
     assert (entry.format, entry.dialect, entry.sniffed) == ("raw", dialect, True)
     # every planted problem is found, a forgery among them; clean conversations stay clean

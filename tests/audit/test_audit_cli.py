@@ -79,10 +79,21 @@ def test_examples_json_report_matches_the_generator() -> None:
         for line, message, surface, kind in items
     )
     raw = {name for name, _ in generate.RAW.values()}
+    # in those, a finding is on its message's line: compare the first line of its transcript
+    starts: dict[str, list[int]] = {}
+    for name, line, _, _, _ in expected:
+        starts.setdefault(name, []).append(line)
+
+    def line_of(f: dict[str, Any]) -> int:
+        name = f["path"].rsplit("/", 1)[-1]
+        if name not in raw:
+            return int(f["line"])
+        return max(s for s in starts[name] if s <= f["line"])
+
     got = sorted(
         (
             f["path"].rsplit("/", 1)[-1],
-            f["line"],
+            line_of(f),
             -1 if f["path"].rsplit("/", 1)[-1] in raw else f["message"],
             f["surface"],
             f["kind"],
@@ -152,7 +163,7 @@ def test_sarif_for_stdin_and_unreadable_inputs_validates(tmp_path: Path) -> None
     out_file = tmp_path / "s.sarif"
     leak = json.dumps({"messages": [{"role": "assistant", "content": "hi assistantfinal x"}]})
     out = run("-", str(tmp_path / "missing.jsonl"), "--sarif", str(out_file), stdin=leak.encode())
-    assert out.returncode == 1
+    assert out.returncode == 2  # a missing path fails the run (issue 32)
     sarif = validate_sarif(out_file)
     (result,) = sarif["runs"][0]["results"]
     artifact = result["locations"][0]["physicalLocation"]["artifactLocation"]
@@ -164,7 +175,8 @@ def test_sarif_for_stdin_and_unreadable_inputs_validates(tmp_path: Path) -> None
 
 def test_truncated_json_is_an_error_line_and_the_rest_is_audited() -> None:
     code, report = run_json("tests/data/truncated.jsonl")
-    assert code == 0
+    assert code == 1  # a line that cannot be read fails by default (--fail-on leak,error)
+    assert run_json("tests/data/truncated.jsonl", "--fail-on", "leak")[0] == 0
     assert report["summary"]["transcripts"] == 2
     (error,) = report["errors"]
     assert error["path"] == "tests/data/truncated.jsonl" and error["line"] == 3
@@ -172,7 +184,7 @@ def test_truncated_json_is_an_error_line_and_the_rest_is_audited() -> None:
 
 
 def test_wrong_types_are_errors_with_their_lines() -> None:
-    code, report = run_json("tests/data/wrong_types.jsonl")
+    code, report = run_json("tests/data/wrong_types.jsonl", "--fail-on", "leak")
     assert code == 0
     assert [(e["line"], e["error"].split(":")[0]) for e in report["errors"]] == [
         (2, "messages must be a list, got string"),
@@ -188,7 +200,7 @@ def test_wrong_types_are_errors_with_their_lines() -> None:
 
 
 def test_invalid_utf8_is_an_error_line() -> None:
-    code, report = run_json("tests/data/invalid_utf8.jsonl")
+    code, report = run_json("tests/data/invalid_utf8.jsonl", "--fail-on", "leak")
     assert code == 0 and report["summary"]["transcripts"] == 2
     (error,) = report["errors"]
     assert error["line"] == 2 and error["error"].startswith("invalid UTF-8: byte 0xe9")
@@ -216,7 +228,7 @@ def test_broken_inputs_beside_good_ones_do_not_stop_the_audit(tmp_path: Path) ->
         str(bad_gz),
         str(EXAMPLES / "harmony.txt"),
     )
-    assert code == 1  # the Harmony examples hold leaks and forgeries
+    assert code == 2  # bad.jsonl.gz and empty.jsonl could not be read at all (issue 32)
     errors = {(Path(e["path"]).name, e["line"]) for e in report["errors"]}
     assert ("truncated.jsonl", 3) in errors and ("invalid_utf8.jsonl", 2) in errors
     assert ("empty.jsonl", None) in errors and ("bad.jsonl.gz", None) in errors

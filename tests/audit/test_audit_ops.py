@@ -262,8 +262,9 @@ def test_summary_prints_only_the_totals(tmp_path: Path) -> None:
     out = run(str(path), "--summary")
     assert out.returncode == 1
     lines = out.stdout.splitlines()
-    assert len(lines) == 3 and lines[0].startswith("transcripts 1, messages 2")
-    assert lines[2] == "injections 1, forgeries 0, errors 0"
+    assert lines[0] == "FAILED (exit 1, --fail-on leak,error): 1 leak"  # what failed first
+    assert len(lines) == 4 and lines[1].startswith("transcripts 1, messages 2")
+    assert lines[3] == "injections 1, forgeries 0, errors 0"
     report = guard.audit(str(path))
     assert render(report, summary=True).splitlines()[1].startswith("leaks 1")
 

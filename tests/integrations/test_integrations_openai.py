@@ -72,7 +72,7 @@ def test_clean_stream_keeps_types_iteration_and_context_manager(fake: FakeUpstre
     assert all(isinstance(c, ChatCompletionChunk) for c in chunks)
     assert content(chunks) == "It is sunny in Paris today, 22 degrees."
     assert not s.forged and not s.cut and s.chars_dropped == 0
-    assert {v.part for v in s.verdicts} == {"text", "thinking"}
+    assert {v.part for v in s.verdicts} == {"content", "reasoning_content"}  # as guard_result
     assert not any(v.leak for v in s.verdicts)
     assert s.response.is_closed and fake.last().chunks_sent == len(CHAT_CLEAN)
 
@@ -97,7 +97,8 @@ def test_leak_truncates_or_raises(fake: FakeUpstream) -> None:
         model="gpt-oss-120b", messages=USER, stream=True
     )
     assert content(list(stream)) == "Sure. Here it is "
-    assert stream.cut == {"text": len("Sure. Here it is ")} and fake.last().closed_by_client
+    assert stream.cut == {"content": len("Sure. Here it is ")} and fake.last().closed_by_client
+    assert stream.cut["text"] == stream.cut.get("text") == len("Sure. Here it is ")  # old name
 
     stream = guard_client(sdk(fake), on_leak="abort").chat.completions.create(
         model="gpt-oss-120b", messages=USER, stream=True
@@ -106,6 +107,7 @@ def test_leak_truncates_or_raises(fake: FakeUpstream) -> None:
     with pytest.raises(LeakAborted) as info:
         got.extend(stream)
     assert content(got) == "Sure. Here it is " and info.value.withheld.startswith("<|cha")
+    assert info.value.verdict.part == "content"  # as guard_result names it (issue 32)
     assert stream.response.is_closed and fake.last().closed_by_client
 
 
@@ -366,10 +368,10 @@ def test_async_client_streams_and_complete_responses(fake: FakeUpstream) -> None
         fake.script = Script(events=CHAT_LEAKED, delay=0.02)
         aborting = guard_client(async_sdk(fake), on_leak="abort")
         stream = await aborting.chat.completions.create(model="m", messages=USER, stream=True)
-        with pytest.raises(LeakAborted):
+        with pytest.raises(LeakAborted) as info:
             async for _ in stream:
                 pass
-        assert stream.upstream_closed
+        assert stream.upstream_closed and info.value.verdict.part == "content"
         await client.close()
 
     asyncio.run(asyncio.wait_for(main(), 30))
