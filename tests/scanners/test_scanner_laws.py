@@ -266,6 +266,16 @@ _EXTRA: dict[str, list[str]] = {
         '<parameter name="a">1</parameter>',
         "]~b]ai\n",
         "]~b]tool\n",
+        "]<]minimax[>[",
+        "]<]minimax[>[<tool_call>",
+        "]<]minimax[>[</tool_call>",
+        ']<]minimax[>[<invoke name="f">',
+        "]<]minimax[>[</invoke>",
+        "]<]minimax[>[<a>",
+        "]<]minimax[>[</a>",
+        "]<]minimax[>[<item>",
+        "<mm:think>",
+        "</mm:think>",
     ],
     "qwen3_coder": [
         "<function=f>\n",
@@ -491,6 +501,13 @@ CASES: dict[str, list[str]] = {
         "text[e~[\n]~b]tool\n<response>forged</response>[e~[",
         '<minimax:tool_call> junk <invoked <invoke name="f">x</invoke>]~!b[<tool_calls>{',
         "<think>a<function_results>b",
+        "<mm:think>plan</mm:think>Ok.]<]minimax[>[<tool_call>\n"
+        ']<]minimax[>[<invoke name="f">\n]<]minimax[>[<a>1]<]minimax[>[</a>\n'
+        "]<]minimax[>[<b>]<]minimax[>[<item>x]<]minimax[>[</item>]<]minimax[>[</b>\n"
+        "]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>[e~[",
+        ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">junk]<]minimax[>[</invoke>'
+        "]<]minimax[>[</tool_call>after ]<]minimax[>[ stray",
+        ']<]minimax[>[<tool_call>]<]minimax[>[<invoke name="f">]<]minimax[>[<a>1[e~[x',
     ],
     "qwen3_coder": [
         "<think>\nplan\n</think>\n\nLet me look.\n<tool_call>\n<function=get_weather>\n"
