@@ -20,6 +20,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | A | marker_alone | co |
 | T | parse_boundary | co |
 | E | embedded_junk | co (tool arguments only) |
+| Q | argument_token | co (tool arguments only) |
 
 Third parties add signals through the entry point group ``guard.signals`` (each entry point
 loads a class or an instance) or :func:`register_signal`. A signal implements
@@ -36,6 +37,7 @@ from typing import Any, Literal
 from guard.errors import PluginError
 from guard.models import Dialect, Hit, Registry, ScanContext, Signal, Surface, TextView, Triggers
 
+from .argument_token import ArgumentToken
 from .body_cascade import BodyCascade
 from .channel_adjacency import ChannelAdjacency
 from .control_token import ControlToken
@@ -56,7 +58,7 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register
 
 ENTRY_POINT_GROUP = "guard.signals"
 
-#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E).
+#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E Q).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),
@@ -73,6 +75,7 @@ BUILTIN: tuple[Signal, ...] = (
     MarkerAlone(),
     ParseBoundary(),
     EmbeddedJunk(),
+    ArgumentToken(),
 )
 
 _REQUIRED = ("code", "name", "kind", "surfaces", "max_span", "scan")
