@@ -20,7 +20,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | A | marker_alone | co |
 | T | parse_boundary | co |
 | E | embedded_junk | co (tool arguments only) |
-| Q | argument_token | co (tool arguments only) |
+| P | argument_token | co (tool arguments only) |
 
 Third parties add signals through the entry point group ``guard.signals`` (each entry point
 loads a class or an instance) or :func:`register_signal`. A signal implements
@@ -58,7 +58,7 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register
 
 ENTRY_POINT_GROUP = "guard.signals"
 
-#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E Q).
+#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E P).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),

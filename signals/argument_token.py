@@ -1,9 +1,9 @@
-"""Q: a control token of the dialect written bare inside a tool argument's string.
+"""P: a control token of the dialect written bare inside a tool argument's string.
 
 The parse boundary (T) forgives every spelling inside a valid JSON string, which is right for a
 file edit that quotes a token and wrong for the leak where the model's own call syntax lands in
 a string value (Kimi's ``...functions.bash:1 <|tool_call_argument_begin|>{...`` inside a
-``command``; Harmony has its collapse signals, C and E, for its own shape). Q marks an anchor of
+``command``; Harmony has its collapse signals, C and E, for its own shape). P marks an anchor of
 the control-token signal (H) that stands before the parse boundary, is token-shaped (a bar or
 fullwidth-bar spelling, bracket-soup such as MiniMax's ``]<]minimax[>[`` or Kimi's ``[EOS]``)
 or is one of the dialect's call, result or stop markers, and is **not quoted as data** in its
@@ -16,9 +16,9 @@ form, at most :data:`REACH` characters either side):
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token).
 
-The default policy trips ``H+Q`` on ``tool_arg`` for every dialect but Harmony (whose
+The default policy trips ``H+P`` on ``tool_arg`` for every dialect but Harmony (whose
 ``M+C+E`` rule reads its own collapse); a policy that must pass bare tokens in some tool's
-arguments (a tool that writes prompt files, say) disables ``Q`` or drops the combination from
+arguments (a tool that writes prompt files, say) disables ``P`` or drops the combination from
 ``surfaces.tool_arg.trip_with``. The false positives on a labelled set of benign arguments that
 carry markup are measured in ``docs/detection.md``.
 """
@@ -31,7 +31,7 @@ from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
-#: How far either side of the token Q reads for its string, line and quotes.
+#: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
 #: Dialects whose own collapse signals judge tokens inside argument strings.
 OWN_RULE = frozenset({"harmony"})
@@ -85,7 +85,7 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
 
 
 class ArgumentToken:
-    code = "Q"
+    code = "P"
     name = "bare control token in an argument string"
     kind: Literal["anchor", "co"] = "co"
     surfaces = frozenset({Surface.TOOL_ARG})

@@ -72,7 +72,7 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
         Surface.THINKING: leak,
         Surface.TOOL_ARG: SurfaceRule(
             require=frozenset({"T"}),
-            trip_with=(frozenset({"M", "C", "E"}), frozenset({"H", "Q"})),
+            trip_with=(frozenset({"M", "C", "E"}), frozenset({"H", "P"})),
             code_exempt=False,
         ),
         Surface.TOOL_NAME: SurfaceRule(

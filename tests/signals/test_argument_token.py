@@ -1,4 +1,4 @@
-"""Q: a control token of the serving dialect written bare inside a tool argument's string
+"""P: a control token of the serving dialect written bare inside a tool argument's string
 (issue 31, item 2): positive, negative, chunk boundaries, the labelled set of arguments that
 carry markup (corpora/arguments/)."""
 
@@ -76,7 +76,7 @@ def test_quoted_as_data(content: str, quoted: bool) -> None:
 )
 def test_bare_token_in_a_string_trips(dialect: str, text: str) -> None:
     v = detect(text, "tool_arg", dialect=dialect, tool_name="bash")
-    assert v.leak and {"H", "Q"} <= set(v.signals)
+    assert v.leak and {"H", "P"} <= set(v.signals)
 
 
 @pytest.mark.parametrize(
@@ -103,13 +103,13 @@ def test_harmony_keeps_its_own_rule() -> None:
     assert not detect(text, "tool_arg", dialect="harmony").leak
 
 
-def test_past_the_boundary_is_t_not_q() -> None:
+def test_past_the_boundary_is_t_not_p() -> None:
     v = detect('{"a": 1}<|tool_call_end|>', "tool_arg", dialect="kimi")
-    assert v.leak and "T" in v.signals and "Q" not in v.signals
+    assert v.leak and "T" in v.signals and "P" not in v.signals
 
 
-def test_a_policy_can_switch_q_off() -> None:
-    policy = Policy.from_mapping({"disabled": ["Q"]})
+def test_a_policy_can_switch_p_off() -> None:
+    policy = Policy.from_mapping({"disabled": ["P"]})
     assert not detect(KIMI_LEAK, "tool_arg", dialect="kimi", policy=policy).leak
 
 
