@@ -9,6 +9,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | K | stripped_envelope | anchor |
 | V | reasoning_voice | anchor (text only; opening of the text) |
 | J | tool_call_text | anchor (text only; end of the text) |
+| X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
 | U | undeclared_tool | anchor (tool names only; with declared tools) |
@@ -43,6 +44,7 @@ from .channel_adjacency import ChannelAdjacency
 from .control_token import ControlToken
 from .embedded_junk import EmbeddedJunk
 from .fake_result import FakeResult
+from .foreign_marker import ForeignMarker
 from .glitch_token import GlitchToken
 from .marker_alone import MarkerAlone
 from .parse_boundary import ParseBoundary
@@ -64,6 +66,7 @@ BUILTIN: tuple[Signal, ...] = (
     StrippedEnvelope(),
     ReasoningVoice(),
     ToolCallText(),
+    ForeignMarker(),
     RoutingMarker(),
     ToolNameCharset(),
     UndeclaredTool(),

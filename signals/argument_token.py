@@ -16,7 +16,8 @@ form, at most :data:`REACH` characters either side):
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token).
 
-The default policy trips ``H+P`` on ``tool_arg`` for every dialect but Harmony (whose
+It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
+and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
 ``M+C+E`` rule reads its own collapse); a policy that must pass bare tokens in some tool's
 arguments (a tool that writes prompt files, say) disables ``P`` or drops the combination from
 ``surfaces.tool_arg.trip_with``. The false positives on a labelled set of benign arguments that
@@ -104,7 +105,7 @@ class ArgumentToken:
         markers = _markers(ctx.dialect)
         original = text.original
         for index, anchor in enumerate(ctx.anchors):
-            if anchor.code != "H" or index in ctx.exempt:
+            if anchor.code not in ("H", "X") or index in ctx.exempt:
                 continue
             if boundary is not None and anchor.start >= boundary:
                 continue  # past the boundary: T's case

@@ -1,6 +1,6 @@
-"""P: a control token of the serving dialect written bare inside a tool argument's string
-(issue 31, item 2): positive, negative, chunk boundaries, the labelled set of arguments that
-carry markup (corpora/arguments/)."""
+"""P: a control token of the serving dialect (H) or another dialect's call marker (X) written
+bare inside a tool argument's string (issue 31, item 2): positive, negative, chunk boundaries,
+the labelled set of arguments that carry markup (corpora/arguments/)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ BARE = {
     "arg-xml-config-tool-call",
     "arg-diff-removed-comment",
     "arg-anthropic-prose",
+    "arg-x-search-bare",
 }
 
 KIMI_LEAK = json.dumps(
@@ -113,18 +114,51 @@ def test_a_policy_can_switch_p_off() -> None:
     assert not detect(KIMI_LEAK, "tool_arg", dialect="kimi", policy=policy).leak
 
 
+# --- X: another dialect's call markers ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "llama3", "qwen3_coder", "glm", "deepseek"])
+def test_another_dialects_call_syntax_in_a_string_trips(dialect: str) -> None:
+    v = detect(KIMI_LEAK, "tool_arg", dialect=dialect, tool_name="bash")
+    assert v.leak and {"X", "P"} <= set(v.signals)
+
+
+def test_another_dialects_marker_past_the_boundary_trips_with_t() -> None:
+    v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect="chatml")
+    assert v.leak and set(v.signals) == {"X", "T"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Kimi opens a call with `<|tool_call_begin|>`.",
+        "BEGIN = '<｜tool▁calls▁begin｜>'",
+        "an <invoke> or <function_calls> element in an XML file",  # plain tags are not X's
+    ],
+)
+def test_another_dialects_markers_quoted_or_plain_pass(content: str) -> None:
+    assert not detect(args(path="x", content=content), "tool_arg", dialect="glm").leak
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "all", "kimi"])
+def test_x_is_silent_where_h_or_harmony_rules(dialect: str) -> None:
+    v = detect(KIMI_LEAK, "tool_arg", dialect=dialect)
+    assert "X" not in v.signals
+
+
 # --- streams ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("dialect", ["kimi", "chatml"])
 @pytest.mark.parametrize(
     "text",
     [KIMI_LEAK, args(path="x", content="Use `<|tool_call_end|>` here, or '<|im_end|>'.")],
 )
-def test_every_split_point_gives_the_whole_verdict(text: str) -> None:
-    whole = detect(text, "tool_arg", dialect="kimi", tool_name="bash")
+def test_every_split_point_gives_the_whole_verdict(dialect: str, text: str) -> None:
+    whole = detect(text, "tool_arg", dialect=dialect, tool_name="bash")
     for cut in range(1, len(text)):
         monitor = SurfaceMonitor(
-            Surface.TOOL_ARG, get_dialect("kimi"), DEFAULT_POLICY, tool_name="bash"
+            Surface.TOOL_ARG, get_dialect(dialect), DEFAULT_POLICY, tool_name="bash"
         )
         monitor.feed(text[:cut])
         monitor.feed(text[cut:])
