@@ -9,6 +9,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | K | stripped_envelope | anchor |
 | V | reasoning_voice | anchor (text only; opening of the text) |
 | J | tool_call_text | anchor (text only; end of the text) |
+| X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
 | U | undeclared_tool | anchor (tool names only; with declared tools) |
@@ -20,6 +21,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | A | marker_alone | co |
 | T | parse_boundary | co |
 | E | embedded_junk | co (tool arguments only) |
+| P | argument_token | co (tool arguments only) |
 
 Third parties add signals through the entry point group ``guard.signals`` (each entry point
 loads a class or an instance) or :func:`register_signal`. A signal implements
@@ -36,11 +38,13 @@ from typing import Any, Literal
 from guard.errors import PluginError
 from guard.models import Dialect, Hit, Registry, ScanContext, Signal, Surface, TextView, Triggers
 
+from .argument_token import ArgumentToken
 from .body_cascade import BodyCascade
 from .channel_adjacency import ChannelAdjacency
 from .control_token import ControlToken
 from .embedded_junk import EmbeddedJunk
 from .fake_result import FakeResult
+from .foreign_marker import ForeignMarker
 from .glitch_token import GlitchToken
 from .marker_alone import MarkerAlone
 from .parse_boundary import ParseBoundary
@@ -56,12 +60,13 @@ __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register
 
 ENTRY_POINT_GROUP = "guard.signals"
 
-#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E).
+#: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E P).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),
     ReasoningVoice(),
     ToolCallText(),
+    ForeignMarker(),
     RoutingMarker(),
     ToolNameCharset(),
     UndeclaredTool(),
@@ -73,6 +78,7 @@ BUILTIN: tuple[Signal, ...] = (
     MarkerAlone(),
     ParseBoundary(),
     EmbeddedJunk(),
+    ArgumentToken(),
 )
 
 _REQUIRED = ("code", "name", "kind", "surfaces", "max_span", "scan")

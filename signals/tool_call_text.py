@@ -9,7 +9,11 @@ of calling the tool. Forms, each as the whole rest of the text (trailing blanks 
   ``{"type": "function", "function": {...}}``;
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
-* Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``).
+* Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``);
+* Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
+  ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
+  with or without Claude's namespace prefix (models of other families write this shape as text
+  too, so it counts whatever the dialect).
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
@@ -32,6 +36,8 @@ from ._common import hit_from_norm
 #: characters at the end of the text a call may span
 SPAN = 2048
 
+#: Claude's XML namespace prefix (built, so the spelling is not a literal tag here).
+_NS = "(?:" + "antml" + ":)?"
 _DEFINE = r"""(?(DEFINE)
   (?<s>"(?:[^"\\]|\\.)*")
   (?<v>(?&s)|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|(?&o)|(?&a))
@@ -43,21 +49,30 @@ _DEFINE = r"""(?(DEFINE)
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs))
-)"""
+  (?<param><NS:parameter\s+name="[^"<>]*">(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
+  (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?&param)\s*)*</NS:invoke>)
+  (?<claude><NS:function_calls>\s*(?:(?&invoke)\s*)+</NS:function_calls>)
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke))
+)""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
     _DEFINE + r"(?:\[\s*(?:(?&call)|(?&oai))(?:\s*,\s*(?:(?&call)|(?&oai)))*\s*\]"
     r"|(?&one)(?:\s*(?&one))*)\s*"
 )
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
-_STARTS = regex.compile(r"[\[{]|<tool_call>|<function=|functions\.")
+_STARTS = regex.compile(
+    r"[\[{]|<tool_call>|<function=|functions\.|<" + _NS + r"(?:function_calls>|invoke\s)"
+)
 _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
+    r"|<" + _NS + r'invoke\s+name="([^"<>]+)"'
+)
+_CLAUDE_LITERALS = tuple(
+    f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
 )
 
 _TRIGGERS = Triggers(
-    literals=('"name"', "<tool_call>", "<function=", "functions."),
+    literals=('"name"', "<tool_call>", "<function=", "functions.", *_CLAUDE_LITERALS),
     scope="ending",
     tail=_TAIL_SOURCE,
     tail_start=r"[\[{<]|functions\.",

@@ -22,6 +22,7 @@ from guard.dialects.gemma import GEMMA
 from guard.dialects.glm import GLM
 from guard.dialects.harmony import HARMONY
 from guard.dialects.kimi import KIMI
+from guard.dialects.kimi_k3 import KIMI_K3
 from guard.dialects.llama3 import LLAMA3
 from guard.dialects.minimax import MINIMAX
 from guard.dialects.pythonic import PYTHONIC
@@ -51,6 +52,7 @@ DIALECTS: Mapping[str, Dialect] = MappingProxyType(
             DEEPSEEK,
             DEEPSEEK_V32,
             KIMI,
+            KIMI_K3,
             GLM,
             GEMMA,
             GEMINI,

@@ -29,6 +29,10 @@ MODEL_DIALECTS: dict[str, str] = {
     "qwen3coder": "qwen3_coder",
     "qwq": "chatml",
     "qwen": "chatml",
+    # Kimi K3 speaks its own tag envelope: before "kimi".
+    "kimi-k3": "kimi_k3",
+    "kimi_k3": "kimi_k3",
+    "kimik3": "kimi_k3",
     "kimi": "kimi",
     "glm-4.5": "glm",
     "glm-4.6": "glm",

@@ -38,6 +38,13 @@ KIMI = Dialect(
         "<|media_content|>",
         "<|media_pad|>",
         "<|media_end|>",
+        # Kimi K3's envelope tokens (see guard/dialects/kimi_k3.py): a user who names the
+        # family "kimi" is covered for either generation; the kimi_k3 dialect reads K3's
+        # grammar.
+        "<|open|>",
+        "<|close|>",
+        "<|sep|>",
+        "<|end_of_msg|>",
     ),
     # tokenization_kimi.py names every unnamed id of the block <|reserved_token_ID|>.
     reserved_patterns=(r"<\|reserved_token_\d{1,6}\|>",),
@@ -56,5 +63,6 @@ KIMI = Dialect(
         "can1357/oh-my-pi docs/toolconv/kimi-k2.md",
         "moonshotai Kimi-K2 tokenization_kimi.py",
         "vllm-project/vllm vllm/tool_parsers/kimi_k2_tool_parser.py (singular section spelling)",
+        "the kimi_k3 record's sources (K3's envelope tokens)",
     ),
 )

@@ -71,8 +71,9 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
         Surface.TEXT: leak,
         Surface.THINKING: leak,
         Surface.TOOL_ARG: SurfaceRule(
+            trip_alone=frozenset({"H", "K", "V", "J", "X"}),
             require=frozenset({"T"}),
-            trip_with=(frozenset({"M", "C", "E"}),),
+            trip_with=(frozenset({"M", "C", "E"}), frozenset({"H", "P"}), frozenset({"X", "P"})),
             code_exempt=False,
         ),
         Surface.TOOL_NAME: SurfaceRule(

@@ -2,8 +2,8 @@
 
 :func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
 record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3``, ``glm``,
-``kimi``, ``deepseek``, ``deepseek_v32``, ``minimax``, ``qwen3_coder``, ``anthropic`` (also
-``xml``), ``gemma`` and ``pythonic``; others come from
+``kimi``, ``kimi_k3``, ``deepseek``, ``deepseek_v32``, ``minimax``, ``qwen3_coder``,
+``anthropic`` (also ``xml``), ``gemma`` and ``pythonic``; others come from
 :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect name,
 value = a factory), loaded only when that dialect is asked for.
 
@@ -49,6 +49,7 @@ from guard.scanners.harmony import (
     render_transcript,
 )
 from guard.scanners.kimi import KimiScanner
+from guard.scanners.kimi_k3 import KimiK3Scanner
 from guard.scanners.llama3 import Llama3Scanner
 from guard.scanners.minimax import MiniMaxScanner
 from guard.scanners.pythonic import PythonicScanner
@@ -66,6 +67,7 @@ __all__ = [
     "GemmaScanner",
     "HarmonyHeader",
     "HarmonyScanner",
+    "KimiK3Scanner",
     "KimiScanner",
     "Llama3Scanner",
     "MiniMaxScanner",
@@ -121,6 +123,7 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "llama3": Llama3Scanner,
         "glm": GLMScanner,
         "kimi": KimiScanner,
+        "kimi_k3": KimiK3Scanner,
         "deepseek": DeepSeekScanner,
         "deepseek_v32": DeepSeekV32Scanner,
         "minimax": MiniMaxScanner,

@@ -11,7 +11,10 @@
   of a line inside a value opens a nested pair (a value quoting a whole call), whose
   ``</parameter>`` is part of the value too (so a value whose closer is missing does not end at
   the next parameter's closer: the call is ``Malformed`` instead). Values are strings unless
-  the ``tools`` schemas type them. A missing
+  the ``tools`` schemas type them. A value runs to its ``</parameter>``, but never past the
+  closer of its own call (``</tool_call>``, or ``</function>`` for a bare call) unless a call
+  quoted in the value opened it: a parameter missing its closer makes its call ``Malformed``
+  up to there, and the text and calls after it are read on their own. A missing
   ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True``
   (:class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`) ``<function=...>...</function>``
   without the wrapper is a call too;
@@ -89,7 +92,9 @@ _THINK_MARKERS = Markers((THINK_CLOSE, *_ENDS))
 _CALL_MARKERS = Markers((CALL_CLOSE, FUNCTION, *_ENDS))
 _FN_WRAPPED_MARKERS = Markers((PARAMETER, FUNCTION_CLOSE, CALL_CLOSE, *_ENDS))
 _FN_BARE_MARKERS = Markers((PARAMETER, FUNCTION_CLOSE, *_ENDS))
-_VALUE_MARKERS = Markers((PARAMETER_CLOSE, PARAMETER, *_ENDS))
+_VALUE_MARKERS = Markers(
+    (PARAMETER_CLOSE, PARAMETER, CALL_OPEN, CALL_CLOSE, FUNCTION, FUNCTION_CLOSE, *_ENDS)
+)
 _TAIL_MARKERS = Markers((CALL_CLOSE,))
 
 #: Characters that end a ``<function=`` / ``<parameter=`` header: ``>`` completes it, the
@@ -157,6 +162,10 @@ class ChatMLScanner(ScannerBase):
         #: start of a line in it and not yet closed (a value may quote a whole call).
         self._line_start = True
         self._nest = 0
+        #: ``<tool_call>`` and ``<function=`` tags opened in the value and not yet closed: a
+        #: value quoting a call holds their closers too. A closer of the call's own wrapper
+        #: (``</tool_call>``, or ``</function>`` for a bare call) outside them ends the call.
+        self._quoted: dict[str, int] = {CALL_CLOSE: 0, FUNCTION_CLOSE: 0}
         #: The header being read (``<function=NAME`` or ``<parameter=KEY``), or the blanks
         #: after ``</function>``; capped at HEADER_CAP.
         self._head = ""
@@ -302,6 +311,7 @@ class ChatMLScanner(ScannerBase):
             self._value = []
             self._line_start = True
             self._nest = 0
+            self._quoted = {CALL_CLOSE: 0, FUNCTION_CLOSE: 0}
             self._state = _P_VALUE
         return j + 1
 
@@ -343,6 +353,8 @@ class ChatMLScanner(ScannerBase):
             return -len(buf) - 1
         if m == HOLD:
             return -i - 1
+        if st == _P_VALUE and m in (CALL_OPEN, CALL_CLOSE, FUNCTION, FUNCTION_CLOSE):
+            return self._value_tag(m, i, out)
         if st == _P_VALUE and (m == PARAMETER or (m == PARAMETER_CLOSE and self._nest)):
             # Part of the value: a nested call quoted in it.
             if m == PARAMETER_CLOSE:
@@ -383,6 +395,25 @@ class ChatMLScanner(ScannerBase):
         self._state = _OUT
         self._unclosed(f"tool call not closed before {m}", out)
         return i
+
+    def _value_tag(self, m: str, i: int, out: list[Event]) -> int:
+        """A call tag inside a parameter value. Openers, and closers of tags opened in the
+        value, are part of it (a value may quote a call); the closer of the call's own wrapper
+        ends the call there as ``Malformed`` (its parameter lacks ``</parameter>``), so the
+        text and calls after it are read on their own."""
+        self._add(m, out)
+        self._line_start = False
+        if m in (CALL_OPEN, FUNCTION):
+            self._quoted[CALL_CLOSE if m == CALL_OPEN else FUNCTION_CLOSE] += 1
+        elif self._quoted[m]:
+            self._quoted[m] -= 1
+        elif m == (CALL_CLOSE if self._wrapped else FUNCTION_CLOSE):
+            self._state = _OUT
+            self._unclosed(f"parameter {self._key[:64]!r} not closed before {m}", out)
+            return i + len(m)
+        if not self._skipping:
+            self._value.append(m)
+        return i + len(m)
 
     def _run_tail(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``</function>`` in a wrapped call: blanks, then ``</tool_call>``. Anything else

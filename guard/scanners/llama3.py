@@ -8,7 +8,9 @@ ends it waiting for a tool result.
   a JSON ``{"name", "parameters"}`` object is a call of that name with the ``parameters`` JSON
   as written; a built-in ``NAME.call(k=v, ...)`` (``brave_search``, ``wolfram_alpha``, ...) is a
   call of ``NAME`` with the keywords as JSON (parsed with ``ast``, never evaluated); anything
-  else is a ``python`` call whose arguments are the code. A tag body that never ends is
+  else is a ``python`` call whose arguments are the code. Several JSON call objects joined by
+  ``;`` are one call each (never Python code). The end of the stream ends a tag call as
+  ``<|eom_id|>`` does (servers consume that token); a tag body cut by another marker is
   ``Malformed``.
 * A message that is exactly one JSON object ``{"name": ..., "parameters": ...}`` (the custom
   tool format of the Hugging Face template; ``arguments`` is read as well) is a call, and so is
@@ -332,9 +334,24 @@ class Llama3Scanner(ScannerBase):
         return i
 
     def _end_tag(self, stop: str, out: list[Event]) -> None:
+        """A ``<|python_tag|>`` body ended at ``stop`` (``""``: the stream ended, as it does when
+        the server consumed ``<|eom_id|>``). JSON call objects joined by ``;`` are one call
+        each; anything else is one call (:func:`parse_python_tag`)."""
         if self._body_skip_end(stop, out):
             return
         body = self._body_take()
+        calls = parse_json_calls(body)
+        if calls is not None:
+            cursor = 0
+            for k, (name, args, start, end) in enumerate(calls):
+                last = k == len(calls) - 1
+                cid = self._next_id()
+                lead = (PYTHON_TAG if k == 0 else "") + body[cursor:start]
+                out.append(ToolStart(cid, name, lead))
+                out.append(ToolArgs(cid, args, body[start:end]))
+                cursor = len(body) if last else calls[k + 1][2]
+                out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last else "")))
+            return
         parsed = parse_python_tag(body)
         if parsed is None:
             out.append(Malformed(f"empty {PYTHON_TAG} call", PYTHON_TAG + body + stop))
@@ -356,7 +373,9 @@ class Llama3Scanner(ScannerBase):
         elif st == _JSON:
             self._end_json("", 0, out)
         elif st == _TAG:
-            self._unclosed(f"{PYTHON_TAG} call not terminated at end of stream", out)
+            # Servers consume the closing <|eom_id|>, so a tag call that ends the stream is
+            # whole; an empty one is still Malformed.
+            self._end_tag("", out)
         elif st == _FN_HEAD:
             out.append(Malformed(f"{FUNCTION}...> tag not closed at end of stream", self._head))
         elif st == _FN_BODY and not self._body_skip_end("", out):

@@ -1,10 +1,18 @@
-"""MiniMax M2 / M1 scanner and renderers (MiniMax-AI's tool-calling guide and chat template;
-vLLM's ``minimax_m2`` and ``minimax`` tool parsers).
+"""MiniMax M3 / M2 / M1 scanner and renderers (MiniMax-AI's tool-calling guide and chat
+template; vLLM's ``minimax_m2`` and ``minimax`` tool parsers; SGLang's and vLLM's
+``minimax_m3`` parsers).
 
 The output is the body of an assistant turn (the prompt ended in ``]~b]ai\\n``; the M2 template
 adds ``<think>\\n``: use ``start_in_thinking``):
 
-* ``<think>...</think>`` is reasoning;
+* ``<think>...</think>`` is reasoning (M3: ``<mm:think>...</mm:think>``);
+* M3: ``]<]minimax[>[<tool_call>`` holds ``]<]minimax[>[<invoke name="NAME">`` elements whose
+  arguments are tags named by their keys, every tag prefixed by the namespace token
+  ``]<]minimax[>[`` (:mod:`guard.scanners._minimax_m3`); the block is held (capped) until
+  ``]<]minimax[>[</tool_call>``; each invoke is a call (top-level values typed by the tool
+  schemas, nested ones objects, lists and text), and a block that does not parse is
+  ``Malformed`` whole. The namespace token anywhere else is text to the scanner (detection
+  flags it: it is reserved);
 * M2: ``<minimax:tool_call>`` holds ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` elements, indented or not (the shape shared with
   DSML, see :mod:`guard.scanners._invoke`). One leading and one trailing newline of a value are
@@ -27,11 +35,14 @@ import json
 import json.decoder
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from guard.dialects.minimax import MINIMAX
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._invoke import NEXT_STATE, InvokeScanner
+from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
+from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
+from guard.scanners._minimax_m3 import parse_block
 from guard.scanners._tagged import OUT, arguments_object, as_text, check_name
 from guard.scanners.base import HOLD, Markers, json_members, tool_arguments
 
@@ -58,6 +69,7 @@ THINK_CLOSE: Final = "</think>"
 #: The record's result openings, with any turn start (``]~b]`` + role) in place of ``]~b]tool``.
 _FORGERIES = (*(s for s in MINIMAX.result_open if not s.startswith(TURN)), TURN)
 _M1 = NEXT_STATE
+_M3 = NEXT_STATE + 1
 _DECODER = json.JSONDecoder()
 _NON_WS = re.compile(r"\S")
 
@@ -80,7 +92,11 @@ class MiniMaxScanner(InvokeScanner):
         max_arguments: cap on a call body (characters); a longer one is ``Malformed``.
     """
 
-    THINKING = (("<think>", "</think>"), ("<thinking>", "</thinking>"))
+    THINKING = (
+        ("<think>", "</think>"),
+        ("<thinking>", "</thinking>"),
+        ("<mm:think>", "</mm:think>"),
+    )
     WRAPPER_OPENS = (WRAPPER_OPEN,)
     WRAPPER_CLOSES = (WRAPPER_CLOSE,)
     INVOKE_OPENS = ("<invoke",)
@@ -89,21 +105,27 @@ class MiniMaxScanner(InvokeScanner):
     PARAM_CLOSES = (PARAM_CLOSE,)
     FORGERIES = _FORGERIES
     STOPS = (END,)
-    STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE)
-    EXTRA = (M1_OPEN,)
-    HELD_EXTRA = (_M1,)
+    # The bare namespace token is no marker here: it is a prefix of the M3 block's opening, so
+    # reading it alone would depend on where a chunk ends. Detection flags it all the same.
+    STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE, M3_CLOSE)
+    EXTRA = (M1_OPEN, M3_OPEN)
+    HELD_EXTRA = (_M1, _M3)
 
-    _m1_markers = Markers((M1_CLOSE, M1_OPEN, WRAPPER_OPEN, *_FORGERIES, END))
+    #: Per held block: its closer, and what ends it unclosed.
+    _block_markers: ClassVar[dict[int, Markers]] = {
+        _M1: Markers((M1_CLOSE, M1_OPEN, WRAPPER_OPEN, M3_OPEN, *_FORGERIES, END)),
+        _M3: Markers((M3_CLOSE, M3_OPEN, M1_OPEN, WRAPPER_OPEN, *_FORGERIES, END)),
+    }
 
     def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
         return _trim(text)
 
     def _extra(self, marker: str, i: int, out: list[Event]) -> None:
-        self._state = _M1
+        self._state = _M1 if marker == M1_OPEN else _M3
         self._hdr = marker
 
     def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._m1_markers.find(buf, pos, final)
+        i, m = self._block_markers[state].find(buf, pos, final)
         if i > pos:
             self._body_add(
                 buf[pos:i],
@@ -119,13 +141,39 @@ class MiniMaxScanner(InvokeScanner):
             return -1 - i
         hdr, self._hdr = self._hdr, ""
         self._state = OUT
-        if m == M1_CLOSE:
+        if m == M1_CLOSE and state == _M1:
             if not self._body_skip_end(m, out):
                 self._json_lines(hdr, self._body_take(), m, out)
             return i + len(m)
+        if m == M3_CLOSE and state == _M3:
+            if not self._body_skip_end(m, out):
+                self._m3_block(hdr, self._body_take(), m, out)
+            return i + len(m)
         if not self._body_skip_end("", out):
-            out.append(Malformed(f"{M1_OPEN} block not closed before {m}", hdr + self._body_take()))
+            out.append(Malformed(f"{hdr} block not closed before {m}", hdr + self._body_take()))
         return i
+
+    def _m3_block(self, open_tag: str, body: str, close: str, out: list[Event]) -> None:
+        """An M3 block: each namespaced ``<invoke>`` is a call (top-level values typed by the
+        tool schemas); a block that does not parse is ``Malformed`` whole."""
+        calls = parse_block(body)
+        if isinstance(calls, str):
+            out.append(Malformed(f"MiniMax M3 tool-call block: {calls}", open_tag + body + close))
+            return
+        out.append(Text("", open_tag))
+        cursor = 0
+        for start, args_start, args_end, end, name, pairs in calls:
+            if start > cursor:
+                out.append(Text("", body[cursor:start]))
+            args = self._types.arguments(name, pairs)
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, body[start:args_start]))
+            out.append(ToolArgs(cid, args, body[args_start:args_end]))
+            out.append(ToolEnd(cid, name, args, body[args_end:end]))
+            cursor = end
+        if cursor < len(body):
+            out.append(Text("", body[cursor:]))
+        out.append(Text("", close))
 
     def _json_lines(self, open_tag: str, body: str, close: str, out: list[Event]) -> None:
         """Each JSON object of an M1 block is a call; a line that is not one is ``Malformed``."""
@@ -174,7 +222,7 @@ class MiniMaxScanner(InvokeScanner):
         hdr, self._hdr = self._hdr, ""
         if not self._body_skip_end("", out):
             out.append(
-                Malformed(f"{M1_OPEN} block not closed at end of stream", hdr + self._body_take())
+                Malformed(f"{hdr} block not closed at end of stream", hdr + self._body_take())
             )
 
 

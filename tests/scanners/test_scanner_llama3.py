@@ -4,7 +4,7 @@ message, <|eom_id|> / <|eot_id|> stops, forgery on <|start_header_id|>."""
 from __future__ import annotations
 
 import pytest
-from support.scanning import merge, scan
+from support.scanning import merge, scan, split
 
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners import Llama3Scanner, scanner
@@ -72,9 +72,53 @@ def test_header_start_is_a_forgery(prefix: str) -> None:
         assert all(isinstance(e, Malformed) for e in evs[evs.index(hit) + 1 :])
 
 
-def test_unterminated_or_empty_python_tag_is_malformed() -> None:
-    assert [type(e) for e in events("<|python_tag|>print(1)")] == [Malformed]
+def test_empty_or_cut_python_tag_is_malformed() -> None:
     assert [type(e) for e in events("<|python_tag|>  <|eom_id|>")] == [Malformed]
+    assert [type(e) for e in events("<|python_tag|>  ")] == [Malformed]
+    evs = events("<|python_tag|>print(1)<|end_header_id|>")
+    assert [type(e) for e in evs] == [Malformed, Malformed]
+
+
+def _every_split(text: str) -> list[list[Event]]:
+    """The merged events of ``text`` whole and cut in two at every position."""
+    runs = [merge(scan(Llama3Scanner(), [text]))]
+    runs += [merge(scan(Llama3Scanner(), split(text, [k]))) for k in range(1, len(text))]
+    return runs
+
+
+@pytest.mark.parametrize(
+    ("text", "calls"),
+    [
+        # Servers consume <|eom_id|>: the tag call ends with the stream (issue 30, item 8).
+        ("<|python_tag|>print(1)", [("python", "print(1)")]),
+        ('<|python_tag|>{"name": "f", "parameters": {"a": 1}}', [("f", '{"a": 1}')]),
+        ('<|python_tag|>brave_search.call(query="x")', [("brave_search", '{"query": "x"}')]),
+        # ;-joined JSON calls after the tag are JSON calls, not Python code.
+        (
+            '<|python_tag|>{"name": "f", "parameters": {"a": 1}}; '
+            '{"name": "g", "parameters": {}}<|eom_id|>',
+            [("f", '{"a": 1}'), ("g", "{}")],
+        ),
+        (
+            '<|python_tag|>{"name": "f", "parameters": {}};{"name": "g", "arguments": {"b": 2}}',
+            [("f", "{}"), ("g", '{"b": 2}')],
+        ),
+    ],
+)
+def test_python_tag_call_at_stream_end_and_joined_json_calls(
+    text: str, calls: list[tuple[str, str]]
+) -> None:
+    for evs in _every_split(text):
+        assert "".join(e.raw for e in evs) == text
+        assert not any(isinstance(e, Malformed) for e in evs)
+        assert [(e.name, e.arguments) for e in ends(evs)] == calls
+        assert len({e.id for e in evs if isinstance(e, ToolStart)}) == len(calls)
+
+
+def test_joined_json_with_a_non_call_stays_one_python_call() -> None:
+    body = '{"name": "f", "parameters": {}}; print(2)'
+    (end,) = ends(events(f"<|python_tag|>{body}<|eom_id|>"))
+    assert (end.name, end.arguments) == ("python", body)
 
 
 def test_render_then_scan_round_trip() -> None:

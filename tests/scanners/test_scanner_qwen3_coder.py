@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from support.scanning import merge, scan
+from support.scanning import merge, scan, split
 
 from guard.models import (
     Event,
@@ -96,7 +96,9 @@ def test_one_newline_trimmed_on_each_side() -> None:
 
 
 def test_value_may_hold_any_tag_but_its_closer() -> None:
-    value = "x </function> </tool_call> <tool_call> <function=g> y"
+    # A bare </tool_call> in a wrapped call's value now ends the call (issue 30, item 8):
+    # see test_missing_parameter_closer_is_confined_to_its_call.
+    value = "x </function> <tool_call> <function=g> y"
     text = f"<tool_call>\n<function=f>\n<parameter=a>\n{value}\n</parameter>\n</function>\n"
     text += "</tool_call>"
     (end,) = ends(events(text))
@@ -222,3 +224,49 @@ def test_render_result_thinking_transcript() -> None:
 def test_scanner_by_name_and_alias() -> None:
     for name in ("qwen3_coder", "qwen3-coder", "Qwen3Coder"):
         assert isinstance(scanner(name), Qwen3CoderScanner)
+
+
+def _every_split(text: str) -> list[list[Event]]:
+    runs = [events(text)]
+    runs += [merge(scan(Qwen3CoderScanner(), split(text, [k]))) for k in range(1, len(text))]
+    return runs
+
+
+@pytest.mark.parametrize(
+    ("text", "calls", "malformed"),
+    [
+        # Wrapped: the parameter lacks </parameter>; its call ends at its own </tool_call>, the
+        # text and the call after it are read on their own (issue 30, item 8).
+        (
+            "<tool_call>\n<function=f>\n<parameter=a>\nv\n</function>\n</tool_call>\nDone. "
+            "<tool_call>\n<function=g>\n<parameter=b>\n1\n</parameter>\n</function>\n"
+            "</tool_call>",
+            [("g", {"b": "1"})],
+            "<tool_call>\n<function=f>\n<parameter=a>\nv\n</function>\n</tool_call>",
+        ),
+        # Bare: confined to its own </function>.
+        (
+            "<function=f>\n<parameter=a>\nv\n</function>\nDone. "
+            "<function=g>\n<parameter=b>\n1\n</parameter>\n</function>",
+            [("g", {"b": "1"})],
+            "<function=f>\n<parameter=a>\nv\n</function>",
+        ),
+        # A call quoted in the value keeps its closers; the value ends at </parameter>.
+        (
+            "<tool_call>\n<function=w>\n<parameter=c>\n<tool_call>\n<function=g>\n"
+            "</function>\n</tool_call>\n</parameter>\n</function>\n</tool_call>",
+            [("w", {"c": "<tool_call>\n<function=g>\n</function>\n</tool_call>"})],
+            None,
+        ),
+    ],
+)
+def test_missing_parameter_closer_is_confined_to_its_call(
+    text: str, calls: list[tuple[str, dict[str, str]]], malformed: str | None
+) -> None:
+    for evs in _every_split(text):
+        assert "".join(e.raw for e in evs) == text
+        assert [(e.name, json.loads(e.arguments)) for e in ends(evs)] == calls
+        bad = [e.raw for e in evs if isinstance(e, Malformed)]
+        assert bad == ([malformed] if malformed else [])
+        said = "".join(e.text for e in evs if isinstance(e, Text))
+        assert ("Done." in said) == (malformed is not None)

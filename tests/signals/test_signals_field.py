@@ -136,6 +136,54 @@ def test_j_chunk_split_same_verdict_and_cut(cuts: list[int]) -> None:
     assert verdict == whole and release == whole.cut == 6
 
 
+#: Claude's namespace prefix, built so that no prefixed tag appears literally in this file.
+NS = "antml" + ":"
+CLAUDE = (
+    '<function_calls>\n<invoke name="Bash">\n<parameter name="command">ls -la</parameter>\n'
+    "</invoke>\n</function_calls>"
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        CLAUDE,
+        CLAUDE.replace("</", "\0").replace("<", "<" + NS).replace("\0", "</" + NS),
+        '<invoke name="Bash"><parameter name="command">ls</parameter></invoke>',
+        '<function_calls><invoke name="Bash"></invoke>'
+        '<invoke name="Read"></invoke></function_calls>',
+    ],
+)
+def test_j_claude_style_xml_call_as_text(call: str) -> None:
+    text = f"Let me look.\n{call}\n"
+    for dialect in ("chatml", "kimi", "harmony"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "J" in v.signals and v.cut == text.index("<"), dialect
+    assert detect(text, dialect="chatml", tools=["Bash"]).leak
+    assert not detect(text, dialect="chatml", tools=["Other"]).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Use <invoke name="x"> elements to call tools, then wait for the result.',
+        CLAUDE + "\nThat is the shape Claude used.",
+        "```xml\n" + CLAUDE + "\n```",
+        '<invoke name="Bash">ls</invoke>',  # text between the tags: no call shape
+    ],
+)
+def test_j_near_miss_claude_style_xml(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+@pytest.mark.parametrize("cuts", every_split("Sure.\n" + CLAUDE))
+def test_j_claude_style_chunk_split_same_verdict_and_cut(cuts: list[int]) -> None:
+    text = "Sure.\n" + CLAUDE
+    whole = detect(text, tools=["Bash"])
+    verdict, release = streamed(text, cuts, tools=frozenset({"Bash"}))
+    assert verdict == whole and release == whole.cut == 6
+
+
 # --- U: undeclared tool, N: charset -----------------------------------------------------------
 
 

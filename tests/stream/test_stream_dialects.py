@@ -28,6 +28,7 @@ DIALECTS = [
     "pythonic",
     "glm",
     "kimi",
+    "kimi_k3",
     "deepseek",
     "deepseek_v32",
     "minimax",

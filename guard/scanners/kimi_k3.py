@@ -1,0 +1,352 @@
+"""Kimi K3 scanner and renderers (the XTML envelope; vLLM's and SGLang's ``kimi_k3`` parsers).
+
+Four special tokens build every tag: ``<|open|>NAME attrs<|sep|>`` opens one,
+``<|close|>NAME<|sep|>`` closes it, ``<|end_of_msg|>`` ends the message. The output is the body
+of an assistant message whose ``<|open|>message role="assistant"<|sep|>`` and first section
+(``<|open|>think<|sep|>`` with thinking on: use ``start_in_thinking``) the prompt already
+wrote.
+
+* A tag is read whole, from ``<|open|>`` / ``<|close|>`` to its ``<|sep|>`` (capped): a tag cut
+  by another special token, or one this grammar does not know (``<|open|>toolscall ...``, the
+  shape of a leak whose specials were half dropped), is ``Malformed``;
+* ``think`` is reasoning; ``<|open|>response<|sep|>``, ``<|close|>response<|sep|>`` and
+  ``<|close|>message<|sep|>`` are layout (``Text`` with no visible text);
+  ``<|end_of_msg|>`` is the stop;
+* ``<|open|>tools<|sep|>`` opens a section of calls up to ``<|close|>tools<|sep|>``; blanks
+  between calls are layout, other text is ``Malformed``. A call outside a section is read the
+  same way;
+* a call is ``<|open|>call tool="NAME" index="N"<|sep|>`` then ``argument`` elements
+  ``<|open|>argument key="K" type="T"<|sep|>VALUE<|close|>argument<|sep|>`` (or one
+  ``<|open|>json type="object"<|sep|>{...}<|close|>json<|sep|>`` holding the whole object) up to
+  ``<|close|>call<|sep|>``; the body is held (capped). A ``string`` value is the raw text; any
+  other type is JSON (``number``, ``boolean``, ``null``, ``object``, ``array``); a value that
+  does not parse as its type, a repeated key, text between elements, or a call without a
+  ``tool`` is ``Malformed``. Attribute values are unescaped (``&quot;``, ``&amp;``, ``\\"``).
+  As in the peers' parsers, a string value that itself holds ``<|close|>argument<|sep|>``
+  cannot be told from the real closer;
+* ``<|open|>message`` opens another message, which only the host writes (a tool result is
+  ``<|open|>message role="tool" tool="NAME" index="N"<|sep|>``): in output it is a forgery
+  (``ResultForgery`` at its ``<|open|>``; everything after it goes out as ``Malformed``
+  blocks), wherever it appears.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Final
+
+from guard.dialects.kimi_k3 import CLOSE, END_OF_MSG, OPEN, SEP
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, arguments_object, check_name
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
+
+__all__ = [
+    "KimiK3Scanner",
+    "parse_arguments",
+    "render_thinking",
+    "render_tool_call",
+    "render_tool_result",
+]
+
+THINK_OPEN: Final = f"{OPEN}think{SEP}"
+THINK_CLOSE: Final = f"{CLOSE}think{SEP}"
+TOOLS_OPEN: Final = f"{OPEN}tools{SEP}"
+TOOLS_CLOSE: Final = f"{CLOSE}tools{SEP}"
+CALL_OPEN: Final = f"{OPEN}call"
+CALL_CLOSE: Final = f"{CLOSE}call{SEP}"
+MESSAGE_OPEN: Final = f"{OPEN}message"
+MEDIA: Final = (
+    "<|media_begin|>",
+    "<|media_content|>",
+    "<|media_pad|>",
+    "<|media_end|>",
+    "<|kimi_image_placeholder|>",
+)
+
+#: Tags that are layout wherever they stand outside a call.
+_LAYOUT = frozenset({f"{OPEN}response{SEP}", f"{CLOSE}response{SEP}", f"{CLOSE}message{SEP}"})
+_OUT_MARKERS = Markers((OPEN, CLOSE, SEP, END_OF_MSG, *MEDIA))
+#: What ends a tag header before its ``<|sep|>``.
+_TAG_MARKERS = Markers((SEP, OPEN, CLOSE, END_OF_MSG))
+#: What ends a held call body: its closer, or a structure no argument value may cross.
+_CALL_MARKERS = Markers((CALL_CLOSE, CALL_OPEN, TOOLS_CLOSE, MESSAGE_OPEN, END_OF_MSG))
+
+_TAG = re.compile(r"<\|(open|close)\|>([A-Za-z_][\w\-]*)?(.*?)<\|sep\|>\Z", re.DOTALL)
+_ATTR = re.compile(r'\s+([\w\-]+)="((?:[^"\\]|\\.)*)"')
+_ELEMENT = re.compile(
+    r"<\|open\|>(argument|json)((?:(?!<\|sep\|>).)*)<\|sep\|>(.*?)<\|close\|>\1<\|sep\|>",
+    re.DOTALL,
+)
+_BLANK = re.compile(r"\s*")
+
+_TAG_STATE, _SECTION, _CALL = range(FIRST_STATE, FIRST_STATE + 3)
+_JUNK = "text inside a Kimi K3 tools section"
+
+
+def _attrs(text: str) -> dict[str, str] | None:
+    """``key="value"`` pairs of a tag (values unescaped), or ``None`` when ``text`` holds
+    anything else or a key twice."""
+    found: dict[str, str] = {}
+    pos = 0
+    for m in _ATTR.finditer(text):
+        if m.start() != pos or m.group(1) in found:
+            return None
+        value = m.group(2).replace('\\"', '"').replace("&quot;", '"').replace("&amp;", "&")
+        found[m.group(1)] = value
+        pos = m.end()
+    return found if text[pos:].strip() == "" else None
+
+
+def parse_arguments(body: str) -> dict[str, Any] | str:
+    """The arguments of a call body (its ``argument`` / ``json`` elements), or the reason it
+    does not parse."""
+    args: dict[str, Any] = {}
+    whole: Any = None
+    pos = 0
+    n = len(body)
+    while True:
+        blank = _BLANK.match(body, pos)
+        pos = blank.end() if blank else pos
+        if pos >= n:
+            break
+        m = _ELEMENT.match(body, pos)
+        if m is None:
+            return "text between the argument elements of a call"
+        kind, attrs, value = m.group(1), _attrs(m.group(2)), m.group(3)
+        pos = m.end()
+        if attrs is None:
+            return f"malformed {kind} attributes"
+        kind_type = attrs.get("type", "string" if kind == "argument" else "object")
+        if kind_type == "string":
+            parsed: Any = value
+        else:
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                return f"{kind} value is not valid {kind_type}"
+        if kind == "json":
+            if whole is not None or args or not isinstance(parsed, dict):
+                return "a json element must be the call's only element and an object"
+            whole = parsed
+            continue
+        key = attrs.get("key", "")
+        if not key or key in args or whole is not None:
+            return "an argument without a key, repeated, or beside a json element"
+        args[key] = parsed
+    return whole if whole is not None else args
+
+
+class KimiK3Scanner(TaggedScanner):
+    """Scanner for Kimi K3 output (see the module docstring)."""
+
+    THINKING = ((THINK_OPEN, THINK_CLOSE),)
+    THINK_ENDS = (END_OF_MSG, MESSAGE_OPEN, TOOLS_OPEN, f"{OPEN}response{SEP}")
+    HELD_STATES = frozenset({_CALL})
+    LEAD_CHARS = "<"
+
+    def _reset_dialect(self) -> None:
+        self._hdr = ""
+        self._hdr_at = 0
+        self._hdr_from = OUT
+        self._in_section = False
+        self._call_name = ""
+
+    def _held_extra(self) -> int:
+        return len(self._hdr)
+
+    def _back(self) -> int:
+        return _SECTION if self._in_section else OUT
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state in (OUT, _SECTION):
+            return self._outside(state, buf, pos, out, final)
+        if state == _TAG_STATE:
+            return self._in_tag(buf, pos, out, final)
+        return self._in_call(buf, pos, out, final)
+
+    def _outside(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _OUT_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            if state == _SECTION:
+                self._gap(d, _JUNK, out)
+            else:
+                out.append(Text(d, d))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._sink_flush(out)
+        if m in (OPEN, CLOSE):
+            self._hdr, self._hdr_at, self._hdr_from = m, self._base + i, state
+            self._state = _TAG_STATE
+        elif m == END_OF_MSG:
+            out.append(Text("", m))
+            self._in_section = False
+            self._state = OUT  # the stop ends an unclosed section
+        else:
+            out.append(Malformed(f"{m} out of place in a Kimi K3 message", m))
+        return i + len(m)
+
+    def _in_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _TAG_MARKERS.find(buf, pos, final)
+        room = HEADER_CAP - len(self._hdr)
+        if i - pos > room:
+            self._hdr += buf[pos : pos + room]
+            self._bad_tag(f"tag longer than {HEADER_CAP} characters", out)
+            return pos + room
+        self._hdr += buf[pos:i]
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == SEP:
+            self._hdr += m
+            self._tag(out)
+            return i + len(m)
+        self._bad_tag(f"tag not closed by {SEP} before {m}", out)
+        return i
+
+    def _bad_tag(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._hdr_from
+        if hdr.startswith(MESSAGE_OPEN):
+            self._forgery(self._hdr_at, hdr, out)
+        else:
+            out.append(Malformed(reason, hdr))
+
+    def _tag(self, out: list[Event]) -> None:
+        """A whole tag, read where ``_hdr_from`` says (text or a tools section)."""
+        raw, self._hdr = self._hdr, ""
+        section = self._hdr_from == _SECTION
+        self._state = self._hdr_from
+        m = _TAG.match(raw)
+        kind, name, rest = (m.group(1), m.group(2) or "", m.group(3)) if m else ("", "", raw)
+        if kind == "open" and name == "message":
+            self._forgery(self._hdr_at, raw, out)
+        elif kind == "open" and name == "call":
+            attrs = _attrs(rest)
+            tool = (attrs or {}).get("tool", "")
+            if attrs is None or not tool or any(c.isspace() or c in "<>" for c in tool):
+                out.append(Malformed("call tag without a valid tool attribute", raw))
+                return
+            self._in_section = section
+            self._call_name = tool
+            self._hdr = raw
+            self._state = _CALL
+        elif raw == TOOLS_OPEN and not section:
+            out.append(Text("", raw))
+            self._state = _SECTION
+        elif raw == TOOLS_CLOSE and section:
+            out.append(Text("", raw))
+            self._state = OUT
+        elif raw == THINK_OPEN and not section:
+            self._open_thinking(raw, out)
+        elif raw in _LAYOUT and not section:
+            out.append(Text("", raw))
+        else:
+            out.append(Malformed(f"{raw[:64]!r} out of place in a Kimi K3 message", raw))
+
+    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _CALL_MARKERS.find(buf, pos, final)
+        if i > pos:
+            self._body_add(
+                buf[pos:i],
+                out,
+                self._hdr,
+                f"tool call arguments longer than {self._max_arguments} characters",
+            )
+            if self._skipping:
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == CALL_CLOSE:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        parsed = parse_arguments(body)
+        if isinstance(parsed, str):
+            out.append(Malformed(parsed, hdr + body + close))
+            return
+        args = json.dumps(parsed, ensure_ascii=False)
+        cid = self._next_id()
+        out.append(ToolStart(cid, self._call_name, hdr))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, self._call_name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, hdr + self._body_take()))
+
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _SECTION:
+            self._sink_flush(out)
+        elif state == _TAG_STATE:
+            self._bad_tag("tag not closed at end of stream", out)
+        elif state == _CALL:
+            self._unclosed("tool call not closed at end of stream", out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Renderers (the spelling vLLM's and SGLang's parsers read). Text is inserted verbatim: escape
+# untrusted text first (``guard.escape(text, "kimi_k3")``).
+
+
+def _attr(value: Any) -> str:
+    return str(value).replace("&", "&amp;").replace('"', "&quot;")
+
+
+def _type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "object" if isinstance(value, dict) else "array"
+
+
+def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, index: int = 1) -> str:
+    """One call in its own ``tools`` section (strings raw, other values as JSON)."""
+    check_name(name)
+    parts = [f'{TOOLS_OPEN}{CALL_OPEN} tool="{_attr(name)}" index="{index}"{SEP}']
+    for key, value in arguments_object(arguments).items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        if f"{CLOSE}argument{SEP}" in text:
+            raise ValueError(f"argument {key!r}: the value holds {CLOSE}argument{SEP}")
+        parts.append(
+            f'{OPEN}argument key="{_attr(key)}" type="{_type(value)}"{SEP}'
+            f"{text}{CLOSE}argument{SEP}"
+        )
+    parts.append(f"{CALL_CLOSE}{TOOLS_CLOSE}")
+    return "".join(parts)
+
+
+def render_tool_result(name: str, content: Any, *, index: int = 1) -> str:
+    """A tool result message, as only the host writes it."""
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    return (
+        f'{MESSAGE_OPEN} role="tool" tool="{_attr(name)}" index="{index}"{SEP}'
+        f"{text}{CLOSE}message{SEP}{END_OF_MSG}"
+    )
+
+
+def render_thinking(text: str) -> str:
+    """A reasoning section."""
+    return f"{THINK_OPEN}{text}{THINK_CLOSE}"

@@ -1,0 +1,124 @@
+"""P: a control token of the dialect written bare inside a tool argument's string.
+
+The parse boundary (T) forgives every spelling inside a valid JSON string, which is right for a
+file edit that quotes a token and wrong for the leak where the model's own call syntax lands in
+a string value (Kimi's ``...functions.bash:1 <|tool_call_argument_begin|>{...`` inside a
+``command``; Harmony has its collapse signals, C and E, for its own shape). P marks an anchor of
+the control-token signal (H) that stands before the parse boundary, is token-shaped (a bar or
+fullwidth-bar spelling, bracket-soup such as MiniMax's ``]<]minimax[>[`` or Kimi's ``[EOS]``)
+or is one of the dialect's call, result or stop markers, and is **not quoted as data** in its
+string. Quoted as data means, within the JSON string that holds it (read in its JSON-escaped
+form, at most :data:`REACH` characters either side):
+
+* inside a code span: an odd number of backticks before it on its line and one after it, or an
+  odd number of Markdown fences (three backticks) before it;
+* inside a quoted literal: an odd number of ``'`` (or of escaped ``\\"``) before it on its line
+  and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
+* written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token).
+
+It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
+and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
+``M+C+E`` rule reads its own collapse); a policy that must pass bare tokens in some tool's
+arguments (a tool that writes prompt files, say) disables ``P`` or drops the combination from
+``surfaces.tool_arg.trip_with``. The false positives on a labelled set of benign arguments that
+carry markup are measured in ``docs/detection.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+#: How far either side of the token P reads for its string, line and quotes.
+REACH = 1024
+#: Dialects whose own collapse signals judge tokens inside argument strings.
+OWN_RULE = frozenset({"harmony"})
+
+_TOKEN_SHAPED = re.compile(r"[|\uff5c\u2581]|^[\[\]].*[\[\]]$")
+#: An unescaped JSON string delimiter: a quote after an even run of backslashes.
+_DELIMITER = re.compile(r'(?<!\\)(?:\\\\)*"')
+#: A line break in the JSON text: the escape ``\n`` or ``\r`` (a backslash after an even run of
+#: backslashes, so ``\\n``, a program's own escape, is no break), or a raw one.
+_LINE_BREAK = re.compile(r"(?<!\\)(?:\\\\)*\\[nr]|[\n\r]")
+_QUOTES = ("'", '\\"', "`")
+_FENCE = "```"
+
+
+def _markers(dialect: Dialect) -> frozenset[str]:
+    return frozenset((*dialect.call_open, *dialect.call_close, *dialect.result_open, *dialect.stop))
+
+
+def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the JSON string content holding ``[start, end)``, clipped to
+    :data:`REACH` either side."""
+    lo = max(0, start - REACH)
+    opened = lo
+    for m in _DELIMITER.finditer(text, lo, start):
+        opened = m.end()
+    closed = _DELIMITER.search(text, end, min(len(text), end + REACH))
+    return opened, closed.start() if closed else min(len(text), end + REACH)
+
+
+def quoted_as_data(text: str, start: int, end: int) -> bool:
+    """Whether the token at ``[start, end)`` of a tool argument's JSON text is quoted as data
+    (see the module docstring)."""
+    if start and (text[start - 1] == "\\" or text.endswith("&lt;", 0, start)):
+        return True
+    lo, hi = _string_around(text, start, end)
+    if text.count(_FENCE, lo, start) % 2:
+        return True
+    line_start = lo
+    for m in _LINE_BREAK.finditer(text, lo, start):
+        line_start = m.end()
+    after = _LINE_BREAK.search(text, end, hi)
+    line_end = after.start() if after else hi
+    before, rest = text[line_start:start], text[end:line_end]
+    for quote in _QUOTES:
+        count = before.count(quote)
+        if quote == "`":
+            count -= 3 * before.count(_FENCE)
+        if count % 2 and quote in rest:
+            return True
+    return False
+
+
+class ArgumentToken:
+    code = "P"
+    name = "bare control token in an argument string"
+    kind: Literal["anchor", "co"] = "co"
+    surfaces = frozenset({Surface.TOOL_ARG})
+    max_span = 2 * REACH + 64
+    reach = (REACH, REACH)
+    order = 106
+    weight = 0.5
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        if ctx.dialect.name in OWN_RULE:
+            return
+        boundary = ctx.parsed_end
+        markers = _markers(ctx.dialect)
+        original = text.original
+        for index, anchor in enumerate(ctx.anchors):
+            if anchor.code not in ("H", "X") or index in ctx.exempt:
+                continue
+            if boundary is not None and anchor.start >= boundary:
+                continue  # past the boundary: T's case
+            shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
+            if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
+                continue
+            if quoted_as_data(original, anchor.start, anchor.end):
+                continue
+            yield Hit(
+                signals=(self.code,),
+                start=anchor.start,
+                end=anchor.end,
+                evidence=anchor.evidence,
+                detail="control token written bare inside an argument string",
+                anchor=index,
+            )

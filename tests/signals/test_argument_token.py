@@ -1,0 +1,182 @@
+"""P: a control token of the serving dialect (H) or another dialect's call marker (X) written
+bare inside a tool argument's string (issue 31, item 2): positive, negative, chunk boundaries,
+the labelled set of arguments that carry markup (corpora/arguments/)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from guard import detect
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY, Policy, SurfaceMonitor
+from guard.models import Surface
+from signals.argument_token import quoted_as_data
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "arguments" / "tool_args_markup.jsonl"
+#: Benign arguments that name a token bare (no code span, no quotes): the rule flags them, as
+#: docs/detection.md reports.
+BARE = {
+    "arg-docs-prose-bare",
+    "arg-search-query-bare",
+    "arg-python-comment-bare",
+    "arg-xml-config-tool-call",
+    "arg-diff-removed-comment",
+    "arg-anthropic-prose",
+    "arg-x-search-bare",
+}
+
+KIMI_LEAK = json.dumps(
+    {"command": 'ls functions.bash:1 <|tool_call_argument_begin|> {"command": "ls -la"}'}
+)
+
+
+def args(**values: Any) -> str:
+    return json.dumps(values, ensure_ascii=False)
+
+
+# --- the quoting rule ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "quoted"),
+    [
+        ("a `<|im_end|>` b", True),
+        ("```\n<|im_end|>\n```", True),
+        ("x = '<|im_end|>'", True),
+        ('x = "<|im_end|>"', True),
+        ("it's <|im_end|> here", False),  # an apostrophe opens no literal
+        ("`code` then <|im_end|>", False),
+        ('"closed" then <|im_end|>', False),
+        ("x = '\n<|im_end|>'", False),  # the quote is on another line
+        ('print("a\\nb") <|im_end|>', False),  # a program's own \n is no line break
+    ],
+)
+def test_quoted_as_data(content: str, quoted: bool) -> None:
+    text = args(content=content)
+    start = text.index("<|im_end|>")
+    assert quoted_as_data(text, start, start + len("<|im_end|>")) is quoted
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("kimi", KIMI_LEAK),
+        ("kimi", args(command="git status<|tool_call_end|><|tool_call_begin|>functions.bash:2")),
+        ("chatml", args(content="done<|im_end|>\n<|im_start|>user\nthanks")),
+        ("minimax", args(cmd="ls]<]minimax[>[</cmd>")),
+        ("kimi_k3", args(url="https://x.y<|close|>argument<|sep|>")),
+        ("all", KIMI_LEAK),
+    ],
+)
+def test_bare_token_in_a_string_trips(dialect: str, text: str) -> None:
+    v = detect(text, "tool_arg", dialect=dialect, tool_name="bash")
+    assert v.leak and {"H", "P"} <= set(v.signals)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'TEMPLATE = "<|im_start|>{role}\\n{content}<|im_end|>\\n"',
+        "{{- '<|im_start|>' + m['role'] + '\\n' }}",
+        "The turn ends with `<|im_end|>`.",
+        "```\n<|im_start|>user\nhi<|im_end|>\n```",
+        "<think>an HTML element, not a token</think>",
+    ],
+)
+def test_tokens_quoted_as_data_pass(content: str) -> None:
+    assert not detect(args(path="x", content=content), "tool_arg", dialect="chatml").leak
+
+
+@pytest.mark.parametrize("content", ["<\\|im_end\\|> escaped", "&lt;|im_end|&gt; as entities"])
+def test_escaped_forms_pass(content: str) -> None:
+    assert not detect(args(content=content), "tool_arg", dialect="chatml").leak
+
+
+def test_harmony_keeps_its_own_rule() -> None:
+    text = args(content="The header is <|start|>assistant<|channel|>final<|message|>hi")
+    assert not detect(text, "tool_arg", dialect="harmony").leak
+
+
+def test_past_the_boundary_is_t_not_p() -> None:
+    v = detect('{"a": 1}<|tool_call_end|>', "tool_arg", dialect="kimi")
+    assert v.leak and "T" in v.signals and "P" not in v.signals
+
+
+def test_a_policy_can_switch_p_off() -> None:
+    policy = Policy.from_mapping({"disabled": ["P"]})
+    assert not detect(KIMI_LEAK, "tool_arg", dialect="kimi", policy=policy).leak
+
+
+# --- X: another dialect's call markers ------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "llama3", "qwen3_coder", "glm", "deepseek"])
+def test_another_dialects_call_syntax_in_a_string_trips(dialect: str) -> None:
+    v = detect(KIMI_LEAK, "tool_arg", dialect=dialect, tool_name="bash")
+    assert v.leak and {"X", "P"} <= set(v.signals)
+
+
+def test_another_dialects_marker_past_the_boundary_trips_with_t() -> None:
+    v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect="chatml")
+    assert v.leak and set(v.signals) == {"X", "T"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Kimi opens a call with `<|tool_call_begin|>`.",
+        "BEGIN = '<｜tool▁calls▁begin｜>'",
+        "an <invoke> or <function_calls> element in an XML file",  # plain tags are not X's
+    ],
+)
+def test_another_dialects_markers_quoted_or_plain_pass(content: str) -> None:
+    assert not detect(args(path="x", content=content), "tool_arg", dialect="glm").leak
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "all", "kimi"])
+def test_x_is_silent_where_h_or_harmony_rules(dialect: str) -> None:
+    v = detect(KIMI_LEAK, "tool_arg", dialect=dialect)
+    assert "X" not in v.signals
+
+
+# --- streams ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dialect", ["kimi", "chatml"])
+@pytest.mark.parametrize(
+    "text",
+    [KIMI_LEAK, args(path="x", content="Use `<|tool_call_end|>` here, or '<|im_end|>'.")],
+)
+def test_every_split_point_gives_the_whole_verdict(dialect: str, text: str) -> None:
+    whole = detect(text, "tool_arg", dialect=dialect, tool_name="bash")
+    for cut in range(1, len(text)):
+        monitor = SurfaceMonitor(
+            Surface.TOOL_ARG, get_dialect(dialect), DEFAULT_POLICY, tool_name="bash"
+        )
+        monitor.feed(text[:cut])
+        monitor.feed(text[cut:])
+        assert monitor.finish() == whole, cut
+
+
+# --- the labelled set ------------------------------------------------------------------------
+
+
+def test_labelled_arguments_with_markup() -> None:
+    cases = [json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines()]
+    assert len({c["id"] for c in cases}) == len(cases)
+    flagged = set()
+    for c in cases:
+        v = detect(c["text"], "tool_arg", dialect=c["dialect"], tool_name=c["tool_name"])
+        if c["label"] == "leak":
+            assert v.leak and set(c["signals"]) <= set(v.signals), c["id"]
+        elif v.leak:
+            flagged.add(c["id"])
+    # Only bare mentions are flagged; every argument that quotes its markup as data passes.
+    assert flagged <= BARE
