@@ -1,6 +1,6 @@
 """guard.integrations.litellm: the guardrail built from the LiteLLM config in
-docs/integrations.md the way the LiteLLM proxy builds it, its hooks fed with LiteLLM's own objects from litellm.acompletion
-against the fake upstream on a loopback port."""
+docs/integrations.md the way the LiteLLM proxy builds it, its hooks fed with LiteLLM's own
+objects from litellm.acompletion against the fake upstream on a loopback port."""
 
 from __future__ import annotations
 
