@@ -2,7 +2,7 @@
 #   docker build -t guard-serve .
 #   docker run --rm -p 8787:8787 -e GUARD_UPSTREAM=http://llm.internal:8000/v1 guard-serve
 # Settings come from GUARD_* variables (GUARD_UPSTREAM, GUARD_PORT, GUARD_ON_LEAK,
-# GUARD_API_KEYS, ...) or a mounted policy file (GUARD_POLICY); README "Deployment".
+# GUARD_API_KEYS, ...) or a mounted policy file (GUARD_POLICY); docs/deployment.md, "Deployment".
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

@@ -17,7 +17,7 @@
 The dialect is the chat model's name's (``model_name`` / ``model``; tool results: the last
 model call's) unless ``dialect`` fixes one. Middleware sees a reply once it is complete: tokens
 streamed with ``stream_mode="messages"`` are guarded only when the chat model's clients are
-:func:`guard.integrations.openai.guard_client` clients (README, "LangChain").
+:func:`guard.integrations.openai.guard_client` clients (docs/integrations.md, "LangChain").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""guard.integrations.litellm: the guardrail built from the README's LiteLLM config the way the
-LiteLLM proxy builds it, its hooks fed with LiteLLM's own objects from litellm.acompletion
-against the fake upstream on a loopback port."""
+"""guard.integrations.litellm: the guardrail built from the LiteLLM config in
+docs/integrations.md the way the LiteLLM proxy builds it, its hooks fed with LiteLLM's own
+objects from litellm.acompletion against the fake upstream on a loopback port."""
 
 from __future__ import annotations
 
@@ -35,11 +35,11 @@ def fake() -> Iterator[FakeUpstream]:
 
 
 def readme_config() -> dict[str, Any]:
-    """The YAML block of the README's LiteLLM section."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### LiteLLM", 1)[1]
+    """The YAML block of the LiteLLM section of docs/integrations.md."""
+    page = (ROOT / "docs/integrations.md").read_text(encoding="utf-8")
+    section = page.split("## LiteLLM", 1)[1]
     block = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "the README's LiteLLM section has no yaml block"
+    assert block is not None, "the LiteLLM section of docs/integrations.md has no yaml block"
     config: dict[str, Any] = yaml.safe_load(block.group(1))
     return config
 
