@@ -31,7 +31,28 @@ INTEGRATION_TESTS = {"audit/test_rows.py::test_hugging_face_datasets_map_recipe"
 SLOW_FOLDERS = ("fuzz/",)
 #: single tests (``module::name``, parameters ignored) marked ``slow``: measured with
 #: ``pytest --durations`` on a 2-core machine, each several seconds or more
-SLOW: set[str] = set()
+SLOW = {
+    "stream/test_stream.py::test_n4_work_and_memory_do_not_grow_with_the_stream",
+    "stream/test_stream.py::test_n2_verdict_and_truncated_text_are_the_same_for_every_split",
+    "audit/test_fast_path.py::test_the_fast_path_gives_the_generic_paths_result",
+    "audit/test_fast_path.py::test_typed_records_with_findings_in_several_fields_give_the_generic_paths_result",
+    "audit/test_audit_cli.py::test_fail_on_thresholds",
+    "audit/test_audit_cli.py::test_sarif_for_stdin_and_unreadable_inputs_validates",
+    "audit/test_audit_cli.py::test_format_dialect_and_policy_options",
+    "audit/test_audit_cli.py::test_empty_file_and_directory_without_transcripts_exit_2",
+    "audit/test_audit_cli.py::test_workers_2_gives_the_same_report",
+    "audit/test_audit_cli.py::test_stdin_and_gzip_stdin",
+    "audit/test_audit_cli.py::test_output_never_shows_raw_text_beyond_the_redacted_preview",
+    "audit/test_audit_cli.py::test_sarif_validates_against_the_2_1_0_schema",
+    "audit/test_audit_context.py::test_cli_tools_option",
+    "audit/test_audit_ops.py::test_absolute_paths_under_the_root_become_relative",
+    "gate/test_code.py::test_d6_tracker_agrees_with_the_whole_text_oracle",
+    "gate/test_code.py::test_d6_whole_text_pass_equals_the_tracker",
+    "gate/test_code.py::test_tracker_is_chunk_invariant",
+    "gate/test_code.py::test_certain_prefix_never_changes",
+    "stream/test_stream_memory.py::test_backtick_runs_in_one_paragraph_keep_a_bounded_window",
+    "serve/test_serve_ops.py::test_otel_exports_over_otlp_when_only_the_endpoint_is_set",
+}
 
 
 def _relative(path: Path) -> str:
