@@ -46,10 +46,12 @@ ZWSP = "\u200b"
 RLO, PDF = "\u202e", "\u202c"
 ARGS = {"city": "Paris", "days": 2}
 
-PROSE_WORDS = (
-    "the model reads a file and then writes a short answer for the user about the weather "
-    "in Paris while the agent loop waits for tool results and streams tokens to a terminal"
-).split()
+PROSE_WORDS = " ".join(
+    [
+        "the model reads a file and then writes a short answer for the user about the weather",
+        "in Paris while the agent loop waits for tool results and streams tokens to a terminal",
+    ]
+).split(" ")
 
 
 def _repeat(unit: str, size: int) -> str:
