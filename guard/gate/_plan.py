@@ -33,8 +33,10 @@ MEMO_KEY_MAX = 16
 MEMO_CAP = 50_000
 #: a memo value: a longer end of the text decides (look up one more character)
 MEMO_LONGER = -3
-#: how many characters from a possible tail start key the memo of :meth:`StreamPlan.tail_hold`
+#: how many characters from a possible tail start key the memo of :meth:`StreamPlan.tail_hold`,
+#: and its bound (cleared when full)
 TAIL_KEY = 16
+TAIL_MEMO_CAP = 4_096
 
 
 #: characters common in prose: a literal holding only these and letters is watched whole
@@ -212,7 +214,7 @@ class StreamPlan:
     #: ``MEMO_KEY_MAX`` characters; a shorter key whose answer needs more maps to MEMO_LONGER
     memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
     #: :meth:`tail_hold`'s first test, by the ``TAIL_KEY`` characters from a possible start:
-    #: whether they may begin an ending signal's hit (bounded by ``MEMO_CAP``)
+    #: whether they may begin an ending signal's hit (bounded by ``TAIL_MEMO_CAP``)
     tail_memo: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def suffix_hold(self, norm: str) -> int:
@@ -347,7 +349,7 @@ class StreamPlan:
             may = memo.get(head)
             if may is None:
                 may = tail.fullmatch(head, partial=True) is not None
-                if len(memo) >= MEMO_CAP:
+                if len(memo) >= TAIL_MEMO_CAP:
                     memo.clear()
                 memo[head] = may
             if may and (end - at <= TAIL_KEY or tail.fullmatch(norm, at, partial=True)):
