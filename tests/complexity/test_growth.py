@@ -5,7 +5,7 @@ size and at 4x that size; see ``growth.py`` for the bounds.
 The default run (small sizes, for CI) covers the streams and the scanner on every family and
 the whole-text entry points (``detect``, ``escape``, ``guard audit``) on the families that load
 them, in the Harmony dialect, and every other dialect's own markers (split at every position)
-and calls through the raw stream. ``-m slow`` runs every entry point on every family in every
+through the raw stream. ``-m slow`` runs every entry point on every family in every
 dialect at larger sizes.
 """
 
@@ -134,27 +134,30 @@ WHOLE_FAMILIES = (
 DEFAULT = (
     [_case(e, f, "harmony") for e in ("stream raw", "stream dicts", "scanner") for f in FAMILIES]
     + [_case(e, f, "harmony") for e in sorted(WHOLE) for f in WHOLE_FAMILIES]
-    + [
-        _case("stream raw", f, d)
-        for d in SCANNER_DIALECTS
-        if d != "harmony"
-        for f in ("markers split", "repeated calls")
-    ]
+    + [_case("stream raw", "markers split", d) for d in SCANNER_DIALECTS if d != "harmony"]
 )
 FULL = [_case(e, f, d) for d in SCANNER_DIALECTS for f in FAMILIES for e in ENTRY_POINTS]
 
 
 def _check(entry: str, family: str, dialect: str, size: int, tmp: Path) -> None:
-    small, large = costs(
-        runner(entry, family, dialect, size, tmp), runner(entry, family, dialect, 4 * size, tmp)
-    )
-    check_growth(
-        small,
-        large,
-        bounded=entry not in WHOLE,
-        slack=SLACK * size // SMALL,
-        what=f"{entry} on {family} ({dialect}, {size:,} chars)",
-    )
+    """Measure at ``size`` and 4x; a broken bound is measured once more before it fails (a
+    shared machine's noise rarely breaks it twice; a superlinear path always does)."""
+    small_run = runner(entry, family, dialect, size, tmp)
+    large_run = runner(entry, family, dialect, 4 * size, tmp)
+    for attempt in range(2):
+        small, large = costs(small_run, large_run)
+        try:
+            check_growth(
+                small,
+                large,
+                bounded=entry not in WHOLE,
+                slack=SLACK * size // SMALL,
+                what=f"{entry} on {family} ({dialect}, {size:,} chars)",
+            )
+            return
+        except AssertionError:
+            if attempt:
+                raise
 
 
 @pytest.mark.parametrize(("entry", "family", "dialect"), DEFAULT)
