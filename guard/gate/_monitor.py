@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
+from guard.gate._hitlog import HitLog
 from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
 from guard.gate._policy import Policy
 from guard.gate._whole import decide, find_hits, injection_verdict, make_verdict
@@ -79,7 +80,9 @@ class SurfaceMonitor:
         self._armed = 0  # a trigger was seen: scan every delta until the stream reaches this
         self._hold = 0
         self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
-        self._hits: list[Hit] = []  # decided hits, in order
+        #: decided hits; leak mode keeps the earliest max_hits and counts the rest
+        self._hits: list[Hit] = []
+        self._log = HitLog(policy.max_hits)
         self._early: dict[int, Hit] = {}  # unsettled hits by start (partial co-signals)
         self._trip: Hit | None = None
         #: where the opening or ending signals may still claim text (the total when nothing)
@@ -296,19 +299,24 @@ class SurfaceMonitor:
 
     def verdict(self) -> Verdict:
         """The verdict on what has been decided so far (complete after :meth:`finish`)."""
-        hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
         if self.rule.mode == "injection":
+            hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
             return injection_verdict(
                 self.surface, self.dialect, hits, self.tool_name, self.policy.max_hits
             )
-        if not hits:
+        log = self._log
+        folded = log.first
+        hits = sorted(
+            log.hits if folded is None else [*log.hits, folded], key=lambda h: (h.start, -h.end)
+        )
+        if not hits and not log.over:
             return Verdict(
                 leak=False,
                 surface=self.surface,
                 dialect=self.dialect.name,
                 tool_name=self.tool_name,
             )
-        return make_verdict(
+        verdict = make_verdict(
             self._buf,
             self.surface,
             self.dialect,
@@ -316,6 +324,37 @@ class SurfaceMonitor:
             self.tool_name,
             self._base,
             max_hits=self.policy.max_hits,
+        )
+        return verdict if not log.over else self._with_folded(verdict, hits)
+
+    def _with_folded(self, verdict: Verdict, hits: list[Hit]) -> Verdict:
+        """``verdict`` on the kept hits (and the earliest folded tripping one), completed with
+        what the log counted of the hits it folded away: as :func:`make_verdict` would say it
+        of every hit."""
+        log = self._log
+        first = log.first
+        total = len(log)
+        trips = sum(h.trips for h in hits) + log.over_trips - (first is not None)
+        if trips:
+            head = min((h for h in hits if h.trips), key=lambda h: (h.start, -h.end))
+            more = f"; {trips - 1} more tripping" if trips > 1 else ""
+            reason = (
+                f"leak on {self.surface.value}: {head.label} at {head.start} ({head.detail}){more}"
+            )
+        else:
+            in_code = sum(h.in_code for h in hits) + log.over_code
+            reason = f"{total} hit(s), none tripping"
+            if in_code:
+                reason += f"; {in_code} inside closed code"
+        signals = dict.fromkeys(verdict.signals)
+        signals.update(log.signals)
+        return verdict.model_copy(
+            update={
+                "hits_dropped": total - len(verdict.hits),
+                "signals": tuple(signals),
+                "score": verdict.score + log.over_score - (first.score if first else 0.0),
+                "reason": reason,
+            }
         )
 
     @property
@@ -484,7 +523,7 @@ class SurfaceMonitor:
                 continue
             hit = self._with_boundary(hit)
             decided = decide(hit, self.rule, self._weights, in_code)
-            self._hits.append(decided)
+            self._log.append(decided)
             if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
                 self._trip = decided
         self._pending = keep

@@ -33,6 +33,10 @@ MEMO_KEY_MAX = 16
 MEMO_CAP = 50_000
 #: a memo value: a longer end of the text decides (look up one more character)
 MEMO_LONGER = -3
+#: how many characters from a possible tail start key the memo of :meth:`StreamPlan.tail_hold`,
+#: and its bound (cleared when full)
+TAIL_KEY = 16
+TAIL_MEMO_CAP = 4_096
 
 
 #: characters common in prose: a literal holding only these and letters is watched whole
@@ -209,6 +213,9 @@ class StreamPlan:
     #: :meth:`suffix_hold` answers by the end of the text that decided them: ``MEMO_KEY`` to
     #: ``MEMO_KEY_MAX`` characters; a shorter key whose answer needs more maps to MEMO_LONGER
     memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    #: :meth:`tail_hold`'s first test, by the ``TAIL_KEY`` characters from a possible start:
+    #: whether they may begin an ending signal's hit (bounded by ``TAIL_MEMO_CAP``)
+    tail_memo: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     def suffix_hold(self, norm: str) -> int:
         """The length of the longest suffix of ``norm`` that may still grow into a word
@@ -330,8 +337,22 @@ class StreamPlan:
             if self.tail_starts is not None
             else range(lo, len(norm))
         )
+        # A rest that is (a prefix of) a hit begins with a prefix of one: its first TAIL_KEY
+        # characters answer most places by a lookup (a run of `<` or `[` is one key), and only
+        # a place that passes is matched whole. One call of the tail pattern costs tens of
+        # microseconds however little it reads, far too much to pay for every `<` of a run.
+        tail = self.tail
+        memo = self.tail_memo
+        end = len(norm)
         for at in places:
-            if self.tail.fullmatch(norm, at, partial=True) is not None:
+            head = norm[at : at + TAIL_KEY]
+            may = memo.get(head)
+            if may is None:
+                may = tail.fullmatch(head, partial=True) is not None
+                if len(memo) >= TAIL_MEMO_CAP:
+                    memo.clear()
+                memo[head] = may
+            if may and (end - at <= TAIL_KEY or tail.fullmatch(norm, at, partial=True)):
                 return at
         return None
 

@@ -34,8 +34,15 @@ class _Observed:
 
     @property
     def verdicts(self) -> list[Verdict]:
-        """One verdict per surface part seen (final once the stream has ended)."""
+        """One verdict per surface part seen (final once the stream has ended); of a stream of
+        many calls, the latest calls' and every leaking one's (see :attr:`verdicts_omitted`)."""
         return self._engine.verdicts()
+
+    @property
+    def verdicts_omitted(self) -> int:
+        """Verdicts of finished calls' parts not kept in :attr:`verdicts`: clean ones older
+        than the latest calls, and leaking ones beyond the policy's ``max_hits``."""
+        return self._engine.verdicts_omitted
 
     @property
     def forged(self) -> bool:

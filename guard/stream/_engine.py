@@ -10,6 +10,7 @@ close it; the engine never does.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -27,6 +28,12 @@ __all__ = ["Engine", "Reader", "Sink"]
 
 _log = get_logger("guard.stream")
 
+#: finished calls whose monitors' verdicts are kept after they retire (the latest ones); beyond
+#: them only leaking verdicts are kept (up to the policy's ``max_hits``) and the rest counted
+RETAIN_CALLS = 64
+#: the release point of a part retired and forgotten: everything (it had released all)
+_ALL = sys.maxsize
+
 
 class Sink(Protocol):
     """What a reader hands its readings to (the engine)."""
@@ -34,6 +41,10 @@ class Sink(Protocol):
     def feed(self, entry: Entry, key: Key, text: object, *, count: bool = True) -> None:
         """Feed ``text`` (ignored unless a non-empty str) to the surface ``key``; mark ``entry``.
         ``count``: count it as received (raw mode counts wire characters instead)."""
+
+    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+        """:meth:`feed` of each ``(entry, key, text)`` without counting, each key's texts
+        joined into one delta (the marks are the same as one feed per text would make)."""
 
     def close_call(self, choice: int, call: int) -> None:
         """The call is complete: its name and arguments will not grow."""
@@ -68,21 +79,26 @@ class Engine:
     """
 
     __slots__ = (
+        "_born",
         "_last_key",
         "_last_monitor",
+        "_seq",
         "chunks",
         "decisions",
         "dialect",
         "held",
+        "kept",
         "monitors",
         "policy",
         "queue",
         "raw",
         "reader",
         "reasoned",
+        "retired",
         "scan_options",
         "stopped",
         "tools",
+        "verdicts_omitted",
         "wire",
     )
 
@@ -104,6 +120,13 @@ class Engine:
         self.reasoned: set[int] = set()
         self.policy = policy
         self.monitors: dict[Key, SurfaceMonitor] = {}
+        #: parts of finished calls, their monitors dropped: (order made, release, verdict), the
+        #: latest RETAIN_CALLS of them; older leaking verdicts in ``kept``, the rest counted
+        self.retired: dict[Key, tuple[int, int, Verdict]] = {}
+        self.kept: list[tuple[int, Verdict]] = []
+        self.verdicts_omitted = 0
+        self._born: dict[Key, int] = {}  # order in which each live monitor was made
+        self._seq = 0
         self.decisions = Decisions(on_leak, policy, recovery)
         self.queue = DeliveryQueue(withhold=self.decisions.acts)
         self.raw = raw
@@ -151,11 +174,31 @@ class Engine:
         return self.queue.chars_dropped
 
     def verdicts(self) -> list[Verdict]:
-        """One verdict per surface part seen, named by its part."""
-        return [
-            m.verdict().model_copy(update={"part": key_name(key)})
+        """One verdict per surface part seen, named by its part, in the order the parts came;
+        of many finished calls, the latest ``RETAIN_CALLS`` and the leaking ones (see
+        :attr:`verdicts_omitted`)."""
+        live = [
+            (self._born[key], m.verdict().model_copy(update={"part": key_name(key)}))
             for key, m in self.monitors.items()
         ]
+        retired = [(seq, v) for seq, _release, v in self.retired.values()]
+        return [v for _seq, v in sorted([*self.kept, *retired, *live], key=lambda p: p[0])]
+
+    def _retire(self, key: Key) -> None:
+        """Drop the finished monitor of a call's part, keeping its verdict and release point
+        (a stream of many calls keeps a bounded record, not every monitor)."""
+        m = self.monitors.pop(key)
+        if self._last_key == key:
+            self._last_key, self._last_monitor = None, None
+        verdict = m.verdict().model_copy(update={"part": key_name(key)})
+        self.retired[key] = (self._born.pop(key), m.release, verdict)
+        while len(self.retired) > RETAIN_CALLS:
+            old = next(iter(self.retired))
+            seq, _release, v = self.retired.pop(old)
+            if v.leak and len(self.kept) < self.policy.max_hits:
+                self.kept.append((seq, v))
+            else:
+                self.verdicts_omitted += 1
 
     # --- intake ------------------------------------------------------------------------------
 
@@ -294,6 +337,9 @@ class Engine:
         """The monitor of a surface part (made on first use)."""
         m = self.monitors.get(key)
         if m is None:
+            if key[2] >= 0 and (key[0], key[2]) in self.queue.calls.closed:
+                # as for a finished monitor that is still kept (SurfaceMonitor.feed)
+                raise RuntimeError(f"text for {key_name(key)} after its call was closed")
             m = SurfaceMonitor(
                 Surface(key[1]),
                 self.dialect,
@@ -303,6 +349,8 @@ class Engine:
                 reasoning=self._reasoning(key),
             )
             self.monitors[key] = m
+            self._born[key] = self._seq
+            self._seq += 1
         return m
 
     def _reasoning(self, key: Key) -> bool | None:
@@ -325,13 +373,41 @@ class Engine:
             self.queue.chars_in += len(text)
         entry.marks.append((key, start, m.total))
 
+    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+        if not batch:
+            return
+        if len(batch) == 1:
+            entry, key, text = batch[0]
+            self.feed(entry, key, text, count=False)
+            return
+        # monitors are made, and reasoning noted, in the order the texts came (a text
+        # monitor's context is whether reasoning arrived before it)
+        pending: dict[Key, list[str]] = {}
+        ends: dict[Key, int] = {}
+        for entry, key, text in batch:
+            if not isinstance(text, str) or not text:
+                continue
+            m = self.monitors.get(key) or self.monitor(key)
+            if key[1] == "thinking" and not text.isspace():
+                self.reasoned.add(key[0])
+            start = ends.get(key, m.total)
+            ends[key] = start + len(text)
+            entry.marks.append((key, start, start + len(text)))
+            pending.setdefault(key, []).append(text)
+        for key, texts in pending.items():
+            self.monitors[key].feed("".join(texts))
+
     def close_call(self, choice: int, call: int) -> None:
         """A call's verdicts are final when it closes, before any of its entries is released."""
         self.queue.calls.closed.add((choice, call))
         for surface in ("tool_name", "tool_arg"):
-            m = self.monitors.get((choice, surface, call))
+            key = (choice, surface, call)
+            m = self.monitors.get(key)
             if m is not None:
                 m.finish()
+                # a trip still to be acted on keeps its monitor (see _decide)
+                if m.tripped is None or not self.decisions.acts:
+                    self._retire(key)
 
     def forgery(self, offset: int, marker: str) -> bool:
         return self.decisions.forgery(offset, marker)
@@ -348,7 +424,13 @@ class Engine:
 
     def _release(self, key: Key) -> int:
         point = self.decisions.frozen.get(key)
-        return self.monitors[key].release if point is None else point
+        if point is not None:
+            return point
+        m = self.monitors.get(key)
+        if m is not None:
+            return m.release
+        retired = self.retired.get(key)
+        return _ALL if retired is None else retired[1]
 
     def _decide(self, *, final: bool) -> list[Any]:
         reader = self.reader

@@ -83,37 +83,46 @@ class RawReader:
         return self.call_index.setdefault(call_id, len(self.call_index))
 
     def _events(self, events: list[Event], sink: Sink) -> None:
+        # The surface text of one scan is fed to each monitor at once (sink.feed_batch): a
+        # scan of many small events (text between malformed tokens) costs one look at its
+        # text, not one per event. A call's end and a forgery see everything before them fed.
+        batch: list[tuple[Entry, Key, str]] = []
         for event in events:
             raw = event.raw
             entry = Entry(raw, raw=True)
             if isinstance(event, Text):
                 entry.plain = event.text == raw
-                sink.feed(entry, RAW_TEXT, event.text, count=False)
+                batch.append((entry, RAW_TEXT, event.text))
             elif isinstance(event, ThinkingDelta):
                 entry.plain = event.delta == raw
-                sink.feed(entry, RAW_THINKING, event.delta, count=False)
+                batch.append((entry, RAW_THINKING, event.delta))
             elif isinstance(event, ToolStart):
                 k = self._call(event.id)
                 self.open_call = k
                 entry.calls.append((0, k))
                 self.names[(0, k)] = event.name
-                sink.feed(entry, (0, "tool_name", k), event.name, count=False)
+                batch.append((entry, (0, "tool_name", k), event.name))
             elif isinstance(event, ToolArgs):
                 k = self._call(event.id)
                 entry.calls.append((0, k))
                 entry.plain = event.delta == raw
-                sink.feed(entry, (0, "tool_arg", k), event.delta, count=False)
+                batch.append((entry, (0, "tool_arg", k), event.delta))
             elif isinstance(event, ToolEnd):
                 k = self._call(event.id)
                 entry.calls.append((0, k))
+                sink.feed_batch(batch)
+                batch = []
                 sink.close_call(0, k)
                 self.open_call = None
             elif isinstance(event, ResultForgery):
+                sink.feed_batch(batch)
+                batch = []
                 if sink.forgery(event.offset, event.marker):
                     return  # the stream ends before the forgery
             elif isinstance(event, Malformed) and self.open_call is not None:
                 entry.calls.append((0, self.open_call))
             sink.put(entry)
+        sink.feed_batch(batch)
 
     @staticmethod
     def cut(entry: Entry, limits: dict[Key, int]) -> Any:

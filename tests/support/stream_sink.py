@@ -20,6 +20,10 @@ class RecordingSink:
             self.log.append(("feed", key, text))
             entry.marks.append((key, 0, len(text)))
 
+    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+        for entry, key, text in batch:
+            self.feed(entry, key, text, count=False)
+
     def close_call(self, choice: int, call: int) -> None:
         self.log.append(("close", choice, call))
 

@@ -1,0 +1,171 @@
+"""Issue 33: adversarial text costs linear time and, on the streaming paths, a window of
+memory. Every entry point runs each adversarial family (``benchmarks/_adversarial.py``) at a
+size and at 4x that size; see ``growth.py`` for the bounds.
+
+The default run (small sizes, for CI) covers the streams and the scanner on every family and
+the whole-text entry points (``detect``, ``escape``, ``guard audit``) on the families that load
+them, in the Harmony dialect, and every other dialect's own markers (split at every position)
+through the raw stream. ``-m slow`` runs every entry point on every family in every
+dialect at larger sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from growth import check_growth, costs
+
+from benchmarks._adversarial import (
+    FAMILIES,
+    SCANNER_DIALECTS,
+    build,
+    chat_chunk,
+    chunked,
+    tool_chunks,
+)
+from guard import detect, escape, guard_stream
+from guard.cli import main as cli_main
+from guard.gate import Policy
+from guard.scanners import scanner
+
+pytestmark = pytest.mark.complexity
+
+SMALL = 8_000
+LARGE_SLOW = 64_000
+#: bytes a bounded path may add at 4x the input beyond PEAK_RATIO (allocator and cache noise)
+SLACK = 160_000
+ENTRY_POINTS = ("detect", "escape", "scanner", "stream raw", "stream dicts", "audit")
+#: verdicts keep this many hits (the rest are counted): small, so the cap bounds small sizes too
+POLICY = Policy(max_hits=16)
+#: entry points that hold their whole input or output (their peak may grow in proportion)
+WHOLE = frozenset({"detect", "escape", "audit"})
+
+
+def _drain(items: object) -> None:
+    for _ in items:  # type: ignore[attr-defined]
+        pass
+
+
+def runner(entry: str, family: str, dialect: str, size: int, tmp: Path) -> Callable[[], object]:
+    """A call of ``entry`` on ``family``'s text of ``size`` characters (inputs built first)."""
+    text = build(family, dialect, size)
+    split = family == "markers split"
+    if entry == "detect":
+        return lambda: detect(text, dialect=dialect, policy=POLICY)
+    if entry == "escape":
+        return lambda: escape(text, dialect=dialect)
+    if entry == "scanner":
+        pieces = chunked(text, 4096, split=split)
+
+        def scan() -> None:
+            s = scanner(dialect)
+            for piece in pieces:
+                s.feed(piece)
+            s.flush()
+
+        return scan
+    if entry == "stream raw":
+        pieces = chunked(text, 4096, split=split)
+        return lambda: _drain(
+            guard_stream(iter(pieces), dialect=dialect, policy=POLICY, on_leak="report", raw=True)
+        )
+    if entry == "stream dicts":
+        if family == "repeated calls":
+            items = tool_chunks(dialect, max(1, size // 40))
+        else:
+            items = [chat_chunk(p) for p in chunked(text, 1024)]
+        return lambda: _drain(
+            guard_stream(iter(items), dialect=dialect, policy=POLICY, on_leak="report")
+        )
+    if entry == "audit":
+        path = tmp / f"{size}.jsonl"
+        path.write_text(
+            json.dumps({"messages": [{"role": "assistant", "content": text}]}) + "\n",
+            encoding="utf-8",
+        )
+        argv = ["audit", str(path), "--dialect", dialect, "--summary", "--fail-on", "none"]
+
+        def audit() -> None:
+            with contextlib.redirect_stdout(io.StringIO()):
+                cli_main(argv)
+
+        return audit
+    raise ValueError(f"expected an entry point of {ENTRY_POINTS}, got {entry!r}")
+
+
+#: cases known to break a bound, with the cause (issue 33): xfail, not strict
+KNOWN: dict[tuple[str, str], str] = {
+    **{
+        (entry, "repeated calls"): (
+            "a stream still keeps a small record per call (the closed and delivered call sets, "
+            "the tool names, the scanner's call ids: about 260 bytes a call), and its time "
+            "grows about 5.2x at 4x the calls"
+        )
+        for entry in ("stream raw", "stream dicts")
+    },
+    ("stream dicts", "nested fences"): (
+        "hits inside a code fence that may still be open stay pending and every delta walks "
+        "them (the code-span logic of guard/gate/_code.py, issue 33's second list)"
+    ),
+}
+
+
+def _case(entry: str, family: str, dialect: str) -> object:
+    reason = KNOWN.get((entry, family))
+    marks = [pytest.mark.xfail(reason=reason, strict=False)] if reason else []
+    return pytest.param(entry, family, dialect, id=f"{entry}-{family}-{dialect}", marks=marks)
+
+
+#: the families the whole-text entry points run in the default run
+WHOLE_FAMILIES = (
+    "backtick runs",
+    "markers split",
+    "lookalike flood",
+    "run of <",
+    "run of [",
+    "unterminated string",
+    "nested JSON",
+)
+DEFAULT = (
+    [_case(e, f, "harmony") for e in ("stream raw", "stream dicts", "scanner") for f in FAMILIES]
+    + [_case(e, f, "harmony") for e in sorted(WHOLE) for f in WHOLE_FAMILIES]
+    + [_case("stream raw", "markers split", d) for d in SCANNER_DIALECTS if d != "harmony"]
+)
+FULL = [_case(e, f, d) for d in SCANNER_DIALECTS for f in FAMILIES for e in ENTRY_POINTS]
+
+
+def _check(entry: str, family: str, dialect: str, size: int, tmp: Path) -> None:
+    """Measure at ``size`` and 4x; a broken bound is measured once more before it fails (a
+    shared machine's noise rarely breaks it twice; a superlinear path always does)."""
+    small_run = runner(entry, family, dialect, size, tmp)
+    large_run = runner(entry, family, dialect, 4 * size, tmp)
+    for attempt in range(2):
+        small, large = costs(small_run, large_run)
+        try:
+            check_growth(
+                small,
+                large,
+                bounded=entry not in WHOLE,
+                slack=SLACK * size // SMALL,
+                what=f"{entry} on {family} ({dialect}, {size:,} chars)",
+            )
+            return
+        except AssertionError:
+            if attempt:
+                raise
+
+
+@pytest.mark.parametrize(("entry", "family", "dialect"), DEFAULT)
+def test_growth_small(entry: str, family: str, dialect: str, tmp_path: Path) -> None:
+    _check(entry, family, dialect, SMALL, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("entry", "family", "dialect"), FULL)
+def test_growth_large(entry: str, family: str, dialect: str, tmp_path: Path) -> None:
+    _check(entry, family, dialect, LARGE_SLOW, tmp_path)
