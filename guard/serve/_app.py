@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +19,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
 from guard._depth import MAX_DEPTH, check_depth
+from guard.dialects import Dialect
 from guard.errors import NestingError
-from guard.integrations.anthropic.protocol import escape_messages_request, guard_message
+from guard.integrations.anthropic.protocol import guard_message
 from guard.integrations.openai.protocol import (
     GuardResult,
-    escape_chat_request,
-    escape_responses_request,
     guard_chat_completion,
     guard_response,
     request_tools,
@@ -46,24 +44,24 @@ from guard.serve._upstream import (
     unless_disconnected,
     upstream_message,
 )
+from guard.wire import RequestRefused, prepare_request, request_dialect
 
 __all__ = ["create_app"]
 
 
 @dataclass(frozen=True)
 class _Endpoint:
-    """How one guarded endpoint reads: its request escaper, the judge of a complete response
-    and the relay of a stream."""
+    """How one guarded endpoint answers (its request is read by :mod:`guard.wire`): the judge
+    of a complete response and the relay of a stream."""
 
-    escape: Callable[[Mapping[str, Any], str], dict[str, Any]]
     judge: Callable[..., tuple[Any, GuardResult]]
     relay: type[Relay]
 
 
 _ENDPOINTS = {
-    "chat": _Endpoint(escape_chat_request, guard_chat_completion, ChatRelay),
-    "responses": _Endpoint(escape_responses_request, guard_response, ResponsesRelay),
-    "messages": _Endpoint(escape_messages_request, guard_message, MessagesRelay),
+    "chat": _Endpoint(guard_chat_completion, ChatRelay),
+    "responses": _Endpoint(guard_response, ResponsesRelay),
+    "messages": _Endpoint(guard_message, MessagesRelay),
 }
 
 #: ``/v1/...`` paths (after ``/v1/``, globs) that carry no model output: passed through as they
@@ -86,9 +84,6 @@ def _carries_no_model_output(path: str) -> bool:
 
 _error = error_response
 
-#: a JSON escape of a UTF-16 surrogate: only bodies holding one need the lone-surrogate check
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
 
 def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Response:
     """``response`` with the upstream's ``headers`` added (repeated ones, such as
@@ -99,41 +94,6 @@ def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Res
         if key not in own:
             response.raw_headers.append((key, value.encode("latin-1")))
     return response
-
-
-def _lone_surrogate(body: Any, raw: bytes) -> bool:
-    if not _SURROGATE_ESCAPE.search(raw):
-        return False
-    try:
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _parse_request(raw: bytes) -> dict[str, Any] | tuple[str, str]:
-    """The request body as a JSON object, or (message, code) of the 400 that refuses it."""
-    try:
-        body = json.loads(raw)
-    except UnicodeDecodeError:
-        return "request body must be UTF-8 (or UTF-16/32) encoded JSON", "invalid_unicode"
-    except RecursionError:
-        return _nesting_message(), "nesting_too_deep"
-    except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        return "request body must be a JSON object", "invalid_json"
-    try:
-        check_depth(body, "request body")
-    except NestingError:
-        return _nesting_message(), "nesting_too_deep"
-    if _lone_surrogate(body, raw):
-        return "request body holds a lone UTF-16 surrogate (\\ud800-\\udfff)", "invalid_unicode"
-    return body
-
-
-def _nesting_message() -> str:
-    return f"request body must be nested at most {MAX_DEPTH} levels of lists and objects deep"
 
 
 class _ClosingStreamingResponse(StreamingResponse):
@@ -182,6 +142,9 @@ class _Proxy:
                 "request_too_large",
             )
         return bytes(body)
+
+    def _spellings(self, model: str | None) -> Dialect:
+        return request_dialect(model, self.config.dialect, self.config.dialects)
 
     async def _forward(
         self,
@@ -316,27 +279,19 @@ class _Proxy:
         raw = await self._read(request, access)
         if isinstance(raw, Response):
             return raw
-        body = _parse_request(raw)
-        if isinstance(body, tuple):
-            access.fields["error"] = body[1]
+        try:
+            sent = prepare_request(raw, self._spellings, max_depth=MAX_DEPTH)
+        except RequestRefused as exc:
+            access.fields["error"] = exc.code
             access.emit(400)
-            return _error(400, body[0], "invalid_request_error", body[1])
-        model = body.get("model")
+            return _error(400, str(exc), "invalid_request_error", exc.code)
+        escaped = sent.body
+        model = escaped.get("model")
         dialect = self.config.dialect_for(model if isinstance(model, str) else None)
         access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
-        try:
-            escaped = endpoint.escape(body, dialect)
-        except NestingError as exc:
-            access.emit(400)
-            return _error(400, str(exc), "invalid_request_error", "nesting_too_deep")
-        except (TypeError, ValueError) as exc:
-            access.emit(400)
-            return _error(
-                400, f"cannot read the request: {exc}", "invalid_request_error", "bad_shape"
-            )
-        if escaped != body:
-            raw = json.dumps(escaped, ensure_ascii=False).encode("utf-8")
+        if sent.escaped:
             access.fields["escaped"] = True
+        raw = sent.raw
         deadline = Deadline(self.config.total_timeout)
         # the tools the model is offered are the context of the response's judge
         tools = request_tools(escaped)

@@ -187,15 +187,16 @@ def test_forwarded_request_carries_escaped_text_and_caller_objects_are_intact(
     messages = copy.deepcopy(USER)
     stream_text(client, messages=messages, tools=tools)
     sent = fake.last().json
+    # issue 28: every dialect's spellings are escaped unless the operator pins a dialect
     assert sent["messages"][0]["content"] == (
-        "What does <\\|channel\\|>analysis mean? Also <tool_response>."
+        "What does <\\|channel\\|>analysis mean? Also <\\tool_response>."
     )
     assert sent["tools"][0]["function"]["description"] == "Reads <\\|call\\|> markers"
     assert messages == USER and tools[0]["function"]["description"] == "Reads <|call|> markers"
-    # the dialect follows the model name: for Qwen (ChatML) <tool_response> is the reserved one
+    # the client's model name never removes spellings: Qwen (ChatML) still gets Harmony's escaped
     stream_text(client, model="Qwen/Qwen2.5-7B-Instruct")
     assert fake.last().json["messages"][0]["content"] == (
-        "What does <|channel|>analysis mean? Also <\\tool_response>."
+        "What does <\\|channel\\|>analysis mean? Also <\\tool_response>."
     )
 
 
