@@ -3,6 +3,7 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
@@ -45,6 +46,7 @@ from guard.serve._upstream import (
     upstream_message,
 )
 from guard.wire import RequestRefused, prepare_request, request_dialect
+from guard.wire._answer import guard_action, judge_other_strings
 
 __all__ = ["create_app"]
 
@@ -357,8 +359,10 @@ class _Proxy:
         judged = self._judge(body, kind, dialect, access, tools)
         if isinstance(judged, Response):
             return judged
-        out, data = judged
+        out, data, action = judged
         headers = response_headers(resp, keep_encoding=False)
+        if action is not None:
+            headers = [*headers, ("x-guard-action", action)]
         access.emit(resp.status_code)
         if out is data:
             return _with_headers(Response(body, status_code=resp.status_code), headers)
@@ -371,9 +375,9 @@ class _Proxy:
         dialect: str,
         access: AccessRecord,
         tools: frozenset[str] | None = None,
-    ) -> tuple[Any, dict[str, Any]] | Response:
-        """(the guarded body, the parsed one), or 502 for a body the proxy cannot read: not a
-        JSON object, nested too deep, or one the judge fails on."""
+    ) -> tuple[Any, dict[str, Any], str | None] | Response:
+        """(the guarded body, the parsed one, its ``x-guard-action``), or 502 for a body the
+        proxy cannot read: not a JSON object, nested too deep, or one the judge fails on."""
         try:
             data = json.loads(body)
             if isinstance(data, dict):
@@ -399,15 +403,22 @@ class _Proxy:
             abort="filter",
             tools=tools,
         )
+        # deny by default: every other string the model wrote is judged too
+        mine = copy.deepcopy(out) if out is data else out
+        extra = judge_other_strings(
+            mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
+        )
+        if extra.cut or mine is out:
+            out = mine
         access.fields.update(
-            leak=result.leak,
+            leak=result.leak or bool(extra.verdicts),
             forged=result.forged,
-            cut=result.changed,
+            cut=result.changed or bool(extra.cut),
             aborted=result.aborted,
             chars_dropped=result.chars_dropped,
         )
-        access.verdicts = [v for v in result.verdicts if v.leak]
-        return out, data
+        access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
+        return out, data, guard_action(result, extra, self.config.on_leak)
 
 
 def create_app(
