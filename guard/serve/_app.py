@@ -98,6 +98,47 @@ def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Res
     return response
 
 
+#: Anthropic's error ``type`` for the statuses the proxy answers itself
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+}
+
+
+def anthropic_shaped(response: Response) -> Response:
+    """An error the proxy made itself, in Anthropic's shape (``{"type": "error", "error":
+    {"type", "message"}}``, the proxy's ``code`` kept beside them); any other response as is."""
+    if not isinstance(response, JSONResponse) or response.status_code < 400:
+        return response
+    try:
+        body = json.loads(bytes(response.body))
+    except ValueError:
+        return response
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or "type" in body:
+        return response
+    status = response.status_code
+    shaped = {
+        "type": "error",
+        "error": {
+            "type": _ANTHROPIC_TYPES.get(status, "api_error"),
+            "message": error.get("message", ""),
+            "code": error.get("code"),
+        },
+    }
+    out = JSONResponse(shaped, status_code=status)
+    kept = [
+        (k, v) for k, v in response.raw_headers if k not in (b"content-length", b"content-type")
+    ]
+    out.raw_headers = [*out.raw_headers, *kept]
+    return out
+
+
 class _ClosingStreamingResponse(StreamingResponse):
     """A streaming response that always closes its body iterator (and with it the upstream),
     also when the client went away mid-stream."""
@@ -276,6 +317,12 @@ class _Proxy:
         )
 
     async def _guarded(self, request: Request, kind: str) -> Response:
+        response = await self._guarded_route(request, kind)
+        if kind == "messages":
+            return anthropic_shaped(response)
+        return response
+
+    async def _guarded_route(self, request: Request, kind: str) -> Response:
         endpoint = _ENDPOINTS[kind]
         access = AccessRecord(request.method, request.url.path)
         raw = await self._read(request, access)

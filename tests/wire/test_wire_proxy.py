@@ -82,3 +82,18 @@ def test_a_cut_json_answer_carries_x_guard_action(fake: FakeUpstream, proxy: str
     fake.script = Script(body=chat_json("ok"))
     clean = post(proxy, b'{"model":"gpt-oss","messages":[{"role":"user","content":"hi"}]}')
     assert "x-guard-action" not in clean.headers
+
+
+def test_errors_on_v1_messages_are_anthropic_shaped(fake: FakeUpstream, proxy: str) -> None:
+    fake.reset()
+    resp = httpx.post(
+        f"{proxy}/v1/messages",
+        content=b'{"model":"claude","messages":[],"MESSAGES":[]}',
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert resp.status_code == 400
+    body = resp.json()
+    assert body["type"] == "error"
+    assert body["error"]["type"] == "invalid_request_error"
+    assert body["error"]["code"] == "duplicate_key" and body["error"]["message"]
