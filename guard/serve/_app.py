@@ -20,7 +20,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
 from guard._depth import MAX_DEPTH, check_depth
-from guard.dialects import Dialect
+from guard.dialects import ALL, DIALECTS, Dialect
 from guard.errors import NestingError
 from guard.integrations.anthropic.protocol import guard_message
 from guard.integrations.openai.protocol import (
@@ -336,7 +336,9 @@ class _Proxy:
             return _error(400, str(exc), "invalid_request_error", exc.code)
         escaped = sent.body
         model = escaped.get("model")
-        dialect = self.config.dialect_for(model if isinstance(model, str) else None)
+        # answers are judged for the spellings the request was escaped for; a pinned dialect the
+        # model's name adds to is judged as the union of every dialect (a superset)
+        dialect = sent.dialect.name if sent.dialect.name in (ALL, *DIALECTS) else ALL
         access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
         if sent.escaped:
             access.fields["escaped"] = True
