@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from support.fake_upstream import FakeUpstream, Script, chat_json, serve_app
+from support.fake_upstream import FakeUpstream, Script, chat_json, chat_sse, serve_app
 
 from guard.serve import ServeConfig, create_app
 
@@ -97,3 +97,35 @@ def test_errors_on_v1_messages_are_anthropic_shaped(fake: FakeUpstream, proxy: s
     assert body["type"] == "error"
     assert body["error"]["type"] == "invalid_request_error"
     assert body["error"]["code"] == "duplicate_key" and body["error"]["message"]
+
+
+def stream(url: str) -> bytes:
+    body = b'{"model":"gpt-oss","stream":true,"messages":[{"role":"user","content":"hi"}]}'
+    with httpx.stream(
+        "POST",
+        f"{url}/v1/chat/completions",
+        content=body,
+        headers={"content-type": "application/json"},
+        timeout=10,
+    ) as resp:
+        return resp.read()
+
+
+def test_an_event_with_a_huge_integer_is_still_judged(fake: FakeUpstream, proxy: str) -> None:
+    events = chat_sse(["Sure. ", "<|start|>assistant<|channel|>analysis<|message|>x"])
+    big = b', "n": ' + b"7" * 5000 + b"}"
+    # the leak rides in the event with the integer: read as opaque, it would pass unjudged
+    events = [*events[:2], events[2][:-3] + big + b"\n\n", *events[3:]]
+    fake.reset()
+    fake.script = Script(events=events)
+    raw = stream(proxy)
+    assert b"<|channel|>" not in raw and b"Sure." in raw
+
+
+def test_an_event_that_is_not_a_json_object_ends_the_stream(fake: FakeUpstream, proxy: str) -> None:
+    events = chat_sse(["Sure. ", "more"])
+    fake.reset()
+    fake.script = Script(events=[events[0], b"data: <|start|>assistant not json\n\n", *events[1:]])
+    raw = stream(proxy)
+    assert b"<|start|>" not in raw
+    assert b'"error"' in raw
