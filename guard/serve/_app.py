@@ -3,10 +3,10 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import json
-import re
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +20,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
 from guard._depth import MAX_DEPTH, check_depth
+from guard.dialects import ALL, DIALECTS, Dialect
 from guard.errors import NestingError
-from guard.integrations.anthropic.protocol import escape_messages_request, guard_message
+from guard.integrations.anthropic.protocol import guard_message
 from guard.integrations.openai.protocol import (
     GuardResult,
-    escape_chat_request,
-    escape_responses_request,
     guard_chat_completion,
     guard_response,
     request_tools,
@@ -46,24 +45,25 @@ from guard.serve._upstream import (
     unless_disconnected,
     upstream_message,
 )
+from guard.wire import RequestRefused, prepare_request, request_dialect
+from guard.wire._answer import guard_action, judge_other_strings
 
 __all__ = ["create_app"]
 
 
 @dataclass(frozen=True)
 class _Endpoint:
-    """How one guarded endpoint reads: its request escaper, the judge of a complete response
-    and the relay of a stream."""
+    """How one guarded endpoint answers (its request is read by :mod:`guard.wire`): the judge
+    of a complete response and the relay of a stream."""
 
-    escape: Callable[[Mapping[str, Any], str], dict[str, Any]]
     judge: Callable[..., tuple[Any, GuardResult]]
     relay: type[Relay]
 
 
 _ENDPOINTS = {
-    "chat": _Endpoint(escape_chat_request, guard_chat_completion, ChatRelay),
-    "responses": _Endpoint(escape_responses_request, guard_response, ResponsesRelay),
-    "messages": _Endpoint(escape_messages_request, guard_message, MessagesRelay),
+    "chat": _Endpoint(guard_chat_completion, ChatRelay),
+    "responses": _Endpoint(guard_response, ResponsesRelay),
+    "messages": _Endpoint(guard_message, MessagesRelay),
 }
 
 #: ``/v1/...`` paths (after ``/v1/``, globs) that carry no model output: passed through as they
@@ -86,9 +86,6 @@ def _carries_no_model_output(path: str) -> bool:
 
 _error = error_response
 
-#: a JSON escape of a UTF-16 surrogate: only bodies holding one need the lone-surrogate check
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
 
 def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Response:
     """``response`` with the upstream's ``headers`` added (repeated ones, such as
@@ -101,39 +98,45 @@ def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Res
     return response
 
 
-def _lone_surrogate(body: Any, raw: bytes) -> bool:
-    if not _SURROGATE_ESCAPE.search(raw):
-        return False
-    try:
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+#: Anthropic's error ``type`` for the statuses the proxy answers itself
+_ANTHROPIC_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    504: "timeout_error",
+}
 
 
-def _parse_request(raw: bytes) -> dict[str, Any] | tuple[str, str]:
-    """The request body as a JSON object, or (message, code) of the 400 that refuses it."""
+def anthropic_shaped(response: Response) -> Response:
+    """An error the proxy made itself, in Anthropic's shape (``{"type": "error", "error":
+    {"type", "message"}}``, the proxy's ``code`` kept beside them); any other response as is."""
+    if not isinstance(response, JSONResponse) or response.status_code < 400:
+        return response
     try:
-        body = json.loads(raw)
-    except UnicodeDecodeError:
-        return "request body must be UTF-8 (or UTF-16/32) encoded JSON", "invalid_unicode"
-    except RecursionError:
-        return _nesting_message(), "nesting_too_deep"
+        body = json.loads(bytes(response.body))
     except ValueError:
-        body = None
-    if not isinstance(body, dict):
-        return "request body must be a JSON object", "invalid_json"
-    try:
-        check_depth(body, "request body")
-    except NestingError:
-        return _nesting_message(), "nesting_too_deep"
-    if _lone_surrogate(body, raw):
-        return "request body holds a lone UTF-16 surrogate (\\ud800-\\udfff)", "invalid_unicode"
-    return body
-
-
-def _nesting_message() -> str:
-    return f"request body must be nested at most {MAX_DEPTH} levels of lists and objects deep"
+        return response
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or "type" in body:
+        return response
+    status = response.status_code
+    shaped = {
+        "type": "error",
+        "error": {
+            "type": _ANTHROPIC_TYPES.get(status, "api_error"),
+            "message": error.get("message", ""),
+            "code": error.get("code"),
+        },
+    }
+    out = JSONResponse(shaped, status_code=status)
+    kept = [
+        (k, v) for k, v in response.raw_headers if k not in (b"content-length", b"content-type")
+    ]
+    out.raw_headers = [*out.raw_headers, *kept]
+    return out
 
 
 class _ClosingStreamingResponse(StreamingResponse):
@@ -182,6 +185,9 @@ class _Proxy:
                 "request_too_large",
             )
         return bytes(body)
+
+    def _spellings(self, model: str | None) -> Dialect:
+        return request_dialect(model, self.config.dialect, self.config.dialects)
 
     async def _forward(
         self,
@@ -311,32 +317,32 @@ class _Proxy:
         )
 
     async def _guarded(self, request: Request, kind: str) -> Response:
+        response = await self._guarded_route(request, kind)
+        if kind == "messages":
+            return anthropic_shaped(response)
+        return response
+
+    async def _guarded_route(self, request: Request, kind: str) -> Response:
         endpoint = _ENDPOINTS[kind]
         access = AccessRecord(request.method, request.url.path)
         raw = await self._read(request, access)
         if isinstance(raw, Response):
             return raw
-        body = _parse_request(raw)
-        if isinstance(body, tuple):
-            access.fields["error"] = body[1]
-            access.emit(400)
-            return _error(400, body[0], "invalid_request_error", body[1])
-        model = body.get("model")
-        dialect = self.config.dialect_for(model if isinstance(model, str) else None)
-        access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
         try:
-            escaped = endpoint.escape(body, dialect)
-        except NestingError as exc:
+            sent = prepare_request(raw, self._spellings, max_depth=MAX_DEPTH)
+        except RequestRefused as exc:
+            access.fields["error"] = exc.code
             access.emit(400)
-            return _error(400, str(exc), "invalid_request_error", "nesting_too_deep")
-        except (TypeError, ValueError) as exc:
-            access.emit(400)
-            return _error(
-                400, f"cannot read the request: {exc}", "invalid_request_error", "bad_shape"
-            )
-        if escaped != body:
-            raw = json.dumps(escaped, ensure_ascii=False).encode("utf-8")
+            return _error(400, str(exc), "invalid_request_error", exc.code)
+        escaped = sent.body
+        model = escaped.get("model")
+        # answers are judged for the spellings the request was escaped for; a pinned dialect the
+        # model's name adds to is judged as the union of every dialect (a superset)
+        dialect = sent.dialect.name if sent.dialect.name in (ALL, *DIALECTS) else ALL
+        access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
+        if sent.escaped:
             access.fields["escaped"] = True
+        raw = sent.raw
         deadline = Deadline(self.config.total_timeout)
         # the tools the model is offered are the context of the response's judge
         tools = request_tools(escaped)
@@ -402,8 +408,10 @@ class _Proxy:
         judged = self._judge(body, kind, dialect, access, tools)
         if isinstance(judged, Response):
             return judged
-        out, data = judged
+        out, data, action = judged
         headers = response_headers(resp, keep_encoding=False)
+        if action is not None:
+            headers = [*headers, ("x-guard-action", action)]
         access.emit(resp.status_code)
         if out is data:
             return _with_headers(Response(body, status_code=resp.status_code), headers)
@@ -416,9 +424,9 @@ class _Proxy:
         dialect: str,
         access: AccessRecord,
         tools: frozenset[str] | None = None,
-    ) -> tuple[Any, dict[str, Any]] | Response:
-        """(the guarded body, the parsed one), or 502 for a body the proxy cannot read: not a
-        JSON object, nested too deep, or one the judge fails on."""
+    ) -> tuple[Any, dict[str, Any], str | None] | Response:
+        """(the guarded body, the parsed one, its ``x-guard-action``), or 502 for a body the
+        proxy cannot read: not a JSON object, nested too deep, or one the judge fails on."""
         try:
             data = json.loads(body)
             if isinstance(data, dict):
@@ -444,15 +452,22 @@ class _Proxy:
             abort="filter",
             tools=tools,
         )
+        # deny by default: every other string the model wrote is judged too
+        mine = copy.deepcopy(out) if out is data else out
+        extra = judge_other_strings(
+            mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
+        )
+        if extra.cut or mine is out:
+            out = mine
         access.fields.update(
-            leak=result.leak,
+            leak=result.leak or bool(extra.verdicts),
             forged=result.forged,
-            cut=result.changed,
+            cut=result.changed or bool(extra.cut),
             aborted=result.aborted,
             chars_dropped=result.chars_dropped,
         )
-        access.verdicts = [v for v in result.verdicts if v.leak]
-        return out, data
+        access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
+        return out, data, guard_action(result, extra, self.config.on_leak)
 
 
 def create_app(

@@ -71,6 +71,21 @@ class _Opaque:
     event: str | None
 
 
+def _int_or_float(text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:  # past the interpreter's digit limit: kept as a float (close enough)
+        return float(text)
+
+
+def _lenient(data: str) -> Any:
+    """An event's JSON read with no limit on the digits of an integer; None if not JSON."""
+    try:
+        return json.loads(data, parse_int=_int_or_float)
+    except (ValueError, RecursionError):
+        return None
+
+
 def _dumps(item: Any) -> str:
     return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
 
@@ -141,9 +156,10 @@ class _Upstream:
         except RecursionError:
             raise UpstreamFault("an upstream event is nested too deep to read") from None
         except ValueError:
-            return _Opaque(data, event.event)
+            item = _lenient(data)  # integers past the digit limit still read (issue 28)
         if not isinstance(item, dict):
-            return _Opaque(data, event.event)
+            # deny by default: an event the judge cannot read ends the stream with an error
+            raise UpstreamFault("an upstream event is not a JSON object")
         return item
 
     async def drain(self) -> None:

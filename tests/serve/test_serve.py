@@ -187,15 +187,16 @@ def test_forwarded_request_carries_escaped_text_and_caller_objects_are_intact(
     messages = copy.deepcopy(USER)
     stream_text(client, messages=messages, tools=tools)
     sent = fake.last().json
+    # issue 28: every dialect's spellings are escaped unless the operator pins a dialect
     assert sent["messages"][0]["content"] == (
-        "What does <\\|channel\\|>analysis mean? Also <tool_response>."
+        "What does <\\|channel\\|>analysis mean? Also <\\tool_response>."
     )
     assert sent["tools"][0]["function"]["description"] == "Reads <\\|call\\|> markers"
     assert messages == USER and tools[0]["function"]["description"] == "Reads <|call|> markers"
-    # the dialect follows the model name: for Qwen (ChatML) <tool_response> is the reserved one
+    # the client's model name never removes spellings: Qwen (ChatML) still gets Harmony's escaped
     stream_text(client, model="Qwen/Qwen2.5-7B-Instruct")
     assert fake.last().json["messages"][0]["content"] == (
-        "What does <|channel|>analysis mean? Also <\\tool_response>."
+        "What does <\\|channel\\|>analysis mean? Also <\\tool_response>."
     )
 
 
@@ -444,7 +445,7 @@ def test_access_log_has_the_fields_and_no_bodies(
     assert record["status"] == 200 and record["upstream_status"] == 200
     assert record["chunks"] == record["upstream_chunks"] == len(CHAT_CLEAN) - 1  # and [DONE]
     assert record["forged"] is False
-    assert record["dialect"] == "harmony" and record["outcome"] == "complete"
+    assert record["dialect"] == "all" and record["outcome"] == "complete"
     text = json.dumps(logs.requests(), default=str)
     assert "Alice" not in text and "sunny" not in text
 
@@ -606,7 +607,7 @@ FAMILIES = [
 
 
 @pytest.mark.parametrize(("model", "dialect", "quoted", "result"), FAMILIES)
-def test_the_model_name_picks_the_dialect_for_escaping_and_forgery(
+def test_every_dialect_is_escaped_and_judged_whatever_the_model_name(
     fake: FakeUpstream,
     client: openai.OpenAI,
     logs: Records,
@@ -620,15 +621,17 @@ def test_the_model_name_picks_the_dialect_for_escaping_and_forgery(
     seen = len(logs.requests())
     client.chat.completions.create(model=model, messages=[{"role": "user", "content": text}])
     sent = fake.last().json["messages"][0]["content"]
-    assert sent == guard.escape(text, dialect) != text
-    assert logs.after(seen)["dialect"] == dialect
+    # issue 28: the model name never narrows the spellings; with no pinned dialect the union
+    # of every dialect's is escaped and judged
+    assert sent == guard.escape(text, "all") == guard.escape(text, dialect) != text
+    assert logs.after(seen)["dialect"] == "all"
     fake.reset()
     fake.script = Script(events=chat_sse(["Checking. ", result, '{"temp": 30}', " more"]))
     seen = len(logs.requests())
     got, _ = stream_text(client, model=model)
     assert got == "Checking. "
     record = logs.after(seen)
-    assert record["dialect"] == dialect and record["forged"] is True
+    assert record["dialect"] == "all" and record["forged"] is True
 
 
 # --- the request's declared tools reach the judge (docs/detection.md, "Context") ---------------

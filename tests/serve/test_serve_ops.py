@@ -229,18 +229,18 @@ def test_metrics_count_requests_findings_closes_and_dropped_characters() -> None
     assert exposition.headers["content-type"].startswith("text/plain")
     text = exposition.text
     requests = "guard_serve_requests_total"
-    assert metric(text, requests, route="chat", dialect="harmony", outcome="clean") == 1
+    assert metric(text, requests, route="chat", dialect="all", outcome="clean") == 1
     assert metric(text, requests, route="chat", outcome="aborted") == 2
     assert metric(text, requests, route="chat", outcome="forged") == 1
     assert metric(text, requests, route="chat", outcome="rejected") == 1
     assert metric(text, requests, route="healthz", dialect="none", outcome="clean") == 1
     findings = "guard_serve_findings_total"
-    assert metric(text, findings, kind="leak", signal="H", surface="text", dialect="harmony") == 2
+    assert metric(text, findings, kind="leak", signal="H", surface="text", dialect="all") == 2
     assert metric(text, findings, kind="forgery", signal="R", surface="text") == 1
     closes = "guard_serve_upstream_closes_total"
     assert metric(text, closes, reason="forged") == 1
     assert metric(text, closes, reason="leak_abort") == 1  # the stream; a whole body was read
-    assert metric(text, "guard_serve_chars_dropped_total", dialect="harmony") > 0
+    assert metric(text, "guard_serve_chars_dropped_total", dialect="all") > 0
     assert metric(text, "guard_serve_request_duration_seconds_count", route="chat") == 5
     # no request or response text in any label
     assert "secret plan" not in text and "weather" not in text
@@ -330,7 +330,7 @@ def test_otel_spans_carry_guard_attributes() -> None:
     assert servers and clients, [s.name for s in spans]
     attributes = servers[-1].attributes or {}
     assert attributes["guard.leak"] is True and attributes["guard.aborted"] is True
-    assert attributes["guard.forged"] is False and attributes["guard.dialect"] == "harmony"
+    assert attributes["guard.forged"] is False and attributes["guard.dialect"] == "all"
     assert "H" in tuple(attributes["guard.signals"])  # type: ignore[arg-type]
     assert clients[-1].parent is not None
     assert clients[-1].parent.trace_id == servers[-1].context.trace_id

@@ -1,0 +1,164 @@
+"""Complete answers, deny by default: after the protocol judge has read the surfaces it knows
+(content, reasoning, tool calls, ...), every other string the model wrote is judged as text.
+
+The strings read are those under each chat ``choices[]``, each Responses ``output[]`` item and
+each Messages ``content[]`` block, at any depth; the fields of :data:`EXEMPT_KEYS` (ids, enums,
+opaque signatures) are skipped, and so are the fields the protocol judge already read. A leaking
+string is cut at the verdict's cut (``on_leak="report"``: only reported). Logprobs of a chat
+choice whose text was cut are cut with it.
+
+:func:`guard_action` names what was done in the terms of the ``x-guard-action`` header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from guard._detect import detect
+from guard.dialects import Dialect
+from guard.gate import Policy
+from guard.integrations.anthropic.protocol._judge import message_parts
+from guard.integrations.openai.protocol._judge import GuardResult
+from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
+from guard.models import Surface, Verdict
+
+__all__ = ["EXEMPT_KEYS", "ExtraResult", "guard_action", "judge_other_strings"]
+
+#: fields whose strings are identifiers, enums or opaque data, never judged as model text
+EXEMPT_KEYS = frozenset(
+    {
+        "id",
+        "object",
+        "type",
+        "role",
+        "model",
+        "status",
+        "finish_reason",
+        "stop_reason",
+        "stop_sequence",
+        "call_id",
+        "tool_call_id",
+        "tool_use_id",
+        "item_id",
+        "previous_response_id",
+        "encrypted_content",
+        "signature",
+        "data",
+        "format",
+        "mime_type",
+        "media_type",
+        "server_label",
+        "logprobs",
+        "service_tier",
+        "system_fingerprint",
+    }
+)
+
+_WALKS: dict[str, tuple[str, Callable[[Any], list[Part]]]] = {
+    "chat": ("choices", chat_parts),
+    "responses": ("output", response_parts),
+    "messages": ("content", message_parts),
+}
+
+
+@dataclass
+class ExtraResult:
+    """What the judge of the other strings found: verdicts that leak, and the paths it cut."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    cut: list[str] = field(default_factory=list)
+
+
+def _strings(node: Any, path: str) -> Iterator[tuple[Any, Any, str, str]]:
+    """(owner, key, text, path) of every string under ``node``, exempt keys skipped."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(key, str) and key.casefold() in EXEMPT_KEYS:
+                continue
+            here = f"{path}.{key}"
+            if isinstance(value, str):
+                yield node, key, value, here
+            else:
+                yield from _strings(value, here)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            here = f"{path}[{i}]"
+            if isinstance(value, str):
+                yield node, i, value, here
+            else:
+                yield from _strings(value, here)
+
+
+def _cut_logprobs(choice: Any, message_key: str = "message") -> None:
+    """Keep a choice's logprob tokens only as far as its (cut) text reaches."""
+    logprobs = choice.get("logprobs")
+    message = choice.get(message_key)
+    if not isinstance(logprobs, dict) or not isinstance(message, dict):
+        return
+    for key in ("content", "refusal"):
+        tokens = logprobs.get(key)
+        if not isinstance(tokens, list):
+            continue
+        text = message.get(key)
+        room = len(text) if isinstance(text, str) else 0
+        kept = []
+        for token in tokens:
+            piece = token.get("token") if isinstance(token, dict) else None
+            if not isinstance(piece, str) or len(piece) > room:
+                break
+            room -= len(piece)
+            kept.append(token)
+        if len(kept) < len(tokens):
+            logprobs[key] = kept
+
+
+def judge_other_strings(
+    out: dict[str, Any],
+    kind: str,
+    dialect: str | Dialect,
+    policy: Policy | None,
+    on_leak: str,
+    cut_choices: bool,
+) -> ExtraResult:
+    """Judge (and, unless ``on_leak="report"``, cut in place) every string of ``out`` the
+    protocol judge does not read. ``out`` must be the caller's own copy. ``cut_choices``: the
+    protocol judge changed the answer, so chat logprobs are re-fitted to the kept text."""
+    list_key, walk = _WALKS[kind]
+    known = {(id(p.owner), p.key) for p in walk(out)}
+    result = ExtraResult()
+    items = out.get(list_key)
+    if not isinstance(items, list):
+        return result
+    for i, item in enumerate(items):
+        changed = False
+        for owner, key, text, path in list(_strings(item, f"{list_key}[{i}]")):
+            if (id(owner), key) in known or not text.strip():
+                continue
+            verdict = detect(text, Surface.TEXT, dialect, policy)
+            if not verdict.leak:
+                continue
+            result.verdicts.append(verdict.model_copy(update={"part": path}))
+            if on_leak == "report":
+                continue
+            owner[key] = text[: verdict.cut or 0]
+            result.cut.append(path)
+            changed = True
+        if kind == "chat" and isinstance(item, dict) and (changed or cut_choices):
+            _cut_logprobs(item)
+    return result
+
+
+def guard_action(result: GuardResult, extra: ExtraResult, on_leak: str) -> str | None:
+    """The ``x-guard-action`` of a judged JSON answer: ``aborted``, ``forged``, ``truncated``
+    (cut or dropped), ``reported`` (a leak let through by ``on_leak="report"``), or none."""
+    if result.aborted:
+        return "aborted"
+    if result.forged:
+        return "forged"
+    if result.changed or extra.cut:
+        return "truncated"
+    if result.leak or extra.verdicts:
+        return "reported" if on_leak == "report" else "truncated"
+    return None
