@@ -20,8 +20,8 @@ PUBLIC = [
     "guard.scanners",
     "guard.stream",
     "guard.audit",
-    "signals",
-    "recovery",
+    "guard.signals",
+    "guard.recovery",
 ]
 
 
@@ -57,7 +57,9 @@ def test_version_matches_the_distribution() -> None:
     assert guard.__version__ == version("inband-guard")
 
 
-@pytest.mark.parametrize("first", ["guard", "signals", "recovery", "guard.models", "guard.errors"])
+@pytest.mark.parametrize(
+    "first", ["guard", "guard.signals", "guard.recovery", "guard.models", "guard.errors"]
+)
 def test_each_package_works_as_the_first_import(first: str) -> None:
     code = f"import {first}; import guard; guard.detect('x')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

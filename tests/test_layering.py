@@ -19,13 +19,16 @@ from pathlib import Path
 import pytest
 from support.paths import ROOT
 
-PACKAGES = ("guard", "signals", "recovery")
+#: The one import package, and where its parts sit in the repository: the top-level
+#: ``signals/`` and ``recovery/`` folders install as ``guard.signals`` and ``guard.recovery``.
+PACKAGES = ("guard",)
+FOLDERS = {"guard": "guard", "signals": "guard.signals", "recovery": "guard.recovery"}
 
 
 def _modules() -> Iterator[tuple[str, Path]]:
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    for folder, package in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = [*package.split("."), *path.relative_to(ROOT / folder).with_suffix("").parts]
             if parts[-1] == "__init__":
                 parts.pop()
             yield ".".join(parts), path
@@ -38,7 +41,7 @@ def _imports(module: str, path: Path) -> Iterator[tuple[str, str | None, int]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.split(".")[0] in PACKAGES:
+                if alias.name.split(".")[0] in FOLDERS:
                     yield alias.name, None, node.lineno
         elif isinstance(node, ast.ImportFrom):
             if node.level:
@@ -47,7 +50,7 @@ def _imports(module: str, path: Path) -> Iterator[tuple[str, str | None, int]]:
                 target = ".".join([*base, *([node.module] if node.module else [])])
             else:
                 target = node.module or ""
-            if target.split(".")[0] not in PACKAGES:
+            if target.split(".")[0] not in FOLDERS:
                 continue
             for alias in node.names:
                 yield target, alias.name, node.lineno
@@ -64,8 +67,8 @@ def _owner(module: str) -> str:
 
 
 ALLOWED = {
-    "signals": {"signals", "guard.models", "guard.dialects", "guard.errors"},
-    "recovery": {"recovery", "guard.models", "guard.dialects", "guard.errors"},
+    "guard.signals": {"guard.signals", "guard.models", "guard.dialects", "guard.errors"},
+    "guard.recovery": {"guard.recovery", "guard.models", "guard.dialects", "guard.errors"},
     "guard.scanners": {"guard.scanners", "guard.models", "guard.dialects", "guard.errors"},
     "guard.dialects": {"guard.dialects", "guard.models", "guard.errors"},
     "guard.models": {"guard.models", "guard.errors"},
@@ -83,7 +86,7 @@ MODULES = list(_modules())
 
 def test_every_package_module_is_seen() -> None:
     names = {m for m, _ in MODULES}
-    assert {"guard", "guard.models", "signals", "recovery", "guard.gate"} <= names
+    assert {"guard", "guard.models", "guard.signals", "guard.recovery", "guard.gate"} <= names
 
 
 @pytest.mark.parametrize(("module", "path"), MODULES, ids=[m for m, _ in MODULES])
@@ -91,6 +94,8 @@ def test_layering_contract(module: str, path: Path) -> None:
     owner = "guard.errors" if module == "guard.errors" else _owner(module)
     problems = []
     for target, name, line in _imports(module, path):
+        if target.split(".")[0] != "guard":
+            problems.append(f"line {line}: {module} imports {target}, outside the guard package")
         target_owner = _target_owner(target)
         if owner == "guard.errors" and target_owner not in {"guard.errors", "guard.models"}:
             problems.append(f"line {line}: guard.errors imports {target}")

@@ -11,10 +11,11 @@ from support.paths import ROOT
 def test_pyproject_lists_every_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
+    folders = {"guard": "guard", "signals": "guard.signals", "recovery": "guard.recovery"}
     on_disk = {
-        ".".join(p.parent.relative_to(ROOT).parts)
-        for top in ("guard", "signals", "recovery")
-        for p in (ROOT / top).rglob("__init__.py")
+        ".".join([*package.split("."), *p.parent.relative_to(ROOT / folder).parts])
+        for folder, package in folders.items()
+        for p in (ROOT / folder).rglob("__init__.py")
     }
     assert listed - {"guard.corpora", "guard.corpora.detect"} == on_disk
     mapped = config["tool"]["setuptools"]["package-dir"]["guard.corpora"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-import signals
+import guard.signals as signals
 from guard._log import get_logger
 from guard.audit._units import Unit, UnitResult
 from guard.audit.report import (

@@ -19,7 +19,7 @@ from typing import cast
 import regex
 
 from guard.models import Dialect, Signal, Surface, TextView
-from signals import load_signals
+from guard.signals import load_signals
 
 __all__ = ["StreamPlan", "stream_plan"]
 

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from guard.errors import PolicyError
 from guard.models import Surface
-from signals import load_signals
+from guard.signals import load_signals
 
 __all__ = [
     "DEFAULT_POLICY",

@@ -27,7 +27,7 @@ from itertools import accumulate, compress, filterfalse
 from operator import not_
 
 from guard.models import Dialect, Signal, Surface, TextView
-from signals import load_signals
+from guard.signals import load_signals
 
 __all__ = ["Prefilter", "prefilter"]
 

@@ -24,7 +24,7 @@ from guard.gate._code import CodeRanges, code_ranges
 from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
-from signals import load_signals
+from guard.signals import load_signals
 
 __all__ = ["ALL_SCOPES", "decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
 

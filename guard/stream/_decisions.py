@@ -113,7 +113,7 @@ class Decisions:
     def _recover(
         self, surface: Surface, m: SurfaceMonitor, verdict: Verdict, tool: str | None
     ) -> Outcome:
-        from recovery import get_strategy
+        from guard.recovery import get_strategy
 
         strategy = self.recovery or get_strategy(self.policy.recovery_for(surface, tool))
         base, value = m.retained

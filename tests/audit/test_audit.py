@@ -207,7 +207,7 @@ def test_batched_judging_equals_alone_at_text_boundaries(
 
 def test_an_anchor_signal_that_promises_no_trigger_turns_batching_off() -> None:
     """An anchor signal of the first protocol publishes no triggers: every text is judged."""
-    import signals
+    import guard.signals as signals
     from guard.audit._engine import candidates
 
     class Word:
@@ -684,7 +684,7 @@ class Quux:
 
 
 def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
-    import signals
+    import guard.signals as signals
 
     signals.register_signal(Quux())
     try:

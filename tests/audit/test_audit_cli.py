@@ -334,5 +334,11 @@ def test_help_does_not_load_the_audit_engine() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     loaded = done.stdout
-    for heavy in ("guard.audit._engine", "guard.audit.report", "guard.gate", "signals", "pydantic"):
+    for heavy in (
+        "guard.audit._engine",
+        "guard.audit.report",
+        "guard.gate",
+        "guard.signals",
+        "pydantic",
+    ):
         assert f"'{heavy}'" not in loaded, f"{heavy} loaded by the parser"

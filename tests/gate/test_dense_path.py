@@ -22,7 +22,7 @@ from guard.dialects import DIALECTS, get_dialect
 from guard.gate import SurfaceMonitor, code_ranges, decide, find_hits, make_verdict
 from guard.gate._policy import Policy
 from guard.models import Surface, TextView
-from signals.control_token import _ascii_twin, _compiled, _triggers
+from guard.signals.control_token import _ascii_twin, _compiled, _triggers
 
 PROPS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,7 +8,14 @@ from hypothesis import strategies as st
 
 from guard import detect
 from guard.models import Abort, Recovered, Retry, Split
-from recovery import SENTINEL, RetryAdvice, StripTail, ThinkingRepair, TruncateAbort, get_strategy
+from guard.recovery import (
+    SENTINEL,
+    RetryAdvice,
+    StripTail,
+    ThinkingRepair,
+    TruncateAbort,
+    get_strategy,
+)
 
 PATCH = (
     "*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n"

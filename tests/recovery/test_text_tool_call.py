@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from guard import detect
 from guard.models import Abort, CallSplit, Recovered, RecoveredCall, Split
-from recovery import TextToolCall, ThinkingRepair, get_strategy
-from recovery.text_tool_call import parse_calls
+from guard.recovery import TextToolCall, ThinkingRepair, get_strategy
+from guard.recovery.text_tool_call import parse_calls
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {}}}
 

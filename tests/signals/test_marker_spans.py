@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from signals.routing_marker import _MARKER, marker_spans
+from guard.signals.routing_marker import _MARKER, marker_spans
 
 _PIECES = st.sampled_from(
     [

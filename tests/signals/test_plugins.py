@@ -9,7 +9,7 @@ from typing import Any, Literal
 import pytest
 
 import guard
-import signals
+import guard.signals as signals
 from guard.errors import PluginError
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 

@@ -11,7 +11,7 @@ import pytest
 from guard import detect
 from guard.dialects import get_dialect
 from guard.models import ScanContext, Surface, TextView
-from signals import BUILTIN, load_signals
+from guard.signals import BUILTIN, load_signals
 
 
 def labels(text: str, surface: str = "text", **kw: object) -> list[str]:

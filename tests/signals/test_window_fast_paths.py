@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from guard import detect
 from guard.models import TextView
 from guard.models._fold_table import FOLD, IGNORABLE
-from signals import script_mixing
-from signals.channel_adjacency import _WORD, WORDS, word_before
-from signals.script_mixing import _RUN
+from guard.signals import script_mixing
+from guard.signals.channel_adjacency import _WORD, WORDS, word_before
+from guard.signals.script_mixing import _RUN
 
 PROPS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 DELETED = {chr(cp) for first, last in IGNORABLE for cp in range(first, last + 1)}

@@ -140,7 +140,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
 
 
 def _recover(part: Part, verdict: Verdict, policy: Policy) -> Outcome:
-    from recovery import get_strategy
+    from guard.recovery import get_strategy
 
     strategy = get_strategy(policy.recovery_for(part.surface, part.tool_name))
     return strategy.apply(part.text, verdict)
