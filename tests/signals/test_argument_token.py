@@ -14,7 +14,7 @@ from guard import detect
 from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY, Policy, SurfaceMonitor
 from guard.models import Surface
-from signals.argument_token import quoted_as_data
+from guard.signals.argument_token import quoted_as_data
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "arguments" / "tool_args_markup.jsonl"
 #: Benign arguments that name a token bare (no code span, no quotes): the rule flags them, as
