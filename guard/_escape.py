@@ -41,6 +41,7 @@ __all__ = [
     "escape_json",
     "escape_messages",
     "escape_tools",
+    "escaper_for",
     "unescape",
     "unescape_json",
 ]
@@ -243,6 +244,12 @@ def _escaper_for(dialect: Dialect) -> _Escaper:
 
 def _resolve(dialect: str | Dialect) -> _Escaper:
     return _escaper_for(get_dialect(dialect))
+
+
+def escaper_for(dialect: str | Dialect) -> _Escaper:
+    """The compiled escaper of ``dialect`` (cached per dialect), for callers that escape many
+    strings of one request, such as the wire engine."""
+    return _resolve(dialect)
 
 
 def _check_text(text: object, func: str) -> str:

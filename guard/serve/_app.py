@@ -45,8 +45,13 @@ from guard.serve._upstream import (
     unless_disconnected,
     upstream_message,
 )
-from guard.wire import RequestRefused, prepare_request, request_dialect
-from guard.wire._answer import guard_action, judge_other_strings
+from guard.wire import (
+    RequestRefused,
+    guard_action,
+    judge_other_strings,
+    prepare_request,
+    request_dialect,
+)
 
 __all__ = ["create_app"]
 

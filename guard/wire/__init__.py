@@ -3,6 +3,7 @@
 A request body goes in and the body to send comes out (or a refusal); see ``_request``.
 """
 
+from guard.wire._answer import EXEMPT_KEYS, guard_action, judge_other_strings
 from guard.wire._request import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_ELEMENTS,
@@ -17,10 +18,13 @@ from guard.wire._request import (
 __all__ = [
     "DEFAULT_MAX_DEPTH",
     "DEFAULT_MAX_ELEMENTS",
+    "EXEMPT_KEYS",
     "VERBATIM_FIELDS",
     "RequestRefused",
     "SentRequest",
     "fold_key",
+    "guard_action",
+    "judge_other_strings",
     "prepare_request",
     "request_dialect",
 ]

@@ -19,9 +19,8 @@ from typing import Any
 from guard._detect import detect
 from guard.dialects import Dialect
 from guard.gate import Policy
-from guard.integrations.anthropic.protocol._judge import message_parts
-from guard.integrations.openai.protocol._judge import GuardResult
-from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
+from guard.integrations.anthropic.protocol import message_parts
+from guard.integrations.openai.protocol import GuardResult, Part, chat_parts, response_parts
 from guard.models import Surface, Verdict
 
 __all__ = ["EXEMPT_KEYS", "ExtraResult", "guard_action", "judge_other_strings"]

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from guard._escape import _resolve
+from guard._escape import escaper_for
 from guard.dialects import ALL, Dialect, dialect_for_model, get_dialect
 
 __all__ = [
@@ -163,7 +163,7 @@ class _Writer:
     """Escapes and serialises one parsed body, and builds its plain twin."""
 
     def __init__(self, dialect: Dialect, max_depth: int) -> None:
-        self.escaper = _resolve(dialect)
+        self.escaper = escaper_for(dialect)
         self.max_depth = max_depth
         self.parts: list[str] = []
         self.changed = False

@@ -22,7 +22,7 @@ from guard.integrations.openai.protocol._judge import (
     guard_response,
     judge_parts,
 )
-from guard.integrations.openai.protocol._parts import Part
+from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
 from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
@@ -53,6 +53,7 @@ __all__ = [
     "GuardedStreamWrapper",
     "Part",
     "ResponseEventBridge",
+    "chat_parts",
     "declared_tools",
     "escape_chat_request",
     "escape_responses_request",
@@ -61,4 +62,5 @@ __all__ = [
     "guard_response_events",
     "judge_parts",
     "request_tools",
+    "response_parts",
 ]
