@@ -201,4 +201,6 @@ def test_parquet_rows_give_the_findings_of_the_same_lines(tmp_path: Path) -> Non
         ("c.parquet", "cannot read Parquet: Par"),
         ("gone.parquet", "cannot read: No such fil"),
     ]
-    assert report.exit_code() == local.exit_code()
+    # inputs that could not be read fail the run, on Ray as locally (exit 2 beats findings' 1)
+    assert (report.exit_code(), local.exit_code()) == (2, 1)
+    assert guard.audit([EXAMPLES / "openai.jsonl", tmp_path / "gone.parquet"]).exit_code() == 2
