@@ -52,6 +52,15 @@ SLOW = {
     "gate/test_code.py::test_certain_prefix_never_changes",
     "stream/test_stream_memory.py::test_backtick_runs_in_one_paragraph_keep_a_bounded_window",
     "serve/test_serve_ops.py::test_otel_exports_over_otlp_when_only_the_endpoint_is_set",
+    "signals/test_window_fast_paths.py::test_view_equals_the_per_character_reference",
+    "signals/test_window_fast_paths.py::test_s_skipping_ascii_windows_keeps_every_script_hit",
+    "signals/test_window_fast_paths.py::test_c_word_before_finds_the_span_of_the_end_anchored_pattern",
+    "signals/test_signals_field.py::test_detect_never_raises_with_or_without_tools",
+    "signals/test_marker_spans.py::test_marker_spans_equal_the_pattern_as_written",
+    "test_benchmarks.py::test_quick_run_prints_tables_with_ratios",
+    "gate/test_gate.py::test_detect_never_raises_and_offsets_point_at_evidence",
+    "gate/test_dense_path.py::test_d6_streams_give_the_whole_text_hits",
+    "serve/test_sse_decoder.py::test_the_fast_path_decodes_like_the_line_by_line_path",
 }
 
 
