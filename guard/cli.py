@@ -92,16 +92,21 @@ def _add_escape_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from guard.evaluation import CORPUS_DIR, evaluate_cases, load_cases, render
+    from guard.dialects import get_dialect
+    from guard.evaluation import evaluate_cases, load_cases, render, set_dir
     from guard.gate import Policy
 
     policy = Policy.load(args.policy) if args.policy else None
-    paths = args.paths or [CORPUS_DIR]
+    if args.set and args.paths:
+        raise InputError("give paths or --set, not both")
+    if args.dialect:
+        get_dialect(args.dialect)
+    paths = args.paths or [set_dir(args.set or "detect")]
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise InputError(f"no such file or directory: {', '.join(map(str, missing))}")
     cases, errors = load_cases(paths)
-    report = evaluate_cases(cases, policy)
+    report = evaluate_cases(cases, policy, dialect=args.dialect)
     report.errors[:0] = errors
     if args.json:
         sys.stdout.write(report.model_dump_json(indent=2) + "\n")
@@ -123,6 +128,16 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         ),
     )
     p.add_argument("paths", nargs="*", help="JSONL files or directories (default: corpora/detect)")
+    p.add_argument(
+        "--set",
+        choices=("detect", "arguments", "heldout"),
+        help="a named corpora set instead of paths: detect (the tuning corpus, the default),"
+        " arguments, or heldout (the held-apart evaluation set; never mixed into detect)",
+    )
+    p.add_argument(
+        "--dialect",
+        help="judge every case with this dialect instead of its own ('all': model unknown)",
+    )
     p.add_argument("--policy", help="a policy file (.toml or .json)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(handler=_cmd_eval)

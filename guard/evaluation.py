@@ -7,8 +7,13 @@ A case (schema in ``corpora/README.md``) agrees with its label when:
 * ``benign``: the verdict is not a leak and (on input surfaces) finds nothing to escape;
 * ``injection`` (input surfaces): the verdict lists at least one reserved spelling.
 
-Precision, recall and false positives are reported per surface and per signal; every
-disagreement is listed.
+Precision, recall and false positives are reported per surface, per signal and per dialect
+family (the cases' ``family``, else their ``dialect``); every disagreement is listed.
+
+Named sets (:data:`SETS`) are folders of ``corpora/``: ``detect`` is the tuning corpus
+``guard eval`` runs by default; ``arguments`` and ``heldout`` are kept apart from it and run
+only when asked for (``guard eval --set heldout``). A ``dialect`` override judges every case as
+if served with that dialect (``"all"``: the model is unknown).
 """
 
 from __future__ import annotations
@@ -25,19 +30,34 @@ from guard._detect import detect
 from guard.gate import Policy
 from guard.models import Surface, Verdict
 
-__all__ = ["Case", "EvalReport", "Miss", "Score", "evaluate_cases", "load_cases"]
+__all__ = [
+    "SETS",
+    "Case",
+    "EvalReport",
+    "Miss",
+    "Score",
+    "evaluate_cases",
+    "load_cases",
+    "set_dir",
+]
+
+#: the named corpora sets: ``detect`` (tuning, the default), ``arguments`` (tool arguments that
+#: carry markup) and ``heldout`` (the held-apart evaluation set, never used for tuning)
+SETS = ("detect", "arguments", "heldout")
 
 
-def _corpus_dir() -> Path:
-    """The detection corpus: the checkout's ``corpora/detect`` when running from a source tree,
-    else the copy installed with the package (``guard.corpora``)."""
-    source = Path(__file__).resolve().parent.parent / "corpora" / "detect"
+def set_dir(name: str) -> Path:
+    """The folder of a named set: the checkout's ``corpora/NAME`` when running from a source
+    tree, else the copy installed with the package (``guard.corpora``; only ``detect`` ships)."""
+    if name not in SETS:
+        raise ValueError(f"unknown set {name!r}; expected one of: {', '.join(SETS)}")
+    source = Path(__file__).resolve().parent.parent / "corpora" / name
     if source.is_dir():
         return source
-    return Path(str(resources.files("guard.corpora") / "detect"))
+    return Path(str(resources.files("guard.corpora") / name))
 
 
-CORPUS_DIR = _corpus_dir()
+CORPUS_DIR = set_dir("detect")
 
 
 class Case(BaseModel):
@@ -58,6 +78,9 @@ class Case(BaseModel):
     tools: tuple[str, ...] | None = None
     #: whether the message carried a reasoning part (``None``: unknown)
     reasoning: bool | None = None
+    #: the dialect family the case belongs to (``kimi`` for ``kimi`` and ``kimi_k3``, ...);
+    #: scores are grouped by it, else by ``dialect``
+    family: str | None = None
 
 
 class Miss(BaseModel):
@@ -89,6 +112,9 @@ class EvalReport(BaseModel):
     by_label: dict[str, int] = Field(default_factory=dict)
     by_surface: dict[str, Score] = Field(default_factory=dict)
     by_signal: dict[str, Score] = Field(default_factory=dict)
+    by_family: dict[str, Score] = Field(default_factory=dict)
+    #: the dialect every case was judged with, when overridden
+    dialect: str | None = None
     misses: list[Miss] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
 
@@ -186,8 +212,11 @@ def _problem(case: Case, verdict: Verdict) -> str | None:
     return None
 
 
-def evaluate_cases(cases: Iterable[tuple[str, Case]], policy: Policy | None = None) -> EvalReport:
-    report = EvalReport()
+def evaluate_cases(
+    cases: Iterable[tuple[str, Case]], policy: Policy | None = None, dialect: str | None = None
+) -> EvalReport:
+    """Judge every case; ``dialect`` overrides each case's own (``"all"``: model unknown)."""
+    report = EvalReport(dialect=dialect)
     for where, case in cases:
         report.cases += 1
         report.by_label[case.label] = report.by_label.get(case.label, 0) + 1
@@ -195,7 +224,7 @@ def evaluate_cases(cases: Iterable[tuple[str, Case]], policy: Policy | None = No
             verdict = detect(
                 case.text,
                 case.surface,
-                case.dialect,
+                dialect or case.dialect,
                 policy,
                 parsed_end=case.parsed_end,
                 tool_name=case.tool_name,
@@ -207,15 +236,18 @@ def evaluate_cases(cases: Iterable[tuple[str, Case]], policy: Policy | None = No
             continue
         positive = case.label != "benign"
         found = verdict.leak or bool(verdict.injection)
-        score = report.by_surface.setdefault(case.surface.value, Score())
-        if positive and found:
-            score.tp += 1
-        elif positive:
-            score.fn += 1
-        elif found:
-            score.fp += 1
-        else:
-            score.tn += 1
+        for score in (
+            report.by_surface.setdefault(case.surface.value, Score()),
+            report.by_family.setdefault(case.family or case.dialect, Score()),
+        ):
+            if positive and found:
+                score.tp += 1
+            elif positive:
+                score.fn += 1
+            elif found:
+                score.fp += 1
+            else:
+                score.tn += 1
         tripping = set(verdict.signals)
         for code in sorted(set(case.signals) | tripping):
             s = report.by_signal.setdefault(code, Score())
@@ -246,7 +278,8 @@ def render(report: EvalReport) -> str:
     lines = [
         f"cases: {report.cases} ("
         + ", ".join(f"{k} {v}" for k, v in sorted(report.by_label.items()))
-        + ")",
+        + ")"
+        + (f"; every case judged with dialect {report.dialect!r}" if report.dialect else ""),
         "",
         "| surface | precision | recall | false positives | tp | fn | tn |",
         "|---|---:|---:|---:|---:|---:|---:|",
@@ -262,6 +295,17 @@ def render(report: EvalReport) -> str:
     ]
     for code, s in sorted(report.by_signal.items()):
         lines.append(f"| {code} | {s.precision:.3f} | {s.recall:.3f} | {s.fp} | {s.tp} | {s.fn} |")
+    if len(report.by_family) > 1:
+        lines += [
+            "",
+            "| family | precision | recall | false positives | tp | fn | tn |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, s in sorted(report.by_family.items()):
+            lines.append(
+                f"| {name} | {s.precision:.3f} | {s.recall:.3f} | {s.fp} | {s.tp} | {s.fn}"
+                f" | {s.tn} |"
+            )
     lines.append("")
     if report.misses:
         lines.append(f"misses: {len(report.misses)}")
