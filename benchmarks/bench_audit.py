@@ -4,7 +4,7 @@
 directory and removed afterwards.
 
     python benchmarks/bench_audit.py [--size-mb 200] [--dirty 0.01] [--workers 1 2] [--runs 3]
-        [--quick]
+        [--openers 0.2] [--quick]
 
 Transcripts are OpenAI chat agent sessions: a system prompt, a user request, then turns of
 reasoning, tool calls with JSON arguments, tool results (prose, code, Markdown tables) and an
@@ -13,6 +13,13 @@ of ``--runs`` runs, taken in turns (the baseline, then each worker count, then a
 every row's best comes from the same stretches of time on a machine whose speed drifts.
 Besides wall time the table gives CPU seconds of all processes (the audit's workers included):
 on a shared machine wall time depends on what else runs, CPU time much less.
+
+Two more rows time chat logs (a system prompt, then user and assistant turns, no tools) whose
+answers open with the words the reasoning-voice cue looks at ("So", "We", "They", "Answer",
+"User", in ordinary sentences), a fraction ``--openers`` of them (the rest open with other
+words; about 5.5% of real answers open with one of these): read + ``json.loads`` of that file,
+and the audit of it with the first worker count. The cue must not send such answers to a full
+detection, so the audit's ratio there should stay near the plain one.
 """
 
 from __future__ import annotations
@@ -110,6 +117,54 @@ def transcript(rng: random.Random, seed: int, problem: tuple[str, str] | None) -
     return {"messages": msgs}
 
 
+#: ordinary openings of answers that start with the words the reasoning-voice cue reads
+OPENERS = (
+    "So the short version is that",
+    "So, to keep it simple,",
+    "We can do this in two steps:",
+    "We tested this on the latest release and",
+    "They are both valid options, but",
+    "They differ mainly in how",
+    "Answer: yes, and",
+    "Answer: it depends on the version, since",
+    "User accounts are stored in the database, so",
+    "User settings live in the profile page, where",
+)
+
+
+def chat_log(rng: random.Random, seed: int, openers: float) -> dict[str, Any]:
+    """A plain chat: a system prompt, then user and assistant turns; a fraction ``openers`` of
+    the answers open with one of :data:`OPENERS`."""
+    msgs: list[dict[str, Any]] = [{"role": "system", "content": prose(rng.randint(200, 600), seed)}]
+    for turn in range(rng.randint(1, 4)):
+        msgs.append({"role": "user", "content": prose(rng.randint(40, 300), seed + turn)})
+        answer = prose(rng.randint(150, 900), seed + 50 + turn)
+        if rng.random() < openers:
+            answer = f"{rng.choice(OPENERS)} {answer[0].lower()}{answer[1:]}"
+        msgs.append({"role": "assistant", "content": answer})
+    return {"messages": msgs}
+
+
+def generate_chats(
+    path: Path, size: int, openers: float, seed: int = 13, distinct: int = 1500
+) -> int:
+    """Write about ``size`` bytes of chat logs; returns the number of messages."""
+    rng = random.Random(seed)
+    pool = [
+        json.dumps(chat_log(rng, i, openers), ensure_ascii=False).encode() + b"\n"
+        for i in range(distinct)
+    ]
+    counts = [line.count(b'"role"') for line in pool]
+    written = messages = 0
+    with path.open("wb") as f:
+        while written < size:
+            k = rng.randrange(len(pool))
+            f.write(pool[k])
+            written += len(pool[k])
+            messages += counts[k]
+    return messages
+
+
 def generate(
     path: Path, size: int, dirty: float, seed: int = 11, distinct: int = 1500
 ) -> tuple[int, int]:
@@ -165,6 +220,12 @@ def main() -> None:
     parser.add_argument(
         "--runs", type=int, default=3, help="best of this many runs each, taken in turns"
     )
+    parser.add_argument(
+        "--openers",
+        type=float,
+        default=0.2,
+        help="share of chat-log answers that open with So/We/They/Answer/User (the extra rows)",
+    )
     add_quick(parser)
     args = parser.parse_args()
     # quick: two units of CHUNK_BYTES (so two workers share them), a problem in one in five
@@ -175,7 +236,10 @@ def main() -> None:
         path = Path(tmp) / "transcripts.jsonl"
         transcripts, messages = generate(path, int(size_mb * 1e6), dirty, distinct=distinct)
         mb = path.stat().st_size / 1e6
+        chats = Path(tmp) / "chats.jsonl"
+        chat_messages = generate_chats(chats, int(size_mb * 1e6), args.openers, distinct=distinct)
         baseline(path)  # warm the page cache
+        baseline(chats)
         # warm guard's lazy state (imports, compiled patterns) on a few transcripts, so that
         # the first measured run does not pay for it
         warm = Path(tmp) / "warm.jsonl"
@@ -184,9 +248,10 @@ def main() -> None:
         guard.audit(warm)
         # the runs take turns (the baseline, then each worker count), so that on a machine
         # whose speed drifts every row's best comes from the same stretches of time
-        wall = [float("inf")] * (1 + len(args.workers))
+        wall = [float("inf")] * (3 + len(args.workers))
         used = wall[:]
         reports: dict[int, guard.AuditReport] = {}
+        chat_report: guard.AuditReport | None = None
         for _ in range(runs):
             w, c, counted = timed(lambda: baseline(path))
             assert counted == messages
@@ -194,6 +259,12 @@ def main() -> None:
             for k, workers in enumerate(args.workers, 1):
                 w, c, reports[workers] = timed(lambda n=workers: guard.audit(path, workers=n))
                 wall[k], used[k] = min(wall[k], w), min(used[k], c)
+            k = 1 + len(args.workers)
+            w, c, counted = timed(lambda: baseline(chats))
+            assert counted == chat_messages
+            wall[k], used[k] = min(wall[k], w), min(used[k], c)
+            w, c, chat_report = timed(lambda: guard.audit(chats, workers=args.workers[0]))
+            wall[k + 1], used[k + 1] = min(wall[k + 1], w), min(used[k + 1], c)
         rows: list[tuple[str, float, float, guard.AuditReport | None]] = [
             ("read + json.loads (no detection)", wall[0], used[0], None)
         ]
@@ -202,6 +273,8 @@ def main() -> None:
         first = reports[args.workers[0]]
         for report in reports.values():
             assert report.findings == first.findings and report.errors == first.errors
+        k = 1 + len(args.workers)
+        chat_mb = chats.stat().st_size / 1e6
     base_wall, base_cpu = rows[0][1], rows[0][2]
     first_wall = rows[1][1]
     table = []
@@ -219,6 +292,30 @@ def main() -> None:
                 "-" if result is None else f"{len(result.findings):,}",
             ]
         )
+    assert chat_report is not None
+    openers = f"chat logs, {args.openers:.0%} of answers open with So/We/They/Answer/User"
+    for name, seconds, cpu_s, result in (
+        (f"read + json.loads ({openers})", wall[k], used[k], None),
+        (
+            f"guard.audit, workers {args.workers[0]} ({openers})",
+            wall[k + 1],
+            used[k + 1],
+            chat_report,
+        ),
+    ):
+        table.append(
+            [
+                name,
+                f"{seconds:.2f}",
+                f"{chat_mb / seconds:,.1f}",
+                f"{chat_messages / seconds:,.0f}",
+                ratio(seconds, wall[k]),
+                f"{cpu_s:.2f}",
+                ratio(cpu_s, used[k]),
+                "-",
+                "-" if result is None else f"{len(result.findings):,}",
+            ]
+        )
     print_table(
         f"audit throughput: {mb:,.1f} MB, {transcripts:,} transcripts, {messages:,} messages,"
         f" {dirty:.0%} with a problem; {machine()}; best of {runs}{quick_note(args.quick)}",
@@ -227,7 +324,7 @@ def main() -> None:
             "wall s",
             "MB/s",
             "messages/s",
-            "wall ratio vs read + json.loads",
+            "wall ratio vs read + json.loads (of the same file)",
             "CPU s (all processes)",
             "CPU ratio vs read + json.loads",
             f"wall ratio vs workers {args.workers[0]}",

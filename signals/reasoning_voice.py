@@ -75,15 +75,25 @@ _PLAN = re.compile(
     r"|\b[Tt]hey\s+(?:likely|probably)\s+want\b"
     r"|\bSo\s+I\s+need\s+to\b"
 )
-#: how the text must open (after blanks and a filler word) for the voice to count: the promise
-#: the audit prefilter and the stream's hold-back rely on
+_FILLER = r"\s{0,16}(?:(?:Okay|OK|Ok|Alright|So|Hmm|Well|Now)[,.!]? {1,2})?"
+#: how the text must open (after blanks and a filler word) for the voice to count
 _LEAD = (
-    r"\s{0,16}(?:(?:Okay|OK|Ok|Alright|So|Hmm|Well|Now)[,.!]? {1,2})?"
-    r"(?:[Tt]he user|User|We |we |I (?:need|should|must|have|will|can)|Need|Should|Must"
+    _FILLER + r"(?:[Tt]he user|User|We |we |I (?:need|should|must|have|will|can)|Need|Should|Must"
     r"|Let's|So |Answer|Provide|Thus|According|They )"
 )
 _LEAD_RE = re.compile(_LEAD)
-_TRIGGERS = Triggers(scope="opening", lead=_LEAD)
+#: The lead the signal publishes (the promise the audit prefilter and a stream's hold-back rely
+#: on): the text opens with a lead word and holds a cue itself within :data:`OPENS_WITHIN`
+#: characters. An answer that opens with a common word ("So the fix is ...", "We tested ...",
+#: "User accounts ...") but holds no cue there is no candidate, so it costs no full detection.
+#: Every hit satisfies it (a hit needs :data:`_LEAD` and its first cue within that reach of the
+#: first non-blank character), and a text that opens with any other word fails it at its first
+#: characters.
+_CUE = r"(?:(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK + "|" + _PLAN.pattern + ")"
+#: the letters a cue can start with (a cheap test before the whole alternation, at word starts)
+_CUE_FIRST = r"\b(?=[TUWINSMLAPtwa])"
+_CUE_LEAD = _FILLER + r"(?=" + _LEAD[len(_FILLER) :] + r")[\s\S]{0,24}?" + _CUE_FIRST + _CUE
+_TRIGGERS = Triggers(scope="opening", lead=_CUE_LEAD)
 
 
 def _cues(norm: str, limit: int) -> list[tuple[int, int, str]]:
