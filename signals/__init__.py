@@ -8,6 +8,8 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | H | control_token | anchor |
 | K | stripped_envelope | anchor |
 | V | reasoning_voice | anchor (text only; opening of the text) |
+| L | reasoning_preamble | anchor (text only; an opening that announces reasoning) |
+| D | reasoning_notes | anchor (text only; notes to self anywhere, by density) |
 | J | tool_call_text | anchor (text only; end of the text) |
 | X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
@@ -48,6 +50,8 @@ from .foreign_marker import ForeignMarker
 from .glitch_token import GlitchToken
 from .marker_alone import MarkerAlone
 from .parse_boundary import ParseBoundary
+from .reasoning_notes import ReasoningNotes
+from .reasoning_preamble import ReasoningPreamble
 from .reasoning_voice import ReasoningVoice
 from .routing_marker import RoutingMarker
 from .script_mixing import ScriptMixing
@@ -65,7 +69,9 @@ BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
     StrippedEnvelope(),
     ReasoningVoice(),
+    ReasoningPreamble(),
     ToolCallText(),
+    ReasoningNotes(),
     ForeignMarker(),
     RoutingMarker(),
     ToolNameCharset(),

@@ -1,0 +1,271 @@
+"""The reasoning voice scored over a whole text (private; signals L and D read it).
+
+A reasoning model that leaks its reasoning into the answer does not always open in the voice V
+reads (``The user asks ... We need to answer``). Reports of 2025-2026 show the same register
+anywhere in the answer: terse notes to self (``Need verify. Use terminal.``), self-corrections
+in mid-sentence (``... twenty minutes? No. Ensure user sees normal.``), labelled preambles
+(``Thinking Process:``, ``Reasoning:``), literal think tags, and planning prose whose markers
+were stripped. Each of these is a *cue*; one cue is weak evidence (people write "Wait," and
+"Let's check"), several close together are strong.
+
+:func:`judge` finds the cues in a span of text, drops those a reader sees as quoted (closed code
+spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a documentation
+clause such as "When the user asks"), and scores the densest cluster of cues:
+
+* each cue has a weight: 3 for "the user wants me to", 2 for the strong kinds (the user in
+  the third person with a verb of asking, "respond to the user", a self-correction, a
+  telegraphic note, a reasoning header, a think tag), 1 for the weak ones (planning "we need to
+  answer", a terse imperative "Keep it short", "Wait,", a scaffold step "**Analyze the
+  request**", a reasoning-summary heading line);
+* a cluster is the cues within :data:`CLUSTER` characters of its first one; its score is the
+  sum of its weights, plus 1 when it starts in the opening (the first :data:`OPENING`
+  characters) and plus 1 when it holds four cues or more (density);
+* it is decisive when it holds at least one strong cue, at least two cues (one "the user wants
+  me to" is enough alone), and its score reaches the threshold of the context: 3, plus 2 when
+  the message carried a reasoning part (``reasoning=True``: the reasoning had a place to go)
+  and plus 1 for a dialect without reasoning markers (its models do not reason in-band).
+
+The verdict explains itself: the score, the threshold and why, and every cue of the cluster
+with its kind and its words.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from guard.models import ScanContext
+
+from .reasoning_voice import _DOC_BEFORE, _PLAN, _SPEAK
+
+__all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
+
+#: characters from a cluster's first cue to its last cue's start
+CLUSTER = 480
+#: a cluster whose first cue starts this close to the start of the text gets the opening bonus
+OPENING = 80
+#: the threshold before context
+BASE = 3
+
+_VERBS = (
+    r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention"
+    r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
+    r"|clean|concise|short|brief|include|list|summari[sz]e|explain|provide|give|add|avoid"
+    r"|finish|double-check|make|be\s+(?:concise|brief|careful|clear))\b"
+)
+#: where a terse note may start: the text's start, a line start, after a sentence, a slash
+#: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
+_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,]\s)|(?<=[.!?]\s\s))"
+_IMPERATIVE = (
+    r"(?:[Ee]nsure|[Nn]eed|Let's|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
+    r"|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
+)
+
+#: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
+_KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
+    (
+        "the user wants me to",
+        3,
+        re.compile(
+            r"\b(?:[Tt]he\s+user|User)\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"
+        ),
+    ),
+    ("the user, third person", 2, re.compile(r"\b(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK)),
+    ("the user, telegraphic", 2, re.compile(r"\b[Uu]ser\s+want\b")),
+    (
+        "addressing the user",
+        2,
+        re.compile(
+            r"\b(?:respond|reply|answer|talk)(?:ing)?\s+to\s+the\s+user\b"
+            r"|\bhow\s+to\s+(?:respond|reply|answer)\b"
+        ),
+    ),
+    # the literal "? No" / "? no" (signal W's trigger) is part of every match
+    ("self-correction", 2, re.compile(r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+)" + _IMPERATIVE)),
+    ("terse note", 2, re.compile(r"(?m)" + _NOTE_START + r"(?P<c>[Nn]eed\s+" + _VERBS + ")")),
+    (
+        "reasoning header",
+        2,
+        re.compile(
+            r"(?m)^[ \t>*#_-]*(?P<c>(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?"
+            r"(?:[Tt]hinking\s+[Pp]rocess|[Tt]hought\s+[Pp]rocess|[Cc]hain\s+of\s+[Tt]hought"
+            r"|[Ss]cratchpad|[Ii]nternal\s+[Rr]easoning))\b"
+        ),
+    ),
+    (
+        "reasoning label",
+        2,
+        re.compile(r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:)"),
+    ),
+    ("think tag", 2, re.compile(r"</?(?:think|thinking|thought|reasoning|reflection)>")),
+    ("planning", 1, _PLAN),
+    (
+        "terse imperative",
+        1,
+        re.compile(
+            r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?]\s))(?P<c>Keep\s+(?:it\s+)?(?:short|brief|concise"
+            r"|simple)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
+            r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
+            r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
+            r"|Do\.|Let's\s+(?:craft|formulate|draft|outline|write|slow|produce|compose|respond"
+            r"|answer)\b)"
+        ),
+    ),
+    ("wait", 1, re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>Wait\b[,.]?)")),
+    (
+        "scaffold step",
+        1,
+        re.compile(
+            r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan)\b"
+            r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
+        ),
+    ),
+    (
+        "reasoning-summary heading",
+        1,
+        re.compile(
+            r"(?m)^[ \t*_#]*(?P<c>(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring"
+            r"|Analy[sz]ing|Writing|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60})"
+            r"[*_ \t]*(?:\n\s*\n|\n?\Z)"
+        ),
+    ),
+)
+_STRONG = 2
+
+#: what a reader sees as quoted: closed fences, closed inline spans, a double-quoted phrase on
+#: one line (straight or curly quotes), a ``>`` quote line
+_QUOTED = re.compile(
+    r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$"
+    r"|(`+)[^`\n](?:.*?[^`])??\2(?!`)"
+    r"|\"[^\"\n]{1,200}\"|\u201c[^\u201d\n]{1,200}\u201d"
+    r"|^[ \t]*>[^\n]*$"
+)
+
+
+@dataclass(frozen=True)
+class Cue:
+    start: int
+    end: int
+    kind: str
+    weight: int
+
+
+@dataclass(frozen=True)
+class Judgement:
+    decisive: bool
+    score: int
+    threshold: int
+    cues: tuple[Cue, ...]
+    why: str
+
+    def explain(self, text: str, offset: int = 0) -> str:
+        """``score 5 >= 3 (no reasoning part): self-correction '? No. ' at 51, ...``."""
+        shown = "; ".join(
+            f"{c.kind} {text[c.start : c.end].strip()[:40]!r} at {offset + c.start}"
+            for c in self.cues[:6]
+        )
+        more = f"; {len(self.cues) - 6} more" if len(self.cues) > 6 else ""
+        return (
+            f"reasoning voice in the answer: score {self.score} >= {self.threshold}"
+            f" ({self.why}): {shown}{more}"
+        )
+
+
+def _quoted(text: str) -> tuple[list[int], list[int]]:
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _QUOTED.finditer(text):
+        starts.append(m.start())
+        ends.append(m.end())
+    return starts, ends
+
+
+def find_cues(text: str) -> list[Cue]:
+    """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue."""
+    q_starts, q_ends = _quoted(text)
+
+    def inside(s: int, e: int) -> bool:
+        k = bisect.bisect_right(q_starts, s) - 1  # quoted spans do not overlap
+        return k >= 0 and e <= q_ends[k]
+
+    found: list[Cue] = []
+    for kind, weight, pattern in _KINDS:
+        for m in pattern.finditer(text):
+            s, e = m.span("c") if "c" in pattern.groupindex else m.span()
+            if e <= s or inside(s, e):
+                continue
+            documented = kind.startswith("the user") or kind == "planning"
+            if documented and _DOC_BEFORE.search(text, max(0, s - 16), s) is not None:
+                continue  # "When the user asks ...": the documentation register
+            found.append(Cue(s, e, kind, weight))
+    found.sort(key=lambda c: (c.start, -c.weight))
+    kept: list[Cue] = []
+    for cue in found:
+        if kept and cue.start < kept[-1].end:
+            if cue.weight > kept[-1].weight:
+                kept[-1] = cue
+            continue
+        kept.append(cue)
+    return kept
+
+
+def threshold(ctx: ScanContext) -> tuple[int, str]:
+    """The score a cluster needs in this context, and why."""
+    level, why = BASE, []
+    if ctx.reasoning is True:
+        level += 2
+        why.append("the message has a reasoning part")
+    elif ctx.reasoning is False:
+        why.append("the message has no reasoning part")
+    else:
+        why.append("reasoning part unknown")
+    if not ctx.dialect.thinking:
+        level += 1
+        why.append(f"{ctx.dialect.name} has no reasoning markers")
+    return level, ", ".join(why)
+
+
+def judge(
+    text: str, ctx: ScanContext, *, base: int = 0, require: frozenset[str] | None = None
+) -> Judgement | None:
+    """The best cluster of cues in ``text`` (whose first character is ``base`` characters into
+    the whole text), or ``None`` when it has no cue. ``require``: kinds of which a decisive
+    cluster must hold one (a signal's trigger promise). Linear in the number of cues: the
+    clusters are windows of a two-pointer walk, scored from running sums."""
+    cues = find_cues(text)
+    if not cues:
+        return None
+    level, why = threshold(ctx)
+    n = len(cues)
+    weight = [0] * (n + 1)
+    strong = [0] * (n + 1)
+    heavy = [0] * (n + 1)
+    allowed = [0] * (n + 1)
+    for k, c in enumerate(cues):
+        weight[k + 1] = weight[k] + c.weight
+        strong[k + 1] = strong[k] + (c.weight >= _STRONG)
+        heavy[k + 1] = heavy[k] + (c.weight > _STRONG)
+        allowed[k + 1] = allowed[k] + (require is None or c.kind in require)
+    best: tuple[bool, int, int, int] | None = None  # (decisive, score, first, past the last)
+    j = 0
+    for i in range(n):
+        j = max(j, i + 1)
+        while j < n and cues[j].start - cues[i].start <= CLUSTER:
+            j += 1
+        score = weight[j] - weight[i]
+        if base + cues[i].start < OPENING:
+            score += 1
+        if j - i >= 4:
+            score += 1
+        decisive = (
+            strong[j] > strong[i]
+            and (j - i >= 2 or heavy[j] > heavy[i])
+            and allowed[j] > allowed[i]
+            and score >= level
+        )
+        if best is None or (decisive, score) > best[:2]:
+            best = (decisive, score, i, j)
+    assert best is not None
+    decisive, score, i, j = best
+    return Judgement(decisive, score, level, tuple(cues[i:j]), why)

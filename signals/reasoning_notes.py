@@ -1,0 +1,75 @@
+"""D: reasoning notes anywhere in the answer, scored by density (the last :data:`SPAN`
+characters).
+
+The reasoning voice V reads only the opening; reasoning also leaks in the middle or at the end
+of an answer: a derailed summary whose bullets turn into notes to self ("Need correct
+multiline."), a sentence that corrects itself ("... twenty minutes? No. Ensure user sees
+normal."), a block of drafting instructions ("Need final concise. Let's craft. Wait, must
+ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`: kinds,
+weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
+decisive cluster that holds a self-correction or a terse note, the two kinds whose spelling
+(``? No``, ``? no``, ``Need ``) it publishes as its trigger: a text without them costs a
+prefilter one search, never a full detection.
+
+Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
+cluster's first self-correction or note and ends at the end of the paragraph of its last cue;
+its detail lists the score, the threshold and its context, and every cue. It depends on the end
+of the text: a stream decides it at the end and holds back from the first ``Need `` or ``? No``
+on (ordinary answers rarely hold either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+from ._common import hit_from_norm
+from ._voice import judge
+
+#: characters at the end of the text that are read
+SPAN = 4096
+#: the kinds whose spellings are the trigger; a decisive cluster holds one
+_KEYS = frozenset({"self-correction", "terse note"})
+_LITERALS = ("? No", "? no", "Need ")
+_TRIGGERS = Triggers(
+    literals=_LITERALS,
+    scope="ending",
+    tail=r"(?:\? [Nn]o|Need )[\s\S]*",
+    tail_start=r"\? [Nn]o|Need ",
+    hold_words=("Need",),
+)
+
+
+class ReasoningNotes:
+    code = "D"
+    name = "reasoning notes"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 28
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        if not ctx.final:
+            return
+        norm = text.norm
+        lo = text.to_norm(max(0, len(text.original) - SPAN))
+        window = norm[lo:]
+        if not any(lit in window for lit in _LITERALS):
+            return
+        found = judge(window, ctx, base=ctx.offset + lo, require=_KEYS)
+        if found is None or not found.decisive:
+            return
+        start = lo + next(c.start for c in found.cues if c.kind in _KEYS)
+        last = lo + found.cues[-1].end
+        paragraph = norm.find("\n\n", last)
+        end = len(norm.rstrip()) if paragraph < 0 else paragraph
+        yield hit_from_norm(
+            text, self.code, start, max(end, last), found.explain(window, ctx.offset + lo)
+        )

@@ -1,0 +1,88 @@
+"""L: an answer that opens as reasoning, scored over its first :data:`SPAN` characters.
+
+Reasoning that leaks whole into the answer often announces itself in its first words, in
+shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
+process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
+bug report"), "The user wants me to ...", "To answer the user's question ...", a terse note
+("Need verify.") or the telegraphic "user want ...". L fires when the text opens with one of
+these (its published :data:`LEAD`) and the cues of its opening cluster (:mod:`._voice`: kinds,
+weights, density, the opening bonus, the threshold of the context) are decisive.
+
+An opening V reads (one of V's lead words, then the gpt-oss voice: "The user asks ... We need
+to answer") is left to V: there L fires only with a cue of a kind V does not read ("the user
+wants me to", a terse imperative, a header, ...), and never when V fires itself, so a verdict
+names one signal per finding and V's context rules (a reasoning part, a dialect without
+reasoning markers) keep their say. Quoted cues do not count. The hit spans the
+text from its first non-blank character to the end
+of the paragraph of the cluster's last cue; its detail lists the score, the threshold and its
+context, and every cue. A stream holds back a text whose opening matches the lead until
+:data:`SPAN` characters have arrived or the text ends.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+from ._common import hit_from_norm
+from ._voice import _KINDS, _VERBS, OPENING, judge
+from .reasoning_voice import _LEAD_RE as _V_LEAD
+from .reasoning_voice import _SPEAK, ReasoningVoice
+
+#: characters of the opening that are read
+SPAN = 4096
+#: how the text must open (after blanks and Markdown emphasis) for L to fire
+LEAD = (
+    r"\s{0,16}[*_#>]{0,4}[ \t]?(?:"
+    r"(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
+    r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
+    r"|</?(?:think|thinking|thought|reasoning|reflection)>"
+    r"|(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
+    r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
+    r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
+    r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
+    r"|Need\s+" + _VERBS + ")"
+)
+_LEAD_RE = re.compile(LEAD)
+_TRIGGERS = Triggers(scope="opening", lead=LEAD)
+_V = ReasoningVoice()
+#: the kinds of cue V reads itself
+_V_KINDS = frozenset({"the user, third person", "planning"})
+_BEYOND_V = frozenset(kind for kind, _, _ in _KINDS) - _V_KINDS
+
+
+class ReasoningPreamble:
+    code = "L"
+    name = "reasoning preamble"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 26
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        if ctx.offset != 0:
+            return
+        norm = text.norm
+        limit = text.to_norm(min(SPAN, len(text.original)))
+        if _LEAD_RE.match(norm, 0, limit) is None:
+            return
+        if any(True for _ in _V.scan(text, ctx)):
+            return  # V's finding
+        opening = norm[:limit]
+        beyond = _BEYOND_V if _V_LEAD.match(norm, 0, limit) is not None else None
+        found = judge(opening, ctx, require=beyond)
+        if found is None or not found.decisive or found.cues[0].start >= OPENING:
+            return
+        first = len(opening) - len(opening.lstrip())
+        last = found.cues[-1].end
+        paragraph = opening.find("\n\n", last)
+        end = len(opening.rstrip()) if paragraph < 0 else paragraph
+        yield hit_from_norm(text, self.code, first, max(end, last), found.explain(opening))
