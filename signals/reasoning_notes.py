@@ -38,7 +38,7 @@ _TRIGGERS = Triggers(
     scope="ending",
     tail=r"(?:\? [Nn]o|Need )[\s\S]*",
     tail_start=r"\? [Nn]o|Need ",
-    hold_words=("Need",),
+    hold_words=("Need", "? No", "? no"),
 )
 
 
