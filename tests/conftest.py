@@ -4,9 +4,15 @@
   Agents SDK, LangChain, Ray, datasets). They need the ``dev`` extra; in a set-up with only the
   ``test`` extra their modules are not even collected (they import the framework at the top).
 * ``slow``: the fuzz targets' property runs and the tests listed in :data:`SLOW`.
+* ``complexity``: growth-ratio and memory-bound tests (``tests/complexity`` and :data:`COMPLEXITY`),
+  run alone on the machine (``-n 0``) because they measure it.
+* ``property``: every hypothesis test. The default run gives each a quarter of the examples it
+  asks for (:data:`CORE_SHARE`, at least :data:`CORE_FLOOR`), so the core suite stays short;
+  ``--full-properties`` runs the number each test asks for, as CI's long property run does.
 
-The default run (``addopts`` in pyproject.toml) is ``-m 'not slow and not integration'``; CI
-also runs ``pytest -m "slow or integration"``, so every test runs there.
+The default run (``addopts`` in pyproject.toml) is ``-m 'not slow and not integration and not
+complexity'``; CI also runs ``pytest --full-properties -m "(slow or integration or property) and
+not complexity"`` and the complexity suite, so every test runs there, properties at full length.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 _HERE = Path(__file__).resolve().parent
 
@@ -64,6 +71,35 @@ SLOW = {
 }
 
 
+#: single tests (``module::name``) that measure memory or time growth: marked ``complexity``
+COMPLEXITY = {
+    "stream/test_stream_bounds.py::test_dense_text_keeps_a_bounded_record",
+}
+#: the share of its examples a property test gets in the default run, and the least it gets
+CORE_SHARE = 4
+CORE_FLOOR = 10
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--full-properties",
+        action="store_true",
+        help="run every hypothesis test with the examples it asks for (CI's long property run)",
+    )
+
+
+def _shorten(test: object) -> None:
+    """Give a hypothesis test :data:`CORE_SHARE` of its examples, once per function."""
+    function = getattr(test, "__func__", test)
+    if getattr(function, "_guard_core_examples", False):
+        return
+    asked = getattr(function, "_hypothesis_internal_use_settings", None) or settings.default
+    function._hypothesis_internal_use_settings = settings(  # type: ignore[attr-defined]
+        parent=asked, max_examples=max(CORE_FLOOR, asked.max_examples // CORE_SHARE)
+    )
+    function._guard_core_examples = True  # type: ignore[attr-defined]
+
+
 def _relative(path: Path) -> str:
     return path.resolve().relative_to(_HERE).as_posix()
 
@@ -90,3 +126,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
         if module.startswith(SLOW_FOLDERS) or test in SLOW:
             item.add_marker(pytest.mark.slow)
+        if test in COMPLEXITY:
+            item.add_marker(pytest.mark.complexity)
+        if isinstance(item, pytest.Function) and getattr(item.obj, "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.property)
+            if not config.getoption("--full-properties"):
+                _shorten(item.obj)
