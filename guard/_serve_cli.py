@@ -52,7 +52,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.check:
         sys.stdout.write(settings.dump() + "\n")
         return 0
-    return serve.run(config, host=settings.host, port=settings.port)
+    return serve.run(config, host=settings.host, port=settings.port, announce=_announce)
+
+
+def _announce(line: str) -> None:
+    """The start-up line on stdout (stderr carries the JSON log lines)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
