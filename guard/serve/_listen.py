@@ -73,8 +73,15 @@ def base_url(host: str, port: int) -> str:
 
 def start_line(config: ServeConfig, host: str, port: int) -> str:
     """The one line ``guard serve`` prints when it listens: where to point the client, the
-    upstream (password masked) and how the dialect is chosen."""
-    dialect = config.dialect or "by model name"
+    upstream (password masked) and the dialect requests are judged for: the forced one, else
+    the ``[serve.dialects]`` entry a model name matches, else ``all`` (every dialect's
+    spellings at once)."""
+    if config.dialect:
+        dialect = config.dialect
+    elif config.dialects:
+        dialect = "from [serve.dialects] by model name, else all"
+    else:
+        dialect = "all"
     return (
         f"guard: point base_url at {base_url(host, port)}"
         f" (upstream {mask_url(config.upstream)}, dialect {dialect}, on_leak {config.on_leak})"
