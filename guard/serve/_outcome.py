@@ -4,16 +4,16 @@
 The words, the first that applies (what guard did to the answer before how the exchange
 ended):
 
-============== ==========================================================================
-``aborted``    a leak stopped the answer (``on_leak="abort"``)
-``forged``     a forged tool result was found (the stream ends there unless ``report``)
-``truncated``  a leak was cut out of the answer (``truncate``; ``recover`` too)
-``reported``   a leak was found and let through (``report``)
+================ ========================================================================
+``aborted``      a leak stopped the answer (``on_leak="abort"``)
+``forged``       a forged tool result was found (the stream ends there unless ``report``)
+``truncated``    a leak was cut out of the answer (``truncate``; ``recover`` too)
+``reported``     a leak was found and let through (``report``)
 ``disconnected`` the client went away before the answer's end
-``error``      the upstream or the proxy failed (``5xx``, or a failure after the status)
-``refused``    the request was refused (``4xx``: by the proxy, or the upstream's own)
-``passed``     the answer went through with nothing found
-============== ==========================================================================
+``error``        the upstream or the proxy failed (``5xx``, or a failure after the status)
+``refused``      the request was refused (``4xx``: by the proxy, or the upstream's own)
+``passed``       the answer went through with nothing found
+================ ========================================================================
 
 The first four are the words of the ``x-guard-action`` header of a complete answer.
 """
