@@ -33,6 +33,7 @@ from support.fake_upstream import (
 )
 
 from guard import guard_stream
+from guard.cli import main
 from guard.errors import ConfigError
 from guard.serve import ServeConfig, create_app
 from guard.serve._listen import base_url, listen, start_line
@@ -194,23 +195,24 @@ def test_mask_url_and_origin(url: str, masked: str, origin: str) -> None:
 # --- 2. a taken port -----------------------------------------------------------------------------
 
 
-def test_a_taken_port_fails_before_anything_starts(fake: FakeUpstream) -> None:
+def test_a_taken_port_fails_before_anything_starts(
+    fake: FakeUpstream, events: Events, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command's own entry point (what ``python -m guard`` runs), in this process."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        out = subprocess.run(
-            [sys.executable, "-m", "guard", "serve", "--upstream", fake.url, "--port", str(port)],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-    assert out.returncode == 2, out.stderr
-    assert f"cannot listen on 127.0.0.1:{port}" in out.stderr and "in use" in out.stderr
-    assert "Traceback" not in out.stderr
+        code = main(["serve", "--upstream", fake.url, "--port", str(port)])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert err == (
+        f"guard serve: error: cannot listen on 127.0.0.1:{port}: the address is in use (another"
+        " program listens there); choose another --port (GUARD_PORT) or stop that program\n"
+    )
     # nothing started: no start-up line, no guard.serve.listen / guard.serve.start event
-    assert out.stdout == ""
-    assert "guard.serve" not in out.stderr
+    assert out == ""
+    assert not [r for r in events.records if r.name.startswith("guard.serve")]
 
 
 def test_listen_raises_a_config_error_naming_the_address() -> None:
