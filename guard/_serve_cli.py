@@ -52,7 +52,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if args.check:
         sys.stdout.write(settings.dump() + "\n")
         return 0
-    return serve.run(config, host=settings.host, port=settings.port)
+    return serve.run(config, host=settings.host, port=settings.port, announce=_announce)
+
+
+def _announce(line: str) -> None:
+    """The start-up line on stdout (stderr carries the JSON log lines)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +72,9 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
             " stream cleanly. The dialect is chosen per request from the model name (a default"
             " table plus the policy file's [serve.dialects]) unless --dialect forces one."
             " Health at /healthz, Prometheus metrics at /metrics; access logs as JSON lines on"
-            " stderr. Every setting comes from its flag, else its GUARD_* environment variable"
+            " stderr. Once listening it prints one line on stdout saying where to point clients'"
+            " base_url; an address it cannot listen on (a taken port) exits 2 before anything"
+            " starts. Every setting comes from its flag, else its GUARD_* environment variable"
             " (GUARD_UPSTREAM, GUARD_HOST, GUARD_PORT, GUARD_POLICY, GUARD_ON_LEAK, ...), else"
             " the policy file's [serve] table; --check prints the effective settings (keys"
             " masked) and exits."

@@ -88,6 +88,9 @@ class SurfaceMonitor:
         #: where the opening or ending signals may still claim text (the total when nothing)
         self._scoped = 0
         self._finished = False
+        #: the ``guard.leak`` event of this surface's finding was logged: a verdict asked for
+        #: again (by the stream's decisions, its ``verdicts``, ...) is not a new finding
+        self._announced = False
         self._last_trim = 0
         leak_mode = self.rule.mode == "leak"
         #: the opening signals still have to run (and may hold the text back)
@@ -324,7 +327,9 @@ class SurfaceMonitor:
             self.tool_name,
             self._base,
             max_hits=self.policy.max_hits,
+            announce=not self._announced,
         )
+        self._announced = self._announced or verdict.leak
         return verdict if not log.over else self._with_folded(verdict, hits)
 
     def _with_folded(self, verdict: Verdict, hits: list[Hit]) -> Verdict:

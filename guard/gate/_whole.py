@@ -355,11 +355,15 @@ def make_verdict(
     preview_offset: int = 0,
     max_hits: int = DEFAULT_MAX_HITS,
     in_code: int | None = None,
+    *,
+    announce: bool = True,
 ) -> Verdict:
     """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
     ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
     the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`).
-    ``in_code``, when the caller has counted them, is how many hits are in closed code."""
+    ``in_code``, when the caller has counted them, is how many hits are in closed code.
+    ``announce=False`` leaves the event out: a caller that asks again for the verdict of a
+    finding it already announced (a stream's monitor) logs each finding once."""
     # a hit in closed code never trips: when all are, there is nothing to look for
     tripping = [] if in_code == len(hits) else list(compress(hits, map(_TRIPS, hits)))
     leak = bool(tripping)
@@ -376,7 +380,7 @@ def make_verdict(
         reason=_reason(surface, hits, tripping, in_code),
         tool_name=tool_name,
     )
-    if leak:
+    if leak and announce:
         first = tripping[0]
         at = first.cut - preview_offset
         shown = text_for_preview[at : at + 48] if text_for_preview and at >= 0 else first.evidence

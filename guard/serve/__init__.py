@@ -44,7 +44,10 @@ The request escaping and response judging are :mod:`guard.integrations.openai.pr
 ``_auth``, ``_errors`` (the error contract and the boundary that keeps exceptions from the
 server), ``_headers`` (what crosses the proxy), ``_deadlines``, ``_upstream`` (the provider's
 HTTP client), ``_relay`` (guarded SSE streams), ``_sse`` (SSE decoding and encoding),
-``_logging`` (access records, JSON lines), ``_run`` (:func:`run`).
+``_logging`` (access records, JSON lines), ``_outcome`` (the one outcome vocabulary of the
+access log and the metrics), ``_causes`` (why an upstream could not be reached), ``_mask``
+(upstream URLs without their password), ``_models`` (the warning once per model name no table
+claims), ``_listen`` (the socket bound first, the start-up line), ``_run`` (:func:`run`).
 """
 
 from __future__ import annotations

@@ -30,12 +30,15 @@ from guard.integrations.openai.protocol import (
     request_tools,
 )
 from guard.serve._auth import ClientAuth
+from guard.serve._causes import cause_of
 from guard.serve._config import ServeConfig
 from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._errors import ErrorBoundary, error_response, http_exception
 from guard.serve._front import AUTHENTICATED_WITH, Front
 from guard.serve._logging import AccessRecord, log
+from guard.serve._mask import url_origin
 from guard.serve._metrics import Metrics, Observe
+from guard.serve._models import UnknownModels
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
 from guard.serve._upstream import (
     Disconnected,
@@ -162,6 +165,7 @@ class _Proxy:
     def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self.config = config
         self.upstream = Upstream(config, transport)
+        self.unknown_models = UnknownModels(config.dialects)
 
     # --- helpers ------------------------------------------------------------------------------
 
@@ -192,7 +196,10 @@ class _Proxy:
         return bytes(body)
 
     def _spellings(self, model: str | None) -> Dialect:
-        return request_dialect(model, self.config.dialect, self.config.dialects)
+        chosen = request_dialect(model, self.config.dialect, self.config.dialects)
+        if self.config.dialect is None:  # a forced dialect claims every name
+            self.unknown_models.note(model, chosen.name)
+        return chosen
 
     async def _forward(
         self,
@@ -233,24 +240,27 @@ class _Proxy:
         return Response(status_code=499)
 
     def _unreachable(self, access: AccessRecord, exc: Exception) -> JSONResponse:
-        """502 for an upstream that failed, 504 for one that missed a deadline."""
+        """502 for an upstream that failed, 504 for one that missed a deadline; the message
+        names the upstream (``scheme://host:port``, never its password) and the cause."""
         kind = type(exc).__name__
         access.fields["error"] = kind
+        upstream = url_origin(self.config.upstream)
         if isinstance(exc, DeadlineExceeded):
             access.emit(504)
-            return _error(504, str(exc), "upstream_error", "upstream_deadline")
+            return _error(504, f"upstream {upstream}: {exc}", "upstream_error", "upstream_deadline")
         if isinstance(exc, httpx.TimeoutException):
             access.emit(504)
             message = (
-                f"the upstream sent nothing for {self.config.read_timeout:g} s ({kind})"
+                f"upstream {upstream} sent nothing for {self.config.read_timeout:g} s ({kind})"
                 if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout)
-                else f"the upstream did not answer in time ({kind})"
+                else f"upstream {upstream} did not answer in time: {cause_of(exc)}"
             )
             return _error(504, message, "upstream_error", "upstream_timeout")
         access.emit(502)
+        failed = "could not be reached" if isinstance(exc, httpx.ConnectError) else "failed"
         return _error(
             502,
-            f"upstream request failed: {kind}",
+            f"upstream {upstream} {failed}: {cause_of(exc)}",
             "upstream_error",
             "upstream_unreachable",
         )

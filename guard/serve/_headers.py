@@ -4,8 +4,10 @@ Hop-by-hop headers (RFC 9110 section 7.6.1) describe one connection and are neve
 ``Connection``, ``Keep-Alive``, ``Proxy-Connection``, ``TE``, ``Trailer``, ``Transfer-Encoding``,
 ``Upgrade`` (and the proxy credentials ``Proxy-Authenticate`` / ``Proxy-Authorization``), plus
 every header the ``Connection`` header names. ``Host`` and ``Content-Length`` are the proxy's
-own to set. Everything else passes, credentials included, unless the proxy authenticates its
-clients or holds the upstream's key (see :func:`request_headers`).
+own to set; so are a response's ``Server`` and ``Date``, which the HTTP server in front of the
+app (uvicorn) writes for every answer: the upstream's are dropped, so each appears once.
+Everything else passes, credentials included, unless the proxy authenticates its clients or
+holds the upstream's key (see :func:`request_headers`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ HOP_BY_HOP = frozenset(
 )
 #: set by the proxy itself for each hop
 _OWN = frozenset({"host", "content-length"})
+#: response headers the proxy's own HTTP server writes on every answer
+_SERVER_OWN = ("server", "date")
 #: the request headers that carry an API key (OpenAI's and Anthropic's SDKs)
 CREDENTIALS = ("authorization", "x-api-key")
 
@@ -72,5 +76,5 @@ def response_headers(
     headers: Iterable[tuple[str, str]], *, keep_encoding: bool
 ) -> list[tuple[str, str]]:
     """The upstream's response headers to pass on (``Content-Encoding`` only for a body
-    relayed as it came)."""
-    return _strip(headers, () if keep_encoding else ("content-encoding",))
+    relayed as it came; ``Server`` and ``Date`` never: the proxy's server writes its own)."""
+    return _strip(headers, _SERVER_OWN if keep_encoding else (*_SERVER_OWN, "content-encoding"))

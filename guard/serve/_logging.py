@@ -1,7 +1,8 @@
 """Logging for ``guard serve``: one access record per request, and JSON lines on stderr.
 
 Records carry what happened (method, path, status, duration, upstream status, chunks, forged,
-...), never request or response bodies.
+..., and the ``outcome`` in the words of :mod:`guard.serve._outcome`), never request or response
+bodies.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guard._log import get_logger
+from guard.serve._outcome import outcome_of
 
 __all__ = [
     "OBSERVATION",
@@ -61,6 +63,8 @@ class AccessRecord:
     verdicts: list[Any] = field(default_factory=list)
 
     def emit(self, status: int) -> None:
+        """Log the record, with its ``outcome`` (the same word the metrics count)."""
+        self.fields["outcome"] = outcome_of(status, self.fields)
         observation = OBSERVATION.get()
         if observation is not None:
             observation.status = status

@@ -8,7 +8,8 @@ byte), the observation becomes metrics. Each app has its own
 ``prometheus_client.CollectorRegistry``, so several apps in one process never share counts.
 
 Labels are bounded: ``route`` is one of :data:`ROUTES`, ``dialect`` a known dialect name (or
-``none``), ``outcome`` one of :data:`OUTCOMES`; finding labels are signal codes and surfaces.
+``none``), ``outcome`` one of :data:`OUTCOMES` (the access log's word for the request,
+:mod:`guard.serve._outcome`); finding labels are signal codes and surfaces.
 No label carries request or response text.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from guard.serve._logging import OBSERVATION, Observation
+from guard.serve._outcome import OUTCOMES, outcome_of
 
 __all__ = ["OUTCOMES", "ROUTES", "Metrics", "Observe", "outcome_of", "route_of"]
 
@@ -32,8 +34,6 @@ _ROUTE_PATHS = {
     "/healthz": "healthz",
     "/metrics": "metrics",
 }
-#: the ``outcome`` label, from worst to best
-OUTCOMES = ("forged", "aborted", "leak", "error", "disconnected", "rejected", "clean")
 _DURATION_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 
@@ -42,23 +42,6 @@ def route_of(path: str) -> str:
     if path in _ROUTE_PATHS:
         return _ROUTE_PATHS[path]
     return "passthrough" if path.startswith("/v1/") else "other"
-
-
-def outcome_of(status: int, fields: dict[str, Any]) -> str:
-    """The ``outcome`` label of a finished request: what guard did, else how it ended."""
-    if fields.get("forged"):
-        return "forged"
-    if fields.get("aborted"):
-        return "aborted"
-    if fields.get("leak"):
-        return "leak"
-    if status == 499 or fields.get("disconnected"):
-        return "disconnected"
-    if status >= 500 or (fields.get("error") and status < 400):
-        return "error"
-    if status >= 400:
-        return "rejected"
-    return "clean"
 
 
 def _close_reason(status: int, fields: dict[str, Any]) -> str | None:
@@ -129,7 +112,9 @@ class Metrics:
         status = observation.status or 500
         fields = observation.fields
         dialect = str(fields.get("dialect") or "none")
-        self.requests.labels(route, dialect, outcome_of(status, fields)).inc()
+        # the access record's word when there is one (a request refused before routing has none)
+        outcome = str(fields.get("outcome") or outcome_of(status, fields))
+        self.requests.labels(route, dialect, outcome).inc()
         self.duration.labels(route).observe(seconds)
         for verdict in observation.verdicts:
             if not verdict.leak:

@@ -267,18 +267,23 @@ class Relay:
         )
 
     def _record(self, outcome: str) -> None:
+        """Write the access record; ``outcome`` is how the stream ended (``complete``,
+        ``disconnected``, ``upstream_error``, ``internal_error``), from which the record's own
+        ``outcome`` word follows (:mod:`guard.serve._outcome`)."""
         guarded = self.guarded
+        leaks = [v for v in guarded.verdicts if v.leak]  # asked once: each ask judges again
+        if outcome == "disconnected":
+            self.access.fields["disconnected"] = True
         self.access.fields.update(
             upstream_chunks=self.state.chunks,
             chunks=self.sent,
             forged=guarded.forged,
             cut=bool(guarded.cut),
             aborted=self.aborted,
-            leak=any(v.leak for v in guarded.verdicts),
+            leak=bool(leaks),
             chars_dropped=guarded.chars_dropped,
-            outcome=outcome,
         )
-        self.access.verdicts = [v for v in guarded.verdicts if v.leak]
+        self.access.verdicts = leaks
         self.access.emit(self.state.status or 200)
 
 

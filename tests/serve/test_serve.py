@@ -445,7 +445,7 @@ def test_access_log_has_the_fields_and_no_bodies(
     assert record["status"] == 200 and record["upstream_status"] == 200
     assert record["chunks"] == record["upstream_chunks"] == len(CHAT_CLEAN) - 1  # and [DONE]
     assert record["forged"] is False
-    assert record["dialect"] == "all" and record["outcome"] == "complete"
+    assert record["dialect"] == "all" and record["outcome"] == "passed"
     text = json.dumps(logs.requests(), default=str)
     assert "Alice" not in text and "sunny" not in text
 

@@ -462,7 +462,7 @@ def test_cli_passes_keys_and_deadlines(monkeypatch: pytest.MonkeyPatch) -> None:
     from guard.cli import main
 
     got: list[Any] = []
-    monkeypatch.setattr(guard.serve, "run", lambda config, host, port: got.append(config) or 0)
+    monkeypatch.setattr(guard.serve, "run", lambda config, host, port, **_: got.append(config) or 0)
     monkeypatch.setenv("GUARD_API_KEYS", "env-1,env-2")
     monkeypatch.setenv("GUARD_UPSTREAM_API_KEY", "up")
     argv = ["serve", "--upstream", "http://x/v1", "--api-key", "flag-1", "--total-timeout", "9"]

@@ -130,7 +130,7 @@ def test_cli_hands_host_and_port_from_the_environment_to_run(
 
     got: list[Any] = []
     monkeypatch.setattr(
-        guard.serve, "run", lambda config, host, port: got.append((host, port)) or 0
+        guard.serve, "run", lambda config, host, port, **_: got.append((host, port)) or 0
     )
     monkeypatch.setenv("GUARD_UPSTREAM", "http://x/v1")
     monkeypatch.setenv("GUARD_HOST", "0.0.0.0")
@@ -229,11 +229,11 @@ def test_metrics_count_requests_findings_closes_and_dropped_characters() -> None
     assert exposition.headers["content-type"].startswith("text/plain")
     text = exposition.text
     requests = "guard_serve_requests_total"
-    assert metric(text, requests, route="chat", dialect="all", outcome="clean") == 1
+    assert metric(text, requests, route="chat", dialect="all", outcome="passed") == 1
     assert metric(text, requests, route="chat", outcome="aborted") == 2
     assert metric(text, requests, route="chat", outcome="forged") == 1
-    assert metric(text, requests, route="chat", outcome="rejected") == 1
-    assert metric(text, requests, route="healthz", dialect="none", outcome="clean") == 1
+    assert metric(text, requests, route="chat", outcome="refused") == 1
+    assert metric(text, requests, route="healthz", dialect="none", outcome="passed") == 1
     findings = "guard_serve_findings_total"
     assert metric(text, findings, kind="leak", signal="H", surface="text", dialect="all") == 2
     assert metric(text, findings, kind="forgery", signal="R", surface="text") == 1
@@ -267,7 +267,7 @@ def test_metrics_need_no_client_key_but_the_api_does() -> None:
         r = client.post("/v1/chat/completions", json={"model": "m", "messages": USER})
         assert r.status_code == 401
         text = client.get("/metrics").text
-    assert metric(text, "guard_serve_requests_total", route="chat", outcome="rejected") == 1
+    assert metric(text, "guard_serve_requests_total", route="chat", outcome="refused") == 1
 
 
 @pytest.mark.parametrize(
@@ -289,14 +289,19 @@ def test_route_labels_are_bounded(path: str, route: str) -> None:
 @pytest.mark.parametrize(
     ("status", "fields", "outcome"),
     [
+        (200, {"forged": True, "leak": True, "cut": True}, "forged"),
         (200, {"forged": True, "leak": True}, "forged"),
         (200, {"aborted": True, "leak": True}, "aborted"),
-        (200, {"leak": True}, "leak"),
+        (200, {"aborted": True, "forged": True, "leak": True}, "aborted"),
+        (200, {"leak": True, "cut": True}, "truncated"),
+        (200, {"leak": True}, "reported"),
         (499, {"disconnected": True}, "disconnected"),
+        (200, {"disconnected": True}, "disconnected"),
         (504, {"error": "DeadlineExceeded"}, "error"),
         (200, {"error": "ReadError"}, "error"),
-        (413, {}, "rejected"),
-        (200, {}, "clean"),
+        (413, {}, "refused"),
+        (400, {"error": "invalid_json"}, "refused"),
+        (200, {}, "passed"),
     ],
 )
 def test_outcome_labels(status: int, fields: dict[str, Any], outcome: str) -> None:
