@@ -518,6 +518,17 @@ class _Proxy:
             return _error(
                 502, f"upstream sent a body that is {detail}", "upstream_error", "bad_body"
             )
+        unreadable = _unreadable_shape(kind, data)
+        if unreadable:
+            access.fields["error"] = "unreadable_shape"
+            log.warning("guard.serve.unreadable_answer", kind=kind, error=unreadable)
+            return _error(
+                502,
+                f"upstream sent a {kind} answer whose shape guard cannot read ({unreadable});"
+                " it is not relayed unjudged",
+                "upstream_error",
+                "bad_body",
+            )
         try:
             out, result = _ENDPOINTS[kind].judge(
                 data,
@@ -554,6 +565,36 @@ class _Proxy:
         )
         access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
         return out, data, guard_action(result, extra, self.config.on_leak)
+
+
+#: per API: the list of a complete answer that holds what the model wrote, and the key of the
+#: object in each of its items that holds the text (which must be an object or a list of objects)
+_ANSWER_SHAPES = {
+    "chat": ("choices", "message", dict),
+    "responses": ("output", "content", list),
+    "messages": ("content", None, None),
+}
+
+
+def _unreadable_shape(kind: str, data: dict[str, Any]) -> str:
+    """Why the judge cannot read a complete answer's shape ("" when it can): the list of
+    choices, output items or content blocks missing or not a list of objects, or a choice's
+    message / an output item's content of another type."""
+    top, inner, inner_type = _ANSWER_SHAPES[kind]
+    items = data.get(top)
+    if not isinstance(items, list):
+        return f"{top} is {type(items).__name__ if top in data else 'missing'}, not a list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"{top}[{i}] is {type(item).__name__}, not an object"
+        if inner is None or inner_type is None or item.get(inner) is None:
+            continue
+        value = item[inner]
+        if not isinstance(value, inner_type):
+            return f"{top}[{i}].{inner} is {type(value).__name__}"
+        if inner_type is list and not all(isinstance(part, dict) for part in value):
+            return f"{top}[{i}].{inner} holds an item that is not an object"
+    return ""
 
 
 def create_app(

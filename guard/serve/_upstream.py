@@ -113,7 +113,11 @@ class Upstream:
 
     def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self.config = config
-        self.base = config.upstream.rstrip("/")
+        # a user name and password in the URL become the client's basic auth: the URL the
+        # client sends to (and httpx logs, spans and errors show) holds no secret
+        url = httpx.URL(config.upstream.rstrip("/"))
+        self.auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
+        self.base = str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
         self.base_path = httpx.URL(self.base).raw_path.split(b"?")[0]
         self.transport = transport
         self.client: httpx.AsyncClient | None = None
@@ -134,13 +138,18 @@ class Upstream:
             limits=limits,
             transport=self.transport,
             trust_env=self.config.trust_env,
+            auth=self.auth,
         ) as client:
             if instrument:
                 from guard.serve._tracing import instrument_client
 
                 instrument_client(client)
             self.client = client
-            log.info("guard.serve.start", upstream=mask_url(self.base), on_leak=self.config.on_leak)
+            log.info(
+                "guard.serve.start",
+                upstream=mask_url(self.config.upstream),
+                on_leak=self.config.on_leak,
+            )
             try:
                 yield
             finally:
