@@ -1,7 +1,8 @@
 """What hostile load costs `guard serve`, and whether it still answers `/healthz` meanwhile.
 
-Three processes: a fake upstream (stdlib HTTP server, below), the real `guard serve` command in
-front of it, and this script as the clients. While `/healthz` is asked every 20 ms on one
+Three processes: a fake upstream (stdlib HTTP server, below, in a child process of its own so
+that its work does not slow the clients' clock), the real `guard serve` command in front of it,
+and this script as the clients. While `/healthz` is asked every 20 ms on one
 kept-alive connection, these requests run at once (each `--copies` times):
 
 * `empty`: a 16 MiB request body of `{}` objects (refused by the element count);
@@ -21,14 +22,17 @@ The proxy is started as `python -m guard serve` from this checkout (PYTHONPATH s
 `--checkout DIR` (another worktree, e.g. the commit before a change, measured the same way):
 
     python benchmarks/bench_serve_bounds.py [--copies 1] [--spell-mib 16] [--big-mb 100]
-        [--dense-mb 8] [--checkout DIR] [--label NAME] [--quick]
+        [--dense-mb 8] [--only big] [--serve-arg=--judge-threads=2] [--checkout DIR]
+        [--label NAME] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -88,10 +92,8 @@ class _Upstream(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("content-length") or 0))
-        try:
-            model = json.loads(body).get("model", "")
-        except ValueError:
-            model = ""
+        found = re.search(rb'"model"\s*:\s*"([^"]*)"', body[:200])
+        model = found.group(1).decode() if found else ""
         answer = self.answers.get(model, self.answers["small"])
         self.send_response(200)
         self.send_header("content-type", "application/json")
@@ -105,16 +107,33 @@ class _Upstream(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def fake_upstream(big_mb: float, dense_mb: float) -> ThreadingHTTPServer:
+def serve_upstream(port: int, big_mb: float, dense_mb: float) -> None:
+    """Child process: the fake upstream on ``port`` until killed."""
     _Upstream.answers = {
         "small": _answer("Hello there."),
         "answer-big": _answer(_repeat(PROSE, int(big_mb * 1_000_000))),
         "answer-dense": _answer(_repeat(DENSE, int(dense_mb * 1_000_000))),
     }
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    server = ThreadingHTTPServer(("127.0.0.1", port), _Upstream)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    server.serve_forever()
+
+
+def fake_upstream(big_mb: float, dense_mb: float) -> tuple[multiprocessing.Process, int]:
+    port = free_port()
+    child = multiprocessing.get_context("fork").Process(
+        target=serve_upstream, args=(port, big_mb, dense_mb), daemon=True
+    )
+    child.start()
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return child, port
+        except OSError:
+            if time.monotonic() > deadline or not child.is_alive():
+                raise RuntimeError("the fake upstream did not start") from None
+            time.sleep(0.05)
 
 
 def free_port() -> int:
@@ -154,8 +173,11 @@ def bodies(spell_mib: float) -> dict[str, bytes]:
     }
 
 
-def poll_health(base: str, stop: threading.Event, out: list[tuple[float, float]]) -> None:
-    """Ask ``/healthz`` every 20 ms: (when, seconds) of each answer."""
+def poll_health(base: str, stop: Any, out: Any) -> None:
+    """Child process: ask ``/healthz`` every 20 ms until ``stop`` is set; then send the
+    (when, seconds) of each answer on ``out``. A process of its own, so that the clients'
+    threads do not delay its clock."""
+    answers: list[tuple[float, float]] = []
     with httpx.Client(timeout=120) as client:
         while not stop.is_set():
             start = time.perf_counter()
@@ -164,8 +186,9 @@ def poll_health(base: str, stop: threading.Event, out: list[tuple[float, float]]
             except httpx.HTTPError:
                 ok = False
             took = time.perf_counter() - start
-            out.append((start, took if ok else float("inf")))
+            answers.append((start, took if ok else float("inf")))
             time.sleep(0.02)
+    out.send(answers)
 
 
 def send(base: str, name: str, body: bytes, out: dict[str, tuple[int, float]]) -> None:
@@ -209,6 +232,19 @@ def main() -> None:
     parser.add_argument("--spell-mib", type=float, default=16, help="size of the request bodies")
     parser.add_argument("--big-mb", type=float, default=100, help="size of the large answer")
     parser.add_argument("--dense-mb", type=float, default=8, help="size of the dense answer")
+    parser.add_argument(
+        "--serve-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="an argument added to the guard serve command (repeatable), e.g. --judge-threads=2",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=("empty", "spellings", "big", "dense"),
+        help="run only these hostile requests (repeatable; default: all four)",
+    )
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout to serve from")
     parser.add_argument("--label", default=None, help="the row's name (default: the checkout)")
     add_quick(parser)
@@ -218,7 +254,7 @@ def main() -> None:
     checkout = args.checkout.resolve()
     label = args.label or checkout.name
 
-    upstream = fake_upstream(args.big_mb, args.dense_mb)
+    upstream, upstream_port = fake_upstream(args.big_mb, args.dense_mb)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(checkout)}
@@ -231,9 +267,10 @@ def main() -> None:
             "guard",
             "serve",
             "--upstream",
-            f"http://127.0.0.1:{upstream.server_address[1]}/v1",
+            f"http://127.0.0.1:{upstream_port}/v1",
             "--port",
             str(port),
+            *args.serve_arg,
         ],
         env=env,
         cwd=checkout,
@@ -247,18 +284,19 @@ def main() -> None:
         for _ in range(3):  # warm, then a clean request's time is the requests' floor
             send(base, "clean", payloads["big"].replace(b"answer-big", b"gpt-oss-120b"), clean)
         cpu_before = cpu_seconds(proxy.pid)
-        health: list[tuple[float, float]] = []
-        stop = threading.Event()
-        poller = threading.Thread(target=poll_health, args=(base, stop, health))
+        fork = multiprocessing.get_context("fork")
+        stop = fork.Event()
+        received, sent = fork.Pipe(duplex=False)
+        poller = fork.Process(target=poll_health, args=(base, stop, sent), daemon=True)
         poller.start()
-        time.sleep(1.0)  # answers before the load: the latency floor
-        idle = [took * 1000 for _, took in health]
+        time.sleep(1.5)  # answers before the load: the latency floor
         results: dict[str, tuple[int, float]] = {}
         start = time.perf_counter()
         senders = [
             threading.Thread(target=send, args=(base, f"{name}#{i}", body, results))
             for i in range(args.copies)
             for name, body in payloads.items()
+            if name in (args.only or payloads)
         ]
         for t in senders:
             t.start()
@@ -266,13 +304,16 @@ def main() -> None:
             t.join()
         wall = time.perf_counter() - start
         stop.set()
-        poller.join()
+        health: list[tuple[float, float]] = received.recv()
+        poller.join(10)
+        idle = [took * 1000 for when, took in health if when < start]
         cpu = cpu_seconds(proxy.pid) - cpu_before
         peak = peak_rss_mb(proxy.pid)
     finally:
         proxy.terminate()
         proxy.wait(10)
-        upstream.shutdown()
+        upstream.terminate()
+        upstream.join(10)
 
     during = [took for when, took in health if start <= when <= start + wall]
     ms = [t * 1000 for t in during]

@@ -488,7 +488,9 @@ class _Proxy:
         access.emit(resp.status_code)
         if out is data:
             return _with_headers(Response(body, status_code=resp.status_code), headers)
-        return _with_headers(JSONResponse(out, status_code=resp.status_code), headers)
+        # a large changed answer is serialised on a worker thread too
+        rendered = await self.offload.run(len(body), JSONResponse, out, resp.status_code)
+        return _with_headers(rendered, headers)
 
     def _judge(
         self,

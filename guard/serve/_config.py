@@ -43,7 +43,7 @@ DEFAULT_BODY_TIMEOUT = 60.0
 #: seconds an idle client connection is kept open between requests (uvicorn's keep-alive)
 DEFAULT_KEEP_ALIVE = 5.0
 #: worker threads that judge large bodies and events off the event loop
-DEFAULT_JUDGE_THREADS = 4
+DEFAULT_JUDGE_THREADS = 2
 #: seconds the upstream may stay silent (no byte) before the proxy gives up on it
 DEFAULT_READ_TIMEOUT = 300.0
 #: seconds one upstream exchange may take in all, from the request to the answer's last byte

@@ -26,13 +26,12 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-__all__ = ["DEFAULT_JUDGE_THREADS", "INLINE_BYTES", "Offload", "loads_yielding"]
+__all__ = ["INLINE_BYTES", "Offload", "loads_yielding"]
 
 T = TypeVar("T")
 
 #: work on fewer bytes than this runs on the event loop (a few milliseconds at worst)
 INLINE_BYTES = 16 * 1024
-DEFAULT_JUDGE_THREADS = 4
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -50,7 +49,7 @@ class Offload:
     """The proxy's worker threads: :meth:`run` runs a function on one of at most ``threads``
     threads, or inline when its input is small."""
 
-    def __init__(self, threads: int = DEFAULT_JUDGE_THREADS) -> None:
+    def __init__(self, threads: int) -> None:
         if threads < 1:
             raise ValueError(f"judge_threads must be at least 1, got {threads}")
         self.threads = threads
