@@ -13,6 +13,19 @@ from guard.errors import InputError
 
 __all__ = ["add_serve_parser", "serve_flags"]
 
+#: the routes ``--help`` names (the same lists as :mod:`guard.serve._app`'s, which a test
+#: compares; copied here so that the parser needs no serve extra)
+_GUARDED = ("/v1/chat/completions", "/v1/responses", "/v1/messages")
+_PASSED = (
+    "/v1/models",
+    "/v1/models/*",
+    "/v1/embeddings",
+    "/v1/moderations",
+    "/v1/messages/count_tokens",
+    "/v1/tokenize",
+    "/v1/detokenize",
+)
+
 #: flag destinations that are settings (the rest, like ``--check``, steer the command)
 _SETTINGS = (
     "upstream",
@@ -22,6 +35,12 @@ _SETTINGS = (
     "dialect",
     "on_leak",
     "max_body_bytes",
+    "max_response_bytes",
+    "max_connections",
+    "header_timeout",
+    "body_timeout",
+    "timeout_keep_alive",
+    "judge_threads",
     "connect_timeout",
     "read_timeout",
     "total_timeout",
@@ -66,18 +85,22 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "serve",
         help="run an OpenAI-compatible proxy that guards a provider (needs inband-guard[serve])",
         description=(
-            "Proxy /v1/chat/completions (streaming and not), /v1/responses and every other /v1"
-            " path to the upstream: request inputs are escaped, responses guarded; a forged tool"
-            " result or an aborting leak closes the upstream at once and ends the client's"
-            " stream cleanly. The dialect is chosen per request from the model name (a default"
-            " table plus the policy file's [serve.dialects]) unless --dialect forces one."
-            " Health at /healthz, Prometheus metrics at /metrics; access logs as JSON lines on"
-            " stderr. Once listening it prints one line on stdout saying where to point clients'"
-            " base_url; an address it cannot listen on (a taken port) exits 2 before anything"
-            " starts. Every setting comes from its flag, else its GUARD_* environment variable"
-            " (GUARD_UPSTREAM, GUARD_HOST, GUARD_PORT, GUARD_POLICY, GUARD_ON_LEAK, ...), else"
-            " the policy file's [serve] table; --check prints the effective settings (keys"
-            " masked) and exits."
+            "An OpenAI- and Anthropic-compatible proxy in front of --upstream. Guarded (every"
+            " request string escaped, every answer judged, streaming or not): POST "
+            + ", ".join(_GUARDED)
+            + ". Passed through unchanged (they carry no model output; * is one path segment): "
+            + ", ".join(_PASSED)
+            + ". Refused with 403: every other /v1/... path (it may carry model output), unless"
+            " the policy file sets [serve] allow_passthrough = true (then passed through"
+            " unguarded, each request logged). Answered by the proxy: /healthz, /metrics;"
+            " every other path is 404. A forged tool result or an aborting leak closes the"
+            " upstream at once and ends the client's stream cleanly. Once listening it prints one"
+            " line on stdout saying where to point clients' base_url; an address it cannot listen"
+            " on (a taken port) exits 2 before anything starts. Every setting comes from its flag,"
+            " else its GUARD_* environment variable (GUARD_UPSTREAM, GUARD_PORT,"
+            " GUARD_MAX_RESPONSE_BYTES, ...), else the policy file's [serve] table; --check"
+            " prints the effective settings (keys and the upstream's password masked) and"
+            " exits."
         ),
     )
     p.add_argument(
@@ -111,6 +134,45 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         type=int,
         metavar="N",
         help="reject request bodies over N bytes with 413 (default: 16 MiB)",
+    )
+    p.add_argument(
+        "--max-response-bytes",
+        type=int,
+        metavar="N",
+        help="read at most N bytes of a complete (not streamed) upstream answer; a longer one"
+        " is a 502 (default: 16 MiB; GUARD_MAX_RESPONSE_BYTES)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        metavar="N",
+        help="client connections open at once; one more is answered 503 and closed (default:"
+        " 512, lowered to fit the open file limit)",
+    )
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        metavar="S",
+        help="seconds a client has to send a request's headers; then 408 and closed (default: 10)",
+    )
+    p.add_argument(
+        "--body-timeout",
+        type=float,
+        metavar="S",
+        help="seconds a client has to send a request's body; then 408 and closed (default: 60)",
+    )
+    p.add_argument(
+        "--timeout-keep-alive",
+        type=float,
+        metavar="S",
+        help="seconds an idle client connection is kept open between requests (default: 5)",
+    )
+    p.add_argument(
+        "--judge-threads",
+        type=int,
+        metavar="N",
+        help="worker threads that escape and judge large bodies and events off the event loop"
+        " (default: 2)",
     )
     p.add_argument(
         "--connect-timeout",

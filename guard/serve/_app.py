@@ -4,7 +4,6 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 from __future__ import annotations
 
 import copy
-import fnmatch
 import json
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
@@ -36,14 +35,17 @@ from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._errors import ErrorBoundary, error_response, http_exception
 from guard.serve._front import AUTHENTICATED_WITH, Front
 from guard.serve._logging import AccessRecord, log
-from guard.serve._mask import url_origin
 from guard.serve._metrics import Metrics, Observe
 from guard.serve._models import UnknownModels
+from guard.serve._offload import Offload, loads_yielding
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
+from guard.serve._secrets import url_origin
 from guard.serve._upstream import (
     Disconnected,
     PathError,
+    ResponseTooLarge,
     Upstream,
+    read_capped,
     response_headers,
     unless_disconnected,
     upstream_message,
@@ -74,8 +76,9 @@ _ENDPOINTS = {
     "messages": _Endpoint(guard_message, MessagesRelay),
 }
 
-#: ``/v1/...`` paths (after ``/v1/``, globs) that carry no model output: passed through as they
-#: are. Every other unguarded path is refused unless ``allow_passthrough`` is set.
+#: ``/v1/...`` paths (after ``/v1/``) that carry no model output: passed through as they are.
+#: ``*`` stands for exactly one path segment (``models/*`` is ``models/gpt-4o``, never
+#: ``models/a/b``). Every other unguarded path is refused unless ``allow_passthrough`` is set.
 _NO_MODEL_OUTPUT = (
     "models",
     "models/*",
@@ -87,9 +90,21 @@ _NO_MODEL_OUTPUT = (
 )
 
 
+def _matches(segments: list[str], pattern: str) -> bool:
+    wanted = pattern.split("/")
+    return len(segments) == len(wanted) and all(
+        s == w or (w == "*" and s != "") for s, w in zip(segments, wanted, strict=True)
+    )
+
+
 def _carries_no_model_output(path: str) -> bool:
-    rest = path[len("/v1/") :]
-    return any(fnmatch.fnmatchcase(rest, pattern) for pattern in _NO_MODEL_OUTPUT)
+    segments = path[len("/v1/") :].split("/")
+    return any(_matches(segments, pattern) for pattern in _NO_MODEL_OUTPUT)
+
+
+#: the routes ``guard serve --help`` and the docs describe (kept beside the routes they name)
+GUARDED_ROUTES = ("/v1/chat/completions", "/v1/responses", "/v1/messages")
+PASSED_THROUGH = tuple(f"/v1/{p}" for p in _NO_MODEL_OUTPUT)
 
 
 _error = error_response
@@ -166,25 +181,41 @@ class _Proxy:
         self.config = config
         self.upstream = Upstream(config, transport)
         self.unknown_models = UnknownModels(config.dialects)
+        #: worker threads for large requests, answers and events
+        self.offload = Offload(config.judge_threads)
 
     # --- helpers ------------------------------------------------------------------------------
 
     async def _read(self, request: Request, access: AccessRecord) -> bytes | Response:
-        """The request body, or the proxy's answer when it is over the limit (413) or the
-        client went away."""
+        """The request body, or the proxy's answer when it is over the limit (413), does not
+        arrive within ``body_timeout`` (408, the connection closed) or the client went
+        away."""
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length", "")
         too_large = declared.isdigit() and int(declared) > limit
         body = bytearray()
+        seconds = self.config.body_timeout
         try:
-            if not too_large:
-                async for piece in request.stream():
-                    body += piece
-                    if len(body) > limit:
-                        too_large = True
-                        break
+            with anyio.move_on_after(seconds) as late:
+                if not too_large:
+                    async for piece in request.stream():
+                        body += piece
+                        if len(body) > limit:
+                            too_large = True
+                            break
         except ClientDisconnect:
             return self._gone(access)
+        if late.cancelled_caught:
+            access.fields["error"] = "request_timeout"
+            access.emit(408)
+            late_error = _error(
+                408,
+                f"the request body did not arrive within {seconds:g} s",
+                "invalid_request_error",
+                "request_timeout",
+            )
+            late_error.headers["connection"] = "close"  # the rest of the body is never read
+            return late_error
         if too_large:
             access.emit(413)
             return _error(
@@ -344,7 +375,8 @@ class _Proxy:
         if isinstance(raw, Response):
             return raw
         try:
-            sent = prepare_request(raw, self._spellings, max_depth=MAX_DEPTH)
+            # a large body is escaped on a worker thread, with the tools it offers read there
+            sent, tools = await self.offload.run(len(raw), self._prepare, raw)
         except RequestRefused as exc:
             access.fields["error"] = exc.code
             access.emit(400)
@@ -359,8 +391,6 @@ class _Proxy:
             access.fields["escaped"] = True
         raw = sent.raw
         deadline = Deadline(self.config.total_timeout)
-        # the tools the model is offered are the context of the response's judge
-        tools = request_tools(escaped)
         resp = await self._forward(request, raw, access, deadline, guarded=True)
         if isinstance(resp, Response):
             return resp
@@ -370,21 +400,50 @@ class _Proxy:
         if content_type.startswith("text/event-stream"):
             return _with_headers(
                 _ClosingStreamingResponse(
-                    endpoint.relay(resp, dialect, self.config, access, deadline, tools).body(),
+                    self._relay(endpoint, resp, dialect, access, deadline, tools).body(),
                     status_code=resp.status_code,
                 ),
                 response_headers(resp, keep_encoding=False),
             )
         return await self._complete(request, resp, kind, dialect, access, deadline, tools)
 
+    def _relay(
+        self,
+        endpoint: _Endpoint,
+        resp: httpx.Response,
+        dialect: str,
+        access: AccessRecord,
+        deadline: Deadline,
+        tools: frozenset[str] | None,
+    ) -> Relay:
+        if endpoint.relay is ChatRelay:
+            return ChatRelay(resp, dialect, self.config, access, deadline, tools, self.offload)
+        return endpoint.relay(resp, dialect, self.config, access, deadline, tools)
+
+    def _prepare(self, raw: bytes) -> tuple[Any, frozenset[str] | None]:
+        """The request to send, and the tools it offers the model (the context of the
+        answer's judge)."""
+        sent = prepare_request(raw, self._spellings, max_depth=MAX_DEPTH)
+        return sent, request_tools(sent.body)
+
     async def _upstream_error(
         self, resp: httpx.Response, access: AccessRecord, deadline: Deadline
     ) -> Response:
         try:
-            body = await deadline.run(resp.aread)
-        except (httpx.HTTPError, DeadlineExceeded) as exc:
+            body = await deadline.run(lambda: read_capped(resp, self.config.max_response_bytes))
+        except (httpx.HTTPError, DeadlineExceeded, ResponseTooLarge) as exc:
             body = b""
             access.fields["error"] = type(exc).__name__
+            if resp.status_code < 500:  # never relayed cut short
+                access.emit(502)
+                return _error(
+                    502,
+                    f"upstream returned HTTP {resp.status_code} and its body could not be read"
+                    f" whole: {exc if isinstance(exc, ResponseTooLarge) else type(exc).__name__}",
+                    "upstream_error",
+                    "upstream_status",
+                    upstream_status=resp.status_code,
+                )
         finally:
             with anyio.CancelScope(shield=True):
                 await resp.aclose()
@@ -411,17 +470,26 @@ class _Proxy:
         deadline: Deadline,
         tools: frozenset[str] | None = None,
     ) -> Response:
+        limit = self.config.max_response_bytes
         try:
-            body = await deadline.run(lambda: unless_disconnected(request, resp.aread))
+            body = await deadline.run(
+                lambda: unless_disconnected(request, lambda: read_capped(resp, limit))
+            )
         except Disconnected:
             return self._gone(access)
+        except ResponseTooLarge as exc:
+            access.fields["error"] = "response_too_large"
+            access.emit(502)
+            return _error(502, str(exc), "upstream_error", "response_too_large")
         except (httpx.HTTPError, DeadlineExceeded) as exc:
             return self._unreachable(access, exc)
         finally:
             with anyio.CancelScope(shield=True):
                 await resp.aclose()
-        judged = self._judge(body, kind, dialect, access, tools)
+        # a large answer is judged on a worker thread
+        judged = await self.offload.run(len(body), self._judge, body, kind, dialect, access, tools)
         if isinstance(judged, Response):
+            access.emit(judged.status_code)
             return judged
         out, data, action = judged
         headers = response_headers(resp, keep_encoding=False)
@@ -430,7 +498,9 @@ class _Proxy:
         access.emit(resp.status_code)
         if out is data:
             return _with_headers(Response(body, status_code=resp.status_code), headers)
-        return _with_headers(JSONResponse(out, status_code=resp.status_code), headers)
+        # a large changed answer is serialised on a worker thread too
+        rendered = await self.offload.run(len(body), JSONResponse, out, resp.status_code)
+        return _with_headers(rendered, headers)
 
     def _judge(
         self,
@@ -441,16 +511,17 @@ class _Proxy:
         tools: frozenset[str] | None = None,
     ) -> tuple[Any, dict[str, Any], str | None] | Response:
         """(the guarded body, the parsed one, its ``x-guard-action``), or 502 for a body the
-        proxy cannot read: not a JSON object, nested too deep, or one the judge fails on."""
+        proxy cannot read: not a JSON object, nested too deep, or one whose shape the judge
+        cannot read (deny by default: never relayed unjudged). Runs on a worker thread for a
+        large body: it notes the access fields, the caller emits the record."""
         try:
-            data = json.loads(body)
+            data = loads_yielding(body)
             if isinstance(data, dict):
                 check_depth(data, "upstream body")
         except (ValueError, RecursionError) as exc:
             data = exc
         if not isinstance(data, dict):
             access.fields["error"] = type(data).__name__
-            access.emit(502)
             detail = (
                 "nested too deep"
                 if isinstance(data, NestingError | RecursionError)
@@ -459,19 +530,42 @@ class _Proxy:
             return _error(
                 502, f"upstream sent a body that is {detail}", "upstream_error", "bad_body"
             )
-        out, result = _ENDPOINTS[kind].judge(
-            data,
-            dialect=dialect,
-            policy=self.config.policy,
-            on_leak=self.config.on_leak,
-            abort="filter",
-            tools=tools,
-        )
-        # deny by default: every other string the model wrote is judged too
-        mine = copy.deepcopy(out) if out is data else out
-        extra = judge_other_strings(
-            mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
-        )
+        unreadable = _unreadable_shape(kind, data)
+        if unreadable:
+            access.fields["error"] = "unreadable_shape"
+            log.warning("guard.serve.unreadable_answer", kind=kind, error=unreadable)
+            return _error(
+                502,
+                f"upstream sent a {kind} answer whose shape guard cannot read ({unreadable});"
+                " it is not relayed unjudged",
+                "upstream_error",
+                "bad_body",
+            )
+        try:
+            out, result = _ENDPOINTS[kind].judge(
+                data,
+                dialect=dialect,
+                policy=self.config.policy,
+                on_leak=self.config.on_leak,
+                abort="filter",
+                tools=tools,
+            )
+            # deny by default: every other string the model wrote is judged too
+            mine = copy.deepcopy(out) if out is data else out
+            extra = judge_other_strings(
+                mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
+            )
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
+            # a shape the judge cannot read (``choices`` a number, a message a list, ...)
+            access.fields["error"] = type(exc).__name__
+            log.warning("guard.serve.unreadable_answer", kind=kind, error=type(exc).__name__)
+            return _error(
+                502,
+                f"upstream sent a {kind} answer whose shape guard cannot read"
+                f" ({type(exc).__name__}); it is not relayed unjudged",
+                "upstream_error",
+                "bad_body",
+            )
         if extra.cut or mine is out:
             out = mine
         access.fields.update(
@@ -483,6 +577,36 @@ class _Proxy:
         )
         access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
         return out, data, guard_action(result, extra, self.config.on_leak)
+
+
+#: per API: the list of a complete answer that holds what the model wrote, and the key of the
+#: object in each of its items that holds the text (which must be an object or a list of objects)
+_ANSWER_SHAPES = {
+    "chat": ("choices", "message", dict),
+    "responses": ("output", "content", list),
+    "messages": ("content", None, None),
+}
+
+
+def _unreadable_shape(kind: str, data: dict[str, Any]) -> str:
+    """Why the judge cannot read a complete answer's shape ("" when it can): the list of
+    choices, output items or content blocks missing or not a list of objects, or a choice's
+    message / an output item's content of another type."""
+    top, inner, inner_type = _ANSWER_SHAPES[kind]
+    items = data.get(top)
+    if not isinstance(items, list):
+        return f"{top} is {type(items).__name__ if top in data else 'missing'}, not a list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"{top}[{i}] is {type(item).__name__}, not an object"
+        if inner is None or inner_type is None or item.get(inner) is None:
+            continue
+        value = item[inner]
+        if not isinstance(value, inner_type):
+            return f"{top}[{i}].{inner} is {type(value).__name__}"
+        if inner_type is list and not all(isinstance(part, dict) for part in value):
+            return f"{top}[{i}].{inner} holds an item that is not an object"
+    return ""
 
 
 def create_app(

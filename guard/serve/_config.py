@@ -3,18 +3,25 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
 from guard.errors import ConfigError, PolicyError
 from guard.gate import DEFAULT_POLICY, Policy, check_policy
+from guard.serve._secrets import mask_url
 from guard.stream import OnLeak, check_on_leak
 
 __all__ = [
+    "DEFAULT_BODY_TIMEOUT",
     "DEFAULT_DIALECTS",
+    "DEFAULT_HEADER_TIMEOUT",
+    "DEFAULT_JUDGE_THREADS",
+    "DEFAULT_KEEP_ALIVE",
     "DEFAULT_MAX_BODY_BYTES",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_MAX_RESPONSE_BYTES",
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_TOTAL_TIMEOUT",
     "ServeConfig",
@@ -25,6 +32,18 @@ __all__ = [
 DEFAULT_DIALECTS = MODEL_DIALECTS
 
 DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
+#: bytes of a complete (not streamed) upstream answer the proxy reads; past them, 502
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+#: client connections open at once; one more is answered 503 and closed
+DEFAULT_MAX_CONNECTIONS = 512
+#: seconds a client has to send a request's headers (from its connection or first byte)
+DEFAULT_HEADER_TIMEOUT = 10.0
+#: seconds a client has to send a request's body, once its headers are in
+DEFAULT_BODY_TIMEOUT = 60.0
+#: seconds an idle client connection is kept open between requests (uvicorn's keep-alive)
+DEFAULT_KEEP_ALIVE = 5.0
+#: worker threads that judge large bodies and events off the event loop
+DEFAULT_JUDGE_THREADS = 2
 #: seconds the upstream may stay silent (no byte) before the proxy gives up on it
 DEFAULT_READ_TIMEOUT = 300.0
 #: seconds one upstream exchange may take in all, from the request to the answer's last byte
@@ -37,6 +56,12 @@ _SERVE_KEYS = (
     "dialects",
     "on_leak",
     "max_body_bytes",
+    "max_response_bytes",
+    "max_connections",
+    "header_timeout",
+    "body_timeout",
+    "timeout_keep_alive",
+    "judge_threads",
     "read_timeout",
     "total_timeout",
     "allow_passthrough",
@@ -60,7 +85,14 @@ class ServeConfig:
 
     ``read_timeout`` (the idle deadline) bounds each wait for the upstream's next byte,
     ``total_timeout`` a whole exchange (both answered with 504, or an error event once a
-    stream has started).
+    stream has started). ``max_response_bytes`` caps a complete (not streamed) upstream answer
+    (502 past it).
+
+    Client bounds (applied by :func:`guard.serve.run`'s server): ``header_timeout`` seconds to
+    send a request's headers and ``body_timeout`` its body (408 past either),
+    ``timeout_keep_alive`` seconds an idle connection is kept, ``max_connections`` open at once
+    (503 past it). ``judge_threads``: worker threads that judge large bodies and events off the
+    event loop (:mod:`guard.serve._offload`).
     ``api_keys``: when any is set, clients must present one (``Authorization: Bearer`` or
     ``X-Api-Key``) and the key is not forwarded; ``upstream_api_key``: the upstream's key, sent
     in place of the client's credential (otherwise the client's ``Authorization`` /
@@ -76,6 +108,12 @@ class ServeConfig:
     dialects: Mapping[str, str] = field(default_factory=dict)
     on_leak: OnLeak = "truncate"
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    timeout_keep_alive: float = DEFAULT_KEEP_ALIVE
+    judge_threads: int = DEFAULT_JUDGE_THREADS
     connect_timeout: float = 10.0
     read_timeout: float = DEFAULT_READ_TIMEOUT
     total_timeout: float = DEFAULT_TOTAL_TIMEOUT
@@ -88,14 +126,25 @@ class ServeConfig:
 
     def __post_init__(self) -> None:
         if not self.upstream.startswith(("http://", "https://")):
-            raise ConfigError(f"upstream must be an http:// or https:// URL, got {self.upstream!r}")
+            raise ConfigError(
+                f"upstream must be an http:// or https:// URL, got {mask_url(self.upstream)!r}"
+            )
         try:
             check_on_leak(self.on_leak)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        if self.max_body_bytes < 1:
-            raise ConfigError(f"max_body_bytes must be positive, got {self.max_body_bytes}")
-        for setting in ("connect_timeout", "read_timeout", "total_timeout"):
+        for setting in ("max_body_bytes", "max_response_bytes", "max_connections", "judge_threads"):
+            count = getattr(self, setting)
+            if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+                raise ConfigError(f"{setting} must be a positive whole number, got {count!r}")
+        for setting in (
+            "connect_timeout",
+            "read_timeout",
+            "total_timeout",
+            "header_timeout",
+            "body_timeout",
+            "timeout_keep_alive",
+        ):
             seconds = getattr(self, setting)
             if not seconds > 0:
                 raise ConfigError(f"{setting} must be a positive number of seconds, got {seconds}")
@@ -142,6 +191,14 @@ class ServeConfig:
             "upstream_api_key": upstream_api_key or None,
         }
         return ServeSettings.load(flags, environ if environ is not None else {}).config()
+
+    def __repr__(self) -> str:
+        def shown(name: str) -> str:
+            value = getattr(self, name)
+            return repr(mask_url(value) if name == "upstream" else value)
+
+        listed = ", ".join(f"{f.name}={shown(f.name)}" for f in fields(self) if f.repr)
+        return f"ServeConfig({listed})"
 
     def dialect_for(self, model: str | None) -> str:
         """The dialect of a request for ``model``: the forced one, else the table's."""

@@ -14,7 +14,7 @@ import socket
 
 from guard.errors import ConfigError
 from guard.serve._config import ServeConfig
-from guard.serve._mask import mask_url
+from guard.serve._secrets import mask_url
 
 __all__ = ["BACKLOG", "base_url", "listen", "start_line"]
 

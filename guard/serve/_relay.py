@@ -30,6 +30,7 @@ from guard.integrations.openai.protocol import AsyncGuardedResponseStream, guard
 from guard.serve._config import ServeConfig
 from guard.serve._deadlines import Deadline, DeadlineExceeded
 from guard.serve._logging import AccessRecord, log
+from guard.serve._offload import INLINE_BYTES, Offload
 from guard.serve._shape import ChunkShape
 from guard.serve._sse import SSEDecoder, SSEEvent, SSELimitError, encode
 from guard.stream import AsyncGuardedStream, guard_stream
@@ -318,9 +319,12 @@ class ChatRelay(Relay):
         access: AccessRecord,
         deadline: Deadline,
         tools: frozenset[str] | None = None,
+        offload: Offload | None = None,
     ) -> None:
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
+        #: judges an event of :data:`INLINE_BYTES` or more on a worker thread
+        self.offload = offload
         super().__init__(resp, dialect, config, access, deadline, tools)
 
     def _guard(
@@ -360,13 +364,15 @@ class ChatRelay(Relay):
         read = upstream.deadline.next
         pieces = upstream.pieces
         decoder = upstream.decoder
-        fits = decoder.max_event_bytes + 2  # a read the decoder's fast path takes whole
+        # a read the decoder's fast path takes whole, and small enough to judge on the loop
+        fits = min(decoder.max_event_bytes + 2, INLINE_BYTES - 1)
         push = guarded.push
         parse = upstream.parse
         see = self._see
         raws = self.raws
         shape: ChunkShape | None = None
         shapes = _MAX_SHAPES  # how many more shapes may be taken
+        offload = self.offload
         idle = decoder.fast_path and decoder.idle
         outcome = "disconnected"
         try:
@@ -415,7 +421,11 @@ class ChatRelay(Relay):
                                 break
                             if item is None:
                                 break  # [DONE]
-                            delivered = push(item)
+                            size = len(event.data)
+                            if offload is None or size < INLINE_BYTES:
+                                delivered = push(item)
+                            else:  # a large event is judged off the event loop
+                                delivered = await offload.run(size, push, item)
                         else:
                             item, delivered = pushed
                         if len(delivered) == 1 and delivered[0] is item:

@@ -15,7 +15,6 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
-from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic.fields import FieldInfo
@@ -30,12 +29,19 @@ from pydantic_settings import (
 from guard.errors import ConfigError, PolicyError
 from guard.gate import DEFAULT_POLICY
 from guard.serve._config import (
+    DEFAULT_BODY_TIMEOUT,
+    DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_JUDGE_THREADS,
+    DEFAULT_KEEP_ALIVE,
     DEFAULT_MAX_BODY_BYTES,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_READ_TIMEOUT,
     DEFAULT_TOTAL_TIMEOUT,
     ServeConfig,
     load_policy_file,
 )
+from guard.serve._secrets import mask_url
 from guard.stream import OnLeak
 
 __all__ = ["SECRET_SETTINGS", "ServeSettings"]
@@ -98,6 +104,12 @@ class ServeSettings(BaseSettings):
     dialects: dict[str, str] = Field(default_factory=dict)
     on_leak: OnLeak = "truncate"
     max_body_bytes: int = Field(default=DEFAULT_MAX_BODY_BYTES, ge=1)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, ge=1)
+    max_connections: int = Field(default=DEFAULT_MAX_CONNECTIONS, ge=1)
+    header_timeout: float = Field(default=DEFAULT_HEADER_TIMEOUT, gt=0)
+    body_timeout: float = Field(default=DEFAULT_BODY_TIMEOUT, gt=0)
+    timeout_keep_alive: float = Field(default=DEFAULT_KEEP_ALIVE, gt=0)
+    judge_threads: int = Field(default=DEFAULT_JUDGE_THREADS, ge=1)
     connect_timeout: float = Field(default=10.0, gt=0)
     read_timeout: float = Field(default=DEFAULT_READ_TIMEOUT, gt=0)
     total_timeout: float = Field(default=DEFAULT_TOTAL_TIMEOUT, gt=0)
@@ -187,6 +199,12 @@ class ServeSettings(BaseSettings):
             dialects=dict(self.dialects),
             on_leak=self.on_leak,
             max_body_bytes=self.max_body_bytes,
+            max_response_bytes=self.max_response_bytes,
+            max_connections=self.max_connections,
+            header_timeout=self.header_timeout,
+            body_timeout=self.body_timeout,
+            timeout_keep_alive=self.timeout_keep_alive,
+            judge_threads=self.judge_threads,
             connect_timeout=self.connect_timeout,
             read_timeout=self.read_timeout,
             total_timeout=self.total_timeout,
@@ -205,7 +223,7 @@ class ServeSettings(BaseSettings):
         client key and the upstream's key as ``**********``, a password in the upstream URL
         as well."""
         data = self.model_dump(mode="json")
-        data["upstream"] = _mask_userinfo(self.upstream)
+        data["upstream"] = mask_url(self.upstream)
         return data
 
     def dump(self) -> str:
@@ -213,23 +231,13 @@ class ServeSettings(BaseSettings):
         return json.dumps(self.public(), indent=2, sort_keys=True)
 
 
-def _mask_userinfo(url: str | None) -> str | None:
-    if not url:
-        return url
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:**********@{host}"))
-
-
 def _describe(exc: ValidationError) -> str:
     problems = []
     for error in exc.errors():
         where = ".".join(str(p) for p in error["loc"]) or "settings"
         given = error.get("input")
+        if where == "upstream" and isinstance(given, str):
+            given = mask_url(given)
         shown = "" if where in SECRET_SETTINGS or isinstance(given, dict) else f", got {given!r}"
         problems.append(f"{where}: {error['msg'].lower()}{shown}")
     return "serve settings: " + "; ".join(problems)

@@ -16,11 +16,14 @@ from guard.serve import _headers
 from guard.serve._config import ServeConfig
 from guard.serve._logging import log
 from guard.serve._paths import PathError, quote_path, under_base
+from guard.serve._secrets import mask_url
 
 __all__ = [
     "Disconnected",
     "PathError",
+    "ResponseTooLarge",
     "Upstream",
+    "read_capped",
     "response_headers",
     "unless_disconnected",
     "upstream_message",
@@ -31,6 +34,32 @@ T = TypeVar("T")
 
 class Disconnected(Exception):
     """The client went away before the proxy could answer."""
+
+
+class ResponseTooLarge(Exception):
+    """A complete upstream answer longer than the proxy reads (``max_response_bytes``)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the upstream's answer is longer than the proxy reads ({limit} bytes,"
+            " max_response_bytes)"
+        )
+        self.limit = limit
+
+
+async def read_capped(resp: httpx.Response, limit: int) -> bytes:
+    """The upstream answer's (decoded) body, read piece by piece; :class:`ResponseTooLarge`
+    as soon as it passes ``limit`` bytes (or declares more), so a large answer costs no more
+    than ``limit`` bytes of memory."""
+    declared = resp.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit and "content-encoding" not in resp.headers:
+        raise ResponseTooLarge(limit)
+    body = bytearray()
+    async for piece in resp.aiter_bytes():
+        body += piece
+        if len(body) > limit:
+            raise ResponseTooLarge(limit)
+    return bytes(body)
 
 
 def response_headers(resp: httpx.Response, *, keep_encoding: bool) -> list[tuple[str, str]]:
@@ -84,7 +113,11 @@ class Upstream:
 
     def __init__(self, config: ServeConfig, transport: httpx.AsyncBaseTransport | None) -> None:
         self.config = config
-        self.base = config.upstream.rstrip("/")
+        # a user name and password in the URL become the client's basic auth: the URL the
+        # client sends to (and httpx logs, spans and errors show) holds no secret
+        url = httpx.URL(config.upstream.rstrip("/"))
+        self.auth = httpx.BasicAuth(url.username, url.password) if url.userinfo else None
+        self.base = str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
         self.base_path = httpx.URL(self.base).raw_path.split(b"?")[0]
         self.transport = transport
         self.client: httpx.AsyncClient | None = None
@@ -105,13 +138,18 @@ class Upstream:
             limits=limits,
             transport=self.transport,
             trust_env=self.config.trust_env,
+            auth=self.auth,
         ) as client:
             if instrument:
                 from guard.serve._tracing import instrument_client
 
                 instrument_client(client)
             self.client = client
-            log.info("guard.serve.start", upstream=self.base, on_leak=self.config.on_leak)
+            log.info(
+                "guard.serve.start",
+                upstream=mask_url(self.config.upstream),
+                on_leak=self.config.on_leak,
+            )
             try:
                 yield
             finally:

@@ -37,9 +37,9 @@ from guard.cli import main
 from guard.errors import ConfigError
 from guard.serve import ServeConfig, create_app
 from guard.serve._listen import base_url, listen, start_line
-from guard.serve._mask import mask_url, url_origin
 from guard.serve._models import UnknownModels
 from guard.serve._outcome import OUTCOMES, outcome_of
+from guard.serve._secrets import mask_url, url_origin
 
 USER = [{"role": "user", "content": "weather?"}]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
