@@ -3,11 +3,8 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
-import copy
-import fnmatch
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import anyio
@@ -19,16 +16,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
-from guard._depth import MAX_DEPTH, check_depth
+from guard._depth import MAX_DEPTH
 from guard.dialects import ALL, DIALECTS, Dialect
-from guard.errors import NestingError
-from guard.integrations.anthropic.protocol import guard_message
-from guard.integrations.openai.protocol import (
-    GuardResult,
-    guard_chat_completion,
-    guard_response,
-    request_tools,
-)
+from guard.integrations.openai.protocol import request_tools
 from guard.serve._auth import ClientAuth
 from guard.serve._config import ServeConfig
 from guard.serve._deadlines import Deadline, DeadlineExceeded
@@ -46,9 +36,10 @@ from guard.serve._upstream import (
     upstream_message,
 )
 from guard.wire import (
+    BadAnswer,
     RequestRefused,
-    guard_action,
-    judge_other_strings,
+    carries_no_model_output,
+    judge_answer,
     prepare_request,
     request_dialect,
 )
@@ -56,37 +47,20 @@ from guard.wire import (
 __all__ = ["create_app"]
 
 
-@dataclass(frozen=True)
-class _Endpoint:
-    """How one guarded endpoint answers (its request is read by :mod:`guard.wire`): the judge
-    of a complete response and the relay of a stream."""
-
-    judge: Callable[..., tuple[Any, GuardResult]]
-    relay: type[Relay]
-
-
-_ENDPOINTS = {
-    "chat": _Endpoint(guard_chat_completion, ChatRelay),
-    "responses": _Endpoint(guard_response, ResponsesRelay),
-    "messages": _Endpoint(guard_message, MessagesRelay),
+#: the relay of each guarded route's streams (its request and complete answers are read by
+#: :mod:`guard.wire`)
+_RELAYS: dict[str, type[Relay]] = {
+    "chat": ChatRelay,
+    "responses": ResponsesRelay,
+    "messages": MessagesRelay,
 }
-
-#: ``/v1/...`` paths (after ``/v1/``, globs) that carry no model output: passed through as they
-#: are. Every other unguarded path is refused unless ``allow_passthrough`` is set.
-_NO_MODEL_OUTPUT = (
-    "models",
-    "models/*",
-    "embeddings",
-    "moderations",
-    "messages/count_tokens",
-    "tokenize",
-    "detokenize",
-)
 
 
 def _carries_no_model_output(path: str) -> bool:
-    rest = path[len("/v1/") :]
-    return any(fnmatch.fnmatchcase(rest, pattern) for pattern in _NO_MODEL_OUTPUT)
+    """``/v1/...`` paths that carry no model output (:data:`guard.wire.NO_MODEL_OUTPUT`) are
+    passed through as they are; every other unguarded path is refused unless
+    ``allow_passthrough`` is set."""
+    return carries_no_model_output(path[len("/v1/") :])
 
 
 _error = error_response
@@ -328,7 +302,6 @@ class _Proxy:
         return response
 
     async def _guarded_route(self, request: Request, kind: str) -> Response:
-        endpoint = _ENDPOINTS[kind]
         access = AccessRecord(request.method, request.url.path)
         raw = await self._read(request, access)
         if isinstance(raw, Response):
@@ -360,7 +333,7 @@ class _Proxy:
         if content_type.startswith("text/event-stream"):
             return _with_headers(
                 _ClosingStreamingResponse(
-                    endpoint.relay(resp, dialect, self.config, access, deadline, tools).body(),
+                    _RELAYS[kind](resp, dialect, self.config, access, deadline, tools).body(),
                     status_code=resp.status_code,
                 ),
                 response_headers(resp, keep_encoding=False),
@@ -431,48 +404,24 @@ class _Proxy:
         tools: frozenset[str] | None = None,
     ) -> tuple[Any, dict[str, Any], str | None] | Response:
         """(the guarded body, the parsed one, its ``x-guard-action``), or 502 for a body the
-        proxy cannot read: not a JSON object, nested too deep, or one the judge fails on."""
+        proxy cannot read: not a JSON object or nested too deep."""
+        config = self.config
         try:
-            data = json.loads(body)
-            if isinstance(data, dict):
-                check_depth(data, "upstream body")
-        except (ValueError, RecursionError) as exc:
-            data = exc
-        if not isinstance(data, dict):
-            access.fields["error"] = type(data).__name__
+            judged = judge_answer(body, kind, dialect, config.policy, config.on_leak, tools)
+        except BadAnswer as exc:
+            access.fields["error"] = exc.cause
             access.emit(502)
-            detail = (
-                "nested too deep"
-                if isinstance(data, NestingError | RecursionError)
-                else ("not a JSON object")
-            )
-            return _error(
-                502, f"upstream sent a body that is {detail}", "upstream_error", "bad_body"
-            )
-        out, result = _ENDPOINTS[kind].judge(
-            data,
-            dialect=dialect,
-            policy=self.config.policy,
-            on_leak=self.config.on_leak,
-            abort="filter",
-            tools=tools,
-        )
-        # deny by default: every other string the model wrote is judged too
-        mine = copy.deepcopy(out) if out is data else out
-        extra = judge_other_strings(
-            mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
-        )
-        if extra.cut or mine is out:
-            out = mine
+            return _error(502, f"upstream sent a body that is {exc}", "upstream_error", "bad_body")
+        result, extra = judged.result, judged.extra
         access.fields.update(
-            leak=result.leak or bool(extra.verdicts),
+            leak=judged.leak,
             forged=result.forged,
             cut=result.changed or bool(extra.cut),
             aborted=result.aborted,
             chars_dropped=result.chars_dropped,
         )
-        access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
-        return out, data, guard_action(result, extra, self.config.on_leak)
+        access.verdicts = judged.verdicts
+        return judged.out, judged.data, judged.action
 
 
 def create_app(

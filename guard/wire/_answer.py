@@ -12,18 +12,38 @@ choice whose text was cut are cut with it.
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from guard._depth import check_depth
 from guard._detect import detect
 from guard.dialects import Dialect
+from guard.errors import NestingError
 from guard.gate import Policy
-from guard.integrations.anthropic.protocol import message_parts
-from guard.integrations.openai.protocol import GuardResult, Part, chat_parts, response_parts
+from guard.integrations.anthropic.protocol import guard_message, message_parts
+from guard.integrations.openai.protocol import (
+    AbortMode,
+    GuardResult,
+    Part,
+    chat_parts,
+    guard_chat_completion,
+    guard_response,
+    response_parts,
+)
 from guard.models import Surface, Verdict
 
-__all__ = ["EXEMPT_KEYS", "ExtraResult", "guard_action", "judge_other_strings"]
+__all__ = [
+    "EXEMPT_KEYS",
+    "BadAnswer",
+    "ExtraResult",
+    "JudgedAnswer",
+    "guard_action",
+    "judge_answer",
+    "judge_other_strings",
+]
 
 #: fields whose strings are identifiers, enums or opaque data, never judged as model text
 EXEMPT_KEYS = frozenset(
@@ -161,3 +181,78 @@ def guard_action(result: GuardResult, extra: ExtraResult, on_leak: str) -> str |
     if result.leak or extra.verdicts:
         return "reported" if on_leak == "report" else "truncated"
     return None
+
+
+_JUDGES: dict[str, Callable[..., tuple[Any, GuardResult]]] = {
+    "chat": guard_chat_completion,
+    "responses": guard_response,
+    "messages": guard_message,
+}
+
+
+class BadAnswer(ValueError):
+    """A complete answer the judge cannot read: not a JSON object, or nested too deep.
+    ``cause`` names what was found (an error type, or the type of a JSON value)."""
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+@dataclass
+class JudgedAnswer:
+    """A complete answer judged: ``out`` the answer to give (``data`` itself when nothing
+    changed), ``data`` the parsed one, what the protocol judge (``result``) and the judge of
+    the other strings (``extra``) found, and the ``x-guard-action`` (None: nothing to say)."""
+
+    out: Any
+    data: dict[str, Any]
+    result: GuardResult
+    extra: ExtraResult
+    action: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.out is not self.data
+
+    @property
+    def leak(self) -> bool:
+        return self.result.leak or bool(self.extra.verdicts)
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """The leaking verdicts, the protocol judge's then the others'."""
+        return [v for v in self.result.verdicts if v.leak] + self.extra.verdicts
+
+
+def judge_answer(
+    body: bytes,
+    kind: str,
+    dialect: str | Dialect,
+    policy: Policy | None,
+    on_leak: str,
+    tools: frozenset[str] | None = None,
+    abort: AbortMode = "filter",
+) -> JudgedAnswer:
+    """Judge the complete answer ``body`` of a route of ``kind`` (``chat``, ``responses``,
+    ``messages``): the protocol judge, then every other string the model wrote (deny by
+    default). Raises :class:`BadAnswer` for a body that is not a JSON object or nests too
+    deep, and :class:`guard.LeakAborted` for an aborting leak with ``abort="raise"``."""
+    try:
+        data = json.loads(body)
+        if isinstance(data, dict):
+            check_depth(data, "upstream body")
+    except (NestingError, RecursionError) as exc:
+        raise BadAnswer("nested too deep", type(exc).__name__) from None
+    except ValueError as exc:
+        raise BadAnswer("not a JSON object", type(exc).__name__) from None
+    if not isinstance(data, dict):
+        raise BadAnswer("not a JSON object", type(data).__name__)
+    out, result = _JUDGES[kind](
+        data, dialect=dialect, policy=policy, on_leak=on_leak, abort=abort, tools=tools
+    )
+    mine = copy.deepcopy(out) if out is data else out
+    extra = judge_other_strings(mine, kind, dialect, policy, on_leak, result.changed)
+    if extra.cut or mine is out:
+        out = mine
+    return JudgedAnswer(out, data, result, extra, guard_action(result, extra, on_leak))
