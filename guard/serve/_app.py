@@ -17,7 +17,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
 from guard._depth import MAX_DEPTH
-from guard.dialects import ALL, DIALECTS, Dialect
+from guard.dialects import Dialect
 from guard.integrations.openai.protocol import request_tools
 from guard.serve._auth import ClientAuth
 from guard.serve._config import ServeConfig
@@ -314,9 +314,7 @@ class _Proxy:
             return _error(400, str(exc), "invalid_request_error", exc.code)
         escaped = sent.body
         model = escaped.get("model")
-        # answers are judged for the spellings the request was escaped for; a pinned dialect the
-        # model's name adds to is judged as the union of every dialect (a superset)
-        dialect = sent.dialect.name if sent.dialect.name in (ALL, *DIALECTS) else ALL
+        dialect = sent.answer_dialect
         access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
         if sent.escaped:
             access.fields["escaped"] = True

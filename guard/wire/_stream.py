@@ -438,6 +438,8 @@ class ResponsesAnswer(_BridgedAnswer):
     """A Responses API event stream: guard's stop ends it with the bridge's terminal events
     (an aborting leak with ``response.incomplete``)."""
 
+    bridge: ResponseEventBridge
+
     def __init__(
         self,
         dialect: str | Dialect,
@@ -447,7 +449,7 @@ class ResponsesAnswer(_BridgedAnswer):
         abort: AbortMode = "filter",
     ) -> None:
         super().__init__(dialect, policy, on_leak, tools, abort)
-        self.bridge = ResponseEventBridge()
+        self.bridge: ResponseEventBridge = ResponseEventBridge()
 
     def _ending(self) -> list[bytes]:
         return [*self._terminal(), *([_DONE] if self.done else [])]
