@@ -21,7 +21,7 @@ from typing import Any
 from guard._depth import check_depth
 from guard._detect import detect
 from guard.dialects import Dialect
-from guard.errors import NestingError
+from guard.errors import LeakAborted, NestingError
 from guard.gate import Policy
 from guard.integrations.anthropic.protocol import guard_message, message_parts
 from guard.integrations.openai.protocol import (
@@ -210,6 +210,8 @@ class JudgedAnswer:
     result: GuardResult
     extra: ExtraResult
     action: str | None
+    #: the error of an aborting leak (the answer itself is filtered), else None
+    abort: LeakAborted | None = None
 
     @property
     def changed(self) -> bool:
@@ -255,4 +257,10 @@ def judge_answer(
     extra = judge_other_strings(mine, kind, dialect, policy, on_leak, result.changed)
     if extra.cut or mine is out:
         out = mine
-    return JudgedAnswer(out, data, result, extra, guard_action(result, extra, on_leak))
+    error = None
+    if result.aborted:  # the error a caller in the same process may raise: judged again
+        try:
+            _JUDGES[kind](data, dialect=dialect, policy=policy, on_leak=on_leak, tools=tools)
+        except LeakAborted as exc:
+            error = exc
+    return JudgedAnswer(out, data, result, extra, guard_action(result, extra, on_leak), error)

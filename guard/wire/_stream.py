@@ -37,7 +37,7 @@ from guard.errors import LeakAborted, NestingError
 from guard.gate import Policy
 from guard.integrations.anthropic.protocol import MessageEventBridge, block_part
 from guard.integrations.openai.protocol import AbortMode, ResponseEventBridge
-from guard.models import Verdict
+from guard.models import Outcome, Verdict
 from guard.stream import GuardedStream, OnLeak, guard_stream
 from guard.wire._shape import ChunkShape
 from guard.wire._sse import SSEDecoder, SSEEvent, encode
@@ -171,6 +171,16 @@ class StreamedAnswer:
     def abort(self) -> LeakAborted | None:
         """The error of an aborting leak (None if none)."""
         return self.guarded.abort
+
+    @property
+    def upstream_closed(self) -> bool:
+        """Guard stopped the stream before the upstream ended it."""
+        return self.stopped
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        """Recovery outcomes (``on_leak="recover"``)."""
+        return self.guarded.outcomes
 
     # --- reading ------------------------------------------------------------------------------
 
