@@ -11,6 +11,7 @@ as the proxy does, since SDKs retry any exception of their HTTP client).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this p
 __all__ = [
     "AsyncTransportedStream",
     "TransportedStream",
+    "async_judged_result",
     "install_transport",
     "judged_result",
 ]
@@ -75,9 +77,20 @@ def install_transport(
 def judged_result(raw: Any, on_leak: str) -> Any:
     """The parsed answer of an SDK raw response the transport judged, its findings kept for
     :func:`guard.integrations.guard_result`; :class:`guard.LeakAborted` for an aborting leak."""
+    return _judged(raw, raw.parse(), on_leak)
+
+
+async def async_judged_result(raw: Any, on_leak: str) -> Any:
+    """:func:`judged_result` of an async SDK's raw response (whose ``parse`` may be awaited)."""
+    parsed = raw.parse()
+    if inspect.isawaitable(parsed):
+        parsed = await parsed
+    return _judged(raw, parsed, on_leak)
+
+
+def _judged(raw: Any, parsed: Any, on_leak: str) -> Any:
     from guard.wire import JudgedAnswer
 
-    parsed = raw.parse()
     judged = raw.http_response.extensions.get("guard")
     if isinstance(judged, JudgedAnswer):
         if judged.abort is not None and on_leak == "abort":

@@ -16,6 +16,7 @@ from guard.gate import Policy
 from guard.integrations._transported import (
     AsyncTransportedStream,
     TransportedStream,
+    async_judged_result,
     install_transport,
     judged_result,
 )
@@ -59,7 +60,7 @@ class _Messages:
         if params.get("stream") is True:
             return AsyncTransportedStream(await self._inner.create(**params))
         raw = await self._inner.with_raw_response.create(**params)
-        return judged_result(raw, self._on_leak)
+        return await async_judged_result(raw, self._on_leak)
 
     def parse(self, **params: Any) -> Any:
         """``messages.parse``: the judged parsed message."""
@@ -69,7 +70,7 @@ class _Messages:
 
     async def _aparse(self, params: dict[str, Any]) -> Any:
         raw = await self._inner.with_raw_response.parse(**params)
-        return judged_result(raw, self._on_leak)
+        return await async_judged_result(raw, self._on_leak)
 
 
 class GuardedAnthropic:

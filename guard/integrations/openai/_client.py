@@ -15,6 +15,7 @@ from guard.integrations._results import guard_result
 from guard.integrations._transported import (
     AsyncTransportedStream,
     TransportedStream,
+    async_judged_result,
     install_transport,
     judged_result,
 )
@@ -68,7 +69,7 @@ class _Endpoint:
             stream = await self._inner.create(*args, **params)
             return AsyncTransportedStream(stream, self.rename, self.offsets)
         raw = await self._inner.with_raw_response.create(*args, **params)
-        return judged_result(raw, self._on_leak)
+        return await async_judged_result(raw, self._on_leak)
 
 
 class _Completions(_Endpoint):
