@@ -57,7 +57,8 @@ def main() -> None:
             assert fake.stdout is not None
             upstream = f"http://127.0.0.1:{int(fake.stdout.readline())}/v1"
             port = free_port()
-            command = ["serve", "--upstream", upstream, "--port", str(port), "--policy", str(policy)]
+            command = ["serve", "--upstream", upstream, "--port", str(port)]
+            command += ["--policy", str(policy)]
             proxy = subprocess.Popen(
                 [sys.executable, "-m", "guard", *command], stderr=subprocess.DEVNULL, env=env
             )
