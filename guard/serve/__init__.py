@@ -45,7 +45,7 @@ The request escaping and response judging are :mod:`guard.integrations.openai.pr
 :func:`create_app`), ``_front`` (path check and client keys before routing), ``_paths``,
 ``_auth``, ``_errors`` (the error contract and the boundary that keeps exceptions from the
 server), ``_headers`` (what crosses the proxy), ``_deadlines``, ``_upstream`` (the provider's
-HTTP client), ``_relay`` (guarded SSE streams), ``_sse`` (SSE decoding and encoding),
+HTTP client), ``_relay`` (guarded SSE streams, judged by :class:`guard.wire.StreamedAnswer`),
 ``_logging`` (access records, JSON lines), ``_run`` (:func:`run`).
 """
 
