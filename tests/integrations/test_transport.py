@@ -518,3 +518,15 @@ def test_agents_responses_model_run_streamed_through_async_http_client() -> None
     sent = upstream.sent()
     assert "<|start|>" not in sent and "<\\\\|start\\\\|>" in sent
     assert got.strip() and not any(leak in got for leak in LEAKS)
+
+
+def test_guard_client_refuses_unguarded_routes_unless_allowed() -> None:
+    upstream = Upstream()
+    plain = httpx2.Client(transport=httpx2.MockTransport(upstream))
+    base = openai.OpenAI(
+        api_key="k", base_url="http://upstream.test/v1", http_client=plain, max_retries=0
+    )
+    with pytest.raises(openai.PermissionDeniedError):
+        guard_openai(base).files.list()
+    guard_openai(base, allow_passthrough=True).files.list()
+    assert upstream.paths == ["/v1/files"]

@@ -89,6 +89,7 @@ class GuardedAnthropic:
             dialects=options["dialects"],
             policy=options["policy"],
             on_leak=options["on_leak"],
+            allow_passthrough=options["allow_passthrough"],
         )
         self._client = install_transport(
             client, self.config, escape_inputs=options["escape_inputs"], is_async=self._async
@@ -139,6 +140,7 @@ def guard_client(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     escape_inputs: bool = True,
+    allow_passthrough: bool = False,
 ) -> ClientT:
     """Guard an ``anthropic.Anthropic`` or ``anthropic.AsyncAnthropic`` client (see
     :mod:`guard.integrations.anthropic`): a copy of it sends through the guarded transport.
@@ -152,6 +154,8 @@ def guard_client(
         on_leak: ``truncate`` (default), ``abort`` (raise :class:`guard.LeakAborted`),
             ``recover`` or ``report``.
         escape_inputs: escape every string of a request (off: sent as written, still checked).
+        allow_passthrough: let routes that may carry model output and are not guarded (files,
+            batches, ...) through unguarded, each logged; by default they are refused (403).
 
     Returns:
         A :class:`GuardedAnthropic` with the client's interface (typed as the client).
@@ -162,5 +166,6 @@ def guard_client(
         "policy": policy,
         "on_leak": on_leak,
         "escape_inputs": escape_inputs,
+        "allow_passthrough": allow_passthrough,
     }
     return cast(ClientT, GuardedAnthropic(client, options))

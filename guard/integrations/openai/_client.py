@@ -118,6 +118,7 @@ class GuardedClient:
             dialects=options["dialects"],
             policy=options["policy"],
             on_leak=options["on_leak"],
+            allow_passthrough=options["allow_passthrough"],
         )
         #: the transport's settings (``guard serve``'s)
         self.config = config
@@ -175,6 +176,7 @@ def guard_client(
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     escape_inputs: bool = True,
+    allow_passthrough: bool = False,
 ) -> ClientT:
     """Guard an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client (see
     :mod:`guard.integrations.openai`): a copy of it sends through the guarded transport.
@@ -190,6 +192,8 @@ def guard_client(
         on_leak: ``truncate`` (default), ``abort`` (raise :class:`guard.LeakAborted`),
             ``recover`` or ``report``.
         escape_inputs: escape every string of a request (off: sent as written, still checked).
+        allow_passthrough: let routes that may carry model output and are not guarded (files,
+            batches, ...) through unguarded, each logged; by default they are refused (403).
 
     Returns:
         A :class:`GuardedClient` with the client's interface (typed as the client).
@@ -205,5 +209,6 @@ def guard_client(
         "policy": policy,
         "on_leak": on_leak,
         "escape_inputs": escape_inputs,
+        "allow_passthrough": allow_passthrough,
     }
     return cast(ClientT, GuardedClient(client, options))
