@@ -44,6 +44,8 @@ if _TYPE_CHECKING:
     from guard.stream import AsyncGuardedStream as AsyncGuardedStream
     from guard.stream import GuardedStream as GuardedStream
     from guard.stream import guard_stream as guard_stream
+    from guard.transport import async_http_client as async_http_client
+    from guard.transport import http_client as http_client
 
 #: public name -> the module that defines it
 _EXPORTS: dict[str, str] = {
@@ -64,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "SurfaceRule": "guard.gate",
     "Verdict": "guard.models",
     "audit": "guard.audit",
+    "async_http_client": "guard.transport",
     "audit_rows": "guard.audit",
     "detect": "guard._detect",
     "detect_message": "guard._detect",
@@ -73,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "escape_tools": "guard._escape",
     "get_dialect": "guard.dialects",
     "guard_stream": "guard.stream",
+    "http_client": "guard.transport",
     "register_scanner": "guard.scanners",
     "scanner": "guard.scanners",
     "unescape": "guard._escape",

@@ -36,6 +36,8 @@ Settings come from flags, ``GUARD_*`` variables and the policy file's ``[serve]`
 ``otel`` extra requests become OpenTelemetry spans (``_tracing``).
 
 Needs the ``serve`` extra (Starlette, uvicorn, httpx, pydantic-settings, prometheus_client).
+Names load lazily (PEP 562): :class:`ServeConfig` and :func:`load_policy_file`, which the
+httpx transport (:mod:`guard.transport`) shares, need none of them.
 The request escaping and response judging are :mod:`guard.integrations.openai.protocol`'s and
 :mod:`guard.integrations.anthropic.protocol`'s, shared with the SDK wrappers. Modules:
 ``_config`` (:class:`ServeConfig`, the policy file's ``[serve]`` table), ``_settings``
@@ -43,40 +45,61 @@ The request escaping and response judging are :mod:`guard.integrations.openai.pr
 :func:`create_app`), ``_front`` (path check and client keys before routing), ``_paths``,
 ``_auth``, ``_errors`` (the error contract and the boundary that keeps exceptions from the
 server), ``_headers`` (what crosses the proxy), ``_deadlines``, ``_upstream`` (the provider's
-HTTP client), ``_relay`` (guarded SSE streams), ``_sse`` (SSE decoding and encoding),
+HTTP client), ``_relay`` (guarded SSE streams, judged by :class:`guard.wire.StreamedAnswer`),
 ``_logging`` (access records, JSON lines), ``_outcome`` (the one outcome vocabulary of the
-access log and the metrics), ``_causes`` (why an upstream could not be reached), ``_mask``
+access log and the metrics), ``_causes`` (why an upstream could not be reached), ``_secrets``
 (upstream URLs without their password), ``_models`` (the warning once per model name no table
-claims), ``_listen`` (the socket bound first, the start-up line), ``_run`` (:func:`run`).
+claims), ``_offload`` (judging off the event loop), ``_connections`` (client bounds),
+``_listen`` (the socket bound first, the start-up line), ``_run`` (:func:`run`).
 """
 
 from __future__ import annotations
 
-from guard.dialects import FALLBACK_DIALECT, dialect_for_model
-from guard.serve._app import create_app
-from guard.serve._config import (
-    DEFAULT_DIALECTS,
-    DEFAULT_MAX_BODY_BYTES,
-    DEFAULT_READ_TIMEOUT,
-    DEFAULT_TOTAL_TIMEOUT,
-    ServeConfig,
-    load_policy_file,
-)
-from guard.serve._logging import configure_logging
-from guard.serve._run import run
-from guard.serve._settings import ServeSettings
+import importlib as _importlib
+from typing import TYPE_CHECKING as _TYPE_CHECKING
+from typing import Any as _Any
 
-__all__ = [
-    "DEFAULT_DIALECTS",
-    "DEFAULT_MAX_BODY_BYTES",
-    "DEFAULT_READ_TIMEOUT",
-    "DEFAULT_TOTAL_TIMEOUT",
-    "FALLBACK_DIALECT",
-    "ServeConfig",
-    "ServeSettings",
-    "configure_logging",
-    "create_app",
-    "dialect_for_model",
-    "load_policy_file",
-    "run",
-]
+if _TYPE_CHECKING:
+    from guard.dialects import FALLBACK_DIALECT as FALLBACK_DIALECT
+    from guard.dialects import dialect_for_model as dialect_for_model
+    from guard.serve._app import create_app as create_app
+    from guard.serve._config import DEFAULT_DIALECTS as DEFAULT_DIALECTS
+    from guard.serve._config import DEFAULT_MAX_BODY_BYTES as DEFAULT_MAX_BODY_BYTES
+    from guard.serve._config import DEFAULT_READ_TIMEOUT as DEFAULT_READ_TIMEOUT
+    from guard.serve._config import DEFAULT_TOTAL_TIMEOUT as DEFAULT_TOTAL_TIMEOUT
+    from guard.serve._config import ServeConfig as ServeConfig
+    from guard.serve._config import load_policy_file as load_policy_file
+    from guard.serve._logging import configure_logging as configure_logging
+    from guard.serve._run import run as run
+    from guard.serve._settings import ServeSettings as ServeSettings
+
+#: public name -> the module that defines it
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_DIALECTS": "guard.serve._config",
+    "DEFAULT_MAX_BODY_BYTES": "guard.serve._config",
+    "DEFAULT_READ_TIMEOUT": "guard.serve._config",
+    "DEFAULT_TOTAL_TIMEOUT": "guard.serve._config",
+    "FALLBACK_DIALECT": "guard.dialects",
+    "ServeConfig": "guard.serve._config",
+    "ServeSettings": "guard.serve._settings",
+    "configure_logging": "guard.serve._logging",
+    "create_app": "guard.serve._app",
+    "dialect_for_model": "guard.dialects",
+    "load_policy_file": "guard.serve._config",
+    "run": "guard.serve._run",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> _Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'guard.serve' has no attribute {name!r}")
+    value = getattr(_importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS} - {"annotations"})

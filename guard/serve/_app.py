@@ -3,10 +3,8 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import anyio
@@ -18,16 +16,9 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Send
 
-from guard._depth import MAX_DEPTH, check_depth
-from guard.dialects import ALL, DIALECTS, Dialect
-from guard.errors import NestingError
-from guard.integrations.anthropic.protocol import guard_message
-from guard.integrations.openai.protocol import (
-    GuardResult,
-    guard_chat_completion,
-    guard_response,
-    request_tools,
-)
+from guard._depth import MAX_DEPTH
+from guard.dialects import Dialect
+from guard.integrations.openai.protocol import request_tools
 from guard.serve._auth import ClientAuth
 from guard.serve._causes import cause_of
 from guard.serve._config import ServeConfig
@@ -37,7 +28,7 @@ from guard.serve._front import AUTHENTICATED_WITH, Front
 from guard.serve._logging import AccessRecord, log
 from guard.serve._metrics import Metrics, Observe
 from guard.serve._models import UnknownModels
-from guard.serve._offload import Offload, loads_yielding
+from guard.serve._offload import Offload
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
 from guard.serve._secrets import url_origin
 from guard.serve._upstream import (
@@ -51,9 +42,11 @@ from guard.serve._upstream import (
     upstream_message,
 )
 from guard.wire import (
+    NO_MODEL_OUTPUT,
+    BadAnswer,
     RequestRefused,
-    guard_action,
-    judge_other_strings,
+    carries_no_model_output,
+    judge_answer,
     prepare_request,
     request_dialect,
 )
@@ -61,50 +54,25 @@ from guard.wire import (
 __all__ = ["create_app"]
 
 
-@dataclass(frozen=True)
-class _Endpoint:
-    """How one guarded endpoint answers (its request is read by :mod:`guard.wire`): the judge
-    of a complete response and the relay of a stream."""
-
-    judge: Callable[..., tuple[Any, GuardResult]]
-    relay: type[Relay]
-
-
-_ENDPOINTS = {
-    "chat": _Endpoint(guard_chat_completion, ChatRelay),
-    "responses": _Endpoint(guard_response, ResponsesRelay),
-    "messages": _Endpoint(guard_message, MessagesRelay),
+#: the relay of each guarded route's streams (its request and complete answers are read by
+#: :mod:`guard.wire`)
+_RELAYS: dict[str, type[Relay]] = {
+    "chat": ChatRelay,
+    "responses": ResponsesRelay,
+    "messages": MessagesRelay,
 }
-
-#: ``/v1/...`` paths (after ``/v1/``) that carry no model output: passed through as they are.
-#: ``*`` stands for exactly one path segment (``models/*`` is ``models/gpt-4o``, never
-#: ``models/a/b``). Every other unguarded path is refused unless ``allow_passthrough`` is set.
-_NO_MODEL_OUTPUT = (
-    "models",
-    "models/*",
-    "embeddings",
-    "moderations",
-    "messages/count_tokens",
-    "tokenize",
-    "detokenize",
-)
-
-
-def _matches(segments: list[str], pattern: str) -> bool:
-    wanted = pattern.split("/")
-    return len(segments) == len(wanted) and all(
-        s == w or (w == "*" and s != "") for s, w in zip(segments, wanted, strict=True)
-    )
 
 
 def _carries_no_model_output(path: str) -> bool:
-    segments = path[len("/v1/") :].split("/")
-    return any(_matches(segments, pattern) for pattern in _NO_MODEL_OUTPUT)
+    """``/v1/...`` paths that carry no model output (:data:`guard.wire.NO_MODEL_OUTPUT`) are
+    passed through as they are; every other unguarded path is refused unless
+    ``allow_passthrough`` is set."""
+    return carries_no_model_output(path[len("/v1/") :])
 
 
 #: the routes ``guard serve --help`` and the docs describe (kept beside the routes they name)
 GUARDED_ROUTES = ("/v1/chat/completions", "/v1/responses", "/v1/messages")
-PASSED_THROUGH = tuple(f"/v1/{p}" for p in _NO_MODEL_OUTPUT)
+PASSED_THROUGH = tuple(f"/v1/{p}" for p in NO_MODEL_OUTPUT)
 
 
 _error = error_response
@@ -369,7 +337,6 @@ class _Proxy:
         return response
 
     async def _guarded_route(self, request: Request, kind: str) -> Response:
-        endpoint = _ENDPOINTS[kind]
         access = AccessRecord(request.method, request.url.path)
         raw = await self._read(request, access)
         if isinstance(raw, Response):
@@ -383,9 +350,7 @@ class _Proxy:
             return _error(400, str(exc), "invalid_request_error", exc.code)
         escaped = sent.body
         model = escaped.get("model")
-        # answers are judged for the spellings the request was escaped for; a pinned dialect the
-        # model's name adds to is judged as the union of every dialect (a superset)
-        dialect = sent.dialect.name if sent.dialect.name in (ALL, *DIALECTS) else ALL
+        dialect = sent.answer_dialect
         access.fields.update(model=model if isinstance(model, str) else None, dialect=dialect)
         if sent.escaped:
             access.fields["escaped"] = True
@@ -400,25 +365,14 @@ class _Proxy:
         if content_type.startswith("text/event-stream"):
             return _with_headers(
                 _ClosingStreamingResponse(
-                    self._relay(endpoint, resp, dialect, access, deadline, tools).body(),
+                    _RELAYS[kind](
+                        resp, dialect, self.config, access, deadline, tools, self.offload
+                    ).body(),
                     status_code=resp.status_code,
                 ),
                 response_headers(resp, keep_encoding=False),
             )
         return await self._complete(request, resp, kind, dialect, access, deadline, tools)
-
-    def _relay(
-        self,
-        endpoint: _Endpoint,
-        resp: httpx.Response,
-        dialect: str,
-        access: AccessRecord,
-        deadline: Deadline,
-        tools: frozenset[str] | None,
-    ) -> Relay:
-        if endpoint.relay is ChatRelay:
-            return ChatRelay(resp, dialect, self.config, access, deadline, tools, self.offload)
-        return endpoint.relay(resp, dialect, self.config, access, deadline, tools)
 
     def _prepare(self, raw: bytes) -> tuple[Any, frozenset[str] | None]:
         """The request to send, and the tools it offers the model (the context of the
@@ -511,102 +465,27 @@ class _Proxy:
         tools: frozenset[str] | None = None,
     ) -> tuple[Any, dict[str, Any], str | None] | Response:
         """(the guarded body, the parsed one, its ``x-guard-action``), or 502 for a body the
-        proxy cannot read: not a JSON object, nested too deep, or one whose shape the judge
-        cannot read (deny by default: never relayed unjudged). Runs on a worker thread for a
-        large body: it notes the access fields, the caller emits the record."""
+        proxy cannot read (:class:`guard.wire.BadAnswer`: deny by default, never relayed
+        unjudged). Runs on a worker thread for a large body: it notes the access fields, the
+        caller emits the record."""
+        config = self.config
         try:
-            data = loads_yielding(body)
-            if isinstance(data, dict):
-                check_depth(data, "upstream body")
-        except (ValueError, RecursionError) as exc:
-            data = exc
-        if not isinstance(data, dict):
-            access.fields["error"] = type(data).__name__
-            detail = (
-                "nested too deep"
-                if isinstance(data, NestingError | RecursionError)
-                else ("not a JSON object")
-            )
-            return _error(
-                502, f"upstream sent a body that is {detail}", "upstream_error", "bad_body"
-            )
-        unreadable = _unreadable_shape(kind, data)
-        if unreadable:
-            access.fields["error"] = "unreadable_shape"
-            log.warning("guard.serve.unreadable_answer", kind=kind, error=unreadable)
-            return _error(
-                502,
-                f"upstream sent a {kind} answer whose shape guard cannot read ({unreadable});"
-                " it is not relayed unjudged",
-                "upstream_error",
-                "bad_body",
-            )
-        try:
-            out, result = _ENDPOINTS[kind].judge(
-                data,
-                dialect=dialect,
-                policy=self.config.policy,
-                on_leak=self.config.on_leak,
-                abort="filter",
-                tools=tools,
-            )
-            # deny by default: every other string the model wrote is judged too
-            mine = copy.deepcopy(out) if out is data else out
-            extra = judge_other_strings(
-                mine, kind, dialect, self.config.policy, self.config.on_leak, result.changed
-            )
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError) as exc:
-            # a shape the judge cannot read (``choices`` a number, a message a list, ...)
-            access.fields["error"] = type(exc).__name__
-            log.warning("guard.serve.unreadable_answer", kind=kind, error=type(exc).__name__)
-            return _error(
-                502,
-                f"upstream sent a {kind} answer whose shape guard cannot read"
-                f" ({type(exc).__name__}); it is not relayed unjudged",
-                "upstream_error",
-                "bad_body",
-            )
-        if extra.cut or mine is out:
-            out = mine
+            judged = judge_answer(body, kind, dialect, config.policy, config.on_leak, tools)
+        except BadAnswer as exc:
+            access.fields["error"] = exc.cause
+            if exc.cause == "unreadable_shape":
+                log.warning("guard.serve.unreadable_answer", kind=kind, error=str(exc))
+            return _error(502, f"upstream sent {exc}", "upstream_error", "bad_body")
+        result, extra = judged.result, judged.extra
         access.fields.update(
-            leak=result.leak or bool(extra.verdicts),
+            leak=judged.leak,
             forged=result.forged,
             cut=result.changed or bool(extra.cut),
             aborted=result.aborted,
             chars_dropped=result.chars_dropped,
         )
-        access.verdicts = [v for v in result.verdicts if v.leak] + extra.verdicts
-        return out, data, guard_action(result, extra, self.config.on_leak)
-
-
-#: per API: the list of a complete answer that holds what the model wrote, and the key of the
-#: object in each of its items that holds the text (which must be an object or a list of objects)
-_ANSWER_SHAPES = {
-    "chat": ("choices", "message", dict),
-    "responses": ("output", "content", list),
-    "messages": ("content", None, None),
-}
-
-
-def _unreadable_shape(kind: str, data: dict[str, Any]) -> str:
-    """Why the judge cannot read a complete answer's shape ("" when it can): the list of
-    choices, output items or content blocks missing or not a list of objects, or a choice's
-    message / an output item's content of another type."""
-    top, inner, inner_type = _ANSWER_SHAPES[kind]
-    items = data.get(top)
-    if not isinstance(items, list):
-        return f"{top} is {type(items).__name__ if top in data else 'missing'}, not a list"
-    for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            return f"{top}[{i}] is {type(item).__name__}, not an object"
-        if inner is None or inner_type is None or item.get(inner) is None:
-            continue
-        value = item[inner]
-        if not isinstance(value, inner_type):
-            return f"{top}[{i}].{inner} is {type(value).__name__}"
-        if inner_type is list and not all(isinstance(part, dict) for part in value):
-            return f"{top}[{i}].{inner} holds an item that is not an object"
-    return ""
+        access.verdicts = judged.verdicts
+        return judged.out, judged.data, judged.action
 
 
 def create_app(

@@ -14,35 +14,23 @@ interpreter's lock, so judging in a thread does not make the proxy faster; it ke
 answering, because Python hands the lock back and forth every few milliseconds
 (``sys.getswitchinterval``). What holds the lock longer is one C call on a whole body
 (``json.loads`` of 16 MiB holds it ~0.1 s): complete answers are therefore parsed with a
-Python hook per object (:func:`loads_yielding`), which lets the loop in between.
+Python hook per object (:func:`guard.wire.loads_yielding`), which lets the loop in between.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
-__all__ = ["INLINE_BYTES", "Offload", "loads_yielding"]
+__all__ = ["INLINE_BYTES", "Offload"]
 
 T = TypeVar("T")
 
 #: work on fewer bytes than this runs on the event loop (a few milliseconds at worst)
 INLINE_BYTES = 16 * 1024
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # a Python frame per object: the interpreter may hand its lock to the loop here
-    return dict(pairs)
-
-
-def loads_yielding(data: bytes | str) -> Any:
-    """``json.loads`` (duplicate keys: the last wins, as there) that lets other threads run
-    between objects."""
-    return json.loads(data, object_pairs_hook=_object)
 
 
 class Offload:

@@ -12,18 +12,38 @@ choice whose text was cut are cut with it.
 
 from __future__ import annotations
 
+import copy
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from guard._depth import check_depth
 from guard._detect import detect
 from guard.dialects import Dialect
+from guard.errors import LeakAborted, NestingError
 from guard.gate import Policy
-from guard.integrations.anthropic.protocol import message_parts
-from guard.integrations.openai.protocol import GuardResult, Part, chat_parts, response_parts
+from guard.integrations.anthropic.protocol import guard_message, message_parts
+from guard.integrations.openai.protocol import (
+    AbortMode,
+    GuardResult,
+    Part,
+    chat_parts,
+    guard_chat_completion,
+    guard_response,
+    response_parts,
+)
 from guard.models import Surface, Verdict
 
-__all__ = ["EXEMPT_KEYS", "ExtraResult", "guard_action", "judge_other_strings"]
+__all__ = [
+    "EXEMPT_KEYS",
+    "BadAnswer",
+    "ExtraResult",
+    "JudgedAnswer",
+    "guard_action",
+    "judge_answer",
+    "judge_other_strings",
+]
 
 #: fields whose strings are identifiers, enums or opaque data, never judged as model text
 EXEMPT_KEYS = frozenset(
@@ -161,3 +181,144 @@ def guard_action(result: GuardResult, extra: ExtraResult, on_leak: str) -> str |
     if result.leak or extra.verdicts:
         return "reported" if on_leak == "report" else "truncated"
     return None
+
+
+_JUDGES: dict[str, Callable[..., tuple[Any, GuardResult]]] = {
+    "chat": guard_chat_completion,
+    "responses": guard_response,
+    "messages": guard_message,
+}
+
+
+class BadAnswer(ValueError):
+    """A complete answer the judge cannot read: not a JSON object, nested too deep, or of a
+    shape the judge cannot read (deny by default: it is never relayed unjudged). The message
+    completes "upstream sent ..."; ``cause`` names what was found (an error type, the type of a
+    JSON value, or ``unreadable_shape``)."""
+
+    def __init__(self, message: str, cause: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+
+
+@dataclass
+class JudgedAnswer:
+    """A complete answer judged: ``out`` the answer to give (``data`` itself when nothing
+    changed), ``data`` the parsed one, what the protocol judge (``result``) and the judge of
+    the other strings (``extra``) found, and the ``x-guard-action`` (None: nothing to say)."""
+
+    out: Any
+    data: dict[str, Any]
+    result: GuardResult
+    extra: ExtraResult
+    action: str | None
+    #: the error of an aborting leak (the answer itself is filtered), else None
+    abort: LeakAborted | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.out is not self.data
+
+    @property
+    def leak(self) -> bool:
+        return self.result.leak or bool(self.extra.verdicts)
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """The leaking verdicts, the protocol judge's then the others'."""
+        return [v for v in self.result.verdicts if v.leak] + self.extra.verdicts
+
+
+#: errors a judge raises on a shape it cannot read (not :class:`guard.LeakAborted`)
+_SHAPE_ERRORS = (TypeError, ValueError, AttributeError, KeyError, IndexError, RecursionError)
+
+
+def _unreadable(kind: str, why: str) -> str:
+    return f"a {kind} answer whose shape guard cannot read ({why}); it is not relayed unjudged"
+
+
+#: per API: the list of a complete answer that holds what the model wrote, and the key of the
+#: object in each of its items that holds the text (which must be an object or a list of objects)
+_ANSWER_SHAPES = {
+    "chat": ("choices", "message", dict),
+    "responses": ("output", "content", list),
+    "messages": ("content", None, None),
+}
+
+
+def _unreadable_shape(kind: str, data: dict[str, Any]) -> str:
+    """Why the judge cannot read a complete answer's shape ("" when it can): the list of
+    choices, output items or content blocks missing or not a list of objects, or a choice's
+    message / an output item's content of another type."""
+    top, inner, inner_type = _ANSWER_SHAPES[kind]
+    items = data.get(top)
+    if not isinstance(items, list):
+        return f"{top} is {type(items).__name__ if top in data else 'missing'}, not a list"
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return f"{top}[{i}] is {type(item).__name__}, not an object"
+        if inner is None or inner_type is None or item.get(inner) is None:
+            continue
+        value = item[inner]
+        if not isinstance(value, inner_type):
+            return f"{top}[{i}].{inner} is {type(value).__name__}"
+        if inner_type is list and not all(isinstance(part, dict) for part in value):
+            return f"{top}[{i}].{inner} holds an item that is not an object"
+    return ""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # a Python frame per object: the interpreter may hand its lock to another thread here
+    return dict(pairs)
+
+
+def loads_yielding(data: bytes | str) -> Any:
+    """``json.loads`` (duplicate keys: the last wins, as there) that lets other threads run
+    between objects: one C call on a 16 MiB body would hold the interpreter's lock ~0.1 s
+    (a proxy judging on a worker thread keeps its event loop answering)."""
+    return json.loads(data, object_pairs_hook=_object)
+
+
+def judge_answer(
+    body: bytes,
+    kind: str,
+    dialect: str | Dialect,
+    policy: Policy | None,
+    on_leak: str,
+    tools: frozenset[str] | None = None,
+    abort: AbortMode = "filter",
+) -> JudgedAnswer:
+    """Judge the complete answer ``body`` of a route of ``kind`` (``chat``, ``responses``,
+    ``messages``): the protocol judge, then every other string the model wrote (deny by
+    default). Raises :class:`BadAnswer` for a body that is not a JSON object or nests too
+    deep, and :class:`guard.LeakAborted` for an aborting leak with ``abort="raise"``."""
+    try:
+        data = loads_yielding(body)
+        if isinstance(data, dict):
+            check_depth(data, "upstream body")
+    except (NestingError, RecursionError) as exc:
+        raise BadAnswer("a body that is nested too deep", type(exc).__name__) from None
+    except ValueError as exc:
+        raise BadAnswer("a body that is not a JSON object", type(exc).__name__) from None
+    if not isinstance(data, dict):
+        raise BadAnswer("a body that is not a JSON object", type(data).__name__)
+    unreadable = _unreadable_shape(kind, data)
+    if unreadable:
+        raise BadAnswer(_unreadable(kind, unreadable), "unreadable_shape")
+    try:
+        out, result = _JUDGES[kind](
+            data, dialect=dialect, policy=policy, on_leak=on_leak, abort=abort, tools=tools
+        )
+    except _SHAPE_ERRORS as exc:  # a shape the judge cannot read (``choices[0].delta`` a list)
+        raise BadAnswer(_unreadable(kind, type(exc).__name__), type(exc).__name__) from None
+    mine = copy.deepcopy(out) if out is data else out
+    extra = judge_other_strings(mine, kind, dialect, policy, on_leak, result.changed)
+    if extra.cut or mine is out:
+        out = mine
+    error = None
+    if result.aborted:  # the error a caller in the same process may raise: judged again
+        try:
+            _JUDGES[kind](data, dialect=dialect, policy=policy, on_leak=on_leak, tools=tools)
+        except LeakAborted as exc:
+            error = exc
+    return JudgedAnswer(out, data, result, extra, guard_action(result, extra, on_leak), error)

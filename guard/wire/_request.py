@@ -29,7 +29,7 @@ from functools import cache
 from typing import Any
 
 from guard._escape import escaper_for
-from guard.dialects import ALL, Dialect, dialect_for_model, get_dialect
+from guard.dialects import ALL, DIALECTS, Dialect, dialect_for_model, get_dialect
 
 __all__ = [
     "DEFAULT_MAX_DEPTH",
@@ -68,6 +68,14 @@ class SentRequest:
     body: dict[str, Any]
     escaped: bool
     dialect: Dialect
+
+    @property
+    def answer_dialect(self) -> str:
+        """The dialect its answer is judged for: the spellings the request was escaped for; a
+        pinned dialect the model's name adds to is judged as the union of every dialect (a
+        superset)."""
+        name = self.dialect.name
+        return name if name in (ALL, *DIALECTS) else ALL
 
 
 #: a string as a JSON literal, non-ASCII kept (the C encoder where the build has it)

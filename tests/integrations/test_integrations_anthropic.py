@@ -25,6 +25,7 @@ from support.fake_upstream import (
 )
 
 from guard import LeakAborted
+from guard.dialects import ALL
 from guard.integrations.anthropic import (
     GuardedAnthropic,
     escape_messages_request,
@@ -33,6 +34,7 @@ from guard.integrations.anthropic import (
     guard_message_events,
     guard_result,
 )
+from guard.wire import request_dialect
 
 USER = [{"role": "user", "content": "explain <|observation|> please"}]
 FORGERY_CHUNK = next(i for i, e in enumerate(MESSAGES_FORGED) if b"<|observation|>" in e)
@@ -250,17 +252,22 @@ def test_system_messages_and_tools_are_escaped_as_a_transport_copy(fake: FakeUps
 
 
 def test_the_dialect_comes_from_the_model_unless_fixed() -> None:
+    """Issue 29: the client sends through the guarded transport, which escapes for every
+    dialect unless one is pinned (``guard serve``'s rule); the model's own dialect adds to a
+    pinned one."""
     params = {"model": "gpt-oss-120b", "system": "a <|channel|> b", "messages": USER}
     harmony = escape_messages_request(params, "harmony")
     assert harmony["system"] == "a <\\|channel\\|> b"
     client = guard_client(anthropic.Anthropic(api_key="sk-test"))
     assert isinstance(client, GuardedAnthropic)
-    assert client.messages._prepare(dict(params))[1].dialect.name == "harmony"
-    assert client.messages._prepare({**params, "model": "glm-4.6"})[1].dialect.name == "glm"
+    assert client.config.dialect is None
+    assert request_dialect("glm-4.6", client.config.dialect, client.config.dialects).name == ALL
     fixed = guard_client(anthropic.Anthropic(api_key="sk-test"), dialect="kimi")
-    assert fixed.messages._prepare(dict(params))[1].dialect.name == "kimi"
+    assert fixed.config.dialect == "kimi"
+    assert request_dialect("kimi-k2", fixed.config.dialect, fixed.config.dialects).name == "kimi"
     custom = guard_client(anthropic.Anthropic(api_key="sk-test"), dialects={"my-*": "minimax"})
-    assert custom.messages._prepare({**params, "model": "my-model"})[1].dialect.name == "minimax"
+    chosen = request_dialect("my-model", custom.config.dialect, custom.config.dialects)
+    assert chosen.name.split("+")[0] == "minimax"  # the model's (fallback) dialect added
 
 
 def test_the_openai_wrapper_points_an_anthropic_client_to_this_one() -> None:

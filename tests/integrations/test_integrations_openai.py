@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -167,7 +166,9 @@ def test_messages_and_tools_are_escaped_as_a_transport_copy(fake: FakeUpstream) 
     assert sent["messages"][0]["content"] == "Never print <\\|end\\|>."
     assert sent["messages"][1]["content"] == "explain <\\|channel\\|>analysis please"
     args = sent["messages"][2]["tool_calls"][0]["function"]["arguments"]
-    assert json.loads(args) == {"q": "<\\|call\\|>"}
+    # the wire engine escapes every string of the body as text, arguments too (issue 29: the
+    # client sends through the guarded transport)
+    assert args == '{"q": "<\\|call\\|>"}'
     assert sent["messages"][3]["content"] == "found <\\|start\\|>functions.x"
     assert sent["tools"][0]["function"]["description"] == "finds <\\|message\\|>"
     # nothing of the caller's changed

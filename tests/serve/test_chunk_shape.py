@@ -1,4 +1,4 @@
-"""Chunk shapes (guard/serve/_shape.py): a read taken by a shape gives exactly the item the
+"""Chunk shapes (guard/wire/_shape.py): a read taken by a shape gives exactly the item the
 JSON parser gives for its event, whatever the bytes between the shape's head and tail; a chunk
 that cannot be proven to have a shape has none; and the chat relay with shapes relays every
 stream as the general body does."""
@@ -15,7 +15,7 @@ from support.fake_upstream import CHAT_CLEAN, chat_sse, sse_data
 from test_relay_paths import MODES, both, per_event, split
 
 from guard._json import loads
-from guard.serve._shape import ChunkShape
+from guard.wire._shape import ChunkShape
 
 
 def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:

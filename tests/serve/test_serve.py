@@ -44,7 +44,7 @@ from guard.serve import (
     dialect_for_model,
     load_policy_file,
 )
-from guard.serve._sse import SSEDecoder, encode
+from guard.wire._sse import SSEDecoder, encode
 
 USER = [{"role": "user", "content": "What does <|channel|>analysis mean? Also <tool_response>."}]
 

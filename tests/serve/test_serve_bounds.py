@@ -27,7 +27,8 @@ from guard.serve._connections import connection_cap
 from guard.serve._offload import INLINE_BYTES, Offload
 from guard.serve._run import server_config
 from guard.serve._secrets import MASK, mask_url
-from guard.stream._drivers import AsyncGuardedStream
+from guard.wire import _answer
+from guard.wire._stream import ChatAnswer
 
 BODY = {"model": "gpt-oss-120b", "messages": [{"role": "user", "content": "hi"}]}
 JSON = {"content-type": "application/json"}
@@ -81,14 +82,14 @@ def test_healthz_answers_while_a_large_answer_is_being_judged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started, release = threading.Event(), threading.Event()
-    judge = _app._ENDPOINTS["chat"].judge
+    judge = _answer._JUDGES["chat"]
 
     def held(*args: Any, **kwargs: Any) -> Any:
         started.set()
         assert release.wait(PATIENCE), "never released"
         return judge(*args, **kwargs)
 
-    monkeypatch.setitem(_app._ENDPOINTS, "chat", _app._Endpoint(held, _app.ChatRelay))
+    monkeypatch.setitem(_answer._JUDGES, "chat", held)
     answer = chat_json("x" * (2 * INLINE_BYTES))
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -146,18 +147,18 @@ def test_a_large_stream_event_is_judged_off_the_loop_and_small_ones_on_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started, release = threading.Event(), threading.Event()
-    push = AsyncGuardedStream.push
-    threads: list[tuple[int, int]] = []  # (size of the item's text, thread)
+    feed = ChatAnswer.feed
+    threads: list[tuple[int, int]] = []  # (size of the piece read, thread)
 
-    def watched(self: AsyncGuardedStream, item: Any) -> list[Any]:
-        text = json.dumps(item)
-        threads.append((len(text), threading.get_ident()))
-        if len(text) >= INLINE_BYTES:
+    def watched(self: ChatAnswer, piece: bytes | None) -> list[bytes]:
+        size = len(piece or b"")
+        threads.append((size, threading.get_ident()))
+        if size >= INLINE_BYTES:
             started.set()
             assert release.wait(PATIENCE), "never released"
-        return push(self, item)
+        return feed(self, piece)
 
-    monkeypatch.setattr(AsyncGuardedStream, "push", watched)
+    monkeypatch.setattr(ChatAnswer, "feed", watched)
 
     def chunk(text: str) -> dict[str, Any]:
         return {
@@ -170,9 +171,14 @@ def test_a_large_stream_event_is_judged_off_the_loop_and_small_ones_on_it(
     events = [sse_data(chunk(t)) for t in ("a", "b", "y" * (2 * INLINE_BYTES), "c")]
     events.append(b"data: [DONE]\n\n")
 
+    class EventPieces(httpx.AsyncByteStream):
+        async def __aiter__(self) -> Any:
+            for event in events:  # one piece per event, as a streaming upstream sends them
+                yield event
+
     def handler(request: httpx.Request) -> httpx.Response:
         return httpx.Response(
-            200, content=b"".join(events), headers={"content-type": "text/event-stream"}
+            200, stream=EventPieces(), headers={"content-type": "text/event-stream"}
         )
 
     with mock_upstream(handler) as url:

@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard.serve import ServeConfig, _sse, create_app
-from guard.serve._sse import SSEDecoder, SSELimitError, encode
+from guard.serve import ServeConfig, create_app
+from guard.wire import _sse
+from guard.wire._sse import SSEDecoder, SSELimitError, encode
 
 
 def reference(wire: bytes) -> list[tuple[str | None, str]]:

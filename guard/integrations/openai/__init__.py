@@ -1,23 +1,17 @@
 """guard around the OpenAI Python SDK: :func:`guard_client`.
 
-``guard_client(client)`` wraps an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client. Its
-``chat.completions.create`` and ``responses.create``:
-
-* escape the outgoing messages / input items, instructions and tool definitions (a transport
-  copy: the caller's objects are never mutated);
-* for ``stream=True`` return the guarded stream: the same chunk or event types, iteration,
-  ``with`` blocks and ``close()`` (which reaches the HTTP response, so the provider stops);
-* for a complete response check every surface (text, reasoning, tool names and arguments) and
-  apply ``on_leak``: ``truncate`` cuts visible text at the cut and drops a leaking tool call,
-  ``abort`` raises :class:`guard.LeakAborted`, ``recover`` acts as ``truncate`` and records the
-  policy's recovery outcome, ``report`` changes nothing. A forged tool result is always cut,
-  never raised. What was found is in :func:`guard_result` (streams carry it as attributes).
-
-Everything else on the client passes through unchanged (``models.list()``, ``with_raw_response``,
-the ``.stream()`` helpers, ...): only ``create`` is guarded.
+``guard_client(client)`` returns a copy of an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client
+whose HTTP client sends through the guarded transport (:mod:`guard.transport`, ``guard serve``'s
+rules and settings), so every method is guarded: requests to the chat, Responses and Messages
+routes are escaped (every string, on a transport copy), answers judged streamed or not and cut,
+ended or reported by ``on_leak``, routes that may carry model output and are not guarded refused.
+``chat.completions.create`` and ``responses.create`` also keep what guard found: a stream carries
+``verdicts``, ``forged``, ``cut``, ``chars_dropped``, ``upstream_closed`` and ``outcomes``; a
+complete response's findings are in :func:`guard_result`; ``on_leak="abort"`` raises
+:class:`guard.LeakAborted`.
 
 The request escaping and response checks work on plain JSON too: they are
-:mod:`guard.integrations.openai.protocol`, which imports no SDK and which ``guard serve`` uses.
+:mod:`guard.integrations.openai.protocol`, which imports no SDK and which the wire engine uses.
 """
 
 from __future__ import annotations

@@ -1,29 +1,25 @@
-"""The SDK wrapper: :func:`guard_client` and the resources whose ``create`` it guards.
-
-Sync and async clients share one code path; only awaiting the SDK's ``create`` and the stream
-class differ. Nothing here imports the SDK at import time.
-"""
+"""The SDK wrapper: :func:`guard_client` installs the guarded transport
+(:mod:`guard.transport`) in a copy of the client, so every method of the SDK is guarded, and
+keeps the findings of ``chat.completions.create`` and ``responses.create`` where callers read
+them. Sync and async clients share one code path. Nothing here imports the SDK."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
 from guard.dialects import Dialect
 from guard.gate import Policy
-from guard.integrations._results import guard_result, remember_result
-from guard.integrations.openai._chat_streams import AsyncGuardedChatStream, GuardedChatStream
-from guard.integrations.openai.protocol import (
-    AsyncGuardedResponseStream,
-    GuardedResponseStream,
-    GuardResult,
-    GuardSettings,
-    escape_chat_request,
-    escape_responses_request,
-    guard_chat_completion,
-    guard_response,
+from guard.integrations._results import guard_result
+from guard.integrations._transported import (
+    AsyncTransportedStream,
+    TransportedStream,
+    async_judged_result,
+    install_transport,
+    judged_result,
 )
+from guard.integrations.openai._chat_streams import PartOffsets, chat_part
 from guard.stream import OnLeak
 
 __all__ = ["GuardedClient", "guard_client", "guard_result"]
@@ -42,127 +38,112 @@ def _is_async(client: Any) -> bool:
     return create is not None and inspect.iscoroutinefunction(inspect.unwrap(create))
 
 
-class _Resource:
-    """Passes every attribute through to the wrapped SDK resource."""
+class _Endpoint:
+    """A resource whose ``create`` returns the SDK's answer with guard's findings: a stream
+    with ``verdicts``, ``cut``, ``forged``... for ``stream=True``, else the judged complete
+    response (see :func:`guard_result`); every other attribute is the guarded SDK's."""
 
-    def __init__(self, inner: Any, settings: GuardSettings, is_async: bool) -> None:
+    #: the middleware's part names as the answer's (chat: ``content``, not ``text``)
+    rename: Any = staticmethod(lambda name: name)
+    #: the mapping type of a stream's ``cut``
+    offsets: type[dict[str, int]] = dict
+
+    def __init__(self, inner: Any, on_leak: str, is_async: bool) -> None:
         self._inner = inner
-        self._settings = settings
+        self._on_leak = on_leak
         self._async = is_async
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
 
-
-class _Endpoint(_Resource):
-    """A resource whose ``create`` escapes the request and guards the result: a guarded stream
-    for ``stream=True``, else the judged complete response (see :func:`guard_result`)."""
-
-    def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _stream(self, result: Any, settings: GuardSettings) -> Any:
-        raise NotImplementedError
-
-    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
-        raise NotImplementedError
-
     def create(self, *args: Any, **params: Any) -> Any:
-        if self._settings.escape_inputs:
-            params = self._escape(params)
-        # the tools the model is offered (as sent) are the context of the judge
-        settings = self._settings.for_request(params)
-        stream = params.get("stream") is True
         if self._async:
-            return self._acreate(args, params, stream, settings)
-        return self._wrap(self._inner.create(*args, **params), stream, settings)
+            return self._acreate(args, params)
+        if params.get("stream") is True:
+            stream = self._inner.create(*args, **params)
+            return TransportedStream(stream, self.rename, self.offsets)
+        return judged_result(self._inner.with_raw_response.create(*args, **params), self._on_leak)
 
-    async def _acreate(
-        self, args: tuple[Any, ...], params: dict[str, Any], stream: bool, settings: GuardSettings
-    ) -> Any:
-        return self._wrap(await self._inner.create(*args, **params), stream, settings)
-
-    def _wrap(self, result: Any, stream: bool, settings: GuardSettings) -> Any:
-        if stream:
-            return self._stream(result, settings)
-        out, found = self._judge(result, settings)
-        remember_result(out, found)
-        return out
-
-    @staticmethod
-    def _judge_with(
-        judge: Callable[..., tuple[Any, GuardResult]], result: Any, s: GuardSettings
-    ) -> tuple[Any, GuardResult]:
-        return judge(result, dialect=s.dialect, policy=s.policy, on_leak=s.on_leak, tools=s.tools)
+    async def _acreate(self, args: tuple[Any, ...], params: dict[str, Any]) -> Any:
+        if params.get("stream") is True:
+            stream = await self._inner.create(*args, **params)
+            return AsyncTransportedStream(stream, self.rename, self.offsets)
+        raw = await self._inner.with_raw_response.create(*args, **params)
+        return await async_judged_result(raw, self._on_leak)
 
 
 class _Completions(_Endpoint):
+    rename = staticmethod(chat_part)
+    offsets = PartOffsets
+
     def create(self, *args: Any, **params: Any) -> Any:
-        """``chat.completions.create`` with escaped messages and tools and a guarded result."""
+        """``chat.completions.create``, guarded; a stream's ``cut`` is keyed by the message's
+        fields (``cut["text"]`` still reads)."""
         return super().create(*args, **params)
 
-    def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        return escape_chat_request(params, self._settings.dialect)
 
-    def _stream(self, result: Any, settings: GuardSettings) -> Any:
-        if self._async:
-            return AsyncGuardedChatStream(result, settings)
-        return GuardedChatStream(result, settings)
+class _Chat:
+    def __init__(self, inner: Any, on_leak: str, is_async: bool) -> None:
+        self._inner = inner
+        self._on_leak = on_leak
+        self._async = is_async
 
-    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
-        return self._judge_with(guard_chat_completion, result, settings)
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
 
-
-class _Chat(_Resource):
     @property
     def completions(self) -> _Completions:
-        return _Completions(self._inner.completions, self._settings, self._async)
+        return _Completions(self._inner.completions, self._on_leak, self._async)
 
 
 class _Responses(_Endpoint):
     def create(self, *args: Any, **params: Any) -> Any:
-        """``responses.create`` with escaped input, instructions and tools and a guarded
-        result."""
+        """``responses.create``, guarded."""
         return super().create(*args, **params)
-
-    def _escape(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        return escape_responses_request(params, self._settings.dialect)
-
-    def _stream(self, result: Any, settings: GuardSettings) -> Any:
-        if self._async:
-            return AsyncGuardedResponseStream(result, settings, "raise")
-        return GuardedResponseStream(result, settings, "raise")
-
-    def _judge(self, result: Any, settings: GuardSettings) -> tuple[Any, GuardResult]:
-        return self._judge_with(guard_response, result, settings)
 
 
 class GuardedClient:
-    """An OpenAI client whose ``chat.completions.create`` and ``responses.create`` are guarded;
-    every other attribute is the wrapped client's. ``unwrapped`` is the client itself."""
+    """An OpenAI client whose every request goes through the guarded transport (a copy of
+    the client given); ``chat.completions.create`` and ``responses.create`` also carry guard's
+    findings. ``unwrapped`` is the client given, unguarded."""
 
-    def __init__(self, client: Any, settings: GuardSettings) -> None:
-        self._client = client
-        self._settings = settings
+    def __init__(self, client: Any, options: dict[str, Any]) -> None:
+        from guard.transport import transport_config
+
+        self._unwrapped = client
+        self._options = options
         self._async = _is_async(client)
+        config = transport_config(
+            dialect=options["dialect"],
+            dialects=options["dialects"],
+            policy=options["policy"],
+            on_leak=options["on_leak"],
+            allow_passthrough=options["allow_passthrough"],
+        )
+        #: the transport's settings (``guard serve``'s)
+        self.config = config
+        self._on_leak = config.on_leak
+        self._client = install_transport(
+            client, config, escape_inputs=options["escape_inputs"], is_async=self._async
+        )
 
     @property
     def unwrapped(self) -> Any:
-        return self._client
+        return self._unwrapped
 
     @property
     def chat(self) -> _Chat:
-        return _Chat(self._client.chat, self._settings, self._async)
+        return _Chat(self._client.chat, self._on_leak, self._async)
 
     @property
     def responses(self) -> _Responses:
-        return _Responses(self._client.responses, self._settings, self._async)
+        return _Responses(self._client.responses, self._on_leak, self._async)
 
     def with_options(self, *args: Any, **kwargs: Any) -> GuardedClient:
-        return GuardedClient(self._client.with_options(*args, **kwargs), self._settings)
+        return GuardedClient(self._unwrapped.with_options(*args, **kwargs), self._options)
 
     def copy(self, *args: Any, **kwargs: Any) -> GuardedClient:
-        return GuardedClient(self._client.copy(*args, **kwargs), self._settings)
+        return GuardedClient(self._unwrapped.copy(*args, **kwargs), self._options)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -182,27 +163,37 @@ class GuardedClient:
         await self._client.__aexit__(*exc)
 
     def __repr__(self) -> str:
-        return f"guard_client({self._client!r}, dialect={self._settings.dialect.name!r})"
+        dialect = self._options["dialect"]
+        name = dialect.name if isinstance(dialect, Dialect) else dialect
+        return f"guard_client({self._unwrapped!r}, dialect={name!r})"
 
 
 def guard_client(
     client: ClientT,
     *,
-    dialect: str | Dialect = "harmony",
+    dialect: str | Dialect | None = None,
+    dialects: Mapping[str, str] | None = None,
     policy: Policy | None = None,
     on_leak: OnLeak = "truncate",
     escape_inputs: bool = True,
+    allow_passthrough: bool = False,
 ) -> ClientT:
-    """Wrap an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client (see
-    :mod:`guard.integrations.openai`).
+    """Guard an ``openai.OpenAI`` or ``openai.AsyncOpenAI`` client (see
+    :mod:`guard.integrations.openai`): a copy of it sends through the guarded transport.
 
     Args:
         client: the SDK client (sync or async).
-        dialect: the wire format of the model behind it (escaping and detection).
+        dialect: pin the wire format of the model behind it (escaping and detection);
+            ``None`` (default): every dialect's spellings, the request's ``model`` adding its
+            own, as ``guard serve`` does.
+        dialects: model-name keys pinning a dialect per model (``guard serve``'s
+            ``[serve.dialects]``).
         policy: the gate's rules (default: ``docs/detection.md``, "Gate").
         on_leak: ``truncate`` (default), ``abort`` (raise :class:`guard.LeakAborted`),
             ``recover`` or ``report``.
-        escape_inputs: escape messages, input items, instructions and tool definitions.
+        escape_inputs: escape every string of a request (off: sent as written, still checked).
+        allow_passthrough: let routes that may carry model output and are not guarded (files,
+            batches, ...) through unguarded, each logged; by default they are refused (403).
 
     Returns:
         A :class:`GuardedClient` with the client's interface (typed as the client).
@@ -212,5 +203,12 @@ def guard_client(
             "guard.integrations.openai.guard_client wraps OpenAI clients; for an anthropic"
             " client use guard.integrations.anthropic.guard_client"
         )
-    settings = GuardSettings.resolve(dialect, policy, on_leak, escape_inputs)
-    return cast(ClientT, GuardedClient(client, settings))
+    options = {
+        "dialect": dialect,
+        "dialects": dialects,
+        "policy": policy,
+        "on_leak": on_leak,
+        "escape_inputs": escape_inputs,
+        "allow_passthrough": allow_passthrough,
+    }
+    return cast(ClientT, GuardedClient(client, options))

@@ -22,6 +22,7 @@ from guard.integrations.anthropic.protocol._requests import escape_messages_requ
 from guard.integrations.anthropic.protocol._streams import (
     AsyncGuardedMessageStream,
     GuardedMessageStream,
+    block_part,
     guard_message_events,
 )
 
@@ -30,6 +31,7 @@ __all__ = [
     "AsyncGuardedMessageStream",
     "GuardedMessageStream",
     "MessageEventBridge",
+    "block_part",
     "escape_messages_request",
     "guard_message",
     "guard_message_events",

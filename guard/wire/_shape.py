@@ -6,7 +6,7 @@ same bytes after it. A :class:`ChunkShape` keeps those two byte strings, taken f
 one unfinished choice whose delta is one string (``content``, ``reasoning_content``...) and
 every other value a scalar. A read that is exactly *head*, a plain string body (no ``"``, no
 backslash, no control character) and *tail* then gives, without decoding the event or parsing
-its JSON, the item that :meth:`guard.serve._relay._Upstream.parse` would give for it.
+its JSON, the item that :meth:`guard.wire.StreamedAnswer.parse` would give for it.
 
 Why that is the same item: a JSON reader's state after *head* depends on *head* alone. When it
 is inside a string there, a plain body is read as that string's characters, the first byte of

@@ -1,4 +1,5 @@
-"""Server-sent events for ``guard serve``: an incremental decoder and the encoder.
+"""Server-sent events of guarded streams (``guard serve`` and the transport): an incremental
+decoder and the encoder.
 
 The decoder follows the WHATWG rules that matter for OpenAI-compatible servers: events end at a
 blank line, ``data:`` lines of one event are joined with newlines, one space after the colon is

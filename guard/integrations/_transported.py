@@ -1,0 +1,250 @@
+"""What the SDK wrappers share now that the guarded transport (:mod:`guard.transport`) does
+the guarding: installing it in an SDK client, and reading what it found off the answers.
+
+A wrapped client is a copy of the SDK client whose HTTP client sends through the guarded
+transport, so every method of the SDK is guarded by construction. The wrappers' own
+``create`` adds only what a caller of the SDK cannot see on the SDK's objects: the findings
+(:func:`guard.integrations.guard_result` for a complete answer, attributes on a stream) and
+:class:`guard.LeakAborted` for ``on_leak="abort"`` (the transport filters a complete answer,
+as the proxy does, since SDKs retry any exception of their HTTP client).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from guard.errors import LeakAborted
+from guard.integrations._results import remember_result
+from guard.models import Outcome, Verdict
+
+if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this package
+    from guard.serve import ServeConfig
+    from guard.wire import StreamedAnswer
+
+__all__ = [
+    "AsyncTransportedStream",
+    "TransportedStream",
+    "async_judged_result",
+    "install_transport",
+    "judged_result",
+]
+
+Rename = Callable[[str], str]
+
+
+def _same(name: str) -> str:
+    return name
+
+
+def install_transport(
+    client: Any, config: ServeConfig, *, escape_inputs: bool, is_async: bool
+) -> Any:
+    """A copy of the SDK ``client`` whose HTTP client sends through the guarded transport:
+    a new client of the same library over the SDK client's own transports (its pool, proxies
+    and mounts), each guarded. It keeps the SDK's HTTP client alive, so that client's
+    finaliser does not close the pool under it."""
+    import importlib
+
+    from guard.transport import async_guarded_transport, guarded_transport
+
+    http = client._client  # the SDK's httpx (or httpx2) client
+    library = next(
+        top
+        for cls in type(http).__mro__
+        if (top := cls.__module__.partition(".")[0]) in ("httpx", "httpx2")
+    )
+    x = importlib.import_module(library)
+    make = async_guarded_transport if is_async else guarded_transport
+
+    def wrap(inner: Any) -> Any:
+        return make(inner, config=config, abort="raise", escape_inputs=escape_inputs)
+
+    kind = x.AsyncClient if is_async else x.Client
+    guarded = kind(
+        timeout=http.timeout,
+        follow_redirects=http.follow_redirects,
+        event_hooks=http.event_hooks,
+        trust_env=False,  # the mounts are the SDK client's, below
+    )
+    guarded._transport = wrap(http._transport)
+    guarded._mounts = {k: None if t is None else wrap(t) for k, t in http._mounts.items()}
+    guarded._guard_origin = http
+    return client.with_options(http_client=guarded)
+
+
+def judged_result(raw: Any, on_leak: str) -> Any:
+    """The parsed answer of an SDK raw response the transport judged, its findings kept for
+    :func:`guard.integrations.guard_result`; :class:`guard.LeakAborted` for an aborting leak."""
+    return _judged(raw, raw.parse(), on_leak)
+
+
+async def async_judged_result(raw: Any, on_leak: str) -> Any:
+    """:func:`judged_result` of an async SDK's raw response (whose ``parse`` may be awaited)."""
+    parsed = raw.parse()
+    if inspect.isawaitable(parsed):
+        parsed = await parsed
+    return _judged(raw, parsed, on_leak)
+
+
+def _judged(raw: Any, parsed: Any, on_leak: str) -> Any:
+    from guard.wire import JudgedAnswer
+
+    judged = raw.http_response.extensions.get("guard")
+    if isinstance(judged, JudgedAnswer):
+        if judged.abort is not None and on_leak == "abort":
+            raise judged.abort
+        remember_result(parsed, judged.result)
+    return parsed
+
+
+def _abort_of(exc: BaseException) -> LeakAborted | None:
+    """The aborting leak behind an SDK's error: some SDKs report any failure to read a
+    stream's body as a connection error caused by it."""
+    for error in (exc, exc.__cause__):
+        if isinstance(error, LeakAborted):
+            return error
+    return None
+
+
+class _Findings:
+    """What a guarded stream tells about itself: the transport's findings on the response."""
+
+    _stream: Any
+    _rename: Rename
+    #: the mapping type ``cut`` is given in
+    _offsets: type[dict[str, int]] = dict
+
+    @property
+    def _answer(self) -> StreamedAnswer | None:
+        from guard.wire import StreamedAnswer
+
+        answer = self._stream.response.extensions.get("guard")
+        return answer if isinstance(answer, StreamedAnswer) else None
+
+    @property
+    def response(self) -> Any:
+        """The HTTP response (as on the SDK's stream)."""
+        return self._stream.response
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        answer = self._answer
+        if answer is None:
+            return []
+        return [v.model_copy(update={"part": self._rename(v.part or "")}) for v in answer.verdicts]
+
+    @property
+    def cut(self) -> dict[str, int]:
+        answer = self._answer
+        return self._offsets({self._rename(k): v for k, v in answer.cut.items()} if answer else {})
+
+    @property
+    def forged(self) -> bool:
+        answer = self._answer
+        return answer.forged if answer else False
+
+    @property
+    def chars_dropped(self) -> int:
+        answer = self._answer
+        return answer.chars_dropped if answer else 0
+
+    @property
+    def upstream_closed(self) -> bool:
+        """Whether guard closed the upstream before it ended by itself."""
+        answer = self._answer
+        return answer.upstream_closed if answer else False
+
+    @property
+    def outcomes(self) -> list[Outcome]:
+        answer = self._answer
+        return answer.outcomes if answer else []
+
+    def _aborted(self, exc: LeakAborted) -> LeakAborted:
+        """The error of an aborting leak, its part named as the answer's."""
+        verdict = exc.verdict.model_copy(update={"part": self._rename(exc.verdict.part or "")})
+        return LeakAborted(verdict, exc.withheld)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+class TransportedStream(_Findings):
+    """The SDK's stream of an answer the transport guards: iterate it, use it in ``with``,
+    ``close()`` it, as the SDK's; plus ``verdicts``, ``forged``, ``cut``, ``chars_dropped``,
+    ``upstream_closed`` and ``outcomes`` (final once it has ended). An aborting leak raises
+    :class:`guard.LeakAborted` where the stream is cut, and closes the HTTP response."""
+
+    def __init__(
+        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
+    ) -> None:
+        self._stream = stream
+        self._rename = rename
+        self._offsets = offsets
+        self._iterator = self._run()
+
+    def _run(self) -> Iterator[Any]:
+        try:
+            yield from self._stream
+        except Exception as exc:
+            abort = _abort_of(exc)
+            if abort is None:
+                raise
+            self._stream.close()
+            raise self._aborted(abort) from None
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._iterator
+
+    def __next__(self) -> Any:
+        return next(self._iterator)
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def __enter__(self) -> TransportedStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncTransportedStream(_Findings):
+    """The async twin of :class:`TransportedStream`."""
+
+    def __init__(
+        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
+    ) -> None:
+        self._stream = stream
+        self._rename = rename
+        self._offsets = offsets
+        self._iterator = self._run()
+
+    async def _run(self) -> AsyncIterator[Any]:
+        try:
+            async for item in self._stream:
+                yield item
+        except Exception as exc:
+            abort = _abort_of(exc)
+            if abort is None:
+                raise
+            await self._stream.close()
+            raise self._aborted(abort) from None
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._iterator
+
+    async def __anext__(self) -> Any:
+        return await anext(self._iterator)
+
+    async def close(self) -> None:
+        await self._stream.close()
+
+    aclose = close
+
+    async def __aenter__(self) -> AsyncTransportedStream:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
