@@ -100,6 +100,8 @@ _TRIGGERS = Triggers(
     # a `functions.NAME:{...}` or `call:NAME{...}` tail may still be forming while the text ends
     # in its first word
     hold_words=("functions.", "call:"),
+    # every form ends in a closing brace, bracket, parenthesis or tag
+    last="}])>",
 )
 
 
