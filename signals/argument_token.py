@@ -6,15 +6,22 @@ a string value (Kimi's ``...functions.bash:1 <|tool_call_argument_begin|>{...`` 
 ``command``; Harmony has its collapse signals, C and E, for its own shape). P marks an anchor of
 the control-token signal (H) that stands before the parse boundary, is token-shaped (a bar or
 fullwidth-bar spelling, bracket-soup such as MiniMax's ``]<]minimax[>[`` or Kimi's ``[EOS]``)
-or is one of the dialect's call, result or stop markers, and is **not quoted as data** in its
-string. Quoted as data means, within the JSON string that holds it (read in its JSON-escaped
-form, at most :data:`REACH` characters either side):
+or belongs to the dialect's call syntax (its call, result and stop markers, the plain tags inside
+a call such as GLM's ``<arg_key>``/``<arg_value>`` or the ``<parameter`` of an ``<invoke>``, and
+its reasoning tags such as ``</think>``, which end a reasoning part, never an argument), and is
+**not quoted as data** in its string. Quoted as data means, within the JSON string that holds
+it (read in its JSON-escaped form, at most :data:`REACH` characters either side):
 
 * inside a code span: an odd number of backticks before it on its line and one after it, or an
   odd number of Markdown fences (three backticks) before it;
 * inside a quoted literal: an odd number of ``'`` (or of escaped ``\\"``) before it on its line
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
-* written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token).
+* written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
+* a plain tag (no bar) that is paired in its string: an opener with its closer after it, or a
+  closer with its opener before it (``<think>...</think>`` in an HTML page, ``<tool_call>NAME
+  </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
+  counts). Well-formed markup is a document; the leaks are the stray
+  halves (``src/</think>main.py``, ``"page</arg_key><arg_value>5"``, ``ls</invoke>``).
 
 It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
 and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
@@ -47,8 +54,41 @@ _QUOTES = ("'", '\\"', "`")
 _FENCE = "```"
 
 
+#: A plain tag's name: the tags inside a call name an argument, a parameter, a call or a tool.
+_CALL_PART = re.compile(r"arg_|param|call|function|invoke|tool_", re.IGNORECASE)
+_TAG_NAME = re.compile(r"</?([A-Za-z_][\w:.-]*)")
+
+
 def _markers(dialect: Dialect) -> frozenset[str]:
-    return frozenset((*dialect.call_open, *dialect.call_close, *dialect.result_open, *dialect.stop))
+    """The spellings of ``dialect``'s call syntax (see the module docstring)."""
+    parts = (s for s in dialect.reserved if s.startswith("<") and _CALL_PART.search(s) is not None)
+    thinking = (t for pair in dialect.thinking for t in pair if t.startswith("<"))
+    return frozenset(
+        (
+            *dialect.call_open,
+            *dialect.call_close,
+            *dialect.result_open,
+            *dialect.stop,
+            *parts,
+            *thinking,
+        )
+    )
+
+
+def paired_in_string(text: str, start: int, end: int) -> bool:
+    """Whether the plain tag at ``[start, end)`` has its other half in the same JSON string:
+    its closer after an opener, its opener before a closer."""
+    tag = text[start:end]
+    name = _TAG_NAME.match(tag)
+    if name is None or _TOKEN_SHAPED.search(tag) is not None:
+        return False
+    lo, hi = _string_around(text, start, end)
+    if tag.startswith("</"):
+        opener = re.compile("<" + re.escape(name.group(1)) + r"(?=[\s>=/])")
+        return opener.search(text, lo, start) is not None
+    # the closer as written, or escaped as a regular expression or JSON writes it (``<\/b>``)
+    closer = re.compile(r"<(?:\\{1,2})?/" + re.escape(name.group(1)) + ">")
+    return closer.search(text, end, hi) is not None
 
 
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
@@ -66,6 +106,8 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
     """Whether the token at ``[start, end)`` of a tool argument's JSON text is quoted as data
     (see the module docstring)."""
     if start and (text[start - 1] == "\\" or text.endswith("&lt;", 0, start)):
+        return True
+    if paired_in_string(text, start, end):
         return True
     lo, hi = _string_around(text, start, end)
     if text.count(_FENCE, lo, start) % 2:

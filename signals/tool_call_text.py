@@ -1,8 +1,10 @@
-"""J: the answer is, or ends in, a tool call written as text.
+"""J: the answer (or the reasoning) is, or ends in, a tool call written as text.
 
 When a server's tool parser misses the model's call (wrong parser, a stripped special token, a
 call in another dialect's form), the call arrives as ``content``: the agent shows JSON instead
-of calling the tool. Forms, each as the whole rest of the text (trailing blanks allowed):
+of calling the tool. A call the model writes at the end of its reasoning part is lost the same
+way (parsers read calls from ``content`` only), so J reads the ``thinking`` surface too. Forms,
+each as the whole rest of the text (trailing blanks allowed):
 
 * a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``; arguments as an
   object or as a string holding one), a list of them, or an OpenAI ``tool_calls`` item
@@ -13,11 +15,20 @@ of calling the tool. Forms, each as the whole rest of the text (trailing blanks 
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
   with or without Claude's namespace prefix (models of other families write this shape as text
-  too, so it counts whatever the dialect).
+  too, so it counts whatever the dialect); an ``<invoke>``'s parameters may also be written as
+  one element per parameter (``<command>ls</command>``);
+* Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
+  builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
+  string-delimiter tokens around it are stripped.
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
-call of any tool); without them the strict shapes above are the evidence. Only the last
+call of any tool). Without them the call markup above is the evidence, but a bare JSON call
+(an object, a list of them, an OpenAI ``tool_calls`` item) is not: it is also what an answer
+looks like when the user asked for an example call or for JSON with those keys, and nothing in
+the text tells the two apart. It counts without declared tools only for the dialects whose own
+call is bare JSON (:data:`JSON_CALL_DIALECTS`: Llama 3), where it is the call the parser
+missed. Only the last
 :data:`SPAN` characters are read, so a longer call is not flagged. The hit depends on the end of
 the text: a stream decides it at the end and holds back a tail that may still become one.
 """
@@ -35,6 +46,9 @@ from ._common import hit_from_norm
 
 #: characters at the end of the text a call may span
 SPAN = 2048
+#: dialects whose own tool call is a bare JSON object: there, without declared tools, a JSON
+#: call as text is the call the server's parser missed
+JSON_CALL_DIALECTS = frozenset({"llama3"})
 
 #: Claude's XML namespace prefix (built, so the spelling is not a literal tag here).
 _NS = "(?:" + "antml" + ":)?"
@@ -50,9 +64,15 @@ _DEFINE = r"""(?(DEFINE)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
   (?<param><NS:parameter\s+name="[^"<>]*">(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
-  (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?&param)\s*)*</NS:invoke>)
+  (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
+  (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
   (?<claude><NS:function_calls>\s*(?:(?&invoke)\s*)+</NS:function_calls>)
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke))
+  (?<gbody>\{(?:[^{}]|(?&gbody))*\})
+  (?<gargs>\((?:[^()]|(?&gargs))*\))
+  (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
+  (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
+  (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&gemma))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -61,23 +81,27 @@ _TAIL_SOURCE = (
 )
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _STARTS = regex.compile(
-    r"[\[{]|<tool_call>|<function=|functions\.|<" + _NS + r"(?:function_calls>|invoke\s)"
+    r"[\[{]|<tool_call>|<function=|functions\.|(?<![\w.])call:"
+    r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
 _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
-    r"|<" + _NS + r'invoke\s+name="([^"<>]+)"'
+    r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
 )
 
 _TRIGGERS = Triggers(
-    literals=('"name"', "<tool_call>", "<function=", "functions.", *_CLAUDE_LITERALS),
+    literals=('"name"', "<tool_call>", "<function=", "functions.", "call:", *_CLAUDE_LITERALS),
     scope="ending",
     tail=_TAIL_SOURCE,
-    tail_start=r"[\[{<]|functions\.",
-    # a `functions.NAME:{...}` tail may still be forming while the text ends in its first word
-    hold_words=("functions.",),
+    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:",
+    # a `functions.NAME:{...}` or `call:NAME{...}` tail may still be forming while the text ends
+    # in its first word
+    hold_words=("functions.", "call:"),
+    # every form ends in a closing brace, bracket, parenthesis or tag
+    last="}])>",
 )
 
 
@@ -89,7 +113,7 @@ class ToolCallText:
     code = "J"
     name = "tool call as text"
     kind: Literal["anchor", "co"] = "anchor"
-    surfaces = frozenset({Surface.TEXT})
+    surfaces = frozenset({Surface.TEXT, Surface.THINKING})
     max_span = SPAN
     reach = (0, 0)
     order = 27
@@ -111,6 +135,8 @@ class ToolCallText:
             if _TAIL.fullmatch(norm, at) is None:
                 continue
             call = norm[at:].rstrip()
+            if ctx.tools is None and call[0] in "[{" and ctx.dialect.name not in JSON_CALL_DIALECTS:
+                continue  # a bare JSON call without declared tools: see the module docstring
             names = _names(call)
             if ctx.tools is not None:
                 if not any(

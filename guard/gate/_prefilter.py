@@ -63,6 +63,15 @@ def _find(haystack: str, literal: str, gate: str | None, start: int = 0) -> int:
     return -1 if at < 0 else find(literal, at - k)
 
 
+def _holds(haystack: str, literal: str) -> bool:
+    """``literal in haystack``, answered first by one-character searches (each a ``memchr``):
+    a literal with a character the haystack lacks is not in it. A substring search for a
+    literal that ends in a common character (``Need ``, ``? No``) reads prose at a fraction of
+    that speed, and a batch of answers often lacks one of its rarer characters (a capital, a
+    colon)."""
+    return all(ch in haystack for ch in set(literal)) and literal in haystack
+
+
 def _gate(literal: str) -> str | None:
     """A character of ``literal`` that prose rarely holds (not a letter, digit or blank), to
     look for first; ``None`` when it has none."""
@@ -80,6 +89,7 @@ class Prefilter:
         "checks",
         "ending",
         "ending_checks",
+        "ending_last",
         "ending_literals",
         "ending_span",
         "head",
@@ -101,6 +111,7 @@ class Prefilter:
         ending: re.Pattern[str] | None,
         ending_span: int,
         ending_literals: tuple[str, ...] = (),
+        ending_last: dict[str, str] | None = None,
     ) -> None:
         ordered = sorted(literals, key=lambda s: (-len(s), s))
         #: (gate character or None, literal), literals with a gate first, shortest first: a
@@ -140,6 +151,9 @@ class Prefilter:
         self.ending_literals = ending_literals
         #: (gate character or None, literal) of the ending literals, for batches
         self.ending_checks = tuple((_gate(lit), lit) for lit in ending_literals)
+        #: for an ending literal whose signals all promise how a text they fire on ends
+        #: (``Triggers.last``): those characters; a text ending otherwise is not searched for it
+        self.ending_last = {lit: last for lit, last in (ending_last or {}).items() if last}
         self.ending = ending
         self.ending_span = ending_span
         #: the head checks in one match, for batches whose tails are searched joined: the lead,
@@ -179,7 +193,11 @@ class Prefilter:
         if self.ending_literals or self.ending is not None:
             # searched in place from where the tail starts: no copy of the tail
             at = max(0, len(text) - self.ending_span) if self.ending_span else 0
+            end = text.rstrip()[-1:]
             for literal in self.ending_literals:
+                last = self.ending_last.get(literal)
+                if last is not None and end not in last:
+                    continue
                 if text.find(literal, at) >= 0:
                     return True
             if self.ending is not None and self.ending.search(text, at) is not None:
@@ -234,15 +252,32 @@ class Prefilter:
         """The texts among ``where`` with an ending literal in their last ``ending_span``
         characters, found by one search of the texts joined by ``sep`` for each literal (a
         literal never holds ``sep``, so a match never spans two texts)."""
+        if not where or self.sep is None:
+            return set()
+        free = tuple(c for c in self.ending_checks if c[1] not in self.ending_last)
+        found = self._tails_of(texts, where, free)
+        by_last: dict[str, list[tuple[str | None, str]]] = {}
+        for check in self.ending_checks:
+            if check[1] in self.ending_last:
+                by_last.setdefault(self.ending_last[check[1]], []).append(check)
+        for last, checks in by_last.items():
+            # only the texts that end as these literals' signals promise (few answers end in
+            # a brace): their literals are looked for there, not in the whole batch
+            ending = [i for i in where if texts[i].rstrip()[-1:] in last]
+            found |= self._tails_of(texts, ending, tuple(checks))
+        return found
+
+    def _tails_of(
+        self, texts: Sequence[str], where: list[int], checks: tuple[tuple[str | None, str], ...]
+    ) -> set[int]:
+        """:meth:`_tails` for the ending literals of ``checks``."""
         sep = self.sep
-        if not where or sep is None:
+        if not where or not checks or sep is None:
             return set()
         picked = _pick(texts, where)
         joined = sep.join(picked)
         present = [
-            lit
-            for gate, lit in self.ending_checks
-            if (gate is None or gate in joined) and lit in joined
+            lit for gate, lit in checks if (gate is None or gate in joined) and _holds(joined, lit)
         ]
         if not present:
             return set()  # the common case: no ending literal in the whole batch
@@ -375,6 +410,8 @@ def _prefilter(
     opening: set[str] = set()
     ending: list[str] = []
     ending_literals: set[str] = set()
+    #: per ending literal, the characters its signals promise a text ends in ("" for none)
+    ending_last: dict[str, str] = {}
     ending_span = 0
     for signal in every:
         if signal.kind != "anchor" or signal.code in disabled or not surfaces & signal.surfaces:
@@ -393,6 +430,13 @@ def _prefilter(
             if not triggers.literals and triggers.pattern is None:
                 return None
             ending_literals.update(triggers.literals)
+            for lit in triggers.literals:
+                # a literal two signals publish keeps a promise only if both make one
+                known = ending_last.get(lit)
+                if known is None:
+                    ending_last[lit] = triggers.last
+                else:
+                    ending_last[lit] = known + triggers.last if known and triggers.last else ""
             if triggers.pattern is not None:
                 ending.append(f"(?:{triggers.pattern})")
             ending_span = max(ending_span, signal.max_span)
@@ -408,4 +452,5 @@ def _prefilter(
         re.compile("|".join(ending)) if ending else None,
         ending_span,
         tuple(sorted(ending_literals)),
+        ending_last,
     )

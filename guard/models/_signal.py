@@ -63,6 +63,10 @@ class Triggers:
         tail_start: for ``ending`` signals, a regex source (``re`` syntax) matching where such
             a tail may begin (its first characters, at most 64), so a stream tries only those
             places; a prefix of a tail start that is a word belongs in ``hold_words``.
+        last: for ``ending`` signals, the characters one of which ends (before trailing
+            blanks) every text the signal fires on, itself or its normalised view: a call written
+            as text ends in ``}`` or ``>``. Empty: no promise. Prefilters look for the signal's
+            literals only in texts that end so.
     """
 
     literals: tuple[str, ...] = ()
@@ -78,6 +82,7 @@ class Triggers:
     lead: str | None = None
     tail: str | None = None
     tail_start: str | None = None
+    last: str = ""
 
 
 @runtime_checkable

@@ -128,7 +128,8 @@ def test_tools_option_reaches_raw_harmony_calls(tmp_path: Path) -> None:
 
 def test_tool_call_written_as_text_counts_only_for_a_declared_tool() -> None:
     record = chat({"role": "assistant", "content": CALL_TEXT})
-    assert [f.signals for f in guard.audit([record]).findings] == [("J",)]
+    # tools unknown: a bare JSON call is no evidence (an example the user asked for reads the same)
+    assert guard.audit([record]).findings == []
     assert [f.signals for f in guard.audit([record], tools=["get_weather"]).findings] == [("J",)]
     assert guard.audit([record], tools=["search"]).findings == []
 

@@ -341,11 +341,13 @@ def test_split_lines_at_the_probes_edge(lines: int, size: int) -> None:
 
 
 def test_the_answers_triggers_do_not_make_reasoning_or_arguments_candidates() -> None:
-    # the reasoning voice's opening (V) and a call at the end (J) are read on answers only
+    # the reasoning voice's opening (V) is read on answers only; a call at the end (J) is read
+    # on answers and reasoning, so its ending literals make that group's texts candidates
     voice = {"role": "assistant", "reasoning_content": _VOICE}
     call = '{"path": "a.py"} {"name": "read"}'
     args = {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": call}}]}
     answer = {"role": "assistant", "content": _VOICE}
     taken = _taken({"messages": [voice]}, {"messages": [args]}, {"messages": [answer]})
-    assert taken[1] == 1 and taken[2] == 1
+    assert taken[1] == 1
+    assert [p[:2] for p in _handed(taken[2])] == [("tool_arg", call)]
     assert _handed(taken[3]) == [("text", _VOICE, 0, "content")]

@@ -25,6 +25,10 @@ _PIECES = st.sampled_from(
         "ｔｏ＝functions.x",
         "naïve café ",
         "functions.",
+        "call:f{a:1}",
+        "} ",
+        "? No. ",
+        "Need short reply. ",
     ]
 )
 
@@ -88,6 +92,10 @@ _ENDS_PIECES = st.sampled_from(
         "functions.",
         "\u00a0",
         "naïve ",
+        "}",
+        "｝",
+        ">",
+        "? No",
     ]
 )
 
@@ -108,6 +116,18 @@ def test_an_ending_literal_counts_only_in_the_tail() -> None:
     near = "x" * filt.ending_span + "<tool_call>"
     assert filt.candidates(["plain", far, near, far]) == [2]
     assert not filt.could_hit(far) and filt.could_hit(near)
+
+
+def test_an_ending_literal_with_a_promised_last_character_counts_only_in_texts_ending_so() -> None:
+    # J promises that a text it fires on ends (before blanks) in `}`, `]`, `)` or `>`
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.ending_last.get('"name"') == "}])>"
+    call = '{"name": "read", "arguments": {}}'
+    texts = [call + " and then prose", call + "\n ", "the " + call + ".", "x"]
+    assert filt.candidates(texts) == [1]
+    assert [filt.could_hit(t) for t in texts] == [False, True, False, False]
+    # a literal of a signal without such a promise is looked for whatever the text ends in
+    assert "Need " not in filt.ending_last and filt.candidates(["Need more. ok"]) == [0]
 
 
 def test_an_opening_word_counts_only_within_the_head() -> None:

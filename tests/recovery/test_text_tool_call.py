@@ -101,7 +101,8 @@ CASES = [
 def test_text_tool_call_recovers_every_form(
     text: str, before: str, calls: list[tuple[str, dict[str, object]]]
 ) -> None:
-    verdict = detect(text)
+    # declared tools: a bare JSON call is evidence only with them (or as Llama 3's own call)
+    verdict = detect(text, tools=[name for name, _ in calls])
     assert "J" in verdict.signals
     outcome = TextToolCall().apply(text, verdict)
     assert isinstance(outcome, Recovered), outcome
@@ -115,8 +116,9 @@ def test_text_tool_call_with_declared_tools_recovers_only_declared_ones() -> Non
     ok = TextToolCall(tools=[WEATHER]).apply(text, detect(text, tools=[WEATHER]))
     assert isinstance(ok, Recovered) and isinstance(ok.value, CallSplit)
     assert ok.value.calls == (RecoveredCall(name="get_weather", arguments='{"city": "Paris"}'),)
-    # the detector without tools flags it; the strategy knows the request declared other tools
-    refused = TextToolCall(tools=["search"]).apply(text, detect(text))
+    # the detector without tools flags it as Llama 3's own call; the strategy knows the request
+    # declared other tools
+    refused = TextToolCall(tools=["search"]).apply(text, detect(text, dialect="llama3"))
     assert isinstance(refused, Abort) and "'get_weather'" in refused.reason
 
 
@@ -152,7 +154,7 @@ def test_parse_calls_rejects_what_is_not_a_call(text: str) -> None:
 
 def test_unparseable_call_text_is_an_abort_never_a_guess() -> None:
     text = '{"name": "f", "arguments": {"a": 1}}'
-    verdict = detect(text)
+    verdict = detect(text, tools=["f"])
     broken = text.replace("{", "[", 1)  # a verdict that does not fit the value
     outcome = TextToolCall().apply(broken, verdict)
     assert isinstance(outcome, Abort) and "not recovered" in outcome.reason

@@ -23,7 +23,6 @@ BARE = {
     "arg-docs-prose-bare",
     "arg-search-query-bare",
     "arg-python-comment-bare",
-    "arg-xml-config-tool-call",
     "arg-diff-removed-comment",
     "arg-anthropic-prose",
     "arg-x-search-bare",
@@ -114,6 +113,54 @@ def test_a_policy_can_switch_p_off() -> None:
     assert not detect(KIMI_LEAK, "tool_arg", dialect="kimi", policy=policy).leak
 
 
+# --- the dialect's call syntax: plain tags inside a call and reasoning tags -----------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("glm", json.dumps({"path</arg_key>": "/srv/app"})),  # a stray closer in a key
+        ("glm", json.dumps({"<arg_key>dir": "/tmp"})),  # a stray opener in a key
+        ("glm", args(q="cats</arg_value>")),
+        ("glm", args(path="a/</think>b.py")),
+        ("deepseek", args(command="</think>ls -la")),
+        ("chatml", args(command="ls<think>")),
+        ("qwen3_coder", args(code="x = 1\n</parameter>\n<parameter=path>")),
+        ("anthropic", args(command="ls</invoke>")),
+        ("all", args(path="a/</think>b.py")),
+    ],
+)
+def test_a_stray_half_of_the_call_syntax_in_a_string_trips(dialect: str, text: str) -> None:
+    v = detect(text, "tool_arg", dialect=dialect, tool_name="bash")
+    assert v.leak and {"H", "P"} <= set(v.signals), text
+
+
+@pytest.mark.parametrize(
+    ("dialect", "content"),
+    [
+        ("glm", "<arg_key>{{ k }}</arg_key><arg_value>{{ v }}</arg_value>"),  # paired: a template
+        ("glm", "<agent><tool_call>search</tool_call></agent>"),
+        ("chatml", "<p><think>an element</think></p>"),
+        ("chatml", "const T = /<think>(.*?)<\\/think>/;"),  # the closer escaped in a regex
+        ("deepseek", "ARG_END = '</think>'"),  # quoted literal
+    ],
+)
+def test_paired_or_quoted_call_syntax_passes(dialect: str, content: str) -> None:
+    assert not detect(args(path="x", content=content), "tool_arg", dialect=dialect).leak
+
+
+def test_a_tag_is_paired_only_within_its_own_string() -> None:
+    # the opener sits in another string (the key), so the value's closer is a stray half
+    text = json.dumps({"<think>": "x</think>"})
+    assert detect(text, "tool_arg", dialect="glm").leak
+
+
+def test_a_plain_tag_outside_the_call_syntax_is_not_p() -> None:
+    # `<tools>` lists tool definitions in a system prompt: reserved, but no part of a call
+    v = detect(args(content="ls <tools>"), "tool_arg", dialect="chatml")
+    assert "P" not in v.signals
+
+
 # --- X: another dialect's call markers ------------------------------------------------------
 
 
@@ -152,7 +199,12 @@ def test_x_is_silent_where_h_or_harmony_rules(dialect: str) -> None:
 @pytest.mark.parametrize("dialect", ["kimi", "chatml"])
 @pytest.mark.parametrize(
     "text",
-    [KIMI_LEAK, args(path="x", content="Use `<|tool_call_end|>` here, or '<|im_end|>'.")],
+    [
+        KIMI_LEAK,
+        args(path="x", content="Use `<|tool_call_end|>` here, or '<|im_end|>'."),
+        args(path="a/</think>b.py"),
+        args(content="<p><think>x</think></p>"),
+    ],
 )
 def test_every_split_point_gives_the_whole_verdict(dialect: str, text: str) -> None:
     whole = detect(text, "tool_arg", dialect=dialect, tool_name="bash")

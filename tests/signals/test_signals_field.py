@@ -96,8 +96,19 @@ CALL = '{"name": "read_file", "arguments": {"path": "a.txt"}}'
 
 
 def test_j_tool_call_as_the_whole_text() -> None:
-    v = detect(CALL)
+    v = detect(CALL, tools=["read_file"])
     assert v.signals == ("J",) and v.cut == 0
+    # Llama 3's own call is bare JSON: there it counts with tools unknown
+    assert detect(CALL, dialect="llama3").signals == ("J",)
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "chatml", "deepseek", "all"])
+def test_j_bare_json_call_with_tools_unknown_is_no_evidence(dialect: str) -> None:
+    # an example call the user asked for reads the same: a JSON call needs declared tools
+    for text in (CALL, f"[{CALL}, {CALL}]", "Here is one:\n" + CALL):
+        assert not detect(text, dialect=dialect).leak, text
+    # the call markup around it still is evidence
+    assert detect(f"<tool_call>{CALL}</tool_call>", dialect=dialect).leak
 
 
 def test_j_prose_ending_in_a_hermes_call_cut_at_the_call() -> None:
@@ -121,11 +132,12 @@ def test_j_near_miss_json_answers_and_calls_followed_by_prose() -> None:
         CALL + "\nThat is what the log shows.",
         "```json\n" + CALL + "\n```",
     ):
-        assert not detect(text).leak, text
+        assert not detect(text, tools=["read_file", "build", "Bob", "Alice"]).leak, text
+        assert not detect(text, dialect="llama3").leak, text
 
 
 def test_j_lookalike_fullwidth_braces_do_not_hide_the_call() -> None:
-    assert detect(CALL.replace("{", "｛", 1)).leak
+    assert detect(CALL.replace("{", "｛", 1), tools=["read_file"]).leak
 
 
 @pytest.mark.parametrize("cuts", every_split("Sure.\n" + CALL))

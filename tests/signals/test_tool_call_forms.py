@@ -1,0 +1,155 @@
+"""J's forms of issue 31: Gemma's ``call:NAME{...}`` body, an ``<invoke>`` whose parameters are
+elements, a call at the end of the reasoning part (``thinking``), and bare JSON calls that need
+declared tools (or Llama 3's own call form): positive, negative and every chunk split."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from guard import detect
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY, SurfaceMonitor
+from guard.models import Surface
+
+
+def streamed(text: str, cut: int, surface: str, dialect: str, **context: Any) -> Any:
+    """The monitor's final verdict and release when ``text`` arrives in two chunks."""
+    monitor = SurfaceMonitor(Surface(surface), get_dialect(dialect), DEFAULT_POLICY, **context)
+    monitor.feed(text[:cut])
+    first = monitor.release
+    if monitor.tripped is not None:
+        assert first <= monitor.tripped.cut
+    monitor.feed(text[cut:])
+    assert monitor.release >= first
+    return monitor.finish(), monitor.release
+
+
+# --- Gemma's call body -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "call:write_notes{title:Groceries,body:eggs and rice}",
+        'call:get_time{zone:"Europe/Oslo"}',
+        "call:nested{a:{b:1},c:[1,2]}",
+        "call:ping{}",
+        'call:lookup_tide(port: "Lisbon", day: "today")',
+        "call:f(x=1)",
+    ],
+)
+def test_gemma_call_body_as_text_trips(call: str) -> None:
+    text = f"On it.\n{call}\n"
+    for dialect in ("gemma", "chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "J" in v.signals and v.cut == text.index("call:"), dialect
+
+
+def test_gemma_call_with_declared_tools_counts_only_when_it_names_one() -> None:
+    text = "call:list_missions{status:open}"
+    assert detect(text, dialect="gemma", tools=["list_missions"]).leak
+    assert not detect(text, dialect="gemma", tools=["search"]).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gemma writes call:NAME{key:value} between two tokens, and the shim reads it back.",
+        "The recall:f{a:1}",  # `call:` inside a word
+        "call:f{ no key }",  # no key:value inside
+        "call:f{a:1",  # unclosed
+        "call:f(just words)",
+        "```\ncall:f{a:1}\n```",  # closed code
+        "Use `call:f{a:1}`",
+    ],
+)
+def test_gemma_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="gemma").leak, text
+
+
+@pytest.mark.parametrize("cut", range(1, len("Sure.\ncall:ls{dir:src}")))
+def test_gemma_every_split_gives_the_whole_verdict(cut: int) -> None:
+    text = "Sure.\ncall:ls{dir:src}"
+    whole = detect(text, dialect="gemma")
+    verdict, release = streamed(text, cut, "text", "gemma")
+    assert verdict == whole and release == whole.cut == 6
+
+
+# --- <invoke> with parameter elements ------------------------------------------------------------
+
+INVOKE = '<invoke name="grep">\n<pattern>def handle_</pattern>\n<path>src</path>\n</invoke>'
+
+
+def test_invoke_with_parameter_elements_trips() -> None:
+    text = "Searching.\n" + INVOKE
+    v = detect(text, dialect="chatml", tools=["grep"])
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("<invoke")
+    assert not detect(text, dialect="chatml", tools=["Bash"]).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<invoke name="grep"><pattern>x</path></invoke>',  # mismatched element
+        '<invoke name="grep"><pattern><b>x</b></pattern></invoke>',  # markup inside a value
+        INVOKE + "\nThat was the old transcript's shape.",
+    ],
+)
+def test_invoke_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+# --- calls at the end of the reasoning part ------------------------------------------------------
+
+THINKING_CALL = (
+    "Next I should check the recent commits.\n"
+    '<invoke name="shell">\n  <cmd>git log --oneline -5</cmd>\n</invoke>'
+)
+
+
+@pytest.mark.parametrize("dialect", ["glm", "kimi", "harmony", "all"])
+def test_a_call_at_the_end_of_the_reasoning_trips(dialect: str) -> None:
+    v = detect(THINKING_CALL, "thinking", dialect=dialect)
+    assert v.leak and "J" in v.signals and v.cut == THINKING_CALL.index("<invoke")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Some models write `<function=...>`, others wrap JSON in `<tool_call>`; explain both.",
+        'I could call search with {"query": "x"}, but the answer is in the context already.',
+        THINKING_CALL + "\nActually the log is in the pasted output; no call needed.",
+    ],
+)
+def test_reasoning_that_names_or_drafts_a_call_passes(text: str) -> None:
+    assert not detect(text, "thinking", dialect="kimi").leak, text
+
+
+@pytest.mark.parametrize("cut", range(1, len(THINKING_CALL), 3))
+def test_thinking_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(THINKING_CALL, "thinking", dialect="glm")
+    verdict, release = streamed(THINKING_CALL, cut, "thinking", "glm")
+    assert verdict == whole and release == whole.cut
+
+
+# --- bare JSON calls ---------------------------------------------------------------------------
+
+CALL = '{"name": "web_search", "parameters": {"query": "hello"}}'
+
+
+def test_bare_json_needs_declared_tools_or_llama3() -> None:
+    assert not detect(CALL, dialect="chatml").leak
+    assert not detect(CALL, dialect="all").leak
+    assert detect(CALL, dialect="chatml", tools=["web_search"]).leak
+    assert detect(CALL, dialect="llama3").signals == ("J",)
+    assert not detect(CALL, dialect="llama3", tools=["other"]).leak
+
+
+@pytest.mark.parametrize("cut", range(1, len("Ok.\n" + CALL), 2))
+def test_llama3_bare_json_every_split_gives_the_whole_verdict(cut: int) -> None:
+    text = "Ok.\n" + CALL
+    whole = detect(text, dialect="llama3")
+    verdict, release = streamed(text, cut, "text", "llama3")
+    assert verdict == whole and release == whole.cut == 4
