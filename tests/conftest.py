@@ -18,6 +18,7 @@ not complexity"`` and the complexity suite, so every test runs there, properties
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture
+def examples(request: pytest.FixtureRequest) -> Callable[[int], int]:
+    """For seeded loops that are property runs of their own: ``examples(n)`` is ``n`` with
+    ``--full-properties``, else :data:`CORE_SHARE` of it (at least :data:`CORE_FLOOR`). A test
+    that takes this fixture is marked ``property``."""
+    full = bool(request.config.getoption("--full-properties"))
+    return lambda n: n if full else max(CORE_FLOOR, n // CORE_SHARE)
+
+
 def _shorten(test: object) -> None:
     """Give a hypothesis test :data:`CORE_SHARE` of its examples, once per function."""
     function = getattr(test, "__func__", test)
@@ -128,6 +138,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.slow)
         if test in COMPLEXITY:
             item.add_marker(pytest.mark.complexity)
+        if isinstance(item, pytest.Function) and "examples" in item.fixturenames:
+            item.add_marker(pytest.mark.property)
         if isinstance(item, pytest.Function) and getattr(item.obj, "is_hypothesis_test", False):
             item.add_marker(pytest.mark.property)
             if not config.getoption("--full-properties"):

@@ -22,7 +22,7 @@ import json
 import os
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -259,10 +259,13 @@ def guard_messages(text: str, rng: random.Random) -> list[Msg]:
     return messages
 
 
-def test_differential_agrees_with_openai_harmony_on_every_message(encoding: Any) -> None:
+def test_differential_agrees_with_openai_harmony_on_every_message(
+    encoding: Any, examples: Callable[[int], int]
+) -> None:
+    conversations = examples(CONVERSATIONS)
     total_messages = 0
     total_chars = 0
-    for seed in range(CONVERSATIONS):
+    for seed in range(conversations):
         rng = random.Random(seed)
         specs = random_turn(rng)
         tokens = completion(encoding, specs)
@@ -273,9 +276,9 @@ def test_differential_agrees_with_openai_harmony_on_every_message(encoding: Any)
         assert got == expected, f"seed {seed}"
         total_messages += len(expected)
         total_chars += len(text)
-    assert total_messages > 2 * CONVERSATIONS
+    assert total_messages > 2 * conversations
     print(
-        f"\ndifferential: {CONVERSATIONS} conversations, {total_messages} messages,"
+        f"\ndifferential: {conversations} conversations, {total_messages} messages,"
         f" {total_chars:,} characters: all agree"
     )
 
@@ -306,9 +309,12 @@ def _header_text(enc: Any, tokens: list[int]) -> str:
     return text[: text.index("<|message|>") + len("<|message|>")]
 
 
-def test_header_parser_agrees_with_openai_harmony_on_every_header(encoding: Any) -> None:
+def test_header_parser_agrees_with_openai_harmony_on_every_header(
+    encoding: Any, examples: Callable[[int], int]
+) -> None:
+    conversations = examples(CONVERSATIONS)
     headers = 0
-    for seed in range(CONVERSATIONS):
+    for seed in range(conversations):
         specs = random_turn(random.Random(seed))
         for k, spec in enumerate(specs):
             tokens = _tokens(encoding, spec, k == len(specs) - 1)
@@ -316,7 +322,7 @@ def test_header_parser_agrees_with_openai_harmony_on_every_header(encoding: Any)
             got = (h.author, h.recipient, h.channel, h.content_type)
             assert got == _reference_header(encoding, tokens), f"seed {seed}, message {k}"
             headers += 1
-    assert headers > 2 * CONVERSATIONS
+    assert headers > 2 * conversations
 
 
 DOUBLE_RECIPIENTS = [
