@@ -408,9 +408,14 @@ _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 
 
 def _fence_start(text: str, start: int) -> int:
-    """The line start when the run at ``start`` is indented at most three spaces, else -1."""
-    line = text.rfind("\n", 0, start) + 1
-    if start - line <= 3 and (line == start or not text[line:start].strip(" ")):
+    """The line start when the run at ``start`` is indented at most three spaces, else -1.
+
+    Looks back over at most three spaces (never to the line's start: on one long line that
+    would cost a scan per run)."""
+    line = start
+    while line > 0 and start - line < 3 and text[line - 1] == " ":
+        line -= 1
+    if line == 0 or text[line - 1] == "\n":
         return line
     return -1
 
@@ -505,19 +510,34 @@ def _fence_close(text: str, pos: int, char: str, length: int) -> int:
 
 def _pair_rest(para: list[tuple[int, int, int]], ranges: list[tuple[int, int]]) -> None:
     """The paragraph ends: pair the runs left (after the first, which found no partner: it is
-    literal) with later runs of their width; the rest is literal."""
+    literal) with later runs of their width; the rest is literal.
+
+    Each run's partner is the next run of its width: found through the indices of the runs of
+    each width and a cursor per width that only moves forward, so a paragraph of runs that
+    never pair costs time in proportion to its runs, not their square."""
+    if len(para) < 3:
+        para.clear()
+        return
+    by_width: dict[int, list[int]] = {}
+    for idx in range(1, len(para)):
+        s, e, _ = para[idx]
+        by_width.setdefault(e - s, []).append(idx)
+    cursor: dict[int, int] = {}
     k = 1
-    while k < len(para):
+    n = len(para)
+    while k < n:
         start, end, esc = para[k]
         width = end - start - esc
-        if width == 0:
-            k += 1
-            continue
-        for j in range(k + 1, len(para)):
-            if para[j][1] - para[j][0] == width:
+        later = by_width.get(width) if width else None
+        if later:
+            c = cursor.get(width, 0)
+            while c < len(later) and later[c] <= k:
+                c += 1
+            cursor[width] = c
+            if c < len(later):
+                j = later[c]
                 ranges.append((start + esc, para[j][1]))
                 k = j + 1
-                break
-        else:
-            k += 1
+                continue
+        k += 1
     para.clear()
