@@ -199,7 +199,9 @@ SECOND_LIST = [
 
 
 @pytest.mark.parametrize(("entry", "family", "dialect", "size"), SECOND_LIST)
-def test_growth_second_list(entry: str, family: str, dialect: str, size: int, tmp_path: Path) -> None:
+def test_growth_second_list(
+    entry: str, family: str, dialect: str, size: int, tmp_path: Path
+) -> None:
     _check(entry, family, dialect, size, tmp_path)
 
 
