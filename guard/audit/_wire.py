@@ -322,9 +322,7 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
         what, extra = table[i]
         close(m.start())
         if what == "bos" or (
-            what == "turn"
-            and _role_of(m, i, extra).lower() == "system"
-            and mixed
+            what == "turn" and _role_of(m, i, extra).lower() == "system" and mixed
         ):
             if current.segments:
                 yield current
