@@ -196,7 +196,8 @@ FAMILIES: dict[str, Callable[[str, int], str]] = {
     "escaped backticks": _escaped_backticks,
     "backtick triples": _backtick_triples,
     "unclosed span": _unclosed_span,
-    "backslash run": lambda d, n: "\\" * n,
+    # a run of backslashes, then a bar: the bar lets escaping search the run
+    "backslash run": lambda d, n: "\\" * (n - 1) + "|",
 }
 
 #: the table of issue 33 (guard_stream, raw chunks)

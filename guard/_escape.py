@@ -114,7 +114,8 @@ class _Escaper:
         return (out, count) if count else (text, 0)
 
     def unescape(self, text: str) -> tuple[str, int]:
-        if "\\" not in text:
+        # an escaped spelling holds a backslash and what its spelling holds of `quick`
+        if "\\" not in text or not any(ch in text for ch in self.quick):
             return text, 0
         if self.overlapped:
             return self._by_positions(text, self.find_escaped, _unescape_positions, insert=False)
