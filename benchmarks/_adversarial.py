@@ -23,6 +23,7 @@ __all__ = [
     "chunked",
     "fullwidth",
     "markers",
+    "system_turns",
 ]
 
 #: every dialect with a scanner (raw streams read their wire text through it)
@@ -59,6 +60,13 @@ def _repeat(unit: str, size: int) -> str:
     if not unit:
         raise ValueError("expected a non-empty unit, got ''")
     return (unit * (size // len(unit) + 1))[:size]
+
+
+def _whole_units(unit: str, size: int) -> str:
+    """``unit`` repeated whole, padded with spaces to exactly ``size`` characters (a cut unit
+    could end in a run that pairs with the first and change what the family tests)."""
+    count = size // len(unit)
+    return unit * count + " " * (size - count * len(unit))
 
 
 def _prose(size: int) -> str:
@@ -125,6 +133,43 @@ def _unterminated_strings(dialect: str, size: int) -> str:
     return head + _repeat('Paris \\" x ', size - len(head))
 
 
+def _first_marker(dialect: str) -> str:
+    return markers(dialect)[0]
+
+
+def _escaped_backticks(dialect: str, size: int) -> str:
+    # escaped double-backtick runs (each opens nothing, the rest of its run may), none paired,
+    # in one paragraph, with a marker now and then so detection has hits to place
+    return _whole_units("\\`` " * 15 + _first_marker(dialect) + " ", size)
+
+
+def _backtick_triples(dialect: str, size: int) -> str:
+    # runs of three backticks inside one long line: none can open a fence
+    return _whole_units("x ``` " * 10 + _first_marker(dialect) + " ", size)
+
+
+def _unclosed_span(dialect: str, size: int) -> str:
+    # a code span that never closes, then markers in the same paragraph: whether they are
+    # code stays open until the paragraph ends
+    return "`" + _repeat(_first_marker(dialect) + " x ", size - 1)
+
+
+#: a raw transcript's system turn, per dialect whose transcript splitter reads it
+_SYSTEM_TURNS = {
+    "harmony": "<|start|>system<|message|>You are terse.<|end|>",
+    "chatml": "<|im_start|>system\nYou are terse.<|im_end|>\n",
+}
+
+
+def system_turns(dialect: str, size: int) -> str:
+    """A raw transcript of ``size`` characters made of consecutive system turns (each may
+    start a new transcript, so a splitter asks at every turn); ``harmony`` and ``chatml``."""
+    if dialect not in _SYSTEM_TURNS:
+        raise ValueError(f"expected one of {sorted(_SYSTEM_TURNS)}, got {dialect!r}")
+    unit = _SYSTEM_TURNS[dialect]
+    return unit * max(1, size // len(unit))
+
+
 def _json_nest(size: int) -> str:
     depth = max(1, size // 2)
     return "[" * depth + "]" * depth
@@ -148,6 +193,11 @@ FAMILIES: dict[str, Callable[[str, int], str]] = {
     "combining marks": lambda d, n: _repeat(_marker_unit(d, _combining), n),
     "markers split": lambda d, n: _repeat(_marker_unit(d, lambda m: m, " w "), n),
     "nested JSON": lambda d, n: _json_nest(n),
+    "escaped backticks": _escaped_backticks,
+    "backtick triples": _backtick_triples,
+    "unclosed span": _unclosed_span,
+    # a run of backslashes, then a bar: the bar lets escaping search the run
+    "backslash run": lambda d, n: "\\" * (n - 1) + "|",
 }
 
 #: the table of issue 33 (guard_stream, raw chunks)

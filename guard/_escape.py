@@ -51,6 +51,7 @@ _log = get_logger("guard.escape")
 _BARS = ("|", "\uff5c")
 _RUN0 = r"\\*"
 _RUN1 = r"\\+"
+_NO_BACKSLASH_BEFORE = r"(?<!\\)"
 
 
 def _quote(text: str) -> str:
@@ -113,7 +114,8 @@ class _Escaper:
         return (out, count) if count else (text, 0)
 
     def unescape(self, text: str) -> tuple[str, int]:
-        if "\\" not in text:
+        # an escaped spelling holds a backslash and what its spelling holds of `quick`
+        if "\\" not in text or not any(ch in text for ch in self.quick):
             return text, 0
         if self.overlapped:
             return self._by_positions(text, self.find_escaped, _unescape_positions, insert=False)
@@ -223,6 +225,12 @@ def _escaper_for(dialect: Dialect) -> _Escaper:
     def build(run: str) -> Any:
         alternatives = [_literal_source(s, run) for s in literals]
         alternatives += [_pattern_source(p, run) for p in patterns]
+        # A spelling that opens with a bar (DSML's `｜DSML｜`) opens its alternative with a
+        # backslash run. Tried from every position inside a long run of backslashes, it would
+        # rescan the rest of the run each time; it can only match from the run's first
+        # backslash (a match never ends in a backslash), so it starts only where no backslash
+        # precedes.
+        alternatives = [_NO_BACKSLASH_BEFORE + a if a.startswith(run) else a for a in alternatives]
         source = "|".join(f"(?:{a})" for a in alternatives)
         if not overlapped:
             # The stdlib engine substitutes about 1.5x faster here; `regex` is needed only for

@@ -11,9 +11,8 @@ way the application decides. Fields never carry raw user or model text: use :fun
 from __future__ import annotations
 
 import logging
+import sys
 from typing import Any
-
-import structlog
 
 __all__ = ["Logger", "get_logger", "preview"]
 
@@ -43,7 +42,10 @@ class Logger:
         self._stdlib = logging.getLogger(name)
 
     def _emit(self, level: int, event: str, fields: dict[str, Any]) -> None:
-        if structlog.is_configured():
+        # structlog is not imported here: an application that configured it has imported it,
+        # and one that has not pays nothing for it (it also imports asyncio: start-up time)
+        structlog = sys.modules.get("structlog")
+        if structlog is not None and structlog.is_configured():
             structlog.get_logger(self._name).log(level, event, **fields)
         elif self._stdlib.isEnabledFor(level):
             self._stdlib.log(level, event, extra={"guard_event": event, "guard_fields": fields})

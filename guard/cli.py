@@ -13,10 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from guard import __version__
-from guard._audit_cli import add_report_options
-from guard._detect_cli import add_detect_parser
-from guard._serve_cli import add_serve_parser
-from guard.dialects import DIALECTS
 from guard.errors import InputError
 
 if TYPE_CHECKING:
@@ -67,6 +63,8 @@ def _cmd_escape(args: argparse.Namespace, *, reverse: bool) -> int:
 
 
 def _add_escape_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str) -> None:
+    from guard.dialects import DIALECTS
+
     verb = "Undo escaping of" if name == "unescape" else "Escape"
     p = sub.add_parser(
         name,
@@ -268,6 +266,7 @@ def _audit_on_ray(args: argparse.Namespace, progress: Any, tools: Any) -> AuditR
 
 def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from guard.audit import DEFAULT_FAIL_ON, FORMATS, MAX_LINE_BYTES
+    from guard.dialects import DIALECTS
 
     p = sub.add_parser(
         "audit",
@@ -354,11 +353,18 @@ def _add_audit_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
         f" Default: {DEFAULT_FAIL_ON}. To let unreadable lines pass, leave error out"
         " (--fail-on leak). Inputs not read at all exit 2 whatever --fail-on says",
     )
+    from guard._audit_cli import add_report_options
+
     add_report_options(p)
     p.set_defaults(handler=_cmd_audit)
 
 
 def build_parser() -> argparse.ArgumentParser:
+    # the subcommands' modules (and the dialect records their choices come from) are imported
+    # here, not with this module: `guard --version` needs none of them
+    from guard._detect_cli import add_detect_parser
+    from guard._serve_cli import add_serve_parser
+
     parser = argparse.ArgumentParser(
         prog="guard",
         description="Keep in-band tool-calling streams safe: escape, detect, audit, eval, serve.",
@@ -375,6 +381,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words[:1] == ["--version"]:
+        # what the parser's --version prints, without building the parser
+        print(f"guard {__version__}")
+        return EXIT_OK
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)

@@ -104,6 +104,9 @@ class HarmonySplitter:
         self._done: list[HarmonyTranscript] = []
         self._line = 0
         self._header = ""
+        #: the current transcript holds a message whose author is not ``system`` (a flag, so
+        #: a run of system messages does not re-read the transcript at each one)
+        self._mixed = False
 
     @property
     def line(self) -> int:
@@ -124,18 +127,14 @@ class HarmonySplitter:
         if self._current is not None:
             self._done.append(self._current)
             self._current = None
+        self._mixed = False
 
     def _emit(self, header: str, body: str, end: str | None) -> None:
         parsed = parse_header(header)
         author = parsed.author
         if not author:
             self._problem(self._start_line, "message header has no author")
-        current = self._current
-        if (
-            author == "system"
-            and current is not None
-            and any(m.author != "system" for m in current.messages)
-        ):
+        if author == "system" and self._mixed:
             self._close_transcript()
         self._transcript(self._start_line).messages.append(
             HarmonyMessage(
@@ -146,6 +145,8 @@ class HarmonySplitter:
                 interrupted=self._interrupted,
             )
         )
+        if author != "system":
+            self._mixed = True
 
     def _open(self, line: int, *, interrupted: bool, header: str = "") -> None:
         self._state = "header"

@@ -292,8 +292,12 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
     role, kind_hint, start, opening = "system", "", 0, ""
     opened = 0  # where the segment being read opens (its opening spelling)
     line_at = _LineCounter(text)
+    #: whether ``current`` holds a segment of a role other than ``system`` (a flag, so a run of
+    #: system turns does not re-read the transcript at each one)
+    mixed = False
 
     def close(end: int) -> None:
+        nonlocal mixed
         body = text[start:end]
         if kind_hint == "preamble" and not body.strip():
             return
@@ -305,6 +309,8 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
             kind = _kind(role, stripped, g)
             seg = Segment(role, kind, stripped, ended, opening, body.rstrip(), line_at(at))
         current.segments.append(seg)
+        if role.lower() != "system":
+            mixed = True
 
     kind_hint = "preamble"
     while True:
@@ -316,13 +322,12 @@ def split(text: str, dialect: str) -> Iterator[Transcript]:
         what, extra = table[i]
         close(m.start())
         if what == "bos" or (
-            what == "turn"
-            and _role_of(m, i, extra).lower() == "system"
-            and any(s.role.lower() != "system" for s in current.segments)
+            what == "turn" and _role_of(m, i, extra).lower() == "system" and mixed
         ):
             if current.segments:
                 yield current
             current = Transcript(line_at(m.start()))
+            mixed = False
         opened = m.start()
         if what == "bos":
             role, kind_hint, start, opening, pos = "system", "preamble", m.end(), m.group(), m.end()

@@ -80,6 +80,14 @@ class SurfaceMonitor:
         self._armed = 0  # a trigger was seen: scan every delta until the stream reaches this
         self._hold = 0
         self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
+        #: settled hits parked until the code status of their end is final (text and thinking:
+        #: an open fence or an unpaired backtick run may hold thousands of them), with the
+        #: smallest end among them, the smallest cut, and the smallest cut of those that would
+        #: trip unless code encloses them; a delta walks them only once that end is certain
+        self._waiting: list[Hit] = []
+        self._waiting_end = _NEVER
+        self._waiting_from = _NEVER
+        self._waiting_cut = _NEVER
         #: decided hits; leak mode keeps the earliest max_hits and counts the rest
         self._hits: list[Hit] = []
         self._log = HitLog(policy.max_hits)
@@ -174,7 +182,7 @@ class SurfaceMonitor:
         if self._early:
             for hit in self._early.values():
                 self._check_early(hit)
-        if self._pending:
+        if self._pending or self._waiting:
             self._resolve()
         # A partial bracket spelling can only start where a trigger was seen (partial-ness is
         # prefix-closed); a word spelling completes with a trigger in view (`=`, `assistant`,
@@ -255,6 +263,7 @@ class SurfaceMonitor:
             and not self._partial
             and not self._early
             and not self._pending
+            and not self._waiting
             and self._trip is None
             and self._due is None
             and total >= self._armed
@@ -521,6 +530,10 @@ class SurfaceMonitor:
             self._hits.extend(self._pending)
             self._pending = []
             return
+        code = self._code
+        if code is not None and "T" not in self.rule.require:
+            self._resolve_parked(code.certain_upto)
+            return
         for hit in self._pending:
             in_code = self._code_known(hit)
             if in_code is None or not self._t_known(hit):
@@ -532,6 +545,34 @@ class SurfaceMonitor:
             if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
                 self._trip = decided
         self._pending = keep
+
+    def _resolve_parked(self, certain: int) -> None:
+        """:meth:`_resolve` where only the code status can hold a hit back (no T): hits whose
+        end is not yet certain are parked, and the parked ones are walked again only once the
+        earliest of their ends is certain. Hits are decided in the order they were settled, as
+        the plain walk decides them."""
+        code = self._code
+        assert code is not None
+        if self._waiting and self._waiting_end <= certain:
+            hits = self._waiting + self._pending
+            self._waiting = []
+            self._waiting_end = self._waiting_from = self._waiting_cut = _NEVER
+        else:
+            hits = self._pending
+        self._pending = []
+        rule, weights = self.rule, self._weights
+        for hit in hits:
+            if hit.end > certain:
+                self._waiting.append(hit)
+                self._waiting_end = min(self._waiting_end, hit.end)
+                self._waiting_from = min(self._waiting_from, hit.cut)
+                if hit.cut < self._waiting_cut and decide(hit, rule, weights, False).trips:
+                    self._waiting_cut = hit.cut
+                continue
+            decided = decide(hit, rule, weights, code.in_code(hit.start, hit.end))
+            self._log.append(decided)
+            if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
+                self._trip = decided
 
     def _with_boundary(self, hit: Hit) -> Hit:
         """Hits found before the boundary was known carry no T; add it once it is."""
@@ -570,6 +611,7 @@ class SurfaceMonitor:
         keep_from = max(0, self._settled - self._plan.left)
         for hit in self._pending:
             keep_from = min(keep_from, hit.cut)
+        keep_from = min(keep_from, self._waiting_from)
         keep_from = min(keep_from, self.total - max(self._plan.hold, self._plan.ending_span))
         if keep_from - self._base > 4096:
             self._parts = [self._buf[keep_from - self._base :]]
@@ -584,9 +626,9 @@ class SurfaceMonitor:
         """Offset up to which the text can be shown now."""
         if self._finished:
             return self._trip.cut if self._trip else self.total
-        if self._trip is None and not self._pending and not self._early:
+        if self._trip is None and not self._pending and not self._waiting and not self._early:
             return self._hold
-        bound = self._hold
+        bound = min(self._hold, self._waiting_cut)  # parked hits: their code status is open
         if self._trip is not None:
             bound = min(bound, self._trip.cut)
         for hit in self._pending:
