@@ -62,6 +62,8 @@ from guard.serve._config import (
 from guard.serve._logging import configure_logging
 from guard.serve._run import run
 from guard.serve._settings import ServeSettings
+from guard.serve._sse import SSEDecoder, SSEEvent, SSELimitError
+from guard.serve._sse import encode as encode_sse
 
 __all__ = [
     "DEFAULT_DIALECTS",
@@ -69,11 +71,15 @@ __all__ = [
     "DEFAULT_READ_TIMEOUT",
     "DEFAULT_TOTAL_TIMEOUT",
     "FALLBACK_DIALECT",
+    "SSEDecoder",
+    "SSEEvent",
+    "SSELimitError",
     "ServeConfig",
     "ServeSettings",
     "configure_logging",
     "create_app",
     "dialect_for_model",
+    "encode_sse",
     "load_policy_file",
     "run",
 ]
