@@ -21,6 +21,8 @@ _HERE = Path(__file__).resolve().parent
 #: test module (relative to tests/) -> the package it needs; marked ``integration``
 INTEGRATION_MODULES = {
     "integrations/test_integrations_litellm.py": "litellm",
+    "integrations/test_litellm_guardrail_api.py": "litellm",
+    "integrations/test_litellm_proxy.py": "litellm",
     "integrations/test_integrations_agents.py": "agents",
     "integrations/test_integrations_langchain.py": "langchain",
     "integrations/test_ray.py": "ray",

@@ -404,14 +404,17 @@ class InbandGuardrail(CustomGuardrail):
             status = "guardrail_failed_to_respond"
             raise self._refused(str(exc)) from None
         finally:
-            leak = report.get("leak") if report else any(v.leak for v in guarded.verdicts)
-            if leak and status == _SUCCESS:
+            if not report and hasattr(guarded, "verdicts"):
+                report = {
+                    "leak": any(v.leak for v in guarded.verdicts),
+                    "forged": bool(guarded.forged),
+                    "cut": dict(guarded.cut),
+                }
+            if report.get("leak") and status == _SUCCESS:
                 status = _INTERVENED
-            self._log_stream(request_data, status, report, guarded)
+            self._log_stream(request_data, status, report)
 
-    def _log_stream(
-        self, data: dict[str, Any], status: str, report: dict[str, Any], guarded: Any
-    ) -> None:
+    def _log_stream(self, data: dict[str, Any], status: str, report: dict[str, Any]) -> None:
         """LiteLLM's standard guardrail logging information for a stream, as its own
         guardrails record it (what guard did; no text)."""
         summary = {
@@ -419,12 +422,6 @@ class InbandGuardrail(CustomGuardrail):
             "forged": bool(report.get("forged", False)),
             "cut": sorted(report.get("cut") or ()),
         }
-        if not report and hasattr(guarded, "verdicts"):
-            summary = {
-                "leak": any(v.leak for v in guarded.verdicts),
-                "forged": bool(guarded.forged),
-                "cut": sorted(guarded.cut),
-            }
         try:
             self.add_standard_logging_guardrail_information_to_request_data(
                 guardrail_json_response=summary,
