@@ -20,7 +20,6 @@ from support.fake_upstream import (
     CHAT_CLEAN,
     CHAT_FORGED,
     CHAT_LEAKED,
-    MESSAGES_CLEAN,
     MESSAGES_LEAKED,
     MESSAGES_MODEL,
     responses_sse,
