@@ -24,6 +24,7 @@ INTEGRATION_MODULES = {
     "integrations/test_litellm_guardrail_api.py": "litellm",
     "integrations/test_litellm_proxy.py": "litellm",
     "integrations/test_integrations_agents.py": "agents",
+    "integrations/test_agents_abort.py": "agents",
     "integrations/test_integrations_langchain.py": "langchain",
     "integrations/test_ray.py": "ray",
 }
