@@ -27,6 +27,7 @@ INTEGRATION_MODULES = {
     "integrations/test_agents_abort.py": "agents",
     "integrations/test_integrations_langchain.py": "langchain",
     "integrations/test_langchain_conventions.py": "langchain",
+    "integrations/test_nemo_rail.py": "nemoguardrails",
     "integrations/test_ray.py": "ray",
 }
 #: single tests (``module::name``) that need an integration package
