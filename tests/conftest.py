@@ -28,6 +28,7 @@ INTEGRATION_MODULES = {
     "integrations/test_integrations_langchain.py": "langchain",
     "integrations/test_langchain_conventions.py": "langchain",
     "integrations/test_nemo_rail.py": "nemoguardrails",
+    "integrations/test_guardrails_ai.py": "guardrails",
     "integrations/test_ray.py": "ray",
 }
 #: single tests (``module::name``) that need an integration package
