@@ -13,7 +13,7 @@ raise :class:`UnreadableStream`; nothing is relayed unseen.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from guard._json import loads
@@ -118,6 +118,20 @@ async def guard_sse_bytes(
             delivered when the first event shows it), or an event cannot be read.
         LeakAborted: ``on_leak="abort"`` and the model's text leaks.
     """
+    guarded = _guarded_bytes(source, settings, report)
+    try:
+        async for piece in guarded:
+            yield piece
+    finally:
+        await guarded.aclose()
+        closer = getattr(source, "aclose", None)
+        if closer is not None:
+            await closer()  # whatever ended the stream, the upstream is closed at once
+
+
+async def _guarded_bytes(
+    source: AsyncIterator[Any], settings: GuardSettings, report: dict[str, Any] | None
+) -> AsyncGenerator[bytes, None]:
     events = _Events(source)
     items = aiter(events)
     try:
@@ -170,6 +184,7 @@ async def guard_sse_bytes(
                 yield _DONE
     finally:
         await guarded.aclose()
+        await items.aclose()  # type: ignore[attr-defined]
         if report is not None:
             report.update(
                 kind=kind,

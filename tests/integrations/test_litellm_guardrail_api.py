@@ -297,3 +297,26 @@ def test_an_unreadable_event_mid_stream_is_refused() -> None:
 def test_a_stream_of_unknown_objects_is_refused() -> None:
     with pytest.raises(StreamRefused):
         run_stream(guardrail(), [{"kind": "mystery"}], {"model": MODEL})
+
+
+def test_sse_bytes_forgery_closes_the_upstream_early() -> None:
+    pulled: list[int] = []
+    closed: list[bool] = []
+
+    async def upstream() -> AsyncIterator[bytes]:
+        try:
+            for i, event in enumerate(CHAT_FORGED):
+                pulled.append(i)
+                yield event
+        finally:
+            closed.append(True)
+
+    async def main() -> list[Any]:
+        hook = guardrail().async_post_call_streaming_iterator_hook(
+            None, upstream(), {"model": MODEL}
+        )
+        return [item async for item in hook]
+
+    events = events_of(asyncio.run(main()))
+    assert chat_text(events) == "Checking the weather. "
+    assert closed == [True] and len(pulled) < len(CHAT_FORGED)
