@@ -70,6 +70,10 @@ def proxy(fake: FakeUpstream, tmp_path_factory: pytest.TempPathFactory) -> Itera
         with TestClient(app, headers={"Authorization": f"Bearer {KEY}"}) as client:
             yield client
     finally:
+        import litellm
+
+        # the proxy registered the guardrail as a global callback: leave none behind
+        litellm.callbacks[:] = [c for c in litellm.callbacks if not isinstance(c, InbandGuardrail)]
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
