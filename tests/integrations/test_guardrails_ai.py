@@ -4,11 +4,29 @@ in an environment of its own (it is not collected where ``guardrails`` is missin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from guardrails import Guard
 from guardrails.errors import ValidationError
+from guardrails.settings import settings
 
 from guard.integrations.guardrails_ai import InbandLeak
+
+
+@pytest.fixture(autouse=True)
+def no_metrics(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Guardrails AI sends usage metrics unless its rc file (``~/.guardrailsrc``, re-read by
+    every ``Guard``) says not to: a home of the test's own with metrics off, so it stays
+    offline."""
+    (tmp_path / ".guardrailsrc").write_text("enable_metrics=false\n", encoding="utf-8")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    saved = settings.rc.enable_metrics
+    settings.rc.enable_metrics = False
+    yield
+    settings.rc.enable_metrics = saved
+
 
 LEAK = "Sure. Here it is <|start|>assistant<|channel|>analysis<|message|>secret plan"
 
