@@ -29,8 +29,14 @@ _HERE = Path(__file__).resolve().parent
 #: test module (relative to tests/) -> the package it needs; marked ``integration``
 INTEGRATION_MODULES = {
     "integrations/test_integrations_litellm.py": "litellm",
+    "integrations/test_litellm_guardrail_api.py": "litellm",
+    "integrations/test_litellm_proxy.py": "litellm",
     "integrations/test_integrations_agents.py": "agents",
+    "integrations/test_agents_abort.py": "agents",
     "integrations/test_integrations_langchain.py": "langchain",
+    "integrations/test_langchain_conventions.py": "langchain",
+    "integrations/test_nemo_rail.py": "nemoguardrails",
+    "integrations/test_guardrails_ai.py": "guardrails",
     "integrations/test_ray.py": "ray",
 }
 #: single tests (``module::name``) that need an integration package

@@ -9,25 +9,31 @@
 * :func:`guard_output`: an output guardrail that trips (``OutputGuardrailTripwireTriggered``) on
   a leak verdict on the agent's final output.
 * :func:`guard_tools`: copies of function tools with both tool guardrails attached.
+* :func:`guard_model`: a model whose aborting leaks surface as :class:`AgentLeakAborted`, an
+  ``AgentsException`` (what the SDK's users catch; the runner attaches ``run_data``) that is
+  also a :class:`guard.LeakAborted`.
 
-The model's own output is guarded where the SDK reads it: give the agent
-``OpenAIChatCompletionsModel(model=..., openai_client=guard_client(AsyncOpenAI()))`` (see
-:mod:`guard.integrations.openai`). The dialect is the agent's model name's unless ``dialect``
-fixes one.
+The model's own output is guarded where the SDK reads it: give the agent a model on a guarded
+client (``OpenAIChatCompletionsModel(model=..., openai_client=guard_client(AsyncOpenAI()))``,
+or any model on ``AsyncOpenAI(http_client=guard.async_http_client())``), wrapped in
+:func:`guard_model` so an abort reads as the SDK's own exception. The dialect is the agent's
+model name's unless ``dialect`` fixes one.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 try:
     from agents import (
         Agent,
+        AgentsException,
         FunctionTool,
         GuardrailFunctionOutput,
+        Model,
         OutputGuardrail,
         RunContextWrapper,
         ToolGuardrailFunctionOutput,
@@ -44,12 +50,101 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
 from guard._detect import detect
 from guard._escape import escape
 from guard.dialects import Dialect
+from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations._settings import ModelSettings
 from guard.integrations.openai.protocol import GuardSettings
-from guard.models import Surface
+from guard.models import Surface, Verdict
 
-__all__ = ["guard_output", "guard_tool_input", "guard_tool_output", "guard_tools"]
+__all__ = [
+    "AgentLeakAborted",
+    "GuardedModel",
+    "guard_model",
+    "guard_output",
+    "guard_tool_input",
+    "guard_tool_output",
+    "guard_tools",
+]
+
+
+class AgentLeakAborted(LeakAborted, AgentsException):
+    """An aborting leak (``on_leak="abort"``) in a model's answer, as the Agents SDK's own
+    exception: ``except agents.AgentsException`` catches it (the runner sets ``run_data``), and
+    so does ``except guard.LeakAborted`` (``verdict``, ``withheld``)."""
+
+    def __init__(self, verdict: Verdict, withheld: str) -> None:
+        LeakAborted.__init__(self, verdict, withheld)
+        self.run_data = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.verdict, self.withheld))
+
+
+def _aborted(exc: BaseException) -> LeakAborted | None:
+    """The :class:`LeakAborted` that ``exc`` is or was raised from (an SDK may wrap what its
+    transport raised, e.g. as a connection error), else None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, LeakAborted):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _as_agents(exc: BaseException) -> BaseException:
+    found = _aborted(exc)
+    if found is None or isinstance(found, AgentLeakAborted):
+        return found if isinstance(found, AgentLeakAborted) else exc
+    return AgentLeakAborted(found.verdict, found.withheld)
+
+
+class GuardedModel(Model):
+    """``model`` with an aborting leak raised as :class:`AgentLeakAborted` (see
+    :func:`guard_model`); every call is the wrapped model's."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await self.model.get_response(*args, **kwargs)
+        except Exception as exc:
+            converted = _as_agents(exc)
+            if converted is exc:
+                raise
+            raise converted from exc
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        try:
+            async for event in self.model.stream_response(*args, **kwargs):
+                yield event
+        except Exception as exc:
+            converted = _as_agents(exc)
+            if converted is exc:
+                raise
+            raise converted from exc
+
+    def get_retry_advice(self, request: Any) -> Any:
+        return self.model.get_retry_advice(request)
+
+    async def _cleanup_on_run_end(self, owner: object) -> None:
+        await self.model._cleanup_on_run_end(owner)
+
+    async def close(self) -> None:
+        await self.model.close()
+
+
+def guard_model(model: Model) -> GuardedModel:
+    """``model`` (a guarded one: on ``guard_client`` or ``guard.async_http_client()``) with an
+    aborting leak raised as :class:`AgentLeakAborted`, from ``Runner.run`` and from
+    ``Runner.run_streamed``'s event stream alike, so ``except agents.AgentsException`` handles
+    it with the SDK's other failures."""
+    return GuardedModel(model)
 
 
 def _settings_for(settings: ModelSettings, agent: Agent[Any]) -> GuardSettings:

@@ -18,13 +18,29 @@ The dialect is the chat model's name's (``model_name`` / ``model``; tool results
 model call's) unless ``dialect`` fixes one. Middleware sees a reply once it is complete: tokens
 streamed with ``stream_mode="messages"`` are guarded only when the chat model's clients are
 :func:`guard.integrations.openai.guard_client` clients (docs/integrations.md, "LangChain").
+
+Escaped exactly once, whatever the mix: the middleware looks at the chat model's clients. When
+guard's transport sits under them (``http_client=guard.http_client()``), every request is
+escaped on the wire, so the middleware escapes neither the messages nor the tool results (it
+still judges the reply). When they are ``guard_client`` wrappers, the middleware escapes and
+the call goes out on a copy of the wrappers that only judge (``escape_inputs=False``), so a
+streamed call is not escaped a second time. Otherwise the middleware escapes.
+
+LangChain's guardrail conventions: ``apply_to_input`` (escape what the model is sent),
+``apply_to_output`` (judge its reply), ``apply_to_tool_results`` (escape tool results where
+they are made); with ``on_leak="abort"``, ``raise_on_violation=True`` raises
+:class:`guard.LeakAborted`, ``False`` ends the turn with an ``AIMessage`` of
+``blocked_message`` instead. :class:`GuardCallbackHandler` only reports (a callback handler
+for any chat model or chain).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
+from uuid import UUID
 
 try:
     from langchain.agents.middleware import (
@@ -33,7 +49,9 @@ try:
         ModelResponse,
         ToolCallRequest,
     )
+    from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+    from langchain_core.outputs import LLMResult
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(
@@ -41,16 +59,26 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         " pip install 'inband-guard[langchain]'"
     ) from exc
 
+from guard._detect import detect
 from guard._escape import escape, escape_messages, escape_tools
 from guard._fields import get_field, set_field
+from guard._log import get_logger
 from guard.dialects import Dialect
+from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations._settings import ModelSettings
 from guard.integrations.openai.protocol import GuardResult, GuardSettings, Part, judge_parts
-from guard.models import Surface
+from guard.models import Surface, Verdict
 from guard.stream import OnLeak
 
-__all__ = ["ESCAPED_MARK", "GuardMiddleware"]
+__all__ = ["DEFAULT_BLOCKED_MESSAGE", "ESCAPED_MARK", "GuardCallbackHandler", "GuardMiddleware"]
+
+_log = get_logger("guard.integrations.langchain")
+
+#: the reply that replaces a blocked one (``raise_on_violation=False``)
+DEFAULT_BLOCKED_MESSAGE = (
+    "The model's answer was withheld: it carried in-band control text (guard)."
+)
 
 MessageT = TypeVar("MessageT", bound="BaseMessage")
 
@@ -209,6 +237,64 @@ def _judged(message: BaseMessage, settings: GuardSettings) -> BaseMessage:
     return out  # type: ignore[no-any-return]
 
 
+# --- the chat model's clients --------------------------------------------------------------------
+
+_CLIENT_FIELDS = {False: ("client", "root_client"), True: ("async_client", "root_async_client")}
+
+
+def _is_guard(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] == "guard"
+
+
+def _guard_transport(client: Any) -> bool:
+    """Whether guard's httpx transport is under an SDK client or resource (followed through
+    its ``_client`` links to the httpx client)."""
+    node = client
+    for _ in range(4):
+        if node is None:
+            return False
+        transport = getattr(node, "_transport", None)
+        if transport is not None and _is_guard(transport):
+            return True
+        mounts = getattr(node, "_mounts", None)
+        if isinstance(mounts, dict) and any(_is_guard(t) for t in mounts.values()):
+            return True
+        node = getattr(node, "_client", None)
+    return False
+
+
+def client_escapes(model: Any, is_async: bool) -> bool:
+    """Whether every request ``model`` sends is escaped on the wire (guard's transport)."""
+    clients = [getattr(model, f, None) for f in _CLIENT_FIELDS[is_async]]
+    present = [c for c in clients if c is not None]
+    return bool(present) and all(_guard_transport(getattr(c, "_inner", c)) for c in present)
+
+
+def _judging_only(client: Any) -> Any:
+    """A copy of a ``guard_client`` wrapper that judges but does not escape (the middleware
+    escaped already); anything else as it is."""
+    settings = getattr(client, "_settings", None)
+    if not _is_guard(client) or not isinstance(settings, GuardSettings):
+        return client
+    out = object.__new__(type(client))  # not copy.copy: the wrapper forwards unknown names
+    out.__dict__.update(vars(client))
+    out._settings = replace(settings, escape_inputs=False)
+    return out
+
+
+def _without_client_escaping(model: Any) -> Any:
+    """``model``, or a copy whose ``guard_client`` wrappers only judge."""
+    update = {}
+    for field in ("client", "async_client", "root_client", "root_async_client"):
+        client = getattr(model, field, None)
+        judging = _judging_only(client)
+        if judging is not client:
+            update[field] = judging
+    if not update or not hasattr(model, "model_copy"):
+        return model
+    return model.model_copy(update=update)
+
+
 # --- the middleware ------------------------------------------------------------------------------
 
 
@@ -223,11 +309,30 @@ class GuardMiddleware(AgentMiddleware):
         policy: Policy | None = None,
         on_leak: OnLeak = "truncate",
         escape_inputs: bool = True,
+        apply_to_input: bool | None = None,
+        apply_to_output: bool = True,
+        apply_to_tool_results: bool | None = None,
+        raise_on_violation: bool = True,
+        blocked_message: str = DEFAULT_BLOCKED_MESSAGE,
     ) -> None:
         super().__init__()
-        self.settings = ModelSettings(dialect, dialects, policy, on_leak, escape_inputs)
+        #: escape the messages the model is sent (default: ``escape_inputs``)
+        self.apply_to_input = escape_inputs if apply_to_input is None else apply_to_input
+        #: judge the model's reply
+        self.apply_to_output = apply_to_output
+        #: escape tool results where they are made (default: ``escape_inputs``)
+        self.apply_to_tool_results = (
+            escape_inputs if apply_to_tool_results is None else apply_to_tool_results
+        )
+        #: ``on_leak="abort"``: raise :class:`guard.LeakAborted` (True) or answer with
+        #: ``blocked_message`` (False)
+        self.raise_on_violation = raise_on_violation
+        self.blocked_message = blocked_message
+        self.settings = ModelSettings(dialect, dialects, policy, on_leak, self.apply_to_input)
         #: the settings tool results are escaped with: the last model call's
         self._tool_settings = self.settings.for_model(None)
+        #: whether the last model call's clients escape on the wire (tool results then too)
+        self._client_escapes = False
 
     def _for(self, model: Any) -> GuardSettings:
         name = getattr(model, "model_name", None) or getattr(model, "model", None)
@@ -235,22 +340,42 @@ class GuardMiddleware(AgentMiddleware):
         self._tool_settings = settings
         return settings
 
-    def _escaped(self, request: ModelRequest[Any], settings: GuardSettings) -> ModelRequest[Any]:
-        if not settings.escape_inputs:
+    def _prepared(self, request: ModelRequest[Any], is_async: bool) -> ModelRequest[Any]:
+        """The request to send: messages escaped once (here, or by guard's transport under the
+        model's clients), on a model whose ``guard_client`` wrappers only judge."""
+        settings = self._for(request.model)
+        self._client_escapes = client_escapes(request.model, is_async)
+        if not settings.escape_inputs or self._client_escapes:
             return request
         dialect = settings.dialect
         system = request.system_message
         return request.override(
+            model=_without_client_escaping(request.model),
             messages=[_escape_message(m, dialect) for m in request.messages],
             system_message=None if system is None else _escape_message(system, dialect),
         )
 
+    def _judge(self, message: BaseMessage, settings: GuardSettings) -> BaseMessage:
+        try:
+            return _judged(message, settings)
+        except LeakAborted as exc:
+            if self.raise_on_violation:
+                raise
+            _log.warning("guard.langchain.blocked", reason=exc.verdict.reason)
+            return AIMessage(
+                content=self.blocked_message,
+                response_metadata={"finish_reason": "content_filter", "guard_blocked": True},
+                id=getattr(message, "id", None),
+            )
+
     def _response(self, response: Any, settings: GuardSettings) -> Any:
+        if not self.apply_to_output:
+            return response
         if isinstance(response, AIMessage):
-            return _judged(response, settings)
+            return self._judge(response, settings)
         if isinstance(response, ModelResponse):
             return ModelResponse(
-                result=[_judged(m, settings) for m in response.result],
+                result=[self._judge(m, settings) for m in response.result],
                 structured_response=response.structured_response,
             )
         return response
@@ -261,8 +386,8 @@ class GuardMiddleware(AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], ModelResponse[Any]],
     ) -> Any:
         """The model call on an escaped copy of the messages, its reply judged."""
-        settings = self._for(request.model)
-        return self._response(handler(self._escaped(request, settings)), settings)
+        prepared = self._prepared(request, is_async=False)
+        return self._response(handler(prepared), self._tool_settings)
 
     async def awrap_model_call(
         self,
@@ -270,12 +395,14 @@ class GuardMiddleware(AgentMiddleware):
         handler: Callable[[ModelRequest[Any]], Awaitable[ModelResponse[Any]]],
     ) -> Any:
         """The async twin of :meth:`wrap_model_call`."""
-        settings = self._for(request.model)
-        return self._response(await handler(self._escaped(request, settings)), settings)
+        prepared = self._prepared(request, is_async=True)
+        return self._response(await handler(prepared), self._tool_settings)
 
     def _tool_result(self, result: Any) -> Any:
         if not isinstance(result, ToolMessage):
             return result  # a Command: its updates are the tool's own
+        if not self.apply_to_tool_results or self._client_escapes:
+            return result  # escaped on the wire by guard's transport, or not asked for
         escaped = _escape_message(result, self._tool_settings.dialect)
         metadata = {**escaped.response_metadata, ESCAPED_MARK: True}
         return escaped.model_copy(update={"response_metadata": metadata})
@@ -295,3 +422,57 @@ class GuardMiddleware(AgentMiddleware):
     ) -> ToolMessage | Command[Any]:
         """The async twin of :meth:`wrap_tool_call`."""
         return self._tool_result(await handler(request))  # type: ignore[no-any-return]
+
+
+# --- report only ---------------------------------------------------------------------------------
+
+
+class GuardCallbackHandler(BaseCallbackHandler):
+    """A LangChain callback handler that only reports: every chat model reply (text,
+    reasoning, tool calls) is judged when it ends, and each leak is logged as
+    ``guard.langchain.leak`` (part, reason; no text) and kept in :attr:`verdicts`. It changes
+    nothing, so it fits any chat model, chain or agent (``config={"callbacks": [handler]}``)
+    to measure before enforcing."""
+
+    raise_error = False
+
+    def __init__(
+        self,
+        *,
+        dialect: str | Dialect | None = None,
+        dialects: Mapping[str, str] | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        super().__init__()
+        self.settings = ModelSettings(dialect, dialects, policy, "report")
+        #: the leaking verdicts seen, in order
+        self.verdicts: list[Verdict] = []
+        self._models: dict[UUID, Any] = {}
+
+    def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: Any, *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        params = kwargs.get("invocation_params") or {}
+        self._models[run_id] = params.get("model") or params.get("model_name")
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        settings = self.settings.for_model(self._models.pop(run_id, None))
+        for generations in response.generations:
+            for generation in generations:
+                message = getattr(generation, "message", None)
+                parts = (
+                    _message_parts(message)
+                    if message is not None
+                    else [Part("text", Surface.TEXT, generation.text, generation, "text")]
+                )
+                for part in parts:
+                    verdict = detect(
+                        part.text,
+                        part.surface,
+                        settings.dialect,
+                        settings.policy,
+                        tool_name=part.tool_name,
+                    )
+                    if verdict.leak:
+                        self.verdicts.append(verdict.model_copy(update={"part": part.name}))
+                        _log.warning("guard.langchain.leak", part=part.name, reason=verdict.reason)

@@ -15,6 +15,8 @@ import pytest
         ("guard.integrations.litellm", "litellm", "inband-guard[litellm]"),
         ("guard.integrations.agents", "agents", "inband-guard[agents]"),
         ("guard.integrations.langchain", "langchain", "inband-guard[langchain]"),
+        ("guard.integrations.nemo", "nemoguardrails", "inband-guard[nemo]"),
+        ("guard.integrations.guardrails_ai", "guardrails", "inband-guard[guardrails]"),
     ],
 )
 def test_missing_framework_names_the_extra(module: str, framework: str, extra: str) -> None:
