@@ -42,7 +42,7 @@ from guard.serve._outcome import OUTCOMES, outcome_of
 from guard.serve._secrets import mask_url, url_origin
 
 USER = [{"role": "user", "content": "weather?"}]
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+SERVE_DOC = Path(__file__).resolve().parents[2] / "docs/serve.md"
 
 
 class Events(logging.Handler):
@@ -411,7 +411,7 @@ def test_access_log_and_metrics_say_the_same_word(events: Events, mode: str) -> 
 
 
 def test_the_docs_list_exactly_the_outcome_words() -> None:
-    text = (DOCS / "serve.md").read_text(encoding="utf-8")
+    text = SERVE_DOC.read_text(encoding="utf-8")
     section = text[text.index("### Outcomes") :]
     section = section[: section.index("\n## ")]
     listed = re.findall(r"^\| `([a-z]+)` \|", section, flags=re.MULTILINE)
