@@ -6,7 +6,7 @@
 * ``slow``: the fuzz targets' property runs and the tests listed in :data:`SLOW`.
 * ``complexity``: growth-ratio and memory-bound tests (``tests/complexity`` and :data:`COMPLEXITY`),
   run alone on the machine (``-n 0``) because they measure it.
-* ``property``: every hypothesis test. The default run gives each a quarter of the examples it
+* ``property``: every hypothesis test. The default run gives each an eighth of the examples it
   asks for (:data:`CORE_SHARE`, at least :data:`CORE_FLOOR`), so the core suite stays short;
   ``--full-properties`` runs the number each test asks for, as CI's long property run does.
 
@@ -83,7 +83,7 @@ COMPLEXITY = {
     "stream/test_stream_bounds.py::test_dense_text_keeps_a_bounded_record",
 }
 #: the share of its examples a property test gets in the default run, and the least it gets
-CORE_SHARE = 4
+CORE_SHARE = 8
 CORE_FLOOR = 10
 
 
@@ -98,14 +98,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def examples(request: pytest.FixtureRequest) -> Callable[[int], int]:
     """For seeded loops that are property runs of their own: ``examples(n)`` is ``n`` with
-    ``--full-properties``, else :data:`CORE_SHARE` of it (at least :data:`CORE_FLOOR`). A test
+    ``--full-properties``, else a :data:`CORE_SHARE`-th of it (at least :data:`CORE_FLOOR`). A test
     that takes this fixture is marked ``property``."""
     full = bool(request.config.getoption("--full-properties"))
     return lambda n: n if full else max(CORE_FLOOR, n // CORE_SHARE)
 
 
 def _shorten(test: object) -> None:
-    """Give a hypothesis test :data:`CORE_SHARE` of its examples, once per function."""
+    """Give a hypothesis test a :data:`CORE_SHARE`-th of its examples, once per function."""
     function = getattr(test, "__func__", test)
     if getattr(function, "_guard_core_examples", False):
         return
