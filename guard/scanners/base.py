@@ -37,6 +37,7 @@ from typing import Any, Final
 from guard._depth import check_depth
 from guard._json_walk import value_end
 from guard.models import Event, Malformed
+from guard.scanners._pysource import MAX_CALL_CODE, code_size
 
 __all__ = [
     "HEADER_CAP",
@@ -410,8 +411,12 @@ def kwargs_call(
     Accepted shapes: ``func(k=v, ...)`` when ``func`` is given, ``NAME.method(k=v, ...)`` when
     ``method`` is given (the name is then ``NAME``). Each value goes through
     :func:`ast.literal_eval`. Returns ``(name, arguments)`` with the arguments as JSON text of
-    the keyword dict, or ``None`` when the code is anything else. Never raises.
+    the keyword dict, or ``None`` when the code is anything else or holds more than
+    :data:`~guard.scanners._pysource.MAX_CALL_CODE` characters of code. Never raises.
     """
+    size = code_size(code)
+    if size is None or size > MAX_CALL_CODE:  # a syntax tree of ~500 bytes per character
+        return None
     try:
         tree = ast.parse(code.strip(), mode="eval")
         call = tree.body
