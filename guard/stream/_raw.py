@@ -20,7 +20,7 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.stream._queue import DROPPED, Call, Entry, Key
+from guard.stream._queue import DROPPED, Call, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
     from guard.dialects import Dialect
@@ -46,7 +46,7 @@ class RawReader:
         self.feed_body: Callable[[str], str | None] | None = None
         self.call_index: dict[str, int] = {}  # scanner call id -> call index
         self.open_call: int | None = None
-        self.names: dict[Call, str] = {}
+        self.names = ToolNames()
 
     @staticmethod
     def accepts(item: object) -> bool:
