@@ -100,14 +100,6 @@ def runner(entry: str, family: str, dialect: str, size: int, tmp: Path) -> Calla
 
 #: cases known to break a bound, with the cause (issue 33): xfail, not strict
 KNOWN: dict[tuple[str, str], str] = {
-    **{
-        (entry, "repeated calls"): (
-            "a stream still keeps a small record per call (the closed and delivered call sets, "
-            "the tool names, the scanner's call ids: about 260 bytes a call), and its time "
-            "grows about 5.2x at 4x the calls"
-        )
-        for entry in ("stream raw", "stream dicts")
-    },
     ("stream dicts", "nested fences"): (
         "hits inside a code fence that may still be open stay pending and every delta walks "
         "them (the code-span logic of guard/gate/_code.py, issue 33's second list)"
