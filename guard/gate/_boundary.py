@@ -7,10 +7,10 @@ stays plain data (TOML/JSON).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import cast
 
+from guard._json_walk import value_end
 from guard.errors import PluginError
 from guard.models import Registry
 
@@ -18,19 +18,18 @@ __all__ = ["BOUNDARIES", "Boundary", "JsonEnd", "get_boundary", "json_end", "reg
 
 Boundary = Callable[[str], int]
 
-_DECODER = json.JSONDecoder(strict=False)
 _WS = " \t\r\n"
 
 
 def json_end(text: str) -> int:
     """End offset of the first complete JSON value (after leading whitespace), or 0 when the
-    text does not start with one: then nothing in it is trusted structure."""
+    text does not start with one: then nothing in it is trusted structure. Any depth of
+    nesting is measured (:func:`guard._json_walk.value_end`), never a ``RecursionError``."""
     start = len(text) - len(text.lstrip(_WS))
     try:
-        _, end = _DECODER.raw_decode(text, start)
+        return value_end(text, start)
     except ValueError:
         return 0
-    return int(end)
 
 
 def _zero(text: str) -> int:

@@ -34,7 +34,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final
 
+from guard._depth import check_depth
+from guard._json_walk import value_end
 from guard.models import Event, Malformed
+from guard.scanners._pysource import MAX_CALL_CODE, code_size
 
 __all__ = [
     "HEADER_CAP",
@@ -309,16 +312,31 @@ _DECODER = json.JSONDecoder()
 scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
+class _Deep:
+    """The decoded value of a member nested too deep to decode (see :func:`json_members`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "DEEP"
+
+
+#: stands for a member value nested deeper than the interpreter's stack can decode
+DEEP: Any = _Deep()
+
+
 def json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
     """Parse ``text`` as exactly one JSON object (whitespace around allowed).
 
     Returns each top-level key with its decoded value and the ``[start, end)`` span of the
     value's raw text, so a caller can hand on a member's JSON exactly as the model wrote it.
-    ``None`` when the text is not one JSON object. Never raises.
+    A valid value nested too deep to decode is measured all the same and stands as
+    :data:`DEEP` (an array or object: never a string). ``None`` when the text is not one JSON
+    object. Never raises.
     """
     try:
         return _json_members(text)
-    except (ValueError, RecursionError, MemoryError):
+    except (ValueError, MemoryError):
         return None
 
 
@@ -345,7 +363,12 @@ def _json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
             if not text.startswith(":", i):
                 return None
             i = ws(text, i + 1)
-            value, end = _DECODER.raw_decode(text, i)
+            try:
+                value, end = _DECODER.raw_decode(text, i)
+            except RecursionError:
+                # nested deeper than the stack allows: measured, not decoded (its raw text is
+                # what a caller hands on; as a name or a flag it is no string)
+                value, end = DEEP, value_end(text, i, strict=True)
             members[key] = (value, i, end)
             i = ws(text, end)
             if text.startswith(",", i):
@@ -388,8 +411,12 @@ def kwargs_call(
     Accepted shapes: ``func(k=v, ...)`` when ``func`` is given, ``NAME.method(k=v, ...)`` when
     ``method`` is given (the name is then ``NAME``). Each value goes through
     :func:`ast.literal_eval`. Returns ``(name, arguments)`` with the arguments as JSON text of
-    the keyword dict, or ``None`` when the code is anything else. Never raises.
+    the keyword dict, or ``None`` when the code is anything else or holds more than
+    :data:`~guard.scanners._pysource.MAX_CALL_CODE` characters of code. Never raises.
     """
+    size = code_size(code)
+    if size is None or size > MAX_CALL_CODE:  # a syntax tree of ~500 bytes per character
+        return None
     try:
         tree = ast.parse(code.strip(), mode="eval")
         call = tree.body
@@ -426,15 +453,22 @@ def _json_constant(name: str) -> float:
 
 
 def _loads(text: str) -> Any:
-    """Strict JSON: no ``NaN`` / ``Infinity``. Raises ``ValueError`` (or ``RecursionError``)."""
-    return json.loads(text, parse_constant=_json_constant)
+    """Strict JSON: no ``NaN`` / ``Infinity``, nested at most ``MAX_DEPTH`` levels (deeper
+    text stays text on every stack). Raises ``ValueError``."""
+    try:
+        value = json.loads(text, parse_constant=_json_constant)
+    except RecursionError:
+        raise ValueError("JSON nested too deep to decode") from None
+    check_depth(value, "a parameter value")  # NestingError is a ValueError
+    return value
 
 
 def json_value(text: str) -> Any:
-    """``text`` read as one JSON value, or ``text`` itself when it is not JSON. Never raises."""
+    """``text`` read as one JSON value, or ``text`` itself when it is not JSON (or nested more
+    than ``MAX_DEPTH`` levels). Never raises."""
     try:
         return _loads(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return text
 
 
@@ -467,7 +501,7 @@ def _as_type(kind: str, text: str) -> tuple[bool, Any]:
         return False, None
     try:
         value = _loads(s)
-    except (ValueError, RecursionError):
+    except ValueError:
         return False, None
     if kind == "integer":
         ok = isinstance(value, int) and not isinstance(value, bool)

@@ -37,7 +37,10 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final
 
+from guard._depth import check_depth
+from guard._json_walk import value_end
 from guard.dialects.kimi_k3 import CLOSE, END_OF_MSG, OPEN, SEP
+from guard.errors import NestingError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, arguments_object, check_name
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
@@ -99,7 +102,45 @@ def _attrs(text: str) -> dict[str, str] | None:
     return found if text[pos:].strip() == "" else None
 
 
-def parse_arguments(body: str) -> dict[str, Any] | str:
+class DeepJSON:
+    """A valid JSON value nested deeper than ``MAX_DEPTH``: kept as written, never decoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _json(value: str) -> Any:
+    """``value`` decoded, or a :class:`DeepJSON` for a valid value nested too deep to decode on
+    any stack; ``ValueError`` when it is not JSON."""
+    try:
+        parsed = json.loads(value)
+        check_depth(parsed, "an argument")
+        return parsed
+    except (RecursionError, NestingError):
+        text = value.strip(" \t\r\n")
+        if value_end(text, 0, strict=True) != len(text):
+            raise ValueError("expected one JSON value") from None
+        return DeepJSON(text)
+
+
+def dump_arguments(args: dict[str, Any] | DeepJSON) -> str:
+    """The JSON text of parsed arguments (a deep value as it was written)."""
+    if isinstance(args, DeepJSON):
+        return args.text
+    if not any(isinstance(v, DeepJSON) for v in args.values()):
+        return json.dumps(args, ensure_ascii=False)
+    members = (
+        json.dumps(k, ensure_ascii=False)
+        + ": "
+        + (v.text if isinstance(v, DeepJSON) else json.dumps(v, ensure_ascii=False))
+        for k, v in args.items()
+    )
+    return "{" + ", ".join(members) + "}"
+
+
+def parse_arguments(body: str) -> dict[str, Any] | DeepJSON | str:
     """The arguments of a call body (its ``argument`` / ``json`` elements), or the reason it
     does not parse."""
     args: dict[str, Any] = {}
@@ -123,11 +164,14 @@ def parse_arguments(body: str) -> dict[str, Any] | str:
             parsed: Any = value
         else:
             try:
-                parsed = json.loads(value)
-            except (ValueError, RecursionError):
+                parsed = _json(value)
+            except ValueError:
                 return f"{kind} value is not valid {kind_type}"
         if kind == "json":
-            if whole is not None or args or not isinstance(parsed, dict):
+            is_object = isinstance(parsed, dict) or (
+                isinstance(parsed, DeepJSON) and parsed.text.startswith("{")
+            )
+            if whole is not None or args or not is_object:
                 return "a json element must be the call's only element and an object"
             whole = parsed
             continue
@@ -280,7 +324,7 @@ class KimiK3Scanner(TaggedScanner):
         if isinstance(parsed, str):
             out.append(Malformed(parsed, hdr + body + close))
             return
-        args = json.dumps(parsed, ensure_ascii=False)
+        args = dump_arguments(parsed)
         cid = self._next_id()
         out.append(ToolStart(cid, self._call_name, hdr))
         out.append(ToolArgs(cid, args, body))

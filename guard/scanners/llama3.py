@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from guard._json_walk import value_end
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._messages import as_text, message_calls
@@ -74,7 +75,6 @@ _NON_WS = re.compile(r"\S")
 _WS = re.compile(r"\s*")
 _HEAD_END = re.compile(r"[>\n<]")
 _BAD_NAME = re.compile(r"[\s{}\"'<>]")
-_DECODER = json.JSONDecoder()
 
 _START, _TEXT, _JSON, _TAG, _FN_HEAD, _FN_BODY, _SINK = range(7)
 
@@ -106,7 +106,7 @@ def parse_json_calls(body: str) -> list[tuple[str, str, int, int]] | None:
             start = m.end() if m else pos
             if not body.startswith("{", start):
                 return None
-            _, end = _DECODER.raw_decode(body, start)
+            end = value_end(body, start, strict=True)
             parsed = parse_json_call(body[start:end])
             if parsed is None:
                 return None
@@ -117,7 +117,7 @@ def parse_json_calls(body: str) -> list[tuple[str, str, int, int]] | None:
                 return calls
             if body.startswith(";", pos):
                 pos += 1
-    except (ValueError, RecursionError):
+    except ValueError:
         return None
 
 

@@ -37,6 +37,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
+from guard._json_walk import value_end
 from guard.dialects.minimax import MINIMAX
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._invoke import NEXT_STATE, InvokeScanner
@@ -70,7 +71,6 @@ THINK_CLOSE: Final = "</think>"
 _FORGERIES = (*(s for s in MINIMAX.result_open if not s.startswith(TURN)), TURN)
 _M1 = NEXT_STATE
 _M3 = NEXT_STATE + 1
-_DECODER = json.JSONDecoder()
 _NON_WS = re.compile(r"\S")
 
 
@@ -206,8 +206,8 @@ class MiniMaxScanner(InvokeScanner):
     @staticmethod
     def _json_call(body: str, start: int) -> tuple[int, str, str] | None:
         try:
-            _, end = _DECODER.raw_decode(body, start)
-        except (ValueError, RecursionError):
+            end = value_end(body, start, strict=True)
+        except ValueError:
             return None
         text = body[start:end]
         members = json_members(text)

@@ -41,6 +41,7 @@ from guard.scanners._messages import (
     message_calls,
     result_name,
 )
+from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
 __all__ = [
@@ -82,18 +83,41 @@ _START, _HEAD, _LIST, _TEXT, _SINK = range(5)
 # Parsing a held list
 
 
-def _offsets(text: str) -> list[int]:
-    starts = [0]
-    for line in text.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    return starts
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-def _char_offset(text: str, starts: list[int], lineno: int, col: int) -> int:
-    """``ast`` positions count UTF-8 bytes within a line; this is the character offset."""
-    line_start = starts[lineno - 1]
-    line = text[line_start : starts[lineno]] if lineno < len(starts) else text[line_start:]
-    return line_start + len(line.encode("utf-8")[:col].decode("utf-8", errors="ignore"))
+class _Positions:
+    """Character offsets of ``ast`` positions in ``text`` (a line as Python counts lines, then
+    UTF-8 bytes within it), for positions asked in increasing order: each line is encoded at
+    most once and read forward from the last position, so a long line costs its length once."""
+
+    __slots__ = ("_ascii", "_bytes", "_cursor", "_line", "_starts", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
+        self._line = 0
+        self._ascii = True
+        self._bytes = b""
+        self._cursor = (0, 0)  # (byte, character) within the line
+
+    def offset(self, lineno: int, col: int) -> int:
+        starts = self._starts
+        start = starts[lineno - 1]
+        if lineno != self._line:
+            end = starts[lineno] if lineno < len(starts) else len(self._text)
+            line = self._text[start:end]
+            self._line, self._ascii = lineno, line.isascii()
+            self._bytes = b"" if self._ascii else line.encode("utf-8")
+            self._cursor = (0, 0)
+        if self._ascii:
+            return start + col
+        byte, char = self._cursor
+        if col < byte:
+            byte, char = 0, 0
+        char += len(self._bytes[byte:col].decode("utf-8", errors="ignore"))
+        self._cursor = (col, char)
+        return start + char
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -146,34 +170,62 @@ def _literal_value(node: ast.expr) -> Any:
 def parse_calls(text: str) -> list[tuple[str, str, int, int]] | None:
     """The calls of a pythonic list: ``(name, arguments JSON, start, end)`` per call, with the
     character span of the call in ``text``; ``None`` when ``text`` (blanks around it allowed)
-    is not a non-empty list of calls with literal keyword arguments. Never raises."""
+    is not a non-empty list of calls with literal keyword arguments, or holds a call with more
+    than :data:`~guard.scanners._pysource.MAX_CALL_CODE` characters of code. Never raises.
+
+    The list is parsed (``ast``, never evaluated) a run of calls at a time, each run under
+    ``MAX_CALL_CODE`` characters of code: time is linear in the list and memory is one run's
+    syntax tree, however many calls the list holds."""
     try:
-        tree = ast.parse(text.strip(), mode="eval")
-        lst = tree.body
-        if not isinstance(lst, ast.List) or not lst.elts:
+        spans = list_elements(text)
+        if not spans:
             return None
-        lead = len(text) - len(text.lstrip())
-        stripped = text.strip()
-        starts = _offsets(stripped)
+        if len(spans) > 1 and is_blank(text, spans[-1][0], spans[-1][1]):
+            spans.pop()  # after a trailing comma
         calls: list[tuple[str, str, int, int]] = []
-        for node in lst.elts:
-            if not isinstance(node, ast.Call) or node.args:
+        run: list[tuple[int, int, int]] = []
+        budget = 0
+        for span in spans:
+            size = span[2]
+            if size == 0 or size > MAX_CALL_CODE:
                 return None
-            name = _dotted(node.func)
-            if name is None or node.end_lineno is None or node.end_col_offset is None:
-                return None
-            kwargs: dict[str, Any] = {}
-            for kw in node.keywords:
-                if kw.arg is None or kw.arg in kwargs:
+            if run and budget + size > MAX_CALL_CODE:
+                if not _parse_run(text, run, calls):
                     return None
-                kwargs[kw.arg] = _json_safe(_literal_value(kw.value))
-            start = lead + _char_offset(stripped, starts, node.lineno, node.col_offset)
-            end = lead + _char_offset(stripped, starts, node.end_lineno, node.end_col_offset)
-            args = json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
-            calls.append((name, args, start, end))
-        return calls
+                run, budget = [], 0
+            run.append(span)
+            budget += size
+        return calls if _parse_run(text, run, calls) else None
     except Exception:  # model output: any failure (syntax, depth, size, types) means "no calls"
         return None
+
+
+def _parse_run(text: str, run: list[tuple[int, int, int]], calls: list[Any]) -> bool:
+    """Parse the consecutive list elements ``run`` of ``text`` as one list, adding each call
+    (its span in ``text``) to ``calls``; False when one is not a call."""
+    first, last = run[0][0], run[-1][1]
+    # a list again, on lines of its own so a comment at the end ends before the bracket
+    source = f"[{text[first:last]}\n]"
+    elts = ast.parse(source, mode="eval").body
+    if not isinstance(elts, ast.List) or len(elts.elts) != len(run):
+        return False
+    positions = _Positions(source)
+    for node in elts.elts:
+        if not isinstance(node, ast.Call) or node.args:
+            return False
+        name = _dotted(node.func)
+        if name is None or node.end_lineno is None or node.end_col_offset is None:
+            return False
+        kwargs: dict[str, Any] = {}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in kwargs:
+                return False
+            kwargs[kw.arg] = _json_safe(_literal_value(kw.value))
+        start = positions.offset(node.lineno, node.col_offset) - 1 + first
+        end = positions.offset(node.end_lineno, node.end_col_offset) - 1 + first
+        args = json.dumps(kwargs, ensure_ascii=False, allow_nan=False)
+        calls.append((name, args, start, end))
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

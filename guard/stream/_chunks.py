@@ -17,7 +17,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from guard._fields import get_field, set_field
-from guard.stream._queue import Call, Entry, Key
+from guard.stream._queue import Call, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
     from guard.stream._engine import Sink
@@ -58,7 +58,7 @@ class ChunkReader:
     def __init__(self) -> None:
         self.template: Any = None
         self.open_calls: dict[int, int] = {}  # choice -> index of its call still being written
-        self.names: dict[Call, str] = {}
+        self.names = ToolNames()
 
     @staticmethod
     def accepts(item: object) -> bool:
@@ -105,7 +105,7 @@ class ChunkReader:
             return
         name = get_field(function, "name")
         if isinstance(name, str) and name:
-            self.names[(index, k)] = self.names.get((index, k), "") + name
+            self.names.add((index, k), name)
         sink.feed(entry, (index, "tool_name", k), name)
         sink.feed(entry, (index, "tool_arg", k), get_field(function, "arguments"))
 

@@ -21,7 +21,7 @@ from guard.gate import Policy, SurfaceMonitor
 from guard.models import Outcome, Surface, Verdict
 from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
-from guard.stream._queue import Call, DeliveryQueue, Entry, Key, key_name
+from guard.stream._queue import Call, DeliveryQueue, Entry, Key, ToolNames, key_name
 from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
 
 __all__ = ["Engine", "Reader", "Sink"]
@@ -59,7 +59,7 @@ class Sink(Protocol):
 class Reader(Protocol):
     """Reads one kind of upstream item (see :mod:`guard.stream._chunks` and ``_raw``)."""
 
-    names: dict[Call, str]  # tool name per call
+    names: ToolNames  # tool name per call
 
     def accepts(self, item: object) -> bool: ...
 
@@ -408,6 +408,11 @@ class Engine:
                 # a trip still to be acted on keeps its monitor (see _decide)
                 if m.tripped is None or not self.decisions.acts:
                     self._retire(key)
+        reader = self.reader
+        if reader is not None and all(
+            (choice, surface, call) not in self.monitors for surface in ("tool_name", "tool_arg")
+        ):
+            reader.names.pop((choice, call))  # no monitor of the call will ask for it again
 
     def forgery(self, offset: int, marker: str) -> bool:
         return self.decisions.forgery(offset, marker)

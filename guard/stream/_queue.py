@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DROPPED", "Call", "Calls", "DeliveryQueue", "Entry", "Key", "key_name"]
+__all__ = ["DROPPED", "Call", "Calls", "DeliveryQueue", "Entry", "Key", "ToolNames", "key_name"]
 
 #: a surface part of the stream: (choice index, surface, tool call index or -1)
 Key = tuple[int, str, int]
@@ -29,6 +29,58 @@ def key_name(key: Key) -> str:
     choice, surface, call = key
     name = surface if call < 0 else f"{surface}[{call}]"
     return name if choice == 0 else f"choices[{choice}].{name}"
+
+
+class ToolNames:
+    """Tool names per call, as they stream in pieces: joined when read, so a name sent in many
+    small deltas costs its length, not its length squared."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self) -> None:
+        self._parts: dict[Call, list[str]] = {}
+
+    def add(self, call: Call, piece: str) -> None:
+        parts = self._parts.get(call)
+        if parts is None:
+            self._parts[call] = [piece]
+        else:
+            parts.append(piece)
+
+    def get(self, call: Call, default: str | None = None) -> str | None:
+        parts = self._parts.get(call)
+        if parts is None:
+            return default
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0]
+
+    def __setitem__(self, call: Call, name: str) -> None:
+        self._parts[call] = [name]
+
+    def __getitem__(self, call: Call) -> str:
+        name = self.get(call)
+        if name is None:
+            raise KeyError(call)
+        return name
+
+    def __contains__(self, call: object) -> bool:
+        return call in self._parts
+
+    def as_dict(self) -> dict[Call, str]:
+        return {call: self[call] for call in self._parts}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ToolNames):
+            other = other.as_dict()
+        return self.as_dict() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def pop(self, call: Call, default: str | None = None) -> str | None:
+        name = self.get(call, default)
+        self._parts.pop(call, None)
+        return name
 
 
 @dataclass(slots=True)

@@ -1,8 +1,9 @@
 """Raw wire text: read through the dialect's scanner into surface deltas.
 
 Each scanner event becomes one entry whose item is the event's wire text; the text, thinking and
-tool call events feed their surfaces (all on choice 0). A result forgery ends the reading at once
-unless the stream only reports.
+tool call events feed their surfaces (all on choice 0), and so does what the scanner could not
+parse (``Malformed``): its wire text is judged as text, or as the open call's arguments. A
+result forgery ends the reading at once unless the stream only reports.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.stream._queue import DROPPED, Call, Entry, Key
+from guard.stream._queue import DROPPED, Call, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
     from guard.dialects import Dialect
@@ -45,7 +46,7 @@ class RawReader:
         self.feed_body: Callable[[str], str | None] | None = None
         self.call_index: dict[str, int] = {}  # scanner call id -> call index
         self.open_call: int | None = None
-        self.names: dict[Call, str] = {}
+        self.names = ToolNames()
 
     @staticmethod
     def accepts(item: object) -> bool:
@@ -119,8 +120,15 @@ class RawReader:
                 batch = []
                 if sink.forgery(event.offset, event.marker):
                     return  # the stream ends before the forgery
-            elif isinstance(event, Malformed) and self.open_call is not None:
-                entry.calls.append((0, self.open_call))
+            elif isinstance(event, Malformed) and raw:
+                # unparsed wire text reaches the reader as it is: judged like the text around
+                # it (a stray token, an unclosed call, a forged body), or, inside an open
+                # call, like that call's arguments
+                if self.open_call is not None:
+                    entry.calls.append((0, self.open_call))
+                    batch.append((entry, (0, "tool_arg", self.open_call), raw))
+                else:
+                    batch.append((entry, RAW_TEXT, raw))
             sink.put(entry)
         sink.feed_batch(batch)
 

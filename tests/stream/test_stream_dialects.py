@@ -168,6 +168,6 @@ def test_scanner_keywords_fail_when_the_stream_is_made() -> None:
         guard_stream(iter(["x"]), dialect="glm", tools="get_weather")  # type: ignore[arg-type]
     with pytest.raises(ConfigError):
         guard_stream(iter(["x"]), dialect="chatglm3", start_in_thinking=True)
-    stream = guard_stream(iter(["<|assistant|>x"]), dialect="chatglm3", raw=True)
-    assert "".join(stream) == "<|assistant|>x"  # no keywords: the plain factory
+    stream = guard_stream(iter(["<|assistant|>\nx"]), dialect="chatglm3", raw=True)
+    assert "".join(stream) == "<|assistant|>\nx"  # no keywords: the plain factory
     assert isinstance(ChatGLM3Scanner(), Scanner)
