@@ -4,7 +4,9 @@
   ``guard.dialects`` and ``guard.errors`` of the project (plus themselves);
 * ``guard.models`` and ``guard.errors`` import nothing else of the project (but each other);
 * ``guard.dialects`` imports only ``guard.models`` and ``guard.errors``;
-* no module imports another subpackage's private (``_x``) modules or names.
+* no module imports another subpackage's private (``_x``) modules or names;
+* the leaf helpers of :data:`LEAVES` (JSON depth checks and the stack-free JSON walk) import
+  nothing of the project but ``guard.errors``, so every layer may use them.
 
 Every ``import`` and ``from ... import`` statement is read with :mod:`ast`, including those inside
 functions (lazy imports count too); ``if TYPE_CHECKING:`` blocks count as well.
@@ -75,6 +77,10 @@ ALLOWED = {
 }
 
 
+#: guard's own top-level helpers that any layer may import: they import only ``guard.errors``
+LEAVES = frozenset({"guard._depth", "guard._json_walk"})
+
+
 def _target_owner(target: str) -> str:
     if target == "guard.errors":
         return "guard.errors"
@@ -101,7 +107,10 @@ def test_layering_contract(module: str, path: Path) -> None:
             problems.append(f"line {line}: guard.errors imports {target}")
         allowed = ALLOWED.get(owner)
         version = target == "guard" and name == "__version__"
-        if allowed is not None and target_owner not in allowed and not version:
+        if module in LEAVES and target not in {"guard.errors"}:
+            problems.append(f"line {line}: the leaf {module} imports {target}")
+        leaf = target in LEAVES
+        if allowed is not None and target_owner not in allowed and not version and not leaf:
             problems.append(f"line {line}: {owner} may not import {target}")
         if target_owner != owner:
             private_module = any(p.startswith("_") for p in target.split(".")[1:])

@@ -27,7 +27,7 @@ from support.fake_upstream import (
 
 from guard import LeakAborted
 from guard.integrations.litellm import InbandGuardrail, LeakBlocked, StreamRefused
-from guard.serve import SSEDecoder
+from guard.wire import SSEDecoder
 
 MODEL = "gpt-oss-120b"
 LEAK = "Sure. Here it is <|start|>assistant<|channel|>analysis<|message|>secret plan"
