@@ -18,11 +18,17 @@ not complexity"`` and the complexity suite, so every test runs there, properties
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# Bytecode caches even where PYTHONDONTWRITEBYTECODE is set: without them pytest rewrites the
+# asserts of every test module (and Python compiles guard) again in each worker on every run,
+# about ten seconds of CPU per worker before the first test.
+sys.dont_write_bytecode = False
 
 _HERE = Path(__file__).resolve().parent
 
@@ -120,14 +126,31 @@ def _relative(path: Path) -> str:
     return path.resolve().relative_to(_HERE).as_posix()
 
 
+def _left_out(config: pytest.Config, marker: str) -> bool:
+    """Whether ``-m`` deselects every test carrying ``marker`` (and no other of ours)."""
+    expression = config.getoption("markexpr") or ""
+    if not expression:
+        return False
+    try:  # pytest's own reader of -m (private, so any failure means "collect as usual")
+        from _pytest.mark.expression import Expression
+
+        return not Expression.compile(expression).evaluate(lambda name, **_: name == marker)
+    except Exception:
+        return False
+
+
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     try:
         relative = _relative(collection_path)
     except ValueError:
         return None
     package = INTEGRATION_MODULES.get(relative)
-    if package is not None and importlib.util.find_spec(package) is None:
+    if package is None:
+        return None
+    if importlib.util.find_spec(package) is None:
         return True  # the test extra alone: the framework is not installed
+    if _left_out(config, "integration"):
+        return True  # deselected anyway: importing the framework would cost seconds per worker
     return None
 
 
