@@ -127,6 +127,9 @@ class Walker:
                         yield Unreadable(path, f"cannot read: {exc.strerror or exc}")
                     continue
                 if stat.S_ISDIR(est.st_mode):
+                    if name == "__pycache__":
+                        yield Skipped(path, "a Python bytecode cache")
+                        continue
                     subdirs.append((path, est))
                     continue
                 for item in self._file(path, est, given=False):
