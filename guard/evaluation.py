@@ -46,9 +46,8 @@ _CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 #: the named corpora sets: ``detect`` (tuning, the default), ``arguments`` (tool arguments that
 #: carry markup) and every ``heldout*`` folder of the checkout's corpora (held-apart evaluation
 #: sets, never used for tuning; the folder name is the set name)
-SETS = ("detect", "arguments") + tuple(
-    sorted(p.name for p in _CORPORA.glob("heldout*") if p.is_dir())
-)
+_HELDOUT = sorted(p.name for p in _CORPORA.glob("heldout*") if p.is_dir())
+SETS: tuple[str, ...] = ("detect", "arguments", *_HELDOUT)
 
 
 def set_dir(name: str) -> Path:

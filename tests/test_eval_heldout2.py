@@ -3,7 +3,6 @@ ones any other corpus paraphrases, and `guard eval --set heldout2` scores it per
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections import Counter
@@ -77,3 +76,19 @@ def test_unknown_set_is_a_clear_error() -> None:
     assert result.returncode not in (0, 1)
     assert "unknown set" in result.stderr and "heldout2" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_readme_counts_match_the_set() -> None:
+    readme = " ".join((ROOT / "corpora" / "README.md").read_text(encoding="utf-8").split())
+    cases = _cases()
+    labels = Counter(c.label for c in cases)
+    assert (
+        f"`leaks.jsonl` holds {labels['leak']} leaks and `benign.jsonl` {labels['benign']}"
+        f" benign texts, {len(cases)} in all" in readme
+    )
+    for family in sorted({c.family for c in cases}):
+        fam = [c for c in cases if c.family == family]
+        dialects = ", ".join(f"`{d}`" for d in sorted({c.dialect for c in fam}))
+        leak = sum(c.label == "leak" for c in fam)
+        row = f"| {family} | {dialects} | {leak} | {len(fam) - leak} |"
+        assert row in readme, row
