@@ -99,7 +99,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         raise InputError("give paths or --set, not both")
     if args.dialect:
         get_dialect(args.dialect)
-    paths = args.paths or [set_dir(args.set or "detect")]
+    try:
+        paths = args.paths or [set_dir(args.set or "detect")]
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise InputError(f"no such file or directory: {', '.join(map(str, missing))}")
@@ -128,9 +131,10 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     p.add_argument("paths", nargs="*", help="JSONL files or directories (default: corpora/detect)")
     p.add_argument(
         "--set",
-        choices=("detect", "arguments", "heldout"),
+        metavar="NAME",
         help="a named corpora set instead of paths: detect (the tuning corpus, the default),"
-        " arguments, or heldout (the held-apart evaluation set; never mixed into detect)",
+        " arguments, or a held-apart evaluation set (heldout, heldout2: a corpora/heldout*"
+        " folder; never mixed into detect)",
     )
     p.add_argument(
         "--dialect",

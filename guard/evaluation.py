@@ -41,9 +41,13 @@ __all__ = [
     "set_dir",
 ]
 
+_CORPORA = Path(__file__).resolve().parent.parent / "corpora"
+
 #: the named corpora sets: ``detect`` (tuning, the default), ``arguments`` (tool arguments that
-#: carry markup) and ``heldout`` (the held-apart evaluation set, never used for tuning)
-SETS = ("detect", "arguments", "heldout")
+#: carry markup) and every ``heldout*`` folder of the checkout's corpora (held-apart evaluation
+#: sets, never used for tuning; the folder name is the set name)
+_HELDOUT = sorted(p.name for p in _CORPORA.glob("heldout*") if p.is_dir())
+SETS: tuple[str, ...] = ("detect", "arguments", *_HELDOUT)
 
 
 def set_dir(name: str) -> Path:
@@ -51,7 +55,7 @@ def set_dir(name: str) -> Path:
     tree, else the copy installed with the package (``guard.corpora``; only ``detect`` ships)."""
     if name not in SETS:
         raise ValueError(f"unknown set {name!r}; expected one of: {', '.join(SETS)}")
-    source = Path(__file__).resolve().parent.parent / "corpora" / name
+    source = _CORPORA / name
     if source.is_dir():
         return source
     return Path(str(resources.files("guard.corpora") / name))
