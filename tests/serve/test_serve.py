@@ -406,6 +406,8 @@ def test_responses_api_streaming_and_not(fake: FakeUpstream, client: openai.Open
     deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert deltas == "Hello there "
     assert events[-1].type == "response.completed"
+    # issue 28: a cut is visible: the last event carries a top-level "guard" object
+    assert events[-1].model_extra["guard"]["action"] == "truncated"
     assert events[-1].response.output_text == "Hello there "
     assert fake.last().closed_by_client
 
