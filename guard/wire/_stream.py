@@ -26,7 +26,6 @@ an aborting leak instead of ending the stream so.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,7 @@ from guard.integrations.anthropic.protocol import MessageEventBridge, block_part
 from guard.integrations.openai.protocol import AbortMode, ResponseEventBridge
 from guard.models import Outcome, Verdict
 from guard.stream import GuardedStream, OnLeak, guard_stream
+from guard.wire._choices import ChoiceGuard
 from guard.wire._endings import (
     fit_delta_logprobs,
     guard_object,
@@ -106,17 +106,6 @@ def _encode(item: Any, raws: _Raws) -> bytes:
         return _wire(entry[1])
     event = item.get("type") if isinstance(item, dict) and "choices" not in item else None
     return encode(_dumps(item), event if isinstance(event, str) else None)
-
-
-def _final_chunk(last: Mapping[str, Any], reason: str) -> dict[str, Any]:
-    indexes = sorted(
-        {c.get("index") or 0 for c in last.get("choices") or () if isinstance(c, dict)}
-    )
-    out = {k: v for k, v in last.items() if k not in ("choices", "usage")}
-    out["choices"] = [
-        {"index": i, "delta": {}, "finish_reason": reason, "logprobs": None} for i in indexes or [0]
-    ]
-    return out
 
 
 class StreamedAnswer:
@@ -300,8 +289,11 @@ class StreamedAnswer:
 
 
 class ChatAnswer(StreamedAnswer):
-    """A Chat Completions chunk stream: an aborting leak ends it with a final chunk
-    ``content_filter``, a stop without the upstream's final chunk with one ``stop``.
+    """A Chat Completions chunk stream, guarded one choice at a time by a
+    :class:`~guard.wire._choices.ChoiceGuard` (every string judged; a leak in one choice ends
+    only that choice, with a chunk ``finish_reason: "content_filter"``); a stream guard acted on
+    ends with a chunk ``"choices": []`` carrying a top-level ``"guard"`` object, then
+    ``data: [DONE]``.
 
     A read that is one event shaped like an earlier chunk (:mod:`guard.wire._shape`) is read
     without the decoder and the JSON parser: the same item, handed to the guard all the same;
@@ -316,6 +308,9 @@ class ChatAnswer(StreamedAnswer):
         abort: AbortMode = "filter",
     ) -> None:
         super().__init__(dialect, policy, on_leak, tools, abort)
+        self.guarded: ChoiceGuard = ChoiceGuard(  # type: ignore[assignment]
+            dialect, policy, on_leak, tools
+        )
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
         self._shape: ChunkShape | None = None
@@ -347,7 +342,11 @@ class ChatAnswer(StreamedAnswer):
             item = shape.read(piece)
             if item is not None:
                 self.chunks += 1  # parse(event), done
-                delivered = push(item)
+                try:
+                    delivered = push(item)
+                except UnreadableEvent as exc:
+                    self.fault = UpstreamFault(str(exc))
+                    return []
                 if len(delivered) == 1 and delivered[0] is item and not guarded.stopped:
                     self.last = item  # see(item): it finishes no choice
                     self.sent += 1
@@ -376,7 +375,11 @@ class ChatAnswer(StreamedAnswer):
                     break
                 if item is None:
                     break  # [DONE]
-                delivered = push(item)
+                try:
+                    delivered = push(item)
+                except UnreadableEvent as exc:  # deny by default: never relayed unseen
+                    fault = UpstreamFault(str(exc))
+                    break
             else:
                 item, delivered = pushed
             if len(delivered) == 1 and delivered[0] is item:
@@ -419,12 +422,10 @@ class ChatAnswer(StreamedAnswer):
 
     def _ending(self) -> list[bytes]:
         out: list[bytes] = []
-        guarded = self.guarded
-        stopped = self.aborted or guarded.forged or bool(guarded.cut)
-        if stopped and (self.aborted or not self.finish_seen) and self.last is not None:
-            reason = "content_filter" if self.aborted else "stop"
-            out.append(encode(_dumps(_final_chunk(self.last, reason))))
-        if stopped or self.done:
+        event = self.guarded.guard_event()
+        if event is not None:
+            out.append(encode(_dumps(event)))
+        if event is not None or self.done:
             out.append(_DONE)
         return out
 
