@@ -504,6 +504,17 @@ class _BridgedAnswer(StreamedAnswer):
     def _guard_verdicts(self) -> list[Verdict]:
         return self.guarded.verdicts
 
+    @property
+    def cut(self) -> dict[str, int]:
+        """The parts cut: the guard's, then the event judge's places."""
+        out = self._guard_cut()
+        for name in self.judge.cut:
+            out.setdefault(name, 0)
+        return out
+
+    def _guard_cut(self) -> dict[str, int]:
+        return dict(self.guarded.cut)
+
     def _rewrite(self, item: Any) -> Any:
         """An item on its way out as the client gets it."""
         return item
@@ -587,8 +598,7 @@ class MessagesAnswer(_BridgedAnswer):
             v.model_copy(update={"part": block_part(v.part or "")}) for v in self.guarded.verdicts
         ]
 
-    @property
-    def cut(self) -> dict[str, int]:
+    def _guard_cut(self) -> dict[str, int]:
         return {block_part(k): v for k, v in self.guarded.cut.items()}
 
     def _ending(self) -> list[bytes]:
