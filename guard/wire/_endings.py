@@ -1,6 +1,6 @@
 """How a stream guard stopped ends in each API's own terms, as pure functions of one event, so
 every transport (the proxy's relays, an SDK transport) ends it alike (``docs/serve.md``,
-"Streamed answers"):
+"The wire engine"):
 
 - chat (not yet wired in this engine): a chunk ``finish_reason: "content_filter"`` per
   choice ended and a chunk with a top-level ``"guard"`` object;
