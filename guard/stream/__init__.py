@@ -24,12 +24,21 @@ yielded unchanged except the one that is cut, and a well-formed final chunk ends
 from __future__ import annotations
 
 from guard.errors import GuardError, LeakAborted
+from guard.stream._chunks import ChunkReader
 from guard.stream._decisions import ON_LEAK, OnLeak, check_on_leak
 from guard.stream._drivers import AsyncGuardedStream, GuardedStream, guard_stream
+from guard.stream._engine import Engine
+from guard.stream._queue import Call
+
+# ``Engine``, ``ChunkReader`` and ``Call``: the sans-IO engine under the drivers, for the wire
+# engine's one-engine-per-choice chat guard (guard.wire)
 
 __all__ = [
     "ON_LEAK",
     "AsyncGuardedStream",
+    "Call",
+    "ChunkReader",
+    "Engine",
     "GuardError",
     "GuardedStream",
     "LeakAborted",

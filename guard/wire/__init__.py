@@ -3,7 +3,9 @@
 
 A request body goes in and the body to send comes out (or a refusal); see ``_request``. A
 complete answer is judged by :func:`judge_answer`, a streamed one piece by piece by a
-:class:`StreamedAnswer`; :func:`guarded_route` says which routes are guarded.
+:class:`StreamedAnswer` (every string of every event judged: the :class:`EventJudge`; chat
+one choice at a time: the :class:`ChoiceGuard`; endings in each API's terms: ``_endings``);
+:func:`guarded_route` says which routes are guarded.
 """
 
 from guard.wire._answer import (
@@ -15,6 +17,14 @@ from guard.wire._answer import (
     judge_other_strings,
     loads_yielding,
 )
+from guard.wire._choices import ChoiceGuard
+from guard.wire._endings import (
+    fit_delta_logprobs,
+    guard_object,
+    messages_ending,
+    responses_ending,
+)
+from guard.wire._events import STREAM_EXEMPT_KEYS, EventJudge, Judged, UnreadableEvent
 from guard.wire._request import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_ELEMENTS,
@@ -35,8 +45,12 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EXEMPT_KEYS",
     "NO_MODEL_OUTPUT",
+    "STREAM_EXEMPT_KEYS",
     "VERBATIM_FIELDS",
     "BadAnswer",
+    "ChoiceGuard",
+    "EventJudge",
+    "Judged",
     "JudgedAnswer",
     "RequestRefused",
     "SSEDecoder",
@@ -44,16 +58,21 @@ __all__ = [
     "SSELimitError",
     "SentRequest",
     "StreamedAnswer",
+    "UnreadableEvent",
     "UpstreamFault",
     "carries_no_model_output",
     "encode",
+    "fit_delta_logprobs",
     "fold_key",
     "guard_action",
+    "guard_object",
     "guarded_route",
     "judge_answer",
     "judge_other_strings",
     "loads_yielding",
+    "messages_ending",
     "prepare_request",
     "request_dialect",
+    "responses_ending",
     "streamed_answer",
 ]

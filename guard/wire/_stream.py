@@ -26,7 +26,6 @@ an aborting leak instead of ending the stream so.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +38,14 @@ from guard.integrations.anthropic.protocol import MessageEventBridge, block_part
 from guard.integrations.openai.protocol import AbortMode, ResponseEventBridge
 from guard.models import Outcome, Verdict
 from guard.stream import GuardedStream, OnLeak, guard_stream
+from guard.wire._choices import ChoiceGuard
+from guard.wire._endings import (
+    fit_delta_logprobs,
+    guard_object,
+    messages_ending,
+    responses_ending,
+)
+from guard.wire._events import EventJudge, UnreadableEvent
 from guard.wire._shape import ChunkShape
 from guard.wire._sse import SSEDecoder, SSEEvent, encode
 
@@ -99,17 +106,6 @@ def _encode(item: Any, raws: _Raws) -> bytes:
         return _wire(entry[1])
     event = item.get("type") if isinstance(item, dict) and "choices" not in item else None
     return encode(_dumps(item), event if isinstance(event, str) else None)
-
-
-def _final_chunk(last: Mapping[str, Any], reason: str) -> dict[str, Any]:
-    indexes = sorted(
-        {c.get("index") or 0 for c in last.get("choices") or () if isinstance(c, dict)}
-    )
-    out = {k: v for k, v in last.items() if k not in ("choices", "usage")}
-    out["choices"] = [
-        {"index": i, "delta": {}, "finish_reason": reason, "logprobs": None} for i in indexes or [0]
-    ]
-    return out
 
 
 class StreamedAnswer:
@@ -234,9 +230,14 @@ class StreamedAnswer:
             if item is None:
                 break  # [DONE]
             raws[id(item)] = (item, event)
-            for one in self._push(item):
+            try:
+                delivered = self._push(item)
+            except UnreadableEvent as exc:
+                self.fault = UpstreamFault(str(exc))  # deny by default: never relayed unseen
+                break
+            for one in delivered:
                 out.append(_encode(one, raws))
-            if self.guarded.stopped:
+            if self._stopping():
                 self._stop()
                 break
         self.sent += len(out)
@@ -245,6 +246,10 @@ class StreamedAnswer:
     def _push(self, item: dict[str, Any]) -> list[Any]:
         """The items to deliver once ``item`` is handed to the guard."""
         raise NotImplementedError
+
+    def _stopping(self) -> bool:
+        """Whether guard stops the stream after the item just pushed."""
+        return self.guarded.stopped
 
     def _stop(self) -> None:
         self.stopped = True
@@ -284,8 +289,11 @@ class StreamedAnswer:
 
 
 class ChatAnswer(StreamedAnswer):
-    """A Chat Completions chunk stream: an aborting leak ends it with a final chunk
-    ``content_filter``, a stop without the upstream's final chunk with one ``stop``.
+    """A Chat Completions chunk stream, guarded one choice at a time by a
+    :class:`~guard.wire._choices.ChoiceGuard` (every string judged; a leak in one choice ends
+    only that choice, with a chunk ``finish_reason: "content_filter"``); a stream guard acted on
+    ends with a chunk ``"choices": []`` carrying a top-level ``"guard"`` object, then
+    ``data: [DONE]``.
 
     A read that is one event shaped like an earlier chunk (:mod:`guard.wire._shape`) is read
     without the decoder and the JSON parser: the same item, handed to the guard all the same;
@@ -300,6 +308,9 @@ class ChatAnswer(StreamedAnswer):
         abort: AbortMode = "filter",
     ) -> None:
         super().__init__(dialect, policy, on_leak, tools, abort)
+        self.guarded: ChoiceGuard = ChoiceGuard(  # type: ignore[assignment]
+            dialect, policy, on_leak, tools
+        )
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
         self._shape: ChunkShape | None = None
@@ -331,7 +342,11 @@ class ChatAnswer(StreamedAnswer):
             item = shape.read(piece)
             if item is not None:
                 self.chunks += 1  # parse(event), done
-                delivered = push(item)
+                try:
+                    delivered = push(item)
+                except UnreadableEvent as exc:
+                    self.fault = UpstreamFault(str(exc))
+                    return []
                 if len(delivered) == 1 and delivered[0] is item and not guarded.stopped:
                     self.last = item  # see(item): it finishes no choice
                     self.sent += 1
@@ -360,7 +375,11 @@ class ChatAnswer(StreamedAnswer):
                     break
                 if item is None:
                     break  # [DONE]
-                delivered = push(item)
+                try:
+                    delivered = push(item)
+                except UnreadableEvent as exc:  # deny by default: never relayed unseen
+                    fault = UpstreamFault(str(exc))
+                    break
             else:
                 item, delivered = pushed
             if len(delivered) == 1 and delivered[0] is item:
@@ -403,12 +422,10 @@ class ChatAnswer(StreamedAnswer):
 
     def _ending(self) -> list[bytes]:
         out: list[bytes] = []
-        guarded = self.guarded
-        stopped = self.aborted or guarded.forged or bool(guarded.cut)
-        if stopped and (self.aborted or not self.finish_seen) and self.last is not None:
-            reason = "content_filter" if self.aborted else "stop"
-            out.append(encode(_dumps(_final_chunk(self.last, reason))))
-        if stopped or self.done:
+        event = self.guarded.guard_event()
+        if event is not None:
+            out.append(encode(_dumps(event)))
+        if event is not None or self.done:
             out.append(_DONE)
         return out
 
@@ -423,32 +440,101 @@ class ChatAnswer(StreamedAnswer):
 
 
 class _BridgedAnswer(StreamedAnswer):
-    """A provider event stream read through a bridge into the chunk shape the guard reads."""
+    """A provider event stream read through a bridge into the chunk shape the guard reads.
+
+    Deny by default: each event first goes through an :class:`~guard.wire._events.EventJudge`,
+    which judges every string the bridge and the guard do not read; a leak there ends the
+    stream after the event (what the judge keeps of it). A stream guard stopped ends in the
+    API's own terms with a top-level ``"guard"`` object (:mod:`guard.wire._endings`)."""
 
     bridge: ResponseEventBridge | MessageEventBridge
+    kind = ""
+
+    def __init__(
+        self,
+        dialect: str | Dialect,
+        policy: Policy | None,
+        on_leak: OnLeak,
+        tools: frozenset[str] | None = None,
+        abort: AbortMode = "filter",
+    ) -> None:
+        super().__init__(dialect, policy, on_leak, tools, abort)
+        self.judge = EventJudge(self.kind, dialect, policy, on_leak)
+        #: the judge ended the stream (``"truncated"`` or ``"aborted"``), else None
+        self.judge_stop: str | None = None
 
     def _push(self, item: dict[str, Any]) -> list[Any]:
+        judged = self.judge.judge(item)
+        if judged.stop or judged.choices:
+            self.judge_stop = "aborted" if judged.aborted else "truncated"
+            item = judged.item
         bridge = self.bridge
         out = self.guarded.push(bridge.chunk(item))
-        return [e for e in map(bridge.event, out) if e is not None]
+        return [self._rewrite(e) for e in map(bridge.event, out) if e is not None]
+
+    def _stopping(self) -> bool:
+        return self.guarded.stopped or self.judge_stop is not None
+
+    def _stop(self) -> None:
+        super()._stop()
+        self.aborted = self.aborted or self.judge_stop == "aborted"
 
     def _end(self) -> list[Any]:
         bridge = self.bridge
-        return [e for e in map(bridge.event, self.guarded.end()) if e is not None]
+        return [self._rewrite(e) for e in map(bridge.event, self.guarded.end()) if e is not None]
+
+    def _acted(self) -> bool:
+        """Whether guard stopped the stream (so far)."""
+        guarded = self.guarded
+        return bool(self.aborted or guarded.forged or guarded.cut or self.judge_stop)
+
+    def _action(self) -> str:
+        if self.aborted or self.guarded.abort is not None or self.judge_stop == "aborted":
+            return "aborted"
+        return "forged" if self.guarded.forged else "truncated"
+
+    def _guard_object(self) -> dict[str, Any]:
+        return guard_object(self._action(), self.verdicts)
+
+    @property
+    def verdicts(self) -> list[Verdict]:
+        """The guard's verdicts, then the event judge's (each named by its place)."""
+        return self._guard_verdicts() + self.judge.verdicts
+
+    def _guard_verdicts(self) -> list[Verdict]:
+        return self.guarded.verdicts
+
+    @property
+    def cut(self) -> dict[str, int]:
+        """The parts cut: the guard's, then the event judge's places."""
+        out = self._guard_cut()
+        for name in self.judge.cut:
+            out.setdefault(name, 0)
+        return out
+
+    def _guard_cut(self) -> dict[str, int]:
+        return dict(self.guarded.cut)
+
+    def _rewrite(self, item: Any) -> Any:
+        """An item on its way out as the client gets it."""
+        return item
 
     def _terminal(self) -> list[bytes]:
         """The bridge's terminal events when guard stopped the stream, else none."""
-        guarded = self.guarded
-        if self.aborted or guarded.forged or guarded.cut:
-            return [_encode(e, self.raws) for e in self.bridge.terminal(self.aborted)]
+        if self._acted():
+            return [
+                _encode(self._rewrite(e), self.raws) for e in self.bridge.terminal(self.aborted)
+            ]
         return []
 
 
 class ResponsesAnswer(_BridgedAnswer):
-    """A Responses API event stream: guard's stop ends it with the bridge's terminal events
-    (an aborting leak with ``response.incomplete``)."""
+    """A Responses API event stream: guard's stop ends it with the bridge's terminal events,
+    the last one carrying a top-level ``"guard"`` object (an aborting leak's is
+    ``response.incomplete``, reason ``content_filter``)."""
 
     bridge: ResponseEventBridge
+    kind = "responses"
 
     def __init__(
         self,
@@ -464,6 +550,20 @@ class ResponsesAnswer(_BridgedAnswer):
     def _ending(self) -> list[bytes]:
         return [*self._terminal(), *([_DONE] if self.done else [])]
 
+    def _rewrite(self, item: Any) -> Any:
+        if type(item) is not dict:
+            return item
+        kind = item.get("type")
+        if kind == "response.output_text.delta" and id(item) not in self.raws:
+            return fit_delta_logprobs(item)  # a cut delta keeps only its own tokens
+        if kind in ("response.completed", "response.incomplete") and self._acted():
+            if self.aborted:
+                return responses_ending(item, self._guard_object())
+            # a cut or forged answer ends ``completed`` (SDK stream helpers, the Agents SDK's
+            # run loop, raise on ``incomplete``): the "guard" object tells the client
+            return {**item, "guard": self._guard_object()}
+        return item
+
     def failure(self, message: str) -> bytes:
         error = {
             "type": "error",
@@ -477,7 +577,9 @@ class ResponsesAnswer(_BridgedAnswer):
 
 class MessagesAnswer(_BridgedAnswer):
     """An Anthropic Messages event stream: guard's stop ends it with the open block stopped,
-    ``message_delta`` (an aborting leak with stop reason ``refusal``) and ``message_stop``."""
+    ``message_delta`` (stop reason ``refusal``) and ``message_stop`` with ``"guard"``."""
+
+    kind = "messages"
 
     def __init__(
         self,
@@ -490,19 +592,23 @@ class MessagesAnswer(_BridgedAnswer):
         super().__init__(dialect, policy, on_leak, tools, abort)
         self.bridge = MessageEventBridge()
 
-    @property
-    def verdicts(self) -> list[Verdict]:
+    def _guard_verdicts(self) -> list[Verdict]:
         """One verdict per part seen, named by content block (``content[1]``)."""
         return [
             v.model_copy(update={"part": block_part(v.part or "")}) for v in self.guarded.verdicts
         ]
 
-    @property
-    def cut(self) -> dict[str, int]:
+    def _guard_cut(self) -> dict[str, int]:
         return {block_part(k): v for k, v in self.guarded.cut.items()}
 
     def _ending(self) -> list[bytes]:
         return self._terminal()  # a Messages stream ends with its own events
+
+    def _rewrite(self, item: Any) -> Any:
+        kind = item.get("type") if type(item) is dict else None
+        if kind in ("message_delta", "message_stop") and self._acted():
+            return messages_ending(item, self._guard_object())
+        return item
 
     def failure(self, message: str) -> bytes:
         error = {"type": "error", "error": {"type": "api_error", "message": message}}

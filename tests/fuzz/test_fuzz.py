@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 from fuzz.targets import TARGETS
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
-_BUDGET = {"escape": 40, "scanners": 40, "detect": 40, "audit": 25, "proxy": 10}
+_BUDGET = {
+    "escape": 40,
+    "scanners": 40,
+    "detect": 40,
+    "audit": 25,
+    "proxy": 10,
+    "wire_request": 60,
+    "wire_answer": 40,
+}
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

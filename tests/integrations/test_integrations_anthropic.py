@@ -100,7 +100,7 @@ def test_forgery_closes_the_upstream_and_the_sdk_message_is_well_formed(
     assert text == "Checking the weather. "
     assert [b.type for b in message.content] == ["text"]
     assert message.content[0].text == "Checking the weather. "
-    assert message.stop_reason == "end_turn"
+    assert message.stop_reason == "refusal"  # issue 28: a stream guard stopped says so
     exchange = fake.last()
     assert exchange.closed_by_client and exchange.chunks_sent == FORGERY_CHUNK + 1
 
@@ -142,7 +142,7 @@ def test_tool_use_blocks_are_delivered_whole_and_a_leaking_one_is_dropped(
     with sdk_stream(guard_client(sdk(fake))) as stream:
         message = stream.get_final_message()
     assert [b.type for b in message.content] == ["text"]
-    assert message.content[0].text == "Running." and message.stop_reason == "end_turn"
+    assert message.content[0].text == "Running." and message.stop_reason == "refusal"
 
 
 def sdk_stream(client: Any) -> Any:

@@ -84,7 +84,9 @@ def test_forgery_closes_the_http_response_right_after_the_forgery_chunk(
     stream = client.chat.completions.create(model="gpt-oss-120b", messages=USER, stream=True)
     chunks = list(stream)
     assert content(chunks) == "Checking the weather. "
-    assert chunks[-1].choices[0].finish_reason == "stop"
+    # issue 28: the choice's final chunk, then a chunk with a top-level "guard" object
+    assert chunks[-2].choices[0].finish_reason == "stop"
+    assert chunks[-1].choices == [] and chunks[-1].model_extra["guard"]["action"] == "forged"
     assert stream.forged and stream.upstream_closed and stream.response.is_closed
     exchange = fake.last()
     assert exchange.closed_by_client and exchange.chunks_sent == FORGERY_CHUNK + 1

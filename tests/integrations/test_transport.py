@@ -380,7 +380,9 @@ def test_abort_filters_as_the_proxy_or_raises_in_a_stream() -> None:
     done = client.chat.completions.create(**CHAT)
     assert done.choices[0].finish_reason == "content_filter"
     chunks = list(client.chat.completions.create(**CHAT, stream=True))
-    assert chunks[-1].choices[0].finish_reason == "content_filter"
+    # issue 28: the aborted choice's final chunk, then a chunk with a top-level "guard" object
+    assert chunks[-2].choices[0].finish_reason == "content_filter"
+    assert chunks[-1].choices == [] and chunks[-1].model_extra["guard"]["action"] == "aborted"
     assert chat_text(chunks) == "Sure. Here it is "
 
     raising = guard.http_client(transport=x, on_leak="abort", abort="raise")

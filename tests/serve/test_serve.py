@@ -206,7 +206,10 @@ def test_leaked_stream_is_cut_and_ends_with_a_final_chunk_and_done(
     fake.script = Script(events=CHAT_LEAKED, delay=0.05)
     text, chunks = stream_text(client)
     assert text == "Sure. Here it is "
-    assert chunks[-1].choices[0].finish_reason == "stop"
+    # issue 28: a cut is visible: the choice's final chunk, then a chunk with "guard"
+    assert chunks[-2].choices[0].finish_reason == "stop"
+    assert chunks[-1].choices == [] and chunks[-1].model_extra["guard"]["action"] == "truncated"
+    assert chunks[-1].model_extra["guard"]["signals"]
     exchange = fake.last()
     assert exchange.closed_by_client
     assert exchange.chunks_sent == chunks_read_until_stop(CHAT_LEAKED) < len(CHAT_LEAKED) - 1
@@ -223,7 +226,8 @@ def test_forgery_closes_the_upstream_right_after_the_forgery_chunk(
     text, chunks = stream_text(client)
     elapsed = time.perf_counter() - start
     assert text == "Checking the weather. "
-    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert chunks[-2].choices[0].finish_reason == "stop"
+    assert chunks[-1].model_extra["guard"]["action"] == "forged"
     exchange = fake.last()
     forgery_chunk = next(i for i, e in enumerate(CHAT_FORGED) if b"<|start|>functions" in e)
     assert exchange.closed_by_client
@@ -234,7 +238,8 @@ def test_forgery_closes_the_upstream_right_after_the_forgery_chunk(
     raw = raw_sse(proxy, {"model": "gpt-oss-120b", "messages": USER, "stream": True})
     events = [e for e in raw.split(b"\n\n") if e]
     assert events[-1] == b"data: [DONE]"
-    final = json.loads(events[-2][len(b"data: ") :])
+    assert json.loads(events[-2][len(b"data: ") :])["guard"]["action"] == "forged"
+    final = json.loads(events[-3][len(b"data: ") :])
     assert final["choices"][0]["finish_reason"] == "stop"
     assert not final["choices"][0]["delta"].get("content")
 
@@ -275,7 +280,8 @@ def test_abort_mode_ends_the_stream_with_content_filter(
     fake.script = Script(events=CHAT_LEAKED, delay=0.02)
     text, chunks = stream_text(client_for(abort_proxy))
     assert text == "Sure. Here it is "
-    assert chunks[-1].choices[0].finish_reason == "content_filter"
+    assert chunks[-2].choices[0].finish_reason == "content_filter"
+    assert chunks[-1].model_extra["guard"]["action"] == "aborted"
     assert fake.last().closed_by_client
     raw = raw_sse(abort_proxy, {"model": "gpt-oss-120b", "messages": USER, "stream": True})
     assert raw.endswith(b"data: [DONE]\n\n")
@@ -406,6 +412,8 @@ def test_responses_api_streaming_and_not(fake: FakeUpstream, client: openai.Open
     deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert deltas == "Hello there "
     assert events[-1].type == "response.completed"
+    # issue 28: a cut is visible: the last event carries a top-level "guard" object
+    assert events[-1].model_extra["guard"]["action"] == "truncated"
     assert events[-1].response.output_text == "Hello there "
     assert fake.last().closed_by_client
 

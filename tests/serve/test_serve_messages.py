@@ -75,8 +75,14 @@ def test_forged_stream_is_cut_and_the_sdk_message_is_well_formed(
         events = list(stream)
         message = stream.get_final_message()
     assert text_of(events) == "Checking the weather. "
-    assert message.content[0].text == "Checking the weather. " and message.stop_reason == "end_turn"
+    # issue 28: a stream guard stopped ends with stop reason refusal and a "guard" object
+    assert message.content[0].text == "Checking the weather. " and message.stop_reason == "refusal"
     assert [e.type for e in events[-3:]] == ["content_block_stop", "message_delta", "message_stop"]
+    body = {"model": MESSAGES_MODEL, "max_tokens": 64, "messages": USER, "stream": True}
+    with httpx.Client(timeout=10) as http:
+        raw = http.post(proxy + "/v1/messages", json=body).content
+    last = json.loads(raw.rstrip(b"\n").rsplit(b"\n", 1)[-1][len(b"data: ") :])
+    assert last["type"] == "message_stop" and last["guard"]["action"] == "forged"
     exchange = fake.last()
     assert exchange.closed_by_client and exchange.chunks_sent == FORGERY_CHUNK + 1
     sent = exchange.json
@@ -92,7 +98,7 @@ def test_leaked_tool_call_and_text_and_an_aborting_proxy(fake: FakeUpstream, pro
         .__enter__()
         .get_final_message()
     )
-    assert [b.type for b in message.content] == ["text"] and message.stop_reason == "end_turn"
+    assert [b.type for b in message.content] == ["text"] and message.stop_reason == "refusal"
 
     with serve_app(create_app(ServeConfig(upstream=fake.url, on_leak="abort"))) as url:
         fake.script = Script(events=MESSAGES_LEAKED)
