@@ -92,7 +92,7 @@ def test_clean_stream_keeps_the_sdk_event_types_and_closes_the_response(
 def test_forgery_closes_the_upstream_and_the_sdk_message_is_well_formed(
     fake: FakeUpstream,
 ) -> None:
-    fake.script = Script(events=MESSAGES_FORGED, delay=0.08)
+    fake.script = Script(events=MESSAGES_FORGED, delay=0.08, hold_after=FORGERY_CHUNK)
     client = guard_client(sdk(fake), on_leak="abort")  # a forgery is cut, never raised
     with client.messages.stream(model=MESSAGES_MODEL, max_tokens=256, messages=USER) as stream:
         text = "".join(stream.text_stream)

@@ -80,7 +80,7 @@ def test_forgery_closes_the_http_response_right_after_the_forgery_chunk(
     fake: FakeUpstream,
 ) -> None:
     client = guard_client(sdk(fake), on_leak="abort")  # a forgery is cut, never raised
-    fake.script = Script(events=CHAT_FORGED, delay=0.08)
+    fake.script = Script(events=CHAT_FORGED, delay=0.08, hold_after=FORGERY_CHUNK)
     stream = client.chat.completions.create(model="gpt-oss-120b", messages=USER, stream=True)
     chunks = list(stream)
     assert content(chunks) == "Checking the weather. "
@@ -346,7 +346,7 @@ def test_response_events_hold_a_call_until_complete_and_drop_a_leaking_one() -> 
 def test_async_client_streams_and_complete_responses(fake: FakeUpstream) -> None:
     async def main() -> None:
         client = guard_client(async_sdk(fake))
-        fake.script = Script(events=CHAT_FORGED, delay=0.08)
+        fake.script = Script(events=CHAT_FORGED, delay=0.08, hold_after=FORGERY_CHUNK)
         stream = await client.chat.completions.create(
             model="gpt-oss-120b", messages=USER, stream=True
         )

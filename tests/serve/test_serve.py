@@ -203,7 +203,8 @@ def test_forwarded_request_carries_escaped_text_and_caller_objects_are_intact(
 def test_leaked_stream_is_cut_and_ends_with_a_final_chunk_and_done(
     fake: FakeUpstream, client: openai.OpenAI, proxy: str
 ) -> None:
-    fake.script = Script(events=CHAT_LEAKED, delay=0.05)
+    stop = chunks_read_until_stop(CHAT_LEAKED)
+    fake.script = Script(events=CHAT_LEAKED, delay=0.05, hold_after=stop - 1)
     text, chunks = stream_text(client)
     assert text == "Sure. Here it is "
     # issue 28: a cut is visible: the choice's final chunk, then a chunk with "guard"
@@ -220,7 +221,8 @@ def test_leaked_stream_is_cut_and_ends_with_a_final_chunk_and_done(
 def test_forgery_closes_the_upstream_right_after_the_forgery_chunk(
     fake: FakeUpstream, client: openai.OpenAI, proxy: str, logs: Records
 ) -> None:
-    fake.script = Script(events=CHAT_FORGED, delay=0.08)
+    forgery = next(i for i, e in enumerate(CHAT_FORGED) if b"<|start|>functions" in e)
+    fake.script = Script(events=CHAT_FORGED, delay=0.08, hold_after=forgery)
     seen = len(logs.requests())
     start = time.perf_counter()
     text, chunks = stream_text(client)

@@ -70,7 +70,7 @@ def test_forged_stream_is_cut_and_the_sdk_message_is_well_formed(
     proxy: str, fake: FakeUpstream
 ) -> None:
     client = sdk(proxy, fake)
-    fake.script = Script(events=MESSAGES_FORGED, delay=0.08)
+    fake.script = Script(events=MESSAGES_FORGED, delay=0.08, hold_after=FORGERY_CHUNK)
     with client.messages.stream(model=MESSAGES_MODEL, max_tokens=64, messages=USER) as stream:
         events = list(stream)
         message = stream.get_final_message()

@@ -48,6 +48,10 @@ __all__ = [
 MODEL = "gpt-oss-120b"
 
 
+#: how long a script with ``hold_after`` waits for the client to close
+HOLD_SECONDS = 10.0
+
+
 @dataclass
 class Script:
     """What the fake answers with. ``events``: a stream, one SSE event (bytes) per chunk;
@@ -60,6 +64,10 @@ class Script:
     delay: float = 0.0
     first_delay: float = 0.0
     fail_after: int | None = None
+    #: after sending the event of this index, wait (up to :data:`HOLD_SECONDS`) for the client
+    #: to close before going on: a test of "closed right after chunk k" then does not depend on
+    #: the client closing within ``delay`` on a loaded machine
+    hold_after: int | None = None
 
 
 @dataclass
@@ -528,6 +536,8 @@ class FakeUpstream:
                 if exchange.first_write is None:
                     exchange.first_write = time.perf_counter()
                 exchange.chunks_sent += 1
+                if i == script.hold_after:
+                    await asyncio.wait({eof}, timeout=HOLD_SECONDS)
             writer.write(b"0\r\n\r\n")
             await writer.drain()
             return True
