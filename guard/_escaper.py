@@ -1,0 +1,340 @@
+"""The compiled escaping machinery of one dialect: which text is a reserved spelling, and where
+its backslashes go.
+
+The scheme (the same for every dialect):
+
+* A reserved spelling that contains a bar (``|`` or the fullwidth ``｜``) is escaped by putting a
+  backslash before each of its bars: ``<|channel|>`` becomes ``<\\|channel\\|>`` (law E3, the form
+  models and servers already see from the reference agent).
+* A reserved spelling without a bar gets one backslash after its first character:
+  ``<think>`` becomes ``<\\think>``, ``[gMASK]`` becomes ``[\\gMASK]``.
+
+To make this reversible for *every* string, text that already looks escaped is escaped once more:
+the escaper matches each spelling with any run of backslashes (zero or more) at its escape
+positions and adds one backslash to each run; the unescaper matches runs of one or more and
+removes one. Reserved spellings never contain a backslash (the `Dialect` record enforces it), so
+the runs are unambiguous, and a match in the escaped text maps back to exactly the match it came
+from. Dialects whose spellings can overlap (MiniMax's ``]~b]``) are matched at every position
+(overlapping), and every escape position is bumped once.
+
+Speed: the spellings are compiled as one prefix tree (a trie written as a regular expression,
+with the pattern families hung under their first character), so a position costs one branch per
+character it shares with some spelling, not one try per spelling: a text of a thousand ``<``
+costs what a thousand letters cost, under every dialect and under ``all``. Overlapping search is
+a zero-width lookahead of the stdlib engine (``(?=(...))``), which tries each position once in C.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import regex
+
+from guard.dialects import Dialect, get_dialect
+
+__all__ = ["Escaper", "escaper_for"]
+
+_BARS = ("|", "\uff5c")
+_RUN0 = r"\\*"
+_RUN1 = r"\\+"
+_NO_BACKSLASH_BEFORE = r"(?<!\\)"
+#: characters a pattern may open with to be hung under that character of the tree
+_PLAIN = frozenset("\\.^$*+?{}[]|()")
+_QUANTIFIERS = frozenset("*+?{")
+#: pieces of an overlapped rewrite joined into one block at a time (bounds the list of pieces)
+_BLOCK = 4096
+
+#: a token of a spelling: one character, or ``None`` for a backslash run
+_Token = str | None
+#: a node of the prefix tree: token -> child; the key ``""`` marks the end of a spelling
+_Node = dict[_Token, "_Node"]
+_END = ""
+
+
+def _has_bar(s: str) -> bool:
+    return "|" in s or "\uff5c" in s
+
+
+def _tokens(spelling: str) -> tuple[_Token, ...]:
+    """A spelling as the escaper reads it: its characters, with a backslash run where its
+    backslashes go (before each bar, or after the first character of a bar-less spelling)."""
+    if _has_bar(spelling):
+        return tuple(t for ch in spelling for t in ((None, ch) if ch in _BARS else (ch,)))
+    return (spelling[0], None, *spelling[1:])
+
+
+def _pattern_source(pattern: str, run: str) -> str:
+    # Convention of the Dialect record: bars of the spelling are written `\|` or `｜`, never
+    # inside a character class, so a plain textual substitution finds every one of them.
+    out = pattern.replace("\\|", "\0BAR\0").replace("\uff5c", "\0FWBAR\0")
+    return out.replace("\0BAR\0", run + "\\|").replace("\0FWBAR\0", run + "\uff5c")
+
+
+def _branches(node: _Node, run: str, tails: dict[str, list[str]] | None = None) -> list[str]:
+    """The alternatives of ``node``'s subtree, in the order a longest-first alternation of the
+    spellings tries them: a backslash run before the characters that may follow it, longer
+    spellings before one that ends here. ``tails`` (at the root only): pattern families by
+    their first character, tried after every spelling under that character."""
+    out: list[str] = []
+    for token in sorted((t for t in node if t != _END), key=lambda t: (t is not None, t or "")):
+        if token is None:
+            # A spelling that opens with a bar (DSML's `｜DSML｜`) opens with a backslash run.
+            # Tried from every position inside a long run of backslashes, it would rescan the
+            # rest of the run each time; it can only match from the run's first backslash (a
+            # match never ends in a backslash), so it starts only where no backslash precedes.
+            head = (_NO_BACKSLASH_BEFORE + run) if tails is not None else run
+        else:
+            head = re.escape(token)
+        rest = _branches(node[token], run)
+        if tails is not None and token is not None:
+            rest += tails.get(token, [])
+        out.append(head + _group(rest))
+    if _END in node:
+        out.append("")
+    return out
+
+
+def _group(branches: list[str]) -> str:
+    if len(branches) == 1:
+        return branches[0]
+    return "(?:" + "|".join(branches) + ")"
+
+
+def _opens_plain(source: str) -> bool:
+    """True when ``source`` opens with a plain character that every match starts with (no
+    quantifier on it, no alternation at the top level), so it can hang under that character."""
+    if not source or source[0] in _PLAIN or source[1:2] in _QUANTIFIERS:
+        return False
+    depth, in_class, escaped = 0, False, False
+    for ch in source:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return False
+    return True
+
+
+def _source(literals: Sequence[str], patterns: Sequence[str], run: str) -> str:
+    """One expression for every spelling: the literals as a prefix tree, each pattern family
+    hung under its first character when it opens with a plain one, else tried last."""
+    root: _Node = {}
+    for spelling in literals:
+        node = root
+        for token in _tokens(spelling):
+            node = node.setdefault(token, {})
+        node[_END] = {}
+    tails: dict[str, list[str]] = {}
+    loose: list[str] = []
+    for pattern in patterns:
+        source = _pattern_source(pattern, run)
+        if _opens_plain(source):
+            root.setdefault(source[0], {})
+            tails.setdefault(source[0], []).append(f"(?:{source[1:]})")
+        else:
+            loose.append(f"(?:{source})")
+    branches = _branches(root, run, tails)
+    loose = [_NO_BACKSLASH_BEFORE + a if a.startswith(f"(?:{run}") else a for a in loose]
+    return _group(branches + loose) if branches or loose else "(?!)"
+
+
+def _compile(source: str) -> Any:
+    # The stdlib engine runs this tree faster than `regex` (about 3x on runs of `<`); `regex`
+    # only for syntax `re` lacks.
+    try:
+        return re.compile(source)
+    except re.error:
+        return regex.compile(source, regex.V0)
+
+
+def _overlap(a: str, b: str) -> bool:
+    """True when a proper suffix of ``a`` is a prefix of ``b``."""
+    return any(b.startswith(a[-k:]) for k in range(1, len(a)))
+
+
+def _can_overlap(literals: Sequence[str], patterns: Sequence[str]) -> bool:
+    for a in literals:
+        if "<" in a[1:] or ">" in a[:-1]:
+            return True
+        if any(_overlap(a, b) for b in literals):
+            return True
+    # Patterns are token-shaped (`<...>`): they can only overlap a literal that carries `<` or
+    # `>` inside, which the loop above already answered; anything else is checked here.
+    return any(not (p.startswith("<") and p.endswith(">")) for p in patterns)
+
+
+def _escape_match(s: str) -> str:
+    if _has_bar(s):
+        return s.replace("|", "\\|").replace("\uff5c", "\\\uff5c")
+    return s[0] + "\\" + s[1:]
+
+
+def _unescape_match(s: str) -> str:
+    if _has_bar(s):
+        return s.replace("\\|", "|").replace("\\\uff5c", "\uff5c")
+    return s[0] + s[2:]
+
+
+def _escape_positions(s: str) -> Iterable[int]:
+    """Offsets (within a match) before which one backslash is inserted."""
+    if _has_bar(s):
+        return [i for i, ch in enumerate(s) if ch in _BARS]
+    # A bar-less spelling: after the first character, i.e. before whatever follows its run.
+    return [1 + _run_length(s, 1)]
+
+
+def _unescape_positions(s: str) -> Iterable[int]:
+    """Offsets (within a match) of the backslash to remove from each run."""
+    if _has_bar(s):
+        return [i - 1 for i, ch in enumerate(s) if ch in _BARS]
+    return [1]
+
+
+def _run_length(s: str, i: int) -> int:
+    n = 0
+    while i + n < len(s) and s[i + n] == "\\":
+        n += 1
+    return n
+
+
+def _quick_chars(literals: Sequence[str], patterns: Sequence[str]) -> tuple[str, ...]:
+    chars: set[str] = set()
+    for s in literals:
+        chars.update(bar for bar in _BARS if bar in s) if _has_bar(s) else chars.add(s[0])
+    for p in patterns:
+        if "\\|" in p:
+            chars.add("|")
+        elif "\uff5c" in p:
+            chars.add("\uff5c")
+        else:  # pragma: no cover - every shipped pattern carries a bar
+            raise ValueError(f"reserved pattern without a bar cannot be escaped: {p!r}")
+    return tuple(sorted(chars))
+
+
+def _by_positions(
+    text: str, found: Any, positions_of: Callable[[str], Iterable[int]], *, insert: bool
+) -> tuple[str, int]:
+    """Overlapping matches: ``found`` is a zero-width lookahead whose group 1 is the spelling
+    at that position (at most one per position); every escape position is bumped once.
+
+    Matches come in order of their start and a match's positions lie at or after its start,
+    so every position before a match's start is final: it is written out then, and only the
+    positions of the matches still open are held (memory: the output, not a set of every
+    position)."""
+    blocks: list[str] = []  # the output so far, joined every `_BLOCK` pieces
+    pieces: list[str] = []
+    held: set[int] = set()
+    last = 0
+    count = 0
+
+    def write(upto: int) -> None:
+        nonlocal last
+        ready = sorted(p for p in held if p < upto)
+        held.difference_update(ready)
+        for pos in ready:
+            pieces.append(text[last:pos])
+            if insert:
+                pieces.append("\\")
+                last = pos
+            else:
+                last = pos + 1  # drop the backslash at `pos`
+        if len(pieces) >= _BLOCK:
+            blocks.append("".join(pieces))
+            pieces.clear()
+
+    for m in found.finditer(text):
+        count += 1
+        start = m.start()
+        if held:
+            write(start)
+        held.update(start + p for p in positions_of(m.group(1)))
+    if not count:
+        return text, 0
+    write(len(text) + 1)
+    pieces.append(text[last:])
+    blocks.append("".join(pieces))
+    return "".join(blocks), count
+
+
+def _by_substitution(text: str, find: Any, rewrite: Callable[[str], str]) -> tuple[str, int]:
+    """Matches that cannot overlap: one substitution pass."""
+    count = 0
+
+    def one(m: Any) -> str:
+        nonlocal count
+        count += 1
+        return rewrite(m.group())
+
+    out = find.sub(one, text)
+    return (out, count) if count else (text, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Escaper:
+    """The compiled escaping machinery of one dialect (see the module docstring)."""
+
+    name: str
+    find: Any  # compiled: reserved spellings with backslash runs of length >= 0
+    find_escaped: Any  # the same with runs of length >= 1
+    quick: tuple[str, ...]  # every match contains at least one of these characters
+    overlapped: bool  # `find` and `find_escaped` are lookaheads, tried at every position
+
+    def escape(self, text: str) -> tuple[str, int]:
+        """``text`` escaped, and how many spellings were found (0: ``text`` itself)."""
+        if not any(ch in text for ch in self.quick):
+            return text, 0
+        if self.overlapped:
+            return _by_positions(text, self.find, _escape_positions, insert=True)
+        return _by_substitution(text, self.find, _escape_match)
+
+    def unescape(self, text: str) -> tuple[str, int]:
+        """Undo :meth:`escape`, and how many spellings were found."""
+        # an escaped spelling holds a backslash and what its spelling holds of `quick`
+        if "\\" not in text or not any(ch in text for ch in self.quick):
+            return text, 0
+        if self.overlapped:
+            return _by_positions(text, self.find_escaped, _unescape_positions, insert=False)
+        return _by_substitution(text, self.find_escaped, _unescape_match)
+
+
+@cache
+def _escaper_for(dialect: Dialect) -> Escaper:
+    patterns = list(dict.fromkeys((*dialect.reserved_patterns, *dialect.escape_patterns)))
+    compiled = [regex.compile(p) for p in patterns]
+    # Literals a pattern already covers add nothing but branches.
+    literals = sorted(
+        {s for s in dialect.reserved if not any(c.fullmatch(s) for c in compiled)},
+        key=lambda s: (-len(s), s),
+    )
+    overlapped = _can_overlap(literals, patterns)
+
+    def build(run: str) -> Any:
+        source = _source(literals, patterns, run)
+        return _compile(f"(?=({source}))" if overlapped else source)
+
+    return Escaper(
+        name=dialect.name,
+        find=build(_RUN0),
+        find_escaped=build(_RUN1),
+        quick=_quick_chars(literals, patterns),
+        overlapped=overlapped,
+    )
+
+
+def escaper_for(dialect: str | Dialect) -> Escaper:
+    """The compiled escaper of ``dialect`` (cached per dialect), for callers that escape many
+    strings of one request, such as the wire engine."""
+    return _escaper_for(get_dialect(dialect))
