@@ -26,6 +26,15 @@ _NON_ASCII = regex.compile(r"[^\x00-\x7f]+")
 _SHORT = 256
 _PROBE = 4096
 _SPARSE = 64
+#: the most characters one C-level call of the view reads (a translate, a search, a deletion):
+#: a call holds the GIL throughout, and a proxy judges answers on worker threads beside its event
+#: loop, so one call over a whole large answer would stall the loop (about 45 ms per MB for the
+#: deletion); slices of this size keep each call to a few milliseconds
+_SLICE = 1 << 16
+
+
+def _slices(n: int) -> range:
+    return range(0, n, _SLICE)
 
 
 def _non_ascii_chars(text: str) -> set[str]:
@@ -38,16 +47,37 @@ def _non_ascii_chars(text: str) -> set[str]:
     if len(text) < _SHORT:
         return set(text)
     runs = _NON_ASCII.findall(text, 0, _PROBE)
+    chars: set[str] = set()
     if len(runs) * _SPARSE > min(len(text), _PROBE):
-        return set(text)
-    if len(text) > _PROBE:
-        runs = _NON_ASCII.findall(text)
-    return set("".join(runs))
+        for i in _slices(len(text)):
+            chars.update(text[i : i + _SLICE])
+        return chars
+    for i in _slices(len(text)) if len(text) > _PROBE else ():
+        chars.update("".join(_NON_ASCII.findall(text, i, i + _SLICE)))
+    return chars or set("".join(runs))
 
 
 def _present_class(chars: frozenset[str] | set[str]) -> re.Pattern[str]:
     """A character class of exactly ``chars`` (few: the deletable ones a text holds)."""
     return re.compile("[" + "".join(re.escape(ch) for ch in sorted(chars)) + "]")
+
+
+def _folded(original: str) -> str:
+    """``original`` with every lookalike folded, one slice per call."""
+    if len(original) <= _SLICE:
+        return original.translate(_FOLD)
+    return "".join(original[i : i + _SLICE].translate(_FOLD) for i in _slices(len(original)))
+
+
+def _deleted(folded: str, deletable: re.Pattern[str]) -> tuple[list[int], str]:
+    """Where ``folded`` holds a deletable character, and ``folded`` without them, one slice per
+    call (the class holds single characters, so no match spans two slices)."""
+    at: list[int] = []
+    kept: list[str] = []
+    for i in _slices(len(folded)):
+        at += [m.start() for m in deletable.finditer(folded, i, i + _SLICE)]
+        kept.append(deletable.sub("", folded[i : i + _SLICE]))
+    return at, "".join(kept)
 
 
 class TextView:
@@ -75,14 +105,12 @@ class TextView:
         # thousands of code points would be tried range by range, character by character).
         chars = _non_ascii_chars(original)
         # 1:1 folding keeps offsets; most non-ASCII text (CJK, accents) has nothing to fold.
-        folded = original if _FOLD_CHARS.isdisjoint(chars) else original.translate(_FOLD)
+        folded = original if _FOLD_CHARS.isdisjoint(chars) else _folded(original)
         present = _DELETE_CHARS.intersection(chars)
         if not present:
             self.norm = folded
             return
-        deletable = _present_class(present)
-        self._deleted = [m.start() for m in deletable.finditer(folded)]
-        self.norm = deletable.sub("", folded)
+        self._deleted, self.norm = _deleted(folded, _present_class(present))
         # For the j-th deleted original index d_j, the normalised index of the next kept char.
         self._npos = [d - j for j, d in enumerate(self._deleted)]
 
