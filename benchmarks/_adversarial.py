@@ -94,8 +94,9 @@ def fullwidth(text: str) -> str:
 
 @cache
 def call_text(dialect: str) -> str:
-    """One well-formed tool call as the dialect's model writes it (its own renderer)."""
-    mod = importlib.import_module(f"guard.scanners.{dialect}")
+    """One well-formed tool call as the dialect's model writes it (its own renderer; Harmony's
+    for the union ``all``, which has no renderer of its own)."""
+    mod = importlib.import_module(f"guard.scanners.{'harmony' if dialect == 'all' else dialect}")
     text: str = mod.render_tool_call("get_weather", ARGS)
     return text
 
