@@ -32,10 +32,10 @@ with its kind and its words.
 from __future__ import annotations
 
 import bisect
-import re
 from dataclasses import dataclass
 
 from guard.models import ScanContext
+from guard.models import lazy_re as re
 
 from .reasoning_voice import _DOC_BEFORE, _PLAN, _SPEAK
 

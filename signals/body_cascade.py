@@ -4,11 +4,11 @@ writing headers into a tool body."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 

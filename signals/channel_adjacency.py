@@ -15,11 +15,11 @@ the next delta shows whether a marker follows.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 from .routing_marker import NAMESPACES

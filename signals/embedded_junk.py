@@ -26,13 +26,12 @@ a marker, a header, or the channel word and marker is not flagged.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_re as re
+from guard.models import lazy_regex as regex
 
 from ._common import MARKER_SPAN, hit_from_norm, neighbours
 from .glitch_token import GLITCH_WORDS

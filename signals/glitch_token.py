@@ -7,11 +7,11 @@ the marker, never past a neighbouring marker.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
 

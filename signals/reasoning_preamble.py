@@ -21,11 +21,11 @@ context, and every cue. A stream holds back a text whose opening matches the lea
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
 from ._voice import _KINDS, _VERBS, OPENING, judge

@@ -31,11 +31,11 @@ thinking.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
 

@@ -9,11 +9,11 @@ anchor that the co-signals C, G, S, B, R and T qualify.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_re as re
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 

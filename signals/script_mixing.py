@@ -12,9 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_regex as regex
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, neighbours
 

@@ -17,13 +17,12 @@ with a lone channel word.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import lazy_re as re
+from guard.models import lazy_regex as regex
 
 from ._common import MODEL_OUTPUT, hit_from_norm
 

@@ -38,9 +38,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_regex as regex
 
 from ._common import hit_from_norm
 

@@ -13,13 +13,12 @@ spoof, and flagged.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_re as re
+from guard.models import lazy_regex as regex
 
 from .script_mixing import SCRIPTS
 
