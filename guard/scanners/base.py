@@ -36,7 +36,7 @@ from typing import Any, Final
 
 from guard._depth import check_depth
 from guard._json_walk import value_end
-from guard.models import Event, Malformed
+from guard.models import Event, Malformed, lazy_re
 from guard.scanners._pysource import MAX_CALL_CODE, code_size
 
 __all__ = [
@@ -102,15 +102,14 @@ class Markers:
         other = sorted((s for s in self.spellings if s not in self._bar), key=len)[::-1]
         #: The other spellings as one alternation, longest first (one C-level match per
         #: candidate position), or ``None`` when there are none.
-        self._other = re.compile("|".join(map(re.escape, other))) if other else None
+        self._other = lazy_re.compile("|".join(map(re.escape, other))) if other else None
         self._longest = max(len(s) for s in self.spellings)
         self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
         firsts = sorted({s[0] for s in self.spellings})
         #: ``None`` when every spelling starts with ``<`` (one ``str.find`` per candidate),
         #: else a search for any first character.
-        self._lead = (
-            None if firsts == ["<"] else re.compile("[" + "".join(map(re.escape, firsts)) + "]")
-        )
+        lead = "[" + "".join(map(re.escape, firsts)) + "]"
+        self._lead = None if firsts == ["<"] else lazy_re.compile(lead)
 
     @property
     def longest(self) -> int:
