@@ -26,6 +26,7 @@ a zero-width lookahead of the stdlib engine (``(?=(...))``), which tries each po
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,8 @@ _PLAIN = frozenset("\\.^$*+?{}[]|()")
 _QUANTIFIERS = frozenset("*+?{")
 #: pieces of an overlapped rewrite joined into one block at a time (bounds the list of pieces)
 _BLOCK = 4096
+#: distinct spellings whose escape offsets an overlapped rewrite remembers
+_OFFSETS_KEPT = 1024
 
 #: a token of a spelling: one character, or ``None`` for a backslash run
 _Token = str | None
@@ -231,41 +234,53 @@ def _by_positions(
     at that position (at most one per position); every escape position is bumped once.
 
     Matches come in order of their start and a match's positions lie at or after its start,
-    so every position before a match's start is final: it is written out then, and only the
-    positions of the matches still open are held (memory: the output, not a set of every
-    position)."""
-    blocks: list[str] = []  # the output so far, joined every `_BLOCK` pieces
-    pieces: list[str] = []
-    held: set[int] = set()
+    so every position before a match's start is final: it is written out then (a block of
+    text at a time), and only the positions of the matches still open are held. Memory: the
+    output, not a set of every position."""
+    blocks: list[str] = []
+    ready: list[int] = []  # final positions, ascending, not yet written
+    held: list[int] = []  # positions of open matches, ascending, no duplicates
+    offsets: dict[str, tuple[int, ...]] = {}  # a dense text repeats a few spellings
     last = 0
     count = 0
+    glue = "\\" if insert else ""
+    step = 0 if insert else 1  # unescaping drops the backslash at each position
 
-    def write(upto: int) -> None:
+    def write() -> None:
         nonlocal last
-        ready = sorted(p for p in held if p < upto)
-        held.difference_update(ready)
+        pieces = []
         for pos in ready:
             pieces.append(text[last:pos])
-            if insert:
-                pieces.append("\\")
-                last = pos
-            else:
-                last = pos + 1  # drop the backslash at `pos`
-        if len(pieces) >= _BLOCK:
-            blocks.append("".join(pieces))
-            pieces.clear()
+            last = pos + step
+        blocks.append(glue.join(pieces) + glue)
+        ready.clear()
 
     for m in found.finditer(text):
         count += 1
         start = m.start()
-        if held:
-            write(start)
-        held.update(start + p for p in positions_of(m.group(1)))
+        if held and held[0] < start:
+            k = bisect.bisect_left(held, start)
+            ready += held[:k]
+            del held[:k]
+            if len(ready) >= _BLOCK:
+                write()
+        spelling = m.group(1)
+        at = offsets.get(spelling)
+        if at is None:
+            at = tuple(positions_of(spelling))
+            if len(offsets) < _OFFSETS_KEPT:
+                offsets[spelling] = at
+        new = [start + o for o in at]
+        if not held or new[0] > held[-1]:
+            held += new
+        else:
+            held = sorted({*held, *new})
     if not count:
         return text, 0
-    write(len(text) + 1)
-    pieces.append(text[last:])
-    blocks.append("".join(pieces))
+    ready += held
+    if ready:
+        write()
+    blocks.append(text[last:])
     return "".join(blocks), count
 
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.escape_reference import reference_escape, reference_unescape
 
-from guard import escape, unescape
+from guard import _escaper, escape, unescape
 from guard._escaper import _opens_plain, _source, escaper_for
 from guard.dialects import DIALECTS, get_dialect
 
@@ -106,3 +106,20 @@ def test_a_pattern_hangs_under_its_first_character_only_when_every_match_starts_
     source: str, plain: bool
 ) -> None:
     assert _opens_plain(source) is plain
+
+
+@pytest.mark.parametrize("name", ["all", "deepseek", "minimax"])
+@SOME
+@given(data=st.data())
+def test_overlapped_rewrites_written_in_small_blocks_equal_the_plain_scheme(
+    name: str, data: st.DataObject
+) -> None:
+    # blocks of one position and no remembered offsets: every flush and lookup path runs
+    text = data.draw(_texts(name))
+    saved = _escaper._BLOCK, _escaper._OFFSETS_KEPT
+    _escaper._BLOCK, _escaper._OFFSETS_KEPT = 1, 0
+    try:
+        assert escape(text, name) == reference_escape(text, name)
+        assert unescape(text, name) == reference_unescape(text, name)
+    finally:
+        _escaper._BLOCK, _escaper._OFFSETS_KEPT = saved
