@@ -48,8 +48,8 @@ _PLAIN = frozenset("\\.^$*+?{}[]|()")
 _QUANTIFIERS = frozenset("*+?{")
 #: pieces of an overlapped rewrite joined into one block at a time (bounds the list of pieces)
 _BLOCK = 4096
-#: distinct spellings whose escape offsets an overlapped rewrite remembers
-_OFFSETS_KEPT = 1024
+#: distinct spellings whose rewrite (or escape offsets) one call remembers
+_SPELLINGS_KEPT = 1024
 
 #: a token of a spelling: one character, or ``None`` for a backslash run
 _Token = str | None
@@ -268,7 +268,7 @@ def _by_positions(
         at = offsets.get(spelling)
         if at is None:
             at = tuple(positions_of(spelling))
-            if len(offsets) < _OFFSETS_KEPT:
+            if len(offsets) < _SPELLINGS_KEPT:
                 offsets[spelling] = at
         new = [start + o for o in at]
         if not held or new[0] > held[-1]:
@@ -285,13 +285,21 @@ def _by_positions(
 
 
 def _by_substitution(text: str, find: Any, rewrite: Callable[[str], str]) -> tuple[str, int]:
-    """Matches that cannot overlap: one substitution pass."""
+    """Matches that cannot overlap: one substitution pass (each distinct spelling rewritten
+    once: a dense text repeats a few)."""
     count = 0
+    done: dict[str, str] = {}
 
     def one(m: Any) -> str:
         nonlocal count
         count += 1
-        return rewrite(m.group())
+        found = m.group()
+        out = done.get(found)
+        if out is None:
+            out = rewrite(found)
+            if len(done) < _SPELLINGS_KEPT:
+                done[found] = out
+        return out
 
     out = find.sub(one, text)
     return (out, count) if count else (text, 0)

@@ -116,10 +116,10 @@ def test_overlapped_rewrites_written_in_small_blocks_equal_the_plain_scheme(
 ) -> None:
     # blocks of one position and no remembered offsets: every flush and lookup path runs
     text = data.draw(_texts(name))
-    saved = _escaper._BLOCK, _escaper._OFFSETS_KEPT
-    _escaper._BLOCK, _escaper._OFFSETS_KEPT = 1, 0
+    saved = _escaper._BLOCK, _escaper._SPELLINGS_KEPT
+    _escaper._BLOCK, _escaper._SPELLINGS_KEPT = 1, 0
     try:
         assert escape(text, name) == reference_escape(text, name)
         assert unescape(text, name) == reference_unescape(text, name)
     finally:
-        _escaper._BLOCK, _escaper._OFFSETS_KEPT = saved
+        _escaper._BLOCK, _escaper._SPELLINGS_KEPT = saved
