@@ -30,12 +30,13 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import regex
 
 from guard.dialects import Dialect, get_dialect
+from guard.models import lazy_regex
 
 __all__ = ["Escaper", "escaper_for"]
 
@@ -46,7 +47,9 @@ _NO_BACKSLASH_BEFORE = r"(?<!\\)"
 #: characters a pattern may open with to be hung under that character of the tree
 _PLAIN = frozenset("\\.^$*+?{}[]|()")
 _QUANTIFIERS = frozenset("*+?{")
-#: pieces of an overlapped rewrite joined into one block at a time (bounds the list of pieces)
+#: texts of this many characters or more are searched without holding the GIL (``_compile_free``)
+_FREE_FROM = 1 << 16
+#: final positions an overlapped rewrite writes out at a time (bounds what it holds)
 _BLOCK = 4096
 #: distinct spellings whose rewrite (or escape offsets) one call remembers
 _SPELLINGS_KEPT = 1024
@@ -163,6 +166,14 @@ def _compile(source: str) -> Any:
         return regex.compile(source, regex.V0)
 
 
+def _compile_free(source: str) -> Any:
+    """The same expression in the `regex` engine, compiled on first use, for texts of
+    ``_FREE_FROM`` characters or more: searched with ``concurrent=True`` it lets go of the GIL
+    while it reads, where a stdlib search holds it for the whole stretch between two matches
+    (a proxy escapes and judges large bodies on worker threads beside its event loop)."""
+    return lazy_regex.compile(source, lazy_regex.V0)
+
+
 def _overlap(a: str, b: str) -> bool:
     """True when a proper suffix of ``a`` is a prefix of ``b``."""
     return any(b.startswith(a[-k:]) for k in range(1, len(a)))
@@ -228,10 +239,15 @@ def _quick_chars(literals: Sequence[str], patterns: Sequence[str]) -> tuple[str,
 
 
 def _by_positions(
-    text: str, found: Any, positions_of: Callable[[str], Iterable[int]], *, insert: bool
+    text: str,
+    finditer: Callable[[str], Iterable[Any]],
+    positions_of: Callable[[str], Iterable[int]],
+    *,
+    insert: bool,
 ) -> tuple[str, int]:
-    """Overlapping matches: ``found`` is a zero-width lookahead whose group 1 is the spelling
-    at that position (at most one per position); every escape position is bumped once.
+    """Overlapping matches: ``finditer`` searches a zero-width lookahead whose group 1 is the
+    spelling at that position (at most one per position); every escape position is bumped
+    once.
 
     Matches come in order of their start and a match's positions lie at or after its start,
     so every position before a match's start is final: it is written out then (a block of
@@ -255,7 +271,7 @@ def _by_positions(
         blocks.append(glue.join(pieces) + glue)
         ready.clear()
 
-    for m in found.finditer(text):
+    for m in finditer(text):
         count += 1
         start = m.start()
         if held and held[0] < start:
@@ -284,7 +300,9 @@ def _by_positions(
     return "".join(blocks), count
 
 
-def _by_substitution(text: str, find: Any, rewrite: Callable[[str], str]) -> tuple[str, int]:
+def _by_substitution(
+    text: str, sub: Callable[[Callable[[Any], str], str], str], rewrite: Callable[[str], str]
+) -> tuple[str, int]:
     """Matches that cannot overlap: one substitution pass (each distinct spelling rewritten
     once: a dense text repeats a few)."""
     count = 0
@@ -301,7 +319,7 @@ def _by_substitution(text: str, find: Any, rewrite: Callable[[str], str]) -> tup
                 done[found] = out
         return out
 
-    out = find.sub(one, text)
+    out = sub(one, text)
     return (out, count) if count else (text, 0)
 
 
@@ -312,6 +330,8 @@ class Escaper:
     name: str
     find: Any  # compiled: reserved spellings with backslash runs of length >= 0
     find_escaped: Any  # the same with runs of length >= 1
+    find_free: Any  # `find` in the `regex` engine (large texts, searched without the GIL)
+    find_escaped_free: Any  # `find_escaped` likewise
     quick: tuple[str, ...]  # every match contains at least one of these characters
     overlapped: bool  # `find` and `find_escaped` are lookaheads, tried at every position
 
@@ -319,18 +339,28 @@ class Escaper:
         """``text`` escaped, and how many spellings were found (0: ``text`` itself)."""
         if not any(ch in text for ch in self.quick):
             return text, 0
+        if len(text) >= _FREE_FROM:
+            find = partial(self.find_free.finditer, concurrent=True)
+            sub = partial(self.find_free.sub, concurrent=True)
+        else:
+            find, sub = self.find.finditer, self.find.sub
         if self.overlapped:
-            return _by_positions(text, self.find, _escape_positions, insert=True)
-        return _by_substitution(text, self.find, _escape_match)
+            return _by_positions(text, find, _escape_positions, insert=True)
+        return _by_substitution(text, sub, _escape_match)
 
     def unescape(self, text: str) -> tuple[str, int]:
         """Undo :meth:`escape`, and how many spellings were found."""
         # an escaped spelling holds a backslash and what its spelling holds of `quick`
         if "\\" not in text or not any(ch in text for ch in self.quick):
             return text, 0
+        if len(text) >= _FREE_FROM:
+            find = partial(self.find_escaped_free.finditer, concurrent=True)
+            sub = partial(self.find_escaped_free.sub, concurrent=True)
+        else:
+            find, sub = self.find_escaped.finditer, self.find_escaped.sub
         if self.overlapped:
-            return _by_positions(text, self.find_escaped, _unescape_positions, insert=False)
-        return _by_substitution(text, self.find_escaped, _unescape_match)
+            return _by_positions(text, find, _unescape_positions, insert=False)
+        return _by_substitution(text, sub, _unescape_match)
 
 
 @cache
@@ -344,14 +374,16 @@ def _escaper_for(dialect: Dialect) -> Escaper:
     )
     overlapped = _can_overlap(literals, patterns)
 
-    def build(run: str) -> Any:
-        source = _source(literals, patterns, run)
-        return _compile(f"(?=({source}))" if overlapped else source)
+    def source(run: str) -> str:
+        tree = _source(literals, patterns, run)
+        return f"(?=({tree}))" if overlapped else tree
 
     return Escaper(
         name=dialect.name,
-        find=build(_RUN0),
-        find_escaped=build(_RUN1),
+        find=_compile(source(_RUN0)),
+        find_escaped=_compile(source(_RUN1)),
+        find_free=_compile_free(source(_RUN0)),
+        find_escaped_free=_compile_free(source(_RUN1)),
         quick=_quick_chars(literals, patterns),
         overlapped=overlapped,
     )

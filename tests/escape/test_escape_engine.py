@@ -123,3 +123,30 @@ def test_overlapped_rewrites_written_in_small_blocks_equal_the_plain_scheme(
         assert unescape(text, name) == reference_unescape(text, name)
     finally:
         _escaper._BLOCK, _escaper._SPELLINGS_KEPT = saved
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SOME
+@given(data=st.data())
+def test_large_texts_searched_without_the_gil_equal_the_plain_scheme(
+    name: str, data: st.DataObject
+) -> None:
+    # every text takes the path of large ones: the `regex` engine, searched concurrently
+    text = data.draw(_texts(name))
+    saved = _escaper._FREE_FROM
+    _escaper._FREE_FROM = 0
+    try:
+        assert escape(text, name) == reference_escape(text, name)
+        assert unescape(text, name) == reference_unescape(text, name)
+    finally:
+        _escaper._FREE_FROM = saved
+
+
+@pytest.mark.parametrize("name", ["all", "harmony"])
+def test_a_large_text_gives_the_text_of_small_ones(name: str) -> None:
+    unit = "see <|start|>, <think> and ]~b] \\<\\|end\\|> | x "
+    text = unit * (2 * _escaper._FREE_FROM // len(unit))
+    assert len(text) >= _escaper._FREE_FROM
+    pieces = [escape(text[i : i + len(unit)], name) for i in range(0, len(text), len(unit))]
+    assert escape(text, name) == "".join(pieces)
+    assert unescape(escape(text, name), name) == text
