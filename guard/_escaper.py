@@ -19,9 +19,12 @@ from. Dialects whose spellings can overlap (MiniMax's ``]~b]``) are matched at e
 
 Speed: the spellings are compiled as one prefix tree (a trie written as a regular expression,
 with the pattern families hung under their first character), so a position costs one branch per
-character it shares with some spelling, not one try per spelling: a text of a thousand ``<``
-costs what a thousand letters cost, under every dialect and under ``all``. Overlapping search is
-a zero-width lookahead of the stdlib engine (``(?=(...))``), which tries each position once in C.
+character it shares with some spelling, not one try per spelling: a run of ``<`` costs a small
+constant per character under every dialect and under ``all`` (it cost one try per spelling that
+opens with ``<``, nearly three hundred under ``all``). Overlapping search is a zero-width
+lookahead (``(?=(...))``), which tries each position once in C. Texts under 64K characters are
+searched by the stdlib engine, the faster one here; longer ones by ``regex`` with
+``concurrent=True``, which lets go of the GIL while it reads (``_compile_free``).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ _BARS = ("|", "\uff5c")
 _RUN0 = r"\\*"
 _RUN1 = r"\\+"
 _NO_BACKSLASH_BEFORE = r"(?<!\\)"
-#: characters a pattern may open with to be hung under that character of the tree
+#: regular-expression syntax: a pattern that opens with one of these is not hung in the tree
 _PLAIN = frozenset("\\.^$*+?{}[]|()")
 _QUANTIFIERS = frozenset("*+?{")
 #: texts of this many characters or more are searched without holding the GIL (``_compile_free``)
@@ -81,10 +84,11 @@ def _pattern_source(pattern: str, run: str) -> str:
 
 
 def _branches(node: _Node, run: str, tails: dict[str, list[str]] | None = None) -> list[str]:
-    """The alternatives of ``node``'s subtree, in the order a longest-first alternation of the
-    spellings tries them: a backslash run before the characters that may follow it, longer
-    spellings before one that ends here. ``tails`` (at the root only): pattern families by
-    their first character, tried after every spelling under that character."""
+    """The alternatives of ``node``'s subtree: a backslash run before the characters that may
+    follow it, longer spellings before one that ends here, so the match at a position is the one
+    a longest-first alternation of the spellings finds (``tests/escape`` checks it for every
+    dialect against that plain form). ``tails`` (at the root only): pattern families by their
+    first character, tried after every spelling under that character."""
     out: list[str] = []
     for token in sorted((t for t in node if t != _END), key=lambda t: (t is not None, t or "")):
         if token is None:
