@@ -35,12 +35,15 @@ from .reasoning_voice import _SPEAK, ReasoningVoice
 #: characters of the opening that are read
 SPAN = 4096
 #: how the text must open (after blanks and Markdown emphasis) for L to fire
+#: (each alternative starts with a literal or a character class, so a regex engine rules most
+#: out by the first character: every answer of an audit is matched against it)
 LEAD = (
     r"\s{0,16}[*_#>]{0,4}[ \t]?(?:"
-    r"(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
+    r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
+    r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
     r"|</?(?:think|thinking|thought|reasoning|reflection)>"
-    r"|(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
+    r"|[Tt]he\s+user(?:'s)?\s+" + _SPEAK + r"|User(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
