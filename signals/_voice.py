@@ -56,11 +56,47 @@ _VERBS = (
 )
 #: where a terse note may start: the text's start, a line start, after a sentence, a slash
 #: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
-_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,]\s)|(?<=[.!?]\s\s))"
+_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
 _IMPERATIVE = (
     r"(?:[Ee]nsure|[Nn]eed|Let's|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
     r"|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
 )
+
+#: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
+#: the user ...", "Alright, let me think", "Hmm, I need to ...")
+_OPENER = (
+    r"\A\s{0,16}(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?)"
+    r"(?=(?:the\s+)?[Uu]ser\b|I\s+(?:need|have|should|must)\b|[Ll]et\s+me\s+(?:think|figure"
+    r"|see|recall|check|start|analy[sz]e|work|understand|process|parse|tackle)\b"
+    r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b|first,?\s+I\b)"
+)
+#: the first person planning its own next step ("Let me think", "Let me double-check");
+#: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
+_STEP = (
+    r"\b(?:Let|let)\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+by|look\s+at|recall"
+    r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
+    r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
+    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this)|put\s+(?:it|this)\s+together|process"
+    r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
+    r"|\bI'll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
+    r"|\bI\s+need\s+to\s+(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine"
+    r"|identify|go\s+through|recall|consider|think|work\s+out|verify|make\s+sure)\b"
+)
+#: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
+#: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
+_ZH_USER = (
+    r"用户(?:现在需要|现在想|问|询问|想知道|想要|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
+)
+#: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
+_ZH_PLAN = (
+    r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
+    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
+    r"|首先[，,]?\s*(?:明确|确定|分析|理解|要|需要|考虑|看)|(?:检查|数一下|确认|核对)(?:一下)?字数"
+    r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
+    r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
+)
+#: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
+_ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
 
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
@@ -99,6 +135,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:)"),
     ),
     ("think tag", 2, re.compile(r"</?(?:think|thinking|thought|reasoning|reflection)>")),
+    ("reasoning opener", 2, re.compile(_OPENER)),
+    ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
     ("planning", 1, _PLAN),
     (
         "terse imperative",
@@ -112,12 +150,23 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|answer)\b)"
         ),
     ),
+    ("first-person step", 1, re.compile(_STEP)),
+    ("planning (zh)", 1, re.compile(_ZH_PLAN)),
+    (
+        "scratch note",
+        1,
+        re.compile(
+            r"(?m)(?:^[ \t]*[-*][ \t]+|(?<=;\s))(?P<c>(?:maybe|then|also)\s+(?:add|mention|check"
+            r"|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b)"
+        ),
+    ),
     ("wait", 1, re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>Wait\b[,.]?)")),
     (
         "scaffold step",
         1,
         re.compile(
-            r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan)\b"
+            r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan|Scan"
+            r"|Check|Compute|Format|Consider|Recall|Search|Refine|Verify)\b"
             r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
         ),
     ),
@@ -181,6 +230,24 @@ def _quoted(text: str) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
+#: a sentence that opens with one of these is a real question ("Does it stream? No. Keep ..."),
+#: not a fragment the model corrects ("... twenty minutes? No. Ensure ...")
+_QUESTION = re.compile(
+    r"\s*(?:Q\s*:\s*)?(?:Do|Does|Did|Is|Are|Was|Were|Can|Could|Should|Would|Will|Have|Has|What"
+    r"|Which|Who|Why|How|Where|When)\b"
+)
+_SENTENCE_END = re.compile(r"[.!?\n:][^.!?\n:]*\Z")
+
+
+def _asked(text: str, at: int) -> bool:
+    """Whether the ``?`` at ``at`` closes a sentence that opens as a question (searched back at
+    most 200 characters)."""
+    lo = max(0, at - 200)
+    end = _SENTENCE_END.search(text, lo, at)
+    start = lo if end is None else end.start() + 1
+    return _QUESTION.match(text, start, at) is not None
+
+
 def find_cues(text: str) -> list[Cue]:
     """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue."""
     q_starts, q_ends = _quoted(text)
@@ -195,9 +262,16 @@ def find_cues(text: str) -> list[Cue]:
             s, e = m.span("c") if "c" in pattern.groupindex else m.span()
             if e <= s or inside(s, e):
                 continue
-            documented = kind.startswith("the user") or kind == "planning"
-            if documented and _DOC_BEFORE.search(text, max(0, s - 16), s) is not None:
-                continue  # "When the user asks ...": the documentation register
+            if kind == "self-correction" and _asked(text, s):
+                continue  # "Do you need a GPU? No. Use ...": a question and its answer
+            if kind == "the user, third person (zh)":
+                doc = _ZH_DOC_BEFORE.search(text, max(0, s - 2), s)  # "当用户问 ..."
+            elif kind.startswith("the user") or kind == "planning":
+                doc = _DOC_BEFORE.search(text, max(0, s - 16), s)  # "When the user asks ..."
+            else:
+                doc = None
+            if doc is not None:
+                continue  # the documentation register
             found.append(Cue(s, e, kind, weight))
     found.sort(key=lambda c: (c.start, -c.weight))
     kept: list[Cue] = []

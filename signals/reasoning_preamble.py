@@ -28,7 +28,7 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 from ._common import hit_from_norm
-from ._voice import _KINDS, _VERBS, OPENING, judge
+from ._voice import _KINDS, _VERBS, _ZH_USER, OPENING, judge
 from .reasoning_voice import _LEAD_RE as _V_LEAD
 from .reasoning_voice import _SPEAK, ReasoningVoice
 
@@ -38,7 +38,8 @@ SPAN = 4096
 #: (each alternative starts with a literal or a character class, so a regex engine rules most
 #: out by the first character: every answer of an audit is matched against it)
 LEAD = (
-    r"\s{0,16}[*_#>]{0,4}[ \t]?(?:"
+    r"\s{0,16}[*_#>-]{0,4}[ \t]?"
+    r"(?:(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?|好的[，,]\s*)?(?:"
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
@@ -47,7 +48,8 @@ LEAD = (
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
-    r"|Need\s+" + _VERBS + ")"
+    r"|[Nn]eed\s+" + _VERBS + r"|I\s+(?:need|have|should|must)\b|[Ll]et(?:'s|\s+me)\s"
+    r"|first,?\s+I\b|" + _ZH_USER + r"|我(?:需要|应该|得|要|先)|让我|首先)"
 )
 _LEAD_RE = re.compile(LEAD)
 _TRIGGERS = Triggers(scope="opening", lead=LEAD)
