@@ -13,10 +13,18 @@ spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a docu
 clause such as "When the user asks"), and scores the densest cluster of cues:
 
 * each cue has a weight: 3 for "the user wants me to", 2 for the strong kinds (the user in
-  the third person with a verb of asking, "respond to the user", a self-correction, a
-  telegraphic note, a reasoning header, a think tag), 1 for the weak ones (planning "we need to
-  answer", a terse imperative "Keep it short", "Wait,", a scaffold step "**Analyze the
+  the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
+  "respond to the user", a self-correction, a telegraphic note, a reasoning header, a think
+  tag, the opener other families reason with: "Okay, so the user ...", "Alright, let me
+  think", "Hmm, I need to ..."), 1 for the weak ones (planning "we need to answer", a
+  first-person plan "I should mention", a first-person step "Let me double-check" (not "Let me
+  explain" or "Let me know", which address the reader), Chinese planning ("我应该先",
+  "检查字数", "这样输出即可"), a terse imperative "Keep it short", a lowercase scratch note at a
+  bullet or after a semicolon ("; maybe add example"), "Wait,", a scaffold step "**Analyze the
   request**", a reasoning-summary heading line);
+* a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
+  opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
+  answer, as in a FAQ, and no cue;
 * a cluster is the cues within :data:`CLUSTER` characters of its first one; its score is the
   sum of its weights, plus 1 when it starts in the opening (the first :data:`OPENING`
   characters) and plus 1 when it holds four cues or more (density);
@@ -37,7 +45,7 @@ from dataclasses import dataclass
 
 from guard.models import ScanContext
 
-from .reasoning_voice import _DOC_BEFORE, _PLAN, _SPEAK
+from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
 
 __all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
 
@@ -73,7 +81,7 @@ _OPENER = (
 #: the first person planning its own next step ("Let me think", "Let me double-check");
 #: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
 _STEP = (
-    r"\b(?:Let|let)\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+by|look\s+at|recall"
+    r"\b(?:Let|let)\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)|look\s+at|recall"
     r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
     r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
     r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this)|put\s+(?:it|this)\s+together|process"
@@ -137,6 +145,11 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ("think tag", 2, re.compile(r"</?(?:think|thinking|thought|reasoning|reflection)>")),
     ("reasoning opener", 2, re.compile(_OPENER)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
+    (
+        "first-person plan",
+        1,
+        re.compile(r"\bI\s+(?:(?:need|have|must|should)\s+(?:to\s+)?|will\s+)" + _REPLY_VERB),
+    ),
     ("planning", 1, _PLAN),
     (
         "terse imperative",

@@ -4,13 +4,17 @@ Reasoning that leaks whole into the answer often announces itself in its first w
 shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
 process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
 bug report"), "The user wants me to ...", "To answer the user's question ...", a terse note
-("Need verify.") or the telegraphic "user want ...". L fires when the text opens with one of
+("Need verify.", "- need short reply"), the telegraphic "user want ...", the openers other
+families reason with ("Okay, so the user ...", "Alright, let me think", "Let me analyze",
+"I need to ..."), and Chinese reasoning ("用户现在需要 ...", "好的，用户让我 ...", "首先 ...",
+"我需要 ..."). L fires when the text opens with one of
 these (its published :data:`LEAD`) and the cues of its opening cluster (:mod:`._voice`: kinds,
 weights, density, the opening bonus, the threshold of the context) are decisive.
 
 An opening V reads (one of V's lead words, then the gpt-oss voice: "The user asks ... We need
 to answer") is left to V: there L fires only with a cue of a kind V does not read ("the user
-wants me to", a terse imperative, a header, ...), and never when V fires itself, so a verdict
+wants me to", a first-person plan or step, a terse imperative, a header, ...), and never when V
+fires itself, so a verdict
 names one signal per finding and V's context rules (a reasoning part, a dialect without
 reasoning markers) keep their say. Quoted cues do not count. The hit spans the
 text from its first non-blank character to the end
