@@ -66,17 +66,21 @@ _VERBS = (
 #: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
 _NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
 _IMPERATIVE = (
-    r"(?:[Ee]nsure|[Nn]eed|Let's|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
+    r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
     r"|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
 )
 
 #: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
 #: the user ...", "Alright, let me think", "Hmm, I need to ...")
 _OPENER = (
-    r"\A\s{0,16}(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?)"
-    r"(?=(?:the\s+)?[Uu]ser\b|I\s+(?:need|have|should|must)\b|[Ll]et\s+me\s+(?:think|figure"
-    r"|see|recall|check|start|analy[sz]e|work|understand|process|parse|tackle)\b"
+    r"\A\s{0,16}(?:(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?)"
+    r"(?=(?:the\s+)?[Uu]ser\b|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e"
+    r"|work|understand|process|parse|tackle|break)\b"
+    r"|the\s+(?:question|request|task|prompt|problem)\s+is\b"
     r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b|first,?\s+I\b)"
+    # "I need to ..." after a filler only with "so" ("Okay, so I need to"): "Hmm, I need to
+    # think about that one" is a person talking
+    r"|(?:(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+so,?\s+)(?=I\s+(?:need|have|should|must)\b))"
 )
 #: the first person planning its own next step ("Let me think", "Let me double-check");
 #: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
@@ -84,22 +88,20 @@ _STEP = (
     r"\b(?:Let|let)\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)|look\s+at|recall"
     r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
     r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
-    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this)|put\s+(?:it|this)\s+together|process"
+    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))|put\s+(?:it|this)\s+together|process"
     r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
     r"|\bI'll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
     r"|\bI\s+need\s+to\s+(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine"
-    r"|identify|go\s+through|recall|consider|think|work\s+out|verify|make\s+sure)\b"
+    r"|identify|go\s+through|recall|consider|think|work\s+out|verify|make\s+sure|understand)\b"
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
 #: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
-_ZH_USER = (
-    r"用户(?:现在需要|现在想|问|询问|想知道|想要|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
-)
+_ZH_USER = r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (
     r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
     r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
-    r"|首先[，,]?\s*(?:明确|确定|分析|理解|要|需要|考虑|看)|(?:检查|数一下|确认|核对)(?:一下)?字数"
+    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在|(?:检查|数一下|确认|核对)(?:一下)?字数"
     r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
     r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
 )
@@ -146,9 +148,14 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ("reasoning opener", 2, re.compile(_OPENER)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
     (
+        "addressing the user (zh)",
+        2,
+        re.compile(r"我(?:需要|应该|要|得)先?(?:回答|回复|告诉|问候|提醒)用户"),
+    ),
+    (
         "first-person plan",
         1,
-        re.compile(r"\bI\s+(?:(?:need|have|must|should)\s+(?:to\s+)?|will\s+)" + _REPLY_VERB),
+        re.compile(r"\bI\s+(?:need|have|must|should)\s+(?:to\s+)?" + _REPLY_VERB),
     ),
     ("planning", 1, _PLAN),
     (
@@ -157,6 +164,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(
             r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?]\s))(?P<c>Keep\s+(?:it\s+)?(?:short|brief|concise"
             r"|simple)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
+            r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
             r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
             r"|Do\.|Let's\s+(?:craft|formulate|draft|outline|write|slow|produce|compose|respond"
@@ -173,7 +181,11 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b)"
         ),
     ),
-    ("wait", 1, re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>Wait\b[,.]?)")),
+    (
+        "wait",
+        1,
+        re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>(?:Actually,\s+wait|Wait)\b[,.]?)"),
+    ),
     (
         "scaffold step",
         1,
@@ -272,7 +284,9 @@ def find_cues(text: str) -> list[Cue]:
     found: list[Cue] = []
     for kind, weight, pattern in _KINDS:
         for m in pattern.finditer(text):
-            s, e = m.span("c") if "c" in pattern.groupindex else m.span()
+            s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)
+            if s < 0:
+                s, e = m.span()  # no group ``c``, or an alternative without it
             if e <= s or inside(s, e):
                 continue
             if kind == "self-correction" and _asked(text, s):

@@ -38,6 +38,20 @@ LEAKS = [
         "好的，用户让我推荐一本书。我应该先问他喜欢的类型，让我组织一下语言。\n\n你喜欢哪类书？",
     ),
     ("harmony", "need short reply; maybe add example; mention flag.\n\nUse `-v` for more output."),
+    (
+        "deepseek",
+        "Okay, so the problem is to reverse the words. Split and join works. Let me verify with"
+        " an example.\n\n`' '.join(s.split()[::-1])`",
+    ),
+    (
+        "glm",
+        "好的，我需要回答用户关于时区的问题。首先确认用户所在城市，然后给出时差。\n\n北京比伦敦快八小时。",
+    ),
+    (
+        "deepseek",
+        "The answer is 42.\n\nWait, the user asked for the sum, not the product? No. Let me"
+        " recompute: 6 + 7 = 13.\n\nThe sum is 13.",
+    ),
 ]
 BENIGN = [
     ("deepseek", "Okay, here's a quick summary: the cache is per worker and the timeout is 60s."),
@@ -59,6 +73,12 @@ BENIGN = [
         "Let's write a function that reverses a string. First, we need to handle empty input.",
     ),
     ("kimi", "Let's see an example: sorting [3, 1, 2] gives [1, 2, 3], so the median is 2."),
+    ("harmony", "Hmm, I need to think about that one. Can you share the full stack trace?"),
+    ("chatml", "Okay, the question is a good one: the GIL is released during I/O."),
+    ("deepseek", "First, I want to thank you for your patience. The fix ships in 2.1."),
+    ("glm", "用户想要导出数据时，可以在“报表”页面点击导出按钮。"),
+    ("chatml", "Actually, wait until the download finishes before you unplug the drive."),
+    ("minimax", "Let me check that I understood: you want the report weekly, not daily?"),
 ]
 
 
