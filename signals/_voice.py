@@ -73,7 +73,7 @@ _IMPERATIVE = (
 #: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
 #: the user ...", "Alright, let me think", "Hmm, I need to ...")
 _OPENER = (
-    r"\A\s{0,16}(?:(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?)"
+    r"\A\s{0,16}(?:(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+(?:so,?\s+)?)"
     r"(?=(?:the\s+)?[Uu]ser\b|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e"
     r"|work|understand|process|parse|tackle|break)\b"
     r"|the\s+(?:question|request|task|prompt|problem)\s+is\b"
@@ -137,6 +137,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"(?m)^[ \t>*#_-]*(?P<c>(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?"
             r"(?:[Tt]hinking\s+[Pp]rocess|[Tt]hought\s+[Pp]rocess|[Cc]hain\s+of\s+[Tt]hought"
             r"|[Ss]cratchpad|[Ii]nternal\s+[Rr]easoning))\b"
+            r"|^[ \t>*#_-]*(?P<zh>思考过程|推理过程)[:：]"
         ),
     ),
     (

@@ -43,7 +43,8 @@ SPAN = 4096
 #: out by the first character: every answer of an audit is matched against it)
 LEAD = (
     r"\s{0,16}[*_#>-]{0,4}[ \t]?"
-    r"(?:(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+(?:so,?\s+)?|(?:好的|嗯|好|那么)[，,]\s*)?(?:"
+    r"(?:(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+(?:so,?\s+)?"
+    r"|(?:好的|嗯|好|那么)[，,]\s*)?(?:"
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
@@ -53,7 +54,7 @@ LEAD = (
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
     r"|[Nn]eed\s+" + _VERBS + r"|I\s+(?:need|have|should|must)\b|[Ll]et(?:'s|\s+me)\s"
-    r"|[Ff]irst,?\s+I\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|"
+    r"|(?:思考过程|推理过程)[:：]|[Ff]irst,?\s+I\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|"
     + _ZH_USER
     + r"|我(?:需要|应该|得|要|先)|让我|首先)"
 )

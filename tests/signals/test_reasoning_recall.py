@@ -77,6 +77,7 @@ BENIGN = [
     ("chatml", "Okay, the question is a good one: the GIL is released during I/O."),
     ("deepseek", "First, I want to thank you for your patience. The fix ships in 2.1."),
     ("glm", "用户想要导出数据时，可以在“报表”页面点击导出按钮。"),
+    ("glm", "思路：首先要确定左右边界，然后用二分查找。"),
     ("chatml", "Actually, wait until the download finishes before you unplug the drive."),
     ("minimax", "Let me check that I understood: you want the report weekly, not daily?"),
 ]
