@@ -82,6 +82,11 @@ _OPENER = (
     # think about that one" is a person talking
     r"|(?:(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+so,?\s+)(?=I\s+(?:need|have|should|must)\b))"
 )
+#: what a model needs to do next in its reasoning ("I need to figure out", "I need to scan")
+_STEP_VERBS = (
+    r"(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine|identify|go\s+through"
+    r"|recall|consider|think|work\s+out|verify|make\s+sure|understand)\b"
+)
 #: the first person planning its own next step ("Let me think", "Let me double-check");
 #: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
 _STEP = (
@@ -91,8 +96,7 @@ _STEP = (
     r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))|put\s+(?:it|this)\s+together|process"
     r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
     r"|\bI'll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
-    r"|\bI\s+need\s+to\s+(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine"
-    r"|identify|go\s+through|recall|consider|think|work\s+out|verify|make\s+sure|understand)\b"
+    r"|\bI\s+need\s+to\s+" + _STEP_VERBS
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
 #: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")

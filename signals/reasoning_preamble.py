@@ -32,19 +32,18 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 from ._common import hit_from_norm
-from ._voice import _KINDS, _VERBS, _ZH_USER, OPENING, judge
+from ._voice import _KINDS, _STEP_VERBS, _VERBS, _ZH_PLAN, _ZH_USER, OPENING, judge
 from .reasoning_voice import _LEAD_RE as _V_LEAD
-from .reasoning_voice import _SPEAK, ReasoningVoice
+from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
 #: characters of the opening that are read
 SPAN = 4096
 #: how the text must open (after blanks and Markdown emphasis) for L to fire
 #: (each alternative starts with a literal or a character class, so a regex engine rules most
 #: out by the first character: every answer of an audit is matched against it)
+_FILLERS = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
 LEAD = (
-    r"\s{0,16}[*_#>-]{0,4}[ \t]?"
-    r"(?:(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+(?:so,?\s+)?"
-    r"|(?:好的|嗯|好|那么)[，,]\s*)?(?:"
+    r"\s{0,16}[*_#>-]{0,4}[ \t]?(?:(?:" + _FILLERS + r"(?:so,?\s+)?)?(?:"
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
@@ -53,10 +52,24 @@ LEAD = (
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
-    r"|[Nn]eed\s+" + _VERBS + r"|I\s+(?:need|have|should|must)\b|[Ll]et(?:'s|\s+me)\s"
-    r"|(?:思考过程|推理过程)[:：]|[Ff]irst,?\s+I\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|"
+    r"|[Nn]eed\s+"
+    + _VERBS
+    + r"|I\s+(?:need|have)\s+to\s+(?:"
+    + _STEP_VERBS
+    + "|"
+    + _REPLY_VERB
+    + r")|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e|work|understand|process"
+    r"|parse|tackle|break)\b|[Ll]et's\s+(?:see|think|figure)\b"
+    r"|[Ff]irst,?\s+I\s+(?:need|have|should|must)\b|the\s+(?:question|request|task|prompt"
+    r"|problem)\s+is\b)"
+    # "Okay, so I need to ...": after a filler with "so", any first-person need
+    r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
+    # Chinese, behind one test of the first character
+    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那么)[，,]\s*)?(?:(?:思考过程|推理过程)[:：]|"
     + _ZH_USER
-    + r"|我(?:需要|应该|得|要|先)|让我|首先)"
+    + "|"
+    + _ZH_PLAN
+    + "))"
 )
 _LEAD_RE = re.compile(LEAD)
 _TRIGGERS = Triggers(scope="opening", lead=LEAD)
