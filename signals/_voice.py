@@ -176,7 +176,12 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|answer)\b)"
         ),
     ),
-    ("first-person step", 1, re.compile(_STEP)),
+    # a step that names "you" is done for the reader ("Let me draft a reply for you")
+    (
+        "first-person step",
+        1,
+        re.compile(r"(?:" + _STEP + r")(?![^.!?\n]{0,40}\b(?:you|your)\b)"),
+    ),
     ("planning (zh)", 1, re.compile(_ZH_PLAN)),
     (
         "scratch note",

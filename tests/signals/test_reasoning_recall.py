@@ -74,6 +74,12 @@ BENIGN = [
     ),
     ("kimi", "Let's see an example: sorting [3, 1, 2] gives [1, 2, 3], so the median is 2."),
     ("harmony", "Hmm, I need to think about that one. Can you share the full stack trace?"),
+    (
+        "glm",
+        "User writes: 'the app crashes'. We asked for the log. Let me draft the reply for you:"
+        "\n\nHi! Could you send the log?",
+    ),
+    ("chatml", "The default is 30 seconds? No. Let me correct that: it is 60 seconds since 2.0."),
     ("chatml", "Okay, the question is a good one: the GIL is released during I/O."),
     ("deepseek", "First, I want to thank you for your patience. The fix ships in 2.1."),
     ("glm", "用户想要导出数据时，可以在“报表”页面点击导出按钮。"),
