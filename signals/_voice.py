@@ -66,8 +66,8 @@ _VERBS = (
 #: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
 _NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
 _IMPERATIVE = (
-    r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
-    r"|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
+    r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust"
+    r"|[Ss]ay|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
 )
 
 #: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
@@ -90,13 +90,15 @@ _STEP_VERBS = (
 #: the first person planning its own next step ("Let me think", "Let me double-check");
 #: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
 _STEP = (
-    r"\b(?:Let|let)\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)|look\s+at|recall"
+    r"[Ll](?<![\w'][Ll])et\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)"
+    r"|look\s+at|recall"
     r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
     r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
-    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))|put\s+(?:it|this)\s+together|process"
+    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))"
+    r"|put\s+(?:it|this)\s+together|process"
     r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
-    r"|\bI'll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
-    r"|\bI\s+need\s+to\s+" + _STEP_VERBS
+    r"|I(?<![\w']I)(?:'ll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
+    r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
 #: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
@@ -104,11 +106,15 @@ _ZH_USER = r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (
     r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
-    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
-    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在|(?:检查|数一下|确认|核对)(?:一下)?字数"
+    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个"
+    r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
+    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在"
+    r"|(?:检查|数一下|确认|核对)(?:一下)?字数"
     r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
     r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
 )
+#: a CJK ideograph: Chinese cues are only looked for in a text that holds one
+_CJK = re.compile(r"[\u3400-\u9fff]")
 #: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
 _ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
 
@@ -187,8 +193,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "scratch note",
         1,
         re.compile(
-            r"(?m)(?:^[ \t]*[-*][ \t]+|(?<=;\s))(?P<c>(?:maybe|then|also)\s+(?:add|mention|check"
-            r"|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b)"
+            r"(?:maybe(?<=[-*;]\smaybe)|then(?<=[-*;]\sthen)|also(?<=[-*;]\salso))\s+(?:add"
+            r"|mention|check|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b"
         ),
     ),
     (
@@ -292,7 +298,10 @@ def find_cues(text: str) -> list[Cue]:
         return k >= 0 and e <= q_ends[k]
 
     found: list[Cue] = []
+    cjk = _CJK.search(text) is not None
     for kind, weight, pattern in _KINDS:
+        if kind.endswith("(zh)") and not cjk:
+            continue  # a Chinese cue needs a Chinese character
         for m in pattern.finditer(text):
             s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)
             if s < 0:
