@@ -118,17 +118,19 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 #: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
 _ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
 
+#: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
+#: pattern that opens with ``\b`` is tried at every position)
+_THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
+
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "the user wants me to",
         3,
-        re.compile(
-            r"\b(?:[Tt]he\s+user|User)\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"
-        ),
+        re.compile(_THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"),
     ),
-    ("the user, third person", 2, re.compile(r"\b(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK)),
-    ("the user, telegraphic", 2, re.compile(r"\b[Uu]ser\s+want\b")),
+    ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
+    ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
     (
         "addressing the user",
         2,
@@ -221,6 +223,65 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
 )
+#: per kind, substrings of which every match holds one: a text that holds none of them is not
+#: searched for that kind (an ``in`` test reads text many times faster than a regex search, and
+#: most answers hold few kinds' words)
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "the user wants me to": ("ser",),
+    "the user, third person": ("ser",),
+    "the user, telegraphic": ("ser",),
+    "addressing the user": ("ser", "how"),
+    "self-correction": ("? N", "? n"),
+    "terse note": ("eed",),
+    "reasoning header": (
+        "hinking",
+        "hought",
+        "hain",
+        "cratchpad",
+        "nternal",
+        "思考过程",
+        "推理过程",
+    ),
+    "first-person plan": ("I",),
+    "planning": (
+        "we",
+        "We",
+        "I",
+        "Need",
+        "Should",
+        "Must",
+        "Let's",
+        "So",
+        "Answer",
+        "Provide",
+        "Thus",
+        "ccording",
+        "hey",
+    ),
+    "terse imperative": (
+        "Keep",
+        "Ensure",
+        "Mention",
+        "Maybe",
+        "Provide",
+        "Give",
+        "Output",
+        "Send",
+        "Count",
+        "Use ",
+        "Use\n",
+        "Respond",
+        "Reply",
+        "Answer",
+        "Do.",
+        "Let's",
+    ),
+    "first-person step": ("Let", "let", "I"),
+    "scratch note": ("maybe", "then", "also"),
+    "wait": ("Wait", "Actually,"),
+    "scaffold step": ("**", "Final"),
+    "reasoning-summary heading": ("ing",),
+}
 _STRONG = 2
 
 #: what a reader sees as quoted: closed fences, closed inline spans, a double-quoted phrase on
@@ -289,8 +350,9 @@ def _asked(text: str, at: int) -> bool:
     return _QUESTION.match(text, start, at) is not None
 
 
-def find_cues(text: str) -> list[Cue]:
-    """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue."""
+def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
+    """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue.
+    ``needles=False`` searches every kind (the reference the needles must agree with)."""
     q_starts, q_ends = _quoted(text)
 
     def inside(s: int, e: int) -> bool:
@@ -302,6 +364,9 @@ def find_cues(text: str) -> list[Cue]:
     for kind, weight, pattern in _KINDS:
         if kind.endswith("(zh)") and not cjk:
             continue  # a Chinese cue needs a Chinese character
+        wanted = _NEEDLES.get(kind) if needles else None
+        if wanted is not None and not any(n in text for n in wanted):
+            continue
         for m in pattern.finditer(text):
             s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)
             if s < 0:

@@ -157,3 +157,17 @@ def test_streams_decide_as_detect_at_every_split(dialect: str, text: str) -> Non
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
+
+
+def test_needles_skip_only_kinds_a_text_cannot_hold() -> None:
+    """The per-kind substring tests (and the CJK test) leave every cue of every text in the
+    tuning and held-apart corpora and of this file where the full search finds it."""
+    from guard.evaluation import CORPUS_DIR, load_cases, set_dir
+
+    texts = [t for _, t in LEAKS + BENIGN]
+    for folder in (CORPUS_DIR, set_dir("heldout")):
+        cases, _ = load_cases([folder])
+        texts += [case.text for _, case in cases]
+    assert len(texts) > 600
+    for text in texts:
+        assert find_cues(text) == find_cues(text, needles=False), text[:80]
