@@ -15,8 +15,9 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
 * each cue has a weight: 3 for "the user wants me to", 2 for the strong kinds (the user in
   the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
   "respond to the user", a self-correction, a telegraphic note, a reasoning header, a think
-  tag, the opener other families reason with: "Okay, so the user ...", "Alright, let me
-  think", "Hmm, I need to ..."), 1 for the weak ones (planning "we need to answer", a
+  tag, the opener other families reason with: "Okay, so the user ...", "Okay, so I need to
+  ...", "Alright, the question is ..."), 1 for the weak ones (a filler before a step with no
+  "so": "Alright, let me think"; planning "we need to answer", a
   first-person plan "I should mention", a first-person step "Let me double-check" (not "Let me
   explain" or "Let me know", which address the reader), Chinese planning ("我应该先",
   "检查字数", "这样输出即可"), a terse imperative "Keep it short", a lowercase scratch note at a
@@ -71,16 +72,21 @@ _IMPERATIVE = (
 )
 
 #: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
-#: the user ...", "Alright, let me think", "Hmm, I need to ...")
+#: the user ...", "Okay, so I need to ...", "Alright, the question is ...")
+_FILLER = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
 _OPENER = (
-    r"\A\s{0,16}(?:(?P<c>(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+(?:so,?\s+)?)"
-    r"(?=(?:the\s+)?[Uu]ser\b|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e"
-    r"|work|understand|process|parse|tackle|break)\b"
-    r"|the\s+(?:question|request|task|prompt|problem)\s+is\b"
-    r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b|first,?\s+I\b)"
-    # "I need to ..." after a filler only with "so" ("Okay, so I need to"): "Hmm, I need to
-    # think about that one" is a person talking
-    r"|(?:(?:Okay|OK|Ok|Alright|Hmm+|Well)[,.!]?\s+so,?\s+)(?=I\s+(?:need|have|should|must)\b))"
+    r"\A\s{0,16}(?:(?P<c>" + _FILLER + r"(?:so,?\s+)?)"
+    r"(?=(?:the\s+)?[Uu]ser\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|first,?\s+I\b)"
+    # "so" then a first-person step or need ("Okay, so I need to", "Alright, so let me"):
+    # without "so", "Hmm, I need to think about that one" or "Hmm, let me think... I believe"
+    # is a person talking (a weak opener below)
+    r"|" + _FILLER + r"so,?\s+(?=I\s+(?:need|have|should|must)\b|[Ll]et(?:\s+me|'s)\s))"
+)
+#: the filler then a first-person step with no "so" ("Alright, let me think"): weak alone
+_OPENER_WEAK = (
+    r"\A\s{0,16}(?P<c>" + _FILLER + r")(?=[Ll]et\s+me\s+(?:think|figure|see|recall|check|start"
+    r"|analy[sz]e|work|understand|process|parse|tackle|break)\b"
+    r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b)"
 )
 #: what a model needs to do next in its reasoning ("I need to figure out", "I need to scan")
 _STEP_VERBS = (
@@ -97,7 +103,7 @@ _STEP = (
     r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))"
     r"|put\s+(?:it|this)\s+together|process"
     r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
-    r"|I(?<![\w']I)(?:'ll\s+(?:answer|respond|reply|keep\s+it|draft|mention|start\s+by|go\s+with)\b"
+    r"|I(?<![\w']I)(?:'ll\s+(?:keep\s+it|draft|mention|start\s+by|go\s+with)\b"
     r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
@@ -159,6 +165,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("think tag", 2, re.compile(r"</?(?:think|thinking|thought|reasoning|reflection)>")),
     ("reasoning opener", 2, re.compile(_OPENER)),
+    ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
     (
         "addressing the user (zh)",
@@ -277,6 +284,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         "Let's",
     ),
     "first-person step": ("Let", "let", "I"),
+    "reasoning opener, weak": ("et",),
     "scratch note": ("maybe", "then", "also"),
     "wait": ("Wait", "Actually,"),
     "scaffold step": ("**", "Final"),

@@ -75,6 +75,15 @@ BENIGN = [
     ("kimi", "Let's see an example: sorting [3, 1, 2] gives [1, 2, 3], so the median is 2."),
     ("harmony", "Hmm, I need to think about that one. Can you share the full stack trace?"),
     (
+        "deepseek",
+        "Hmm, let me think... I believe it is 10 MB, but let me check the docs. Yes: 10 MB.",
+    ),
+    (
+        "glm",
+        "The user asked a good question in the forum: why does the cache grow? I'll answer it"
+        " here: entries never expire by default.",
+    ),
+    (
         "glm",
         "User writes: 'the app crashes'. We asked for the log. Let me draft the reply for you:"
         "\n\nHi! Could you send the log?",
