@@ -13,10 +13,19 @@ spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a docu
 clause such as "When the user asks"), and scores the densest cluster of cues:
 
 * each cue has a weight: 3 for "the user wants me to", 2 for the strong kinds (the user in
-  the third person with a verb of asking, "respond to the user", a self-correction, a
-  telegraphic note, a reasoning header, a think tag), 1 for the weak ones (planning "we need to
-  answer", a terse imperative "Keep it short", "Wait,", a scaffold step "**Analyze the
+  the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
+  "respond to the user", a self-correction, a telegraphic note, a reasoning header, a think
+  tag, the opener other families reason with: "Okay, so the user ...", "Okay, so I need to
+  ...", "Alright, the question is ..."), 1 for the weak ones (a filler before a step with no
+  "so": "Alright, let me think"; planning "we need to answer", a
+  first-person plan "I should mention", a first-person step "Let me double-check" (not "Let me
+  explain" or "Let me know", which address the reader), Chinese planning ("我应该先",
+  "检查字数", "这样输出即可"), a terse imperative "Keep it short", a lowercase scratch note at a
+  bullet or after a semicolon ("; maybe add example"), "Wait,", a scaffold step "**Analyze the
   request**", a reasoning-summary heading line);
+* a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
+  opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
+  answer, as in a FAQ, and no cue;
 * a cluster is the cues within :data:`CLUSTER` characters of its first one; its score is the
   sum of its weights, plus 1 when it starts in the opening (the first :data:`OPENING`
   characters) and plus 1 when it holds four cues or more (density);
@@ -37,7 +46,7 @@ from dataclasses import dataclass
 from guard.models import ScanContext
 from guard.models import lazy_re as re
 
-from .reasoning_voice import _DOC_BEFORE, _PLAN, _SPEAK
+from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
 
 __all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
 
@@ -56,23 +65,78 @@ _VERBS = (
 )
 #: where a terse note may start: the text's start, a line start, after a sentence, a slash
 #: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
-_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,]\s)|(?<=[.!?]\s\s))"
+_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
 _IMPERATIVE = (
-    r"(?:[Ee]nsure|[Nn]eed|Let's|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust|[Ss]ay"
-    r"|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
+    r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust"
+    r"|[Ss]ay|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
 )
+
+#: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
+#: the user ...", "Okay, so I need to ...", "Alright, the question is ...")
+_FILLER = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
+_OPENER = (
+    r"\A\s{0,16}(?:(?P<c>" + _FILLER + r"(?:so,?\s+)?)"
+    r"(?=(?:the\s+)?[Uu]ser\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|first,?\s+I\b)"
+    # "so" then a first-person step or need ("Okay, so I need to", "Alright, so let me"):
+    # without "so", "Hmm, I need to think about that one" or "Hmm, let me think... I believe"
+    # is a person talking (a weak opener below)
+    r"|" + _FILLER + r"so,?\s+(?=I\s+(?:need|have|should|must)\b|[Ll]et(?:\s+me|'s)\s))"
+)
+#: the filler then a first-person step with no "so" ("Alright, let me think"): weak alone
+_OPENER_WEAK = (
+    r"\A\s{0,16}(?P<c>" + _FILLER + r")(?=[Ll]et\s+me\s+(?:think|figure|see|recall|check|start"
+    r"|analy[sz]e|work|understand|process|parse|tackle|break)\b"
+    r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b)"
+)
+#: what a model needs to do next in its reasoning ("I need to figure out", "I need to scan")
+_STEP_VERBS = (
+    r"(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine|identify|go\s+through"
+    r"|recall|consider|think|work\s+out|verify|make\s+sure|understand)\b"
+)
+#: the first person planning its own next step ("Let me think", "Let me double-check");
+#: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
+_STEP = (
+    r"[Ll](?<![\w'][Ll])et\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)"
+    r"|look\s+at|recall"
+    r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
+    r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
+    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))"
+    r"|put\s+(?:it|this)\s+together|process"
+    r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
+    r"|I(?<![\w']I)(?:'ll\s+(?:keep\s+it|draft|mention|start\s+by|go\s+with)\b"
+    r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
+)
+#: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
+#: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
+_ZH_USER = r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
+#: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
+_ZH_PLAN = (
+    r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
+    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个"
+    r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
+    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在"
+    r"|(?:检查|数一下|确认|核对)(?:一下)?字数"
+    r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
+    r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
+)
+#: a CJK ideograph: Chinese cues are only looked for in a text that holds one
+_CJK = re.compile(r"[\u3400-\u9fff]")
+#: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
+_ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
+
+#: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
+#: pattern that opens with ``\b`` is tried at every position)
+_THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
 
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "the user wants me to",
         3,
-        re.compile(
-            r"\b(?:[Tt]he\s+user|User)\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"
-        ),
+        re.compile(_THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"),
     ),
-    ("the user, third person", 2, re.compile(r"\b(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK)),
-    ("the user, telegraphic", 2, re.compile(r"\b[Uu]ser\s+want\b")),
+    ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
+    ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
     (
         "addressing the user",
         2,
@@ -91,6 +155,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"(?m)^[ \t>*#_-]*(?P<c>(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?"
             r"(?:[Tt]hinking\s+[Pp]rocess|[Tt]hought\s+[Pp]rocess|[Cc]hain\s+of\s+[Tt]hought"
             r"|[Ss]cratchpad|[Ii]nternal\s+[Rr]easoning))\b"
+            r"|^[ \t>*#_-]*(?P<zh>思考过程|推理过程)[:：]"
         ),
     ),
     (
@@ -99,6 +164,19 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:)"),
     ),
     ("think tag", 2, re.compile(r"</?(?:think|thinking|thought|reasoning|reflection)>")),
+    ("reasoning opener", 2, re.compile(_OPENER)),
+    ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
+    ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
+    (
+        "addressing the user (zh)",
+        2,
+        re.compile(r"我(?:需要|应该|要|得)先?(?:回答|回复|告诉|问候|提醒)用户"),
+    ),
+    (
+        "first-person plan",
+        1,
+        re.compile(r"\bI\s+(?:need|have|must|should)\s+(?:to\s+)?" + _REPLY_VERB),
+    ),
     ("planning", 1, _PLAN),
     (
         "terse imperative",
@@ -106,18 +184,39 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(
             r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?]\s))(?P<c>Keep\s+(?:it\s+)?(?:short|brief|concise"
             r"|simple)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
+            r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
             r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
             r"|Do\.|Let's\s+(?:craft|formulate|draft|outline|write|slow|produce|compose|respond"
             r"|answer)\b)"
         ),
     ),
-    ("wait", 1, re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>Wait\b[,.]?)")),
+    # a step that names "you" is done for the reader ("Let me draft a reply for you")
+    (
+        "first-person step",
+        1,
+        re.compile(r"(?:" + _STEP + r")(?![^.!?\n]{0,40}\b(?:you|your)\b)"),
+    ),
+    ("planning (zh)", 1, re.compile(_ZH_PLAN)),
+    (
+        "scratch note",
+        1,
+        re.compile(
+            r"(?:maybe(?<=[-*;]\smaybe)|then(?<=[-*;]\sthen)|also(?<=[-*;]\salso))\s+(?:add"
+            r"|mention|check|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b"
+        ),
+    ),
+    (
+        "wait",
+        1,
+        re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>(?:Actually,\s+wait|Wait)\b[,.]?)"),
+    ),
     (
         "scaffold step",
         1,
         re.compile(
-            r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan)\b"
+            r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan|Scan"
+            r"|Check|Compute|Format|Consider|Recall|Search|Refine|Verify)\b"
             r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
         ),
     ),
@@ -131,6 +230,66 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
 )
+#: per kind, substrings of which every match holds one: a text that holds none of them is not
+#: searched for that kind (an ``in`` test reads text many times faster than a regex search, and
+#: most answers hold few kinds' words)
+_NEEDLES: dict[str, tuple[str, ...]] = {
+    "the user wants me to": ("ser",),
+    "the user, third person": ("ser",),
+    "the user, telegraphic": ("ser",),
+    "addressing the user": ("ser", "how"),
+    "self-correction": ("? N", "? n"),
+    "terse note": ("eed",),
+    "reasoning header": (
+        "hinking",
+        "hought",
+        "hain",
+        "cratchpad",
+        "nternal",
+        "思考过程",
+        "推理过程",
+    ),
+    "first-person plan": ("I",),
+    "planning": (
+        "we",
+        "We",
+        "I",
+        "Need",
+        "Should",
+        "Must",
+        "Let's",
+        "So",
+        "Answer",
+        "Provide",
+        "Thus",
+        "ccording",
+        "hey",
+    ),
+    "terse imperative": (
+        "Keep",
+        "Ensure",
+        "Mention",
+        "Maybe",
+        "Provide",
+        "Give",
+        "Output",
+        "Send",
+        "Count",
+        "Use ",
+        "Use\n",
+        "Respond",
+        "Reply",
+        "Answer",
+        "Do.",
+        "Let's",
+    ),
+    "first-person step": ("Let", "let", "I"),
+    "reasoning opener, weak": ("et",),
+    "scratch note": ("maybe", "then", "also"),
+    "wait": ("Wait", "Actually,"),
+    "scaffold step": ("**", "Final"),
+    "reasoning-summary heading": ("ing",),
+}
 _STRONG = 2
 
 #: what a reader sees as quoted: closed fences, closed inline spans, a double-quoted phrase on
@@ -181,8 +340,27 @@ def _quoted(text: str) -> tuple[list[int], list[int]]:
     return starts, ends
 
 
-def find_cues(text: str) -> list[Cue]:
-    """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue."""
+#: a sentence that opens with one of these is a real question ("Does it stream? No. Keep ..."),
+#: not a fragment the model corrects ("... twenty minutes? No. Ensure ...")
+_QUESTION = re.compile(
+    r"\s*(?:Q\s*:\s*)?(?:Do|Does|Did|Is|Are|Was|Were|Can|Could|Should|Would|Will|Have|Has|What"
+    r"|Which|Who|Why|How|Where|When)\b"
+)
+_SENTENCE_END = re.compile(r"[.!?\n:][^.!?\n:]*\Z")
+
+
+def _asked(text: str, at: int) -> bool:
+    """Whether the ``?`` at ``at`` closes a sentence that opens as a question (searched back at
+    most 200 characters)."""
+    lo = max(0, at - 200)
+    end = _SENTENCE_END.search(text, lo, at)
+    start = lo if end is None else end.start() + 1
+    return _QUESTION.match(text, start, at) is not None
+
+
+def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
+    """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue.
+    ``needles=False`` searches every kind (the reference the needles must agree with)."""
     q_starts, q_ends = _quoted(text)
 
     def inside(s: int, e: int) -> bool:
@@ -190,14 +368,29 @@ def find_cues(text: str) -> list[Cue]:
         return k >= 0 and e <= q_ends[k]
 
     found: list[Cue] = []
+    cjk = _CJK.search(text) is not None
     for kind, weight, pattern in _KINDS:
+        if kind.endswith("(zh)") and not cjk:
+            continue  # a Chinese cue needs a Chinese character
+        wanted = _NEEDLES.get(kind) if needles else None
+        if wanted is not None and not any(n in text for n in wanted):
+            continue
         for m in pattern.finditer(text):
-            s, e = m.span("c") if "c" in pattern.groupindex else m.span()
+            s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)
+            if s < 0:
+                s, e = m.span()  # no group ``c``, or an alternative without it
             if e <= s or inside(s, e):
                 continue
-            documented = kind.startswith("the user") or kind == "planning"
-            if documented and _DOC_BEFORE.search(text, max(0, s - 16), s) is not None:
-                continue  # "When the user asks ...": the documentation register
+            if kind == "self-correction" and _asked(text, s):
+                continue  # "Do you need a GPU? No. Use ...": a question and its answer
+            if kind == "the user, third person (zh)":
+                doc = _ZH_DOC_BEFORE.search(text, max(0, s - 2), s)  # "当用户问 ..."
+            elif kind.startswith("the user") or kind == "planning":
+                doc = _DOC_BEFORE.search(text, max(0, s - 16), s)  # "When the user asks ..."
+            else:
+                doc = None
+            if doc is not None:
+                continue  # the documentation register
             found.append(Cue(s, e, kind, weight))
     found.sort(key=lambda c: (c.start, -c.weight))
     kept: list[Cue] = []

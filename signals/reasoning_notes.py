@@ -66,7 +66,15 @@ class ReasoningNotes:
         found = judge(window, ctx, base=ctx.offset + lo, require=_KEYS)
         if found is None or not found.decisive:
             return
-        start = lo + next(c.start for c in found.cues if c.kind in _KEYS)
+        # the hit starts at the first key a stream holds back from (its spelling is one of the
+        # literals: a lowercase "need verify" counts for the score, but a stream has let it
+        # through by the time the cluster is decided)
+        held = [
+            c.start for c in found.cues if c.kind in _KEYS and window.startswith(_LITERALS, c.start)
+        ]
+        if not held:
+            return
+        start = lo + held[0]
         last = lo + found.cues[-1].end
         paragraph = norm.find("\n\n", last)
         end = len(norm.rstrip()) if paragraph < 0 else paragraph

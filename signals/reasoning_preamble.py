@@ -4,13 +4,17 @@ Reasoning that leaks whole into the answer often announces itself in its first w
 shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
 process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
 bug report"), "The user wants me to ...", "To answer the user's question ...", a terse note
-("Need verify.") or the telegraphic "user want ...". L fires when the text opens with one of
+("Need verify.", "- need short reply"), the telegraphic "user want ...", the openers other
+families reason with ("Okay, so the user ...", "Alright, let me think", "Let me analyze",
+"I need to ..."), and Chinese reasoning ("用户现在需要 ...", "好的，用户让我 ...", "首先 ...",
+"我需要 ..."). L fires when the text opens with one of
 these (its published :data:`LEAD`) and the cues of its opening cluster (:mod:`._voice`: kinds,
 weights, density, the opening bonus, the threshold of the context) are decisive.
 
 An opening V reads (one of V's lead words, then the gpt-oss voice: "The user asks ... We need
 to answer") is left to V: there L fires only with a cue of a kind V does not read ("the user
-wants me to", a terse imperative, a header, ...), and never when V fires itself, so a verdict
+wants me to", a first-person plan or step, a terse imperative, a header, ...), and never when V
+fires itself, so a verdict
 names one signal per finding and V's context rules (a reasoning part, a dialect without
 reasoning markers) keep their say. Quoted cues do not count. The hit spans the
 text from its first non-blank character to the end
@@ -28,23 +32,44 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice import _KINDS, _VERBS, OPENING, judge
+from ._voice import _KINDS, _STEP_VERBS, _VERBS, _ZH_PLAN, _ZH_USER, OPENING, judge
 from .reasoning_voice import _LEAD_RE as _V_LEAD
-from .reasoning_voice import _SPEAK, ReasoningVoice
+from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
 #: characters of the opening that are read
 SPAN = 4096
 #: how the text must open (after blanks and Markdown emphasis) for L to fire
+#: (each alternative starts with a literal or a character class, so a regex engine rules most
+#: out by the first character: every answer of an audit is matched against it)
+_FILLERS = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
 LEAD = (
-    r"\s{0,16}[*_#>]{0,4}[ \t]?(?:"
-    r"(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
+    r"\s{0,16}[*_#>-]{0,4}[ \t]?(?:(?:" + _FILLERS + r"(?:so,?\s+)?)?(?:"
+    r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
+    r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
     r"|</?(?:think|thinking|thought|reasoning|reflection)>"
-    r"|(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
+    r"|[Tt]he\s+user(?:'s)?\s+" + _SPEAK + r"|User(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
-    r"|Need\s+" + _VERBS + ")"
+    r"|[Nn]eed\s+"
+    + _VERBS
+    + r"|I\s+(?:need|have)\s+to\s+(?:"
+    + _STEP_VERBS
+    + "|"
+    + _REPLY_VERB
+    + r")|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e|work|understand|process"
+    r"|parse|tackle|break)\b|[Ll]et's\s+(?:see|think|figure)\b"
+    r"|[Ff]irst,?\s+I\s+(?:need|have|should|must)\b|the\s+(?:question|request|task|prompt"
+    r"|problem)\s+is\b)"
+    # "Okay, so I need to ...": after a filler with "so", any first-person need
+    r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
+    # Chinese, behind one test of the first character
+    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那么)[，,]\s*)?(?:(?:思考过程|推理过程)[:：]|"
+    + _ZH_USER
+    + "|"
+    + _ZH_PLAN
+    + "))"
 )
 _LEAD_RE = re.compile(LEAD)
 _TRIGGERS = Triggers(scope="opening", lead=LEAD)

@@ -58,23 +58,34 @@ _REPLY_VERB = (
     r"|mention|check|compute|calculate|call|ask|clarify|greet|keep|be|use|say|return|list"
     r"|summari[sz]e|translate|confirm|suggest|recommend|quote|offer|show)\b"
 )
-_PLAN = re.compile(
-    r"\b(?:[Ww]e|I)\s+(?:need|have|must|should|will|can|could)\s+(?:to\s+)?"
+#: the alternatives share one leading ``\b`` and each starts with a literal or a character
+#: class, so a regex engine rules most out by one character (a branch that starts with a group
+#: or an assertion is entered at every position): the opening cue searches up to 24 positions
+#: of every answer that opens with a common word
+_PLAN_BODY = (
+    r"[Ww]e\s+(?:need|have|must|should|will|can|could)\s+(?:to\s+)?"
     + _REPLY_VERB
-    + r"|\b[Ww]e'll\s+"
+    + r"|I\s+(?:need|have|must|should|will|can|could)\s+(?:to\s+)?"
     + _REPLY_VERB
-    + r"|\b(?:Need|Should|Must)\s+(?:to\s+)?"
+    + r"|[Ww]e'll\s+"
     + _REPLY_VERB
-    + r"|\bLet's\s+(?:answer|respond|reply|craft|produce|provide|give|compute|calculate|check"
+    + r"|Need\s+(?:to\s+)?"
+    + _REPLY_VERB
+    + r"|Should\s+(?:to\s+)?"
+    + _REPLY_VERB
+    + r"|Must\s+(?:to\s+)?"
+    + _REPLY_VERB
+    + r"|Let's\s+(?:answer|respond|reply|craft|produce|provide|give|compute|calculate|check"
     r"|do\s+it|write|output|draft|verify|think)\b"
-    r"|\bSo\s+(?:the\s+)?answer\b(?!\s+is\b)"
-    r"|\bAnswer\s+(?:concisely|briefly|directly|with|in\s+one)\b"
-    r"|\bProvide\s+(?:the\s+|a\s+)?(?:answer|translation|summary|explanation|short|brief)\b"
-    r"|\bThus\s+(?:answer|respond)\b"
-    r"|\b[Aa]ccording\s+to\s+(?:the\s+)?policy\b"
-    r"|\b[Tt]hey\s+(?:likely|probably)\s+want\b"
-    r"|\bSo\s+I\s+need\s+to\b"
+    r"|So\s+(?:the\s+)?answer\b(?!\s+is\b)"
+    r"|So\s+I\s+need\s+to\b"
+    r"|Answer\s+(?:concisely|briefly|directly|with|in\s+one)\b"
+    r"|Provide\s+(?:the\s+|a\s+)?(?:answer|translation|summary|explanation|short|brief)\b"
+    r"|Thus\s+(?:answer|respond)\b"
+    r"|[Aa]ccording\s+to\s+(?:the\s+)?policy\b"
+    r"|[Tt]hey\s+(?:likely|probably)\s+want\b"
 )
+_PLAN = re.compile(r"\b(?:" + _PLAN_BODY + ")")
 _FILLER = r"\s{0,16}(?:(?:Okay|OK|Ok|Alright|So|Hmm|Well|Now)[,.!]? {1,2})?"
 #: how the text must open (after blanks and a filler word) for the voice to count
 _LEAD = (
@@ -84,15 +95,30 @@ _LEAD = (
 _LEAD_RE = re.compile(_LEAD)
 #: The lead the signal publishes (the promise the audit prefilter and a stream's hold-back rely
 #: on): the text opens with a lead word and holds a cue itself within :data:`OPENS_WITHIN`
-#: characters. An answer that opens with a common word ("So the fix is ...", "We tested ...",
-#: "User accounts ...") but holds no cue there is no candidate, so it costs no full detection.
-#: Every hit satisfies it (a hit needs :data:`_LEAD` and its first cue within that reach of the
-#: first non-blank character), and a text that opens with any other word fails it at its first
-#: characters.
-_CUE = r"(?:(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK + "|" + _PLAN.pattern + ")"
-#: the letters a cue can start with (a cheap test before the whole alternation, at word starts)
-_CUE_FIRST = r"\b(?=[TUWINSMLAPtwa])"
-_CUE_LEAD = _FILLER + r"(?=" + _LEAD[len(_FILLER) :] + r")[\s\S]{0,24}?" + _CUE_FIRST + _CUE
+#: characters, at the lead or after a space or a line break. An answer that opens with a common
+#: word ("So the fix is ...", "We tested ...", "User accounts ...") but holds no cue there is no
+#: candidate, so it costs no full detection. Every hit satisfies it (a hit needs :data:`_LEAD`
+#: and a cue within that reach of the first non-blank character that starts there or after a
+#: blank), and a text that opens with any other word fails it at its first characters. The
+#: cue is looked for only after a space or a line break: a greedy run followed by one literal
+#: character lets a regex engine skip to those characters, where a lazy run would try the cue
+#: at every position (the cue check of ordinary answers was most of an audit's detection cost).
+_CUE = r"(?:[Tt]he\s+user(?:'s)?\s+" + _SPEAK + r"|User(?:'s)?\s+" + _SPEAK + "|" + _PLAN_BODY + ")"
+#: the letters a cue can start with (a cheap test before the whole alternation)
+_CUE_FIRST = r"(?=[TUWINSMLAPtwa])"
+_CUE_LEAD = (
+    _FILLER
+    + r"(?="
+    + _LEAD[len(_FILLER) :]
+    + r")(?:"
+    + _CUE
+    + rf"|[\s\S]{{0,{OPENS_WITHIN - 1}}} "
+    + _CUE_FIRST
+    + _CUE
+    + rf"|[\s\S]{{0,{OPENS_WITHIN - 1}}}\n"
+    + _CUE
+    + ")"
+)
 _TRIGGERS = Triggers(scope="opening", lead=_CUE_LEAD)
 
 
@@ -130,6 +156,10 @@ class ReasoningVoice:
         cues = _cues(norm, limit)
         if not cues or cues[0][0] - first > OPENS_WITHIN:
             return
+        if not any(
+            s == first or norm[s - 1] in " \n" for s, _, _ in cues if s - first <= OPENS_WITHIN
+        ):
+            return  # the published lead looks for the opening cue after a blank only
         kinds = {kind for _, _, kind in cues}
         if ctx.reasoning is False:
             decisive = len(cues) >= 2
