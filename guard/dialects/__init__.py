@@ -16,6 +16,7 @@ from guard.dialects._table import (
     ENTRY_POINT_GROUP,
     get_dialect,
     register,
+    registered_dialects,
     registered_models,
     unregister,
 )
@@ -30,6 +31,7 @@ __all__ = [
     "dialect_for_model",
     "get_dialect",
     "register",
+    "registered_dialects",
     "registered_models",
     "unregister",
 ]

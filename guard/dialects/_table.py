@@ -39,9 +39,9 @@ __all__ = [
     "DIALECTS",
     "ENTRY_POINT_GROUP",
     "get_dialect",
-    "is_registered",
     "load_entry_points",
     "register",
+    "registered_dialects",
     "registered_models",
     "unregister",
 ]
@@ -99,7 +99,6 @@ def _rebuild() -> None:
         for key in d.models:
             _MODELS.setdefault(_key(key), d.name)
     _union.cache_clear()
-
 
 
 def register(dialect: Dialect, *, replace: bool = False) -> None:
@@ -160,11 +159,11 @@ def unregister(name: str) -> None:
         _rebuild()
 
 
-def is_registered(name: str) -> bool:
-    """Whether the dialect called ``name`` (or aliased so) came from :func:`register` or an
-    entry point (it then has no built-in scanner unless one is registered)."""
-    canonical = _ALIASES.get(_key(name))
-    return canonical is not None and canonical in _REGISTERED
+def registered_dialects() -> tuple[str, ...]:
+    """Names of the dialects that came from :func:`register` or an entry point (they have no
+    built-in scanner; the generic grammar scanner serves them unless one is registered)."""
+    load_entry_points()
+    return tuple(_REGISTERED)
 
 
 def registered_models() -> Mapping[str, str]:
