@@ -133,7 +133,7 @@ def register(dialect: Dialect, *, replace: bool = False) -> None:
                 continue
             if owner == name:
                 raise PluginError(
-                    f"dialect {name!r} is already registered; pass replace=True to replace it"
+                    f"dialect {name!r} already exists; pass replace=True to replace it"
                 )
             raise PluginError(
                 f"dialect {name!r}: the {what} {key!r} is already taken by the dialect {owner!r};"
