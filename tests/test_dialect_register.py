@@ -228,7 +228,7 @@ CLASHING = Dialect(name="chatml", reserved=("<|x|>",))
 
 
 def _docs_example() -> tuple[str, str]:
-    text = (ROOT / "docs" / "dialects.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs/dialects.md").read_text(encoding="utf-8")
     section = text[text.index("## Adding a dialect") :]
     code = re.search(r"^```python\n(.*?)^```", section, re.DOTALL | re.MULTILINE)
     shown = re.search(r"It prints:\n\n```text\n(.*?)^```", section, re.DOTALL | re.MULTILINE)
