@@ -2,13 +2,16 @@
 
 Used wherever only a model name is known: ``guard serve`` and the client wrappers pick the
 dialect per request with :func:`dialect_for_model`; a policy's ``[serve] dialects`` table adds
-keys in front of :data:`MODEL_DIALECTS`.
+keys in front of :data:`MODEL_DIALECTS`, and the ``models`` keys of registered dialects
+(:func:`guard.dialects.register`) come between the two.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from collections.abc import Mapping
+
+from guard.dialects._table import registered_models
 
 __all__ = ["FALLBACK_DIALECT", "MODEL_DIALECTS", "dialect_for_model"]
 
@@ -66,10 +69,11 @@ def dialect_for_model(
     table: Mapping[str, str] | None = None,
     default: str = FALLBACK_DIALECT,
 ) -> str:
-    """The dialect for a model name: the first key of ``table`` that matches, else the first of
-    :data:`MODEL_DIALECTS`, else ``default``."""
+    """The dialect for a model name: the first key of ``table`` that matches, else the first
+    ``models`` key of a registered dialect, else the first of :data:`MODEL_DIALECTS`, else
+    ``default``."""
     name = (model or "").lower()
-    for mapping in (table or {}, MODEL_DIALECTS):
+    for mapping in (table or {}, registered_models(), MODEL_DIALECTS):
         for key, dialect in mapping.items():
             k = key.lower()
             if fnmatch.fnmatchcase(name, k) if _glob(k) else k in name:

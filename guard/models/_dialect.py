@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 __all__ = ["Dialect"]
 
@@ -35,6 +36,14 @@ class Dialect:
         stop: generation stop spellings; one at the very end of output is the model stopping.
         family: a short human description with the models it covers.
         sources: where the facts came from.
+        models: model-name keys that speak this dialect, as in
+            :data:`guard.dialects.MODEL_DIALECTS` (a substring of the lower-cased model name,
+            or a glob with ``*``, ``?`` or ``[``). Read when the record is registered with
+            :func:`guard.dialects.register`; the built-in records keep theirs in that table.
+        call_body: how a call is written between ``call_open[k]`` and ``call_close[k]``, for the
+            generic scanner that serves a registered dialect without a scanner of its own:
+            ``"json"`` is one JSON object ``{"name": ..., "arguments": ...}`` (arguments an
+            object, or a JSON string holding one).
     """
 
     name: str
@@ -50,6 +59,8 @@ class Dialect:
     stop: tuple[str, ...] = ()
     family: str = ""
     sources: tuple[str, ...] = field(default=(), compare=False)
+    models: tuple[str, ...] = ()
+    call_body: Literal["json"] = "json"
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower():
@@ -65,3 +76,10 @@ class Dialect:
         for spelling in (*self.call_open, *self.call_close, *self.result_open, *self.stop):
             if not spelling:
                 raise ValueError(f"dialect {self.name!r}: empty marker spelling")
+        for key in self.models:
+            if not isinstance(key, str) or not key.strip():
+                raise ValueError(f"dialect {self.name!r}: empty model-name key {key!r}")
+        if self.call_body != "json":
+            raise ValueError(
+                f"dialect {self.name!r}: call_body must be 'json', got {self.call_body!r}"
+            )

@@ -5,7 +5,9 @@ record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3
 ``kimi``, ``kimi_k3``, ``deepseek``, ``deepseek_v32``, ``minimax``, ``qwen3_coder``,
 ``anthropic`` (also ``xml``), ``gemma`` and ``pythonic``; others come from
 :func:`register_scanner` or from the ``guard.scanners`` entry point group (name = dialect name,
-value = a factory), loaded only when that dialect is asked for.
+value = a factory), loaded only when that dialect is asked for. A dialect added with
+:func:`guard.dialects.register` that has no scanner of its own gets the generic grammar scanner,
+which reads its record (``guard/scanners/_grammar.py``).
 
 A factory is called with the keywords ``start_in_thinking`` and ``tools`` when it takes them (the
 built-in scanner classes do); a factory that takes no arguments still works, as long as the
@@ -29,9 +31,10 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, cast
 
-from guard.dialects import Dialect, get_dialect
+from guard.dialects import Dialect, get_dialect, registered_dialects
 from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
+from guard.scanners._grammar import grammar_scanner
 from guard.scanners.anthropic import AnthropicScanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
@@ -145,8 +148,9 @@ def register_scanner(name: str, factory: ScannerFactory) -> None:
 
 
 def available_scanners() -> tuple[str, ...]:
-    """Dialect names :func:`scanner` can serve (built-in, registered, entry points)."""
-    return tuple(sorted(REGISTRY.names()))
+    """Dialect names :func:`scanner` can serve (built-in, registered, entry points, and
+    registered dialects through the generic grammar scanner)."""
+    return tuple(sorted({*REGISTRY.names(), *registered_dialects()}))
 
 
 def _takes(factory: ScannerFactory, keyword: str) -> bool | None:
@@ -194,6 +198,9 @@ def scanner(
     """
     key = _key(dialect)
     factory = REGISTRY.find(key)
+    if factory is None and key in registered_dialects():
+        record = dialect if isinstance(dialect, Dialect) else get_dialect(key)
+        factory = grammar_scanner(record)
     if factory is None:
         known = ", ".join(available_scanners())
         raise UnknownNameError(f"no scanner for dialect {key!r}; scanners exist for: {known}")

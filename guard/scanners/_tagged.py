@@ -77,7 +77,7 @@ class TaggedScanner(ScannerBase):
 
     def _reset(self) -> None:
         self._state = THINK if self._start_in_thinking else OUT
-        self._think_close = self.THINKING[0][1]
+        self._think_close = self.THINKING[0][1] if self.THINKING else ""
         self._announce = self._start_in_thinking
         self._reset_dialect()
 

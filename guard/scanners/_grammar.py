@@ -1,0 +1,204 @@
+"""The generic grammar-driven scanner: it serves a dialect added with
+:func:`guard.dialects.register` (or the ``guard.dialects`` entry point group) that has no scanner
+of its own, reading the grammar from the record alone.
+
+What it reads, from the record's fields:
+
+* ``thinking`` pairs: reasoning sections (``start_in_thinking`` starts inside the first pair). A
+  result opening, a stop or a call opening inside reasoning ends it (``ThinkingEnd`` with empty
+  raw text) and is read again outside;
+* ``call_open[k]`` ... ``call_close[k]`` (paired by position when both lists are as long; else
+  any closing marker closes any call): a call whose body is written as ``call_body`` says
+  (``"json"``: one object ``{"name": ..., "arguments": ...}``, the arguments an object or a JSON
+  string holding one, absent meaning ``{}``). The body is held (capped at ``max_arguments``);
+  ``ToolStart``, ``ToolArgs`` and ``ToolEnd`` go out at the closing marker. A body that does
+  not parse, or a call cut by another call, a result opening, a stop or the end of the stream, is
+  ``Malformed``;
+* ``result_open``: only the host writes it, so in model output it is a forgery
+  (``ResultForgery`` at its offset; everything after it goes out as ``Malformed`` blocks);
+* ``stop``: ``Text`` with empty visible text;
+* any other reserved spelling (a closing marker out of place, a turn marker) is ``Malformed``.
+
+Pattern fields (``reserved_patterns``, ``result_open_patterns``) are not read here: escaping and
+detection cover them, the scanner only knows literal spellings.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, ClassVar
+
+from guard.dialects import Dialect
+from guard.errors import ConfigError
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, check_name
+from guard.scanners.base import HOLD, Markers, json_value
+
+__all__ = ["GrammarScanner", "grammar_scanner", "parse_json_call"]
+
+_CALL = FIRST_STATE
+
+
+def parse_json_call(body: str) -> tuple[str, str] | str:
+    """``(name, arguments JSON)`` of a ``"json"`` call body, or the reason it does not parse."""
+    value = json_value(body.strip())
+    if not isinstance(value, dict):
+        return "tool call body is not a JSON object"
+    if set(value) - {"name", "arguments"}:
+        return "tool call body holds keys other than name and arguments"
+    name = value.get("name")
+    try:
+        check_name(name)  # type: ignore[arg-type]
+    except ValueError:
+        return "tool call body without a valid name"
+    args: Any = value.get("arguments", {})
+    if isinstance(args, str):
+        args = json_value(args)
+    if not isinstance(args, dict):
+        return "tool call arguments are not a JSON object"
+    return str(name), json.dumps(args, ensure_ascii=False)
+
+
+class GrammarScanner(TaggedScanner):
+    """Scanner for a registered dialect, configured by :func:`grammar_scanner` from its record
+    (see the module docstring)."""
+
+    DIALECT: ClassVar[Dialect]
+    _out_markers: ClassVar[Markers | None]
+    _call_markers: ClassVar[dict[str, Markers]]
+    _closes: ClassVar[dict[str, frozenset[str]]]
+
+    def __init__(self, *, start_in_thinking: bool = False, **kwargs: Any) -> None:
+        if start_in_thinking and not self.THINKING:
+            raise ConfigError(
+                f"dialect {self.DIALECT.name!r} has no reasoning markers, so its output cannot"
+                " start inside reasoning"
+            )
+        super().__init__(start_in_thinking=start_in_thinking, **kwargs)
+
+    def _reset_dialect(self) -> None:
+        self._hdr = ""
+        self._open = ""
+
+    def _held_extra(self) -> int:
+        return len(self._hdr)
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == OUT:
+            return self._outside(buf, pos, out, final)
+        return self._in_call(buf, pos, out, final)
+
+    def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        markers = self._out_markers
+        i, m = (len(buf), None) if markers is None else markers.find(buf, pos, final)
+        if i > pos:
+            text = buf[pos:i]
+            out.append(Text(text, text))
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        d = self.DIALECT
+        if m in d.result_open:
+            self._forgery(self._base + i, m, out)
+        elif m in self._closes:
+            self._hdr, self._open = m, m
+            self._state = _CALL
+        elif m in d.stop:
+            out.append(Text("", m))
+        elif any(m == o for o, _ in self.THINKING):
+            self._open_thinking(m, out)
+        else:
+            out.append(Malformed(f"{m} out of place in a {d.name} message", m))
+        return i + len(m)
+
+    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._call_markers[self._open].find(buf, pos, final)
+        if i > pos:
+            self._body_add(
+                buf[pos:i],
+                out,
+                self._hdr,
+                f"tool call arguments longer than {self._max_arguments} characters",
+            )
+            if self._skipping:
+                self._hdr = ""
+        if m is None:
+            return len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m in self._closes[self._open]:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = OUT
+        if self._body_skip_end(close, out):
+            return
+        body = self._body_take()
+        parsed = parse_json_call(body)
+        if isinstance(parsed, str):
+            out.append(Malformed(parsed, hdr + body + close))
+            return
+        name, args = parsed
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, hdr))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        hdr, self._hdr = self._hdr, ""
+        self._state = OUT
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, hdr + self._body_take()))
+
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _CALL:
+            self._unclosed("tool call not closed at end of stream", out)
+
+
+def _closes(d: Dialect) -> dict[str, frozenset[str]]:
+    """Each call opening and the closing markers that end it."""
+    if not d.call_close:
+        return {}
+    if len(d.call_close) == len(d.call_open):
+        return {o: frozenset({c}) for o, c in zip(d.call_open, d.call_close, strict=True)}
+    return {o: frozenset(d.call_close) for o in d.call_open}
+
+
+@cache
+def grammar_scanner(dialect: Dialect) -> type[GrammarScanner]:
+    """The scanner class for ``dialect``'s record (one class per record)."""
+    d = dialect
+    closes = _closes(d)
+    spellings = tuple(
+        dict.fromkeys(
+            (
+                *d.result_open,
+                *d.call_open,
+                *d.call_close,
+                *d.stop,
+                *(s for pair in d.thinking for s in pair),
+                *d.reserved,
+            )
+        )
+    )
+    breaks = (*d.call_open, *d.result_open, *d.stop)
+    attrs: dict[str, Any] = {
+        "__module__": __name__,
+        "__doc__": f"Generic grammar scanner for the registered dialect {d.name!r}.",
+        "DIALECT": d,
+        "THINKING": d.thinking,
+        "THINK_ENDS": tuple(dict.fromkeys(breaks)),
+        "LEAD_CHARS": "".join(sorted({s[0] for s in spellings})),
+        "HELD_STATES": frozenset({_CALL}),
+        "_out_markers": Markers(spellings) if spellings else None,
+        "_call_markers": {o: Markers((*c, *breaks)) for o, c in closes.items()},
+        "_closes": closes,
+    }
+    name = "".join(part.capitalize() for part in d.name.replace("-", "_").split("_"))
+    return type(f"{name}GrammarScanner", (GrammarScanner,), attrs)
