@@ -67,6 +67,8 @@ class SurfaceMonitor:
         self.tools = tools
         self.reasoning = reasoning
         self.rule = policy.rule(surface)
+        #: the co-signal of the parse boundary, added to hits once the boundary is known
+        self._boundary_code = policy.boundary_signal
         self.total = 0
         self.examined = 0  # characters handed to signal scans (linear-work accounting)
         self._parts: list[str] = []  # text[self._base:], joined lazily
@@ -337,6 +339,7 @@ class SurfaceMonitor:
             self._base,
             max_hits=self.policy.max_hits,
             announce=not self._announced,
+            forges=self.policy.forges,
         )
         self._announced = self._announced or verdict.leak
         return verdict if not log.over else self._with_folded(verdict, hits)
@@ -520,7 +523,7 @@ class SurfaceMonitor:
 
     def _t_known(self, hit: Hit) -> bool:
         """Whether T is final for this hit (always, outside ``tool_arg``)."""
-        if "T" not in self.rule.require or self._finished:
+        if self._boundary_code not in self.rule.require or self._finished:
             return True
         return self._boundary() is not None
 
@@ -531,7 +534,7 @@ class SurfaceMonitor:
             self._pending = []
             return
         code = self._code
-        if code is not None and "T" not in self.rule.require:
+        if code is not None and self._boundary_code not in self.rule.require:
             self._resolve_parked(code.certain_upto)
             return
         for hit in self._pending:
@@ -577,18 +580,19 @@ class SurfaceMonitor:
     def _with_boundary(self, hit: Hit) -> Hit:
         """Hits found before the boundary was known carry no T; add it once it is."""
         boundary = self._boundary()
-        if "T" not in self.rule.require or boundary is None or "T" in hit.signals:
+        code = self._boundary_code
+        if code not in self.rule.require or boundary is None or code in hit.signals:
             return hit
         if hit.start >= boundary:
             support = Hit(
-                signals=("T",),
+                signals=(code,),
                 start=hit.start,
                 end=hit.end,
                 evidence=hit.evidence,
                 detail=f"after the arguments end at {boundary}",
             )
             return hit.replace(
-                **{"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
+                **{"signals": (*hit.signals, code), "support": (*hit.support, support)}
             )
         return hit
 
@@ -645,10 +649,10 @@ class SurfaceMonitor:
         if self._code_known(hit) is False and self._t_known(hit):
             return False
         return decide(self._with_boundary(hit), self.rule, self._weights, False).trips or (
-            "T" in self.rule.require
+            self._boundary_code in self.rule.require
             and not self._t_known(hit)
             and decide(
-                hit.replace(**{"signals": (*hit.signals, "T")}),
+                hit.replace(**{"signals": (*hit.signals, self._boundary_code)}),
                 self.rule,
                 self._weights,
                 False,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from guard.errors import PolicyError
-from guard.models import Surface
+from guard.models import Hit, Surface
 from guard.signals import load_signals
 
 __all__ = [
@@ -121,6 +121,16 @@ class Policy(BaseModel):
     tool_recovery: str = "retry"
     text_recovery: str = "strip_tail"
     thinking_recovery: str = "strip_tail"
+    #: a tripping hit that carries every one of these codes is a forged tool result (a result's
+    #: opening written in model output): a stream ends before it whatever ``on_leak`` says, and
+    #: the verdict says so (``Verdict.forged``). Empty: no hit is a forgery.
+    forgery: frozenset[str] = frozenset({"H", "R"})
+    #: the co-signal that marks evidence past a tool argument's parse boundary: a stream, which
+    #: learns the boundary late, adds it to a hit once the boundary is known
+    boundary_signal: str = "T"
+    #: on ``mode="injection"`` surfaces, the anchor signals whose hits are reserved spellings
+    #: (the only ones run there)
+    reserved_signals: frozenset[str] = frozenset({"H"})
 
     @field_validator("surfaces")
     @classmethod
@@ -144,6 +154,10 @@ class Policy(BaseModel):
         if surface is Surface.THINKING:
             return self.thinking_recovery
         return self.text_recovery
+
+    def forges(self, hit: Hit) -> bool:
+        """Whether ``hit`` (a tripping one) is a forged tool result (see :attr:`forgery`)."""
+        return bool(self.forgery) and self.forgery.issubset(hit.signals)
 
     def boundary_for(self, tool_name: str | None) -> str:
         if tool_name is not None and tool_name in self.boundaries:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from itertools import compress, filterfalse
 from operator import attrgetter
@@ -208,7 +208,7 @@ def find_hits(
     view = TextView(text)
     anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
     if rule.mode == "injection":
-        anchor_signals = tuple(s for s in anchor_signals if s.code == "H")
+        anchor_signals = tuple(s for s in anchor_signals if s.code in policy.reserved_signals)
         co_signals = ()
     ctx = ScanContext(
         dialect=dialect,
@@ -357,13 +357,16 @@ def make_verdict(
     in_code: int | None = None,
     *,
     announce: bool = True,
+    forges: Callable[[Hit], bool] | None = None,
 ) -> Verdict:
     """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
     ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
     the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`).
     ``in_code``, when the caller has counted them, is how many hits are in closed code.
     ``announce=False`` leaves the event out: a caller that asks again for the verdict of a
-    finding it already announced (a stream's monitor) logs each finding once."""
+    finding it already announced (a stream's monitor) logs each finding once. ``forges`` (the
+    policy's :meth:`~guard.gate.Policy.forges`) says whether the first tripping hit is a forged
+    tool result (``Verdict.forged``)."""
     # a hit in closed code never trips: when all are, there is nothing to look for
     tripping = [] if in_code == len(hits) else list(compress(hits, map(_TRIPS, hits)))
     leak = bool(tripping)
@@ -378,6 +381,7 @@ def make_verdict(
         cut=min(h.cut for h in tripping) if leak else None,
         score=sum(h.score for h in tripping),
         reason=_reason(surface, hits, tripping, in_code),
+        forged=leak and forges is not None and forges(tripping[0]),
         tool_name=tool_name,
     )
     if leak and announce:
@@ -444,7 +448,14 @@ def evaluate(
                 hit.trips = True
                 hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
     return make_verdict(
-        text, surface, dialect, hits, tool_name, max_hits=policy.max_hits, in_code=in_code
+        text,
+        surface,
+        dialect,
+        hits,
+        tool_name,
+        max_hits=policy.max_hits,
+        in_code=in_code,
+        forges=policy.forges,
     )
 
 
@@ -465,6 +476,7 @@ def injection_verdict(
         if h.evidence not in escapes:
             escapes[h.evidence] = escape(h.evidence, dialect) != h.evidence
     spellings = tuple(e for e, changed in escapes.items() if changed)
+    codes = tuple(dict.fromkeys(h.code for h in hits if escapes[h.evidence]))
     kept = tuple(hits[:max_hits])
     reason = (
         f"injection on {surface.value}: {len(spellings)} reserved spelling(s), escape required"
@@ -475,7 +487,7 @@ def injection_verdict(
         leak=False,
         surface=surface,
         dialect=dialect.name,
-        signals=("H",) if spellings else (),
+        signals=codes,
         hits=kept,
         hits_dropped=len(hits) - len(kept),
         reason=reason,
