@@ -63,11 +63,11 @@ def _signals_cached(
         if surface not in signal.surfaces or signal.code in disabled:
             continue
         if signal.kind == "anchor":
-            if signal.triggers(dialect).scope in scopes:
+            if signal.triggers(dialect).detection.scope in scopes:
                 anchors.append(signal)
         else:
             cos.append(signal)
-            if signal.triggers(dialect).extends:
+            if signal.triggers(dialect).detection.extends:
                 extends.add(signal.code)
     return tuple(anchors), tuple(cos), frozenset(extends)
 
