@@ -37,7 +37,7 @@ from guard.gate._policy import Policy
 from guard.gate._settler import NEVER, Settler
 from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
-from guard.models import Dialect, Hit, Surface, TextView, Verdict
+from guard.models import Dialect, Hit, Signal, Surface, TextView, Verdict
 
 __all__ = ["SurfaceMonitor"]
 
@@ -62,8 +62,11 @@ class SurfaceMonitor:
         tool_name: str | None = None,
         tools: frozenset[str] | None = None,
         reasoning: bool | None = None,
+        signals: tuple[Signal, ...] | None = None,
     ) -> None:
         self.surface = surface
+        #: the signal set (default: every registered signal; see :class:`~guard.gate.Detector`)
+        self.signals = signals
         self.dialect = dialect
         self.policy = policy
         self.tool_name = tool_name
@@ -74,7 +77,7 @@ class SurfaceMonitor:
         self.rule = rule = policy.rule(surface)
         self.total = 0
         self.examined = 0  # characters handed to signal scans (linear-work accounting)
-        self._plan = plan = stream_plan(dialect, surface, policy.disabled)
+        self._plan = plan = stream_plan(dialect, surface, policy.disabled, signals)
         self._window = Window(plan.hold)
         self._lazy = self._window.lazy  # quiet deltas the bookkeeping has not seen yet
         self._partial = False  # the tail may be the start of a spelling: scan on next delta
@@ -125,7 +128,7 @@ class SurfaceMonitor:
         self._settler = Settler(
             plan,
             rule,
-            policy.effective_weights(),
+            policy.effective_weights(signals),
             policy.max_hits,
             policy.boundary_signal,
             self._code,
@@ -416,6 +419,7 @@ class SurfaceMonitor:
             reasoning=self.reasoning,
             tools=self.tools,
             scopes=scopes,
+            signals=self.signals,
         )
 
     def _discover(self, new: int) -> None:

@@ -359,9 +359,15 @@ class StreamPlan:
         return None
 
 
-def stream_plan(dialect: Dialect, surface: Surface, disabled: frozenset[str]) -> StreamPlan:
-    """The plan for ``surface`` of a ``dialect`` stream with ``disabled`` signals off."""
-    return _plan(dialect, surface, disabled, load_signals())
+def stream_plan(
+    dialect: Dialect,
+    surface: Surface,
+    disabled: frozenset[str],
+    signals: tuple[Signal, ...] | None = None,
+) -> StreamPlan:
+    """The plan for ``surface`` of a ``dialect`` stream with ``disabled`` signals off, from
+    ``signals`` (default: every registered signal)."""
+    return _plan(dialect, surface, disabled, load_signals() if signals is None else signals)
 
 
 @cache

@@ -21,13 +21,14 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from guard.errors import PolicyError
-from guard.models import Hit, Surface
+from guard.models import Hit, Signal, Surface
 from guard.signals import load_signals
 
 __all__ = [
@@ -141,9 +142,11 @@ class Policy(BaseModel):
     def rule(self, surface: Surface) -> SurfaceRule:
         return self.surfaces[surface]
 
-    def effective_weights(self) -> dict[str, float]:
-        """Every signal's weight: its own default, or this policy's override."""
-        return {**{s.code: s.weight for s in load_signals()}, **self.weights}
+    def effective_weights(self, signals: Iterable[Signal] | None = None) -> dict[str, float]:
+        """Every signal's weight (of ``signals``, default every registered signal): its own
+        default, or this policy's override."""
+        every = load_signals() if signals is None else signals
+        return {**{s.code: s.weight for s in every}, **self.weights}
 
     def recovery_for(self, surface: Surface, tool_name: str | None = None) -> str:
         """The recovery strategy the policy names for a leak on ``surface``."""

@@ -389,11 +389,14 @@ def prefilter(
     disabled: frozenset[str] = frozenset(),
     *,
     tools_known: bool = True,
+    signals: tuple[Signal, ...] | None = None,
 ) -> Prefilter | None:
     """The prefilter for texts on ``surfaces``, or ``None`` when some anchor signal there
     promises nothing (every text must be judged). ``tools_known=False`` says the texts are
-    judged without declared tools, so signals that need them are left out."""
-    return _prefilter(dialect, surfaces, disabled, load_signals(), tools_known)
+    judged without declared tools, so signals that need them are left out. ``signals``: the
+    signal set (default: every registered signal)."""
+    every = load_signals() if signals is None else signals
+    return _prefilter(dialect, surfaces, disabled, every, tools_known)
 
 
 @cache

@@ -41,11 +41,15 @@ ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
 
 
 def _signals_for(
-    surface: Surface, dialect: Dialect, policy: Policy, scopes: frozenset[str]
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    scopes: frozenset[str],
+    every: tuple[Signal, ...],
 ) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
     """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
     evidence extends a hit's cut."""
-    return _signals_cached(surface, dialect, policy.disabled, scopes, load_signals())
+    return _signals_cached(surface, dialect, policy.disabled, scopes, every)
 
 
 @cache
@@ -74,12 +78,12 @@ def _signals_cached(
 
 @cache
 def _ranks(every: tuple[Signal, ...]) -> dict[str, int]:
+    """Each signal's ``order`` (its place in labels such as ``M+C+S``) by code."""
     return {signal.code: signal.order for signal in every}
 
 
-def _rank(code: str) -> int:
-    """A signal's ``order`` (its place in labels such as ``M+C+S``); unknown codes last."""
-    return _ranks(load_signals()).get(code, 1 << 30)
+#: the rank of a code no signal has: last
+_UNRANKED = 1 << 30
 
 
 @cache
@@ -90,10 +94,14 @@ def _prefilter_for(
     every: tuple[Signal, ...],
     tools_known: bool,
 ) -> Prefilter | None:
-    return prefilter(dialect, frozenset({surface}), disabled, tools_known=tools_known)
+    return prefilter(
+        dialect, frozenset({surface}), disabled, tools_known=tools_known, signals=every
+    )
 
 
-def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]]:
+def _attach(
+    anchors: list[Hit], support: list[Hit], every: tuple[Signal, ...]
+) -> dict[int, tuple[Hit, ...]]:
     """The co-signal hits that support each anchor, by the anchor's index (anchors with none
     are absent: a dense text has many anchors and few co-signals)."""
     if not support:
@@ -113,8 +121,9 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]
         if i >= 0 and hit.start < max(anchors[i].end, anchors[i].start + 1):
             attached[i].append(hit)
     out = {}
+    ranks = _ranks(every)
     for i, extra in attached.items():
-        extra.sort(key=lambda h: (_rank(h.code), h.start))
+        extra.sort(key=lambda h: (ranks.get(h.code, _UNRANKED), h.start))
         out[i] = tuple(extra)
     return out
 
@@ -196,6 +205,7 @@ def find_hits(
     tools: frozenset[str] | None = None,
     scopes: frozenset[str] = ALL_SCOPES,
     code: CodeRanges | None = None,
+    signals: tuple[Signal, ...] | None = None,
 ) -> list[Hit]:
     """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
     ``offset`` (``text`` may be a window of a longer text); no trip decision yet.
@@ -203,10 +213,12 @@ def find_hits(
     the text ends where the whole text ends; ``reasoning`` and ``tools`` are the message's
     context (``None``: unknown); ``scopes`` selects the anchor signals by scope. With ``code``
     (closed code of ``text``, in its own offsets), hits inside it come back decided as in code
-    (see :func:`decide`) and the co-signals are told to skip them."""
+    (see :func:`decide`) and the co-signals are told to skip them. ``signals``: the signal set
+    (default: every registered signal)."""
     rule = policy.rule(surface)
     view = TextView(text)
-    anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
+    every = load_signals() if signals is None else signals
+    anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes, every)
     if rule.mode == "injection":
         anchor_signals = tuple(s for s in anchor_signals if s.code in policy.reserved_signals)
         co_signals = ()
@@ -249,7 +261,7 @@ def find_hits(
             support.extend(signal.scan(view, ctx))
         if support and min(map(_START, support)) < 0:
             _negative(min(support, key=_START))
-    attached = _attach(anchors, support)
+    attached = _attach(anchors, support, every)
     if offset:
         out = [
             _compose(anchor, attached.get(i, ()), offset, extends)
@@ -410,12 +422,15 @@ def evaluate(
     tool_name: str | None = None,
     reasoning: bool | None = None,
     tools: frozenset[str] | None = None,
+    signals: tuple[Signal, ...] | None = None,
 ) -> Verdict:
     """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`).
     ``reasoning`` (did the message carry a reasoning part?) and ``tools`` (the declared tool
-    names) default to unknown."""
+    names) default to unknown; ``signals`` to every registered signal (see
+    :class:`~guard.gate.Detector`)."""
     rule = policy.rule(surface)
-    clean = _prefilter_for(dialect, surface, policy.disabled, load_signals(), tools is not None)
+    every = load_signals() if signals is None else signals
+    clean = _prefilter_for(dialect, surface, policy.disabled, every, tools is not None)
     if clean is not None and not clean.could_hit(text):
         # the common case: no signal's trigger is in the text, so no hit can be
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
@@ -434,6 +449,7 @@ def evaluate(
         reasoning=reasoning,
         tools=tools,
         code=code,
+        signals=every,
     )
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
@@ -441,7 +457,7 @@ def evaluate(
         return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
     in_code = sum(map(_IN_CODE, hits))
     if in_code < len(hits):
-        weights = policy.effective_weights()
+        weights = policy.effective_weights(every)
         # fresh from find_hits and not shared yet: decided in place
         for hit in filterfalse(_IN_CODE, hits):
             if _trips(hit, rule) or _trips_with(hit, rule):
