@@ -28,6 +28,7 @@ from guard.gate._policy import (
     SurfaceRule,
     check_policy,
     check_policy_or_path,
+    read_policy_file,
 )
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.gate._whole import decide, evaluate, find_hits, injection_verdict, make_verdict
@@ -57,6 +58,7 @@ __all__ = [
     "json_end",
     "make_verdict",
     "prefilter",
+    "read_policy_file",
     "register_boundary",
     "stream_plan",
 ]
