@@ -9,7 +9,7 @@ from typing import Any
 from guard._fields import get_field
 from guard.dialects import get_dialect
 from guard.errors import UnknownNameError
-from guard.gate import Policy, check_policy, evaluate
+from guard.gate import DEFAULT_DETECTOR, Detector, Policy, check_policy
 from guard.models import Dialect, Surface, Verdict
 
 __all__ = ["detect", "detect_message", "tool_names"]
@@ -64,6 +64,7 @@ def detect(
     *,
     tools: Any = None,
     reasoning: bool | None = None,
+    detector: Detector | None = None,
 ) -> Verdict:
     """Judge one piece of model output (or untrusted input) on one surface.
 
@@ -82,6 +83,8 @@ def detect(
         reasoning: whether the message this text belongs to carried a reasoning part
             (``None``: unknown). An answer without one that opens in the reasoning voice is a
             leak (V).
+        detector: the :class:`~guard.gate.Detector` that judges (its signals, and its policy
+            unless ``policy`` is given); default: the registered signals.
 
     Raises:
         TypeError: ``text`` is not a string, or another argument has the wrong type.
@@ -91,7 +94,7 @@ def detect(
         raise TypeError(f"detect() expects text as str, got {type(text).__name__}")
     surface_ = _surface(surface)
     dialect_ = get_dialect(dialect)
-    policy_ = check_policy(policy)
+    judge = _detector(detector, policy)
     if parsed_end is not None:
         if not isinstance(parsed_end, int) or isinstance(parsed_end, bool):
             raise TypeError(f"parsed_end must be an int or None, got {type(parsed_end).__name__}")
@@ -101,16 +104,29 @@ def detect(
         raise TypeError(f"tool_name must be a str or None, got {type(tool_name).__name__}")
     if reasoning is not None and not isinstance(reasoning, bool):
         raise TypeError(f"reasoning must be a bool or None, got {type(reasoning).__name__}")
-    return evaluate(
+    return judge.evaluate(
         text,
         surface_,
         dialect_,
-        policy_,
         parsed_end=parsed_end,
         tool_name=tool_name,
         reasoning=reasoning,
         tools=tool_names(tools),
     )
+
+
+def _detector(detector: object, policy: object) -> Detector:
+    """The detector that judges: ``detector`` (default: the registered signals), with
+    ``policy`` when one is given."""
+    if detector is None:
+        judge = DEFAULT_DETECTOR
+    elif isinstance(detector, Detector):
+        judge = detector
+    else:
+        raise TypeError(
+            f"detector must be a guard.gate.Detector or None, got {type(detector).__name__}"
+        )
+    return judge if policy is None else judge.with_policy(check_policy(policy))
 
 
 def detect_message(
@@ -119,6 +135,7 @@ def detect_message(
     policy: Policy | None = None,
     *,
     tools: Any = None,
+    detector: Detector | None = None,
 ) -> list[Verdict]:
     """One verdict per surface part of an OpenAI-style assistant message (a dict or an SDK
     object): ``content`` (a string or text parts) as ``text``, ``reasoning_content`` /
@@ -129,7 +146,7 @@ def detect_message(
     ``tools`` are the request's declared tools (names or definitions). For a dialect of
     reasoning models (one with reasoning markers, such as Harmony) the message's reasoning part
     is context: content that opens in the reasoning voice while the message has no reasoning
-    part is a leak (V).
+    part is a leak (V). ``detector`` is as for :func:`detect`.
     """
     if message is None or isinstance(message, str | bytes | int | float):
         raise TypeError(
@@ -154,6 +171,7 @@ def detect_message(
                 tool_name=tool_name,
                 tools=declared,
                 reasoning=reasoning if surface == "text" else None,
+                detector=detector,
             )
             verdicts.append(v.model_copy(update={"part": part}))
 

@@ -4,7 +4,8 @@
 * :class:`SurfaceMonitor` judges a text that arrives in deltas, with the same final verdict;
 * code exemption (:class:`CodeTracker`, :func:`code_ranges`) and parse boundaries
   (:func:`json_end` and the boundary registry) decide which hits count;
-* :class:`Policy` is the gate's rules, as data.
+* :class:`Policy` is the gate's rules, as data;
+* a :class:`Detector` holds a policy and a signal set, and judges with them.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from guard.gate._boundary import (
     register_boundary,
 )
 from guard.gate._code import CodeRanges, CodeTracker, code_ranges
+from guard.gate._detector import DEFAULT_DETECTOR, Detector
 from guard.gate._monitor import SurfaceMonitor
 from guard.gate._plan import StreamPlan, stream_plan
 from guard.gate._policy import (
@@ -26,16 +28,19 @@ from guard.gate._policy import (
     SurfaceRule,
     check_policy,
     check_policy_or_path,
+    read_policy_file,
 )
 from guard.gate._prefilter import Prefilter, prefilter
 from guard.gate._whole import decide, evaluate, find_hits, injection_verdict, make_verdict
 
 __all__ = [
     "BOUNDARIES",
+    "DEFAULT_DETECTOR",
     "DEFAULT_POLICY",
     "Boundary",
     "CodeRanges",
     "CodeTracker",
+    "Detector",
     "JsonEnd",
     "Policy",
     "Prefilter",
@@ -53,6 +58,7 @@ __all__ = [
     "json_end",
     "make_verdict",
     "prefilter",
+    "read_policy_file",
     "register_boundary",
     "stream_plan",
 ]

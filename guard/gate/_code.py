@@ -8,15 +8,16 @@ never across a blank line. An unclosed fence or span exempts nothing: a stray fe
 leak, and from an unclosed fence on nothing is code.
 
 :class:`CodeTracker` computes this incrementally (a stream feeds it chunk by chunk) and says up to
-which offset its answer is final; :func:`code_ranges` is the same tracker run over a whole text,
-so streaming and whole-text detection share one implementation.
+which offset its answer is final; :func:`code_ranges` gives its answer for a whole text in one
+pass over the text's backtick and tilde runs (``_code_scan``), and the tests hold the two equal.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from array import array
+
+from guard.gate._code_scan import Runs, pair_rest, whole_ranges
 
 __all__ = ["CodeRanges", "CodeTracker", "code_ranges"]
 
@@ -92,7 +93,7 @@ class CodeTracker:
         self._rest_blank = True
         self._line_blank = True
         self._line_runs: list[tuple[int, int, int]] = []  # (start, end, escaped)
-        self._para_runs = _Runs()
+        self._para_runs = Runs()
         self._run_start: int | None = None
         self._run_esc = False
         self._prev = ""
@@ -324,7 +325,7 @@ class CodeTracker:
 
     def _close_paragraph(self) -> None:
         """A blank line or a fence ends the paragraph: pair what is left, the rest is literal."""
-        _pair_rest(self._para_runs, self.ranges)
+        pair_rest(self._para_runs, self.ranges)
 
     # --- answers ---------------------------------------------------------------------------
 
@@ -398,172 +399,4 @@ def code_ranges(text: str) -> CodeRanges:
     when fed the whole text, computed in one pass over backtick and tilde runs)."""
     if "`" not in text and "~~~" not in text:
         return CodeRanges([])
-    return CodeRanges(_whole_ranges(text))
-
-
-#: runs that can open or close code: backtick runs, and tilde runs long enough for a fence
-#: (spelled with a literal first character, which the regex engine finds by a fast scan)
-_RUN = re.compile(r"``*|~~~~*")
-#: a blank line (spaces and tabs, a `\r` only right before its `\n`) between two newlines
-_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-
-
-def _fence_start(text: str, start: int) -> int:
-    """The line start when the run at ``start`` is indented at most three spaces, else -1.
-
-    Looks back over at most three spaces (never to the line's start: on one long line that
-    would cost a scan per run)."""
-    line = start
-    while line > 0 and start - line < 3 and text[line - 1] == " ":
-        line -= 1
-    if line == 0 or text[line - 1] == "\n":
-        return line
-    return -1
-
-
-def _whole_ranges(text: str) -> list[tuple[int, int]]:
-    """The tracker's answer for a whole text, without its per-character state machine: only
-    runs of backticks (and of three or more tildes) are visited, and lines between them only
-    when a pending inline run needs to know whether a blank line ended its paragraph."""
-    ranges: list[tuple[int, int]] = []
-    para = _Runs()  # pending inline runs: (start, end, escaped)
-    n = len(text)
-    pos = 0
-    last = 0  # end of the last run taken into the paragraph
-    tildes = "~" in text and "~~~" in text  # one character: a memchr
-    search = _RUN.search
-    find = text.find
-    while True:
-        if tildes:
-            m = search(text, pos)
-            if m is None:
-                break
-            s, e = m.span()
-            ch = text[s]
-        else:
-            s = find("`", pos)
-            if s < 0:
-                break
-            e = s + 1
-            while e < n and text[e] == "`":
-                e += 1
-            ch = "`"
-        if not para and e - s < 3 and (s == 0 or text[s - 1] != "\\"):
-            # the usual inline span: its partner is the next run on the same line
-            j = find("`", e)
-            if j >= 0 and "\n" not in text[e:j]:  # a slice and `in`: cheaper than find
-                k = j + 1
-                while k < n and text[k] == "`":
-                    k += 1
-                if k - j == e - s:
-                    ranges.append((s, k))
-                    pos = last = k
-                    continue
-        if para and _BLANK_LINE.search(text, last, s):
-            _pair_rest(para, ranges)
-        if e - s >= 3 and (line := _fence_start(text, s)) >= 0:
-            le = text.find("\n", e)
-            if not (ch == "`" and "`" in text[e : (n if le < 0 else le)]):
-                # a fence line: the paragraph ends; the block runs to its closing line
-                _pair_rest(para, ranges)
-                close = _fence_close(text, n if le < 0 else le + 1, ch, e - s)
-                if close < 0:
-                    return ranges  # unclosed: from here on nothing is code
-                ranges.append((line, close))
-                pos = last = close
-                continue
-        if ch == "~":
-            pos = e  # tildes matter only as a fence
-            continue
-        esc = 1 if s and text[s - 1] == "\\" else 0
-        width = e - s
-        if para and width == para[0][1] - para[0][0] - para[0][2]:
-            first = para[0]
-            ranges.append((first[0] + first[2], e))
-            para.clear()
-        elif para or width - esc > 0:
-            para.append((s, e, esc))
-        pos = last = e
-    _pair_rest(para, ranges)
-    return ranges
-
-
-def _fence_close(text: str, pos: int, char: str, length: int) -> int:
-    """The end of the line that closes a fence of ``length`` ``char`` opened before ``pos``
-    (the end of the text when that line has no newline), or -1 when none does."""
-    n = len(text)
-    run = char * 3
-    while True:
-        s = text.find(run, pos)
-        if s < 0:
-            return -1
-        e = s + 3
-        while e < n and text[e] == char:
-            e += 1
-        le = text.find("\n", e)
-        rest = text[e : (n if le < 0 else le)]
-        if e - s >= length and _fence_start(text, s) >= 0 and not rest.strip(" \t\r"):
-            return n if le < 0 else le + 1
-        if le < 0:
-            return -1
-        pos = le + 1
-
-
-class _Runs:
-    """The backtick runs waiting in a paragraph, ``(start, end, escaped)`` each, kept in three
-    arrays: a paragraph of many runs that never pair costs 17 bytes a run, not a tuple."""
-
-    __slots__ = ("ends", "escs", "starts")
-
-    def __init__(self) -> None:
-        self.starts = array("q")
-        self.ends = array("q")
-        self.escs = array("b")
-
-    def append(self, run: tuple[int, int, int]) -> None:
-        self.starts.append(run[0])
-        self.ends.append(run[1])
-        self.escs.append(run[2])
-
-    def __len__(self) -> int:
-        return len(self.starts)
-
-    def __getitem__(self, i: int) -> tuple[int, int, int]:
-        return self.starts[i], self.ends[i], self.escs[i]
-
-    def clear(self) -> None:
-        if self.starts:
-            self.starts = array("q")
-            self.ends = array("q")
-            self.escs = array("b")
-
-
-def _pair_rest(para: _Runs, ranges: list[tuple[int, int]]) -> None:
-    """The paragraph ends: pair the runs left (after the first, which found no partner: it is
-    literal) with later runs of their width; the rest is literal.
-
-    Each run's partner is the next run of its width, found for every run in one backward pass
-    (the nearest later run of each width), so a paragraph of runs that never pair costs time in
-    proportion to its runs, not their square."""
-    n = len(para)
-    if n < 3:
-        para.clear()
-        return
-    starts, ends, escs = para.starts, para.ends, para.escs
-    partner = array("q", [-1]) * n
-    nearest: dict[int, int] = {}  # raw width -> the nearest later run of that width
-    for k in range(n - 1, 0, -1):
-        width = ends[k] - starts[k]
-        opens = width - escs[k]
-        if opens:
-            partner[k] = nearest.get(opens, -1)
-        nearest[width] = k
-    k = 1
-    while k < n:
-        j = partner[k]
-        if j > 0:
-            ranges.append((starts[k] + escs[k], ends[j]))
-            k = j + 1
-        else:
-            k += 1
-    para.clear()
+    return CodeRanges(whole_ranges(text))

@@ -9,7 +9,7 @@ the end would cost memory in proportion to the stream for nothing. The log keeps
 
 from __future__ import annotations
 
-from guard.models import Hit
+from guard.models import Hit, Surface, Verdict
 
 __all__ = ["HitLog"]
 
@@ -59,3 +59,30 @@ class HitLog:
     def __len__(self) -> int:
         """How many hits were logged, folded ones included."""
         return len(self.hits) + self.over
+
+    def complete(self, verdict: Verdict, hits: list[Hit], surface: Surface) -> Verdict:
+        """``verdict`` on the kept ``hits`` (and the earliest folded tripping one), completed
+        with what the log counted of the hits it folded away: as
+        :func:`~guard.gate.make_verdict` would say it of every hit."""
+        first = self.first
+        total = len(self)
+        trips = sum(h.trips for h in hits) + self.over_trips - (first is not None)
+        if trips:
+            head = min((h for h in hits if h.trips), key=lambda h: (h.start, -h.end))
+            more = f"; {trips - 1} more tripping" if trips > 1 else ""
+            reason = f"leak on {surface.value}: {head.label} at {head.start} ({head.detail}){more}"
+        else:
+            in_code = sum(h.in_code for h in hits) + self.over_code
+            reason = f"{total} hit(s), none tripping"
+            if in_code:
+                reason += f"; {in_code} inside closed code"
+        signals = dict.fromkeys(verdict.signals)
+        signals.update(self.signals)
+        return verdict.model_copy(
+            update={
+                "hits_dropped": total - len(verdict.hits),
+                "signals": tuple(signals),
+                "score": verdict.score + self.over_score - (first.score if first else 0.0),
+                "reason": reason,
+            }
+        )

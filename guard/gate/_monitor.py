@@ -27,26 +27,31 @@ where the rest of the text may still become such a hit (their ``tail``). The mes
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
-from guard.gate._hitlog import HitLog
+from guard.gate._holds import TAIL_START_SPAN, bracket_hold, ending_hold, lead_state, word_hold
 from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
 from guard.gate._policy import Policy
-from guard.gate._whole import decide, find_hits, injection_verdict, make_verdict
-from guard.models import Dialect, Hit, Surface, TextView, Verdict
+from guard.gate._settler import NEVER, Settler
+from guard.gate._whole import find_hits, injection_verdict, make_verdict
+from guard.gate._window import TRIM_STEP, Window
+from guard.models import Dialect, Hit, Signal, Surface, TextView, Verdict
 
 __all__ = ["SurfaceMonitor"]
 
-_NEVER = 1 << 62
-#: the longest text a published ``tail_start`` matches (see :class:`~guard.models.Triggers`)
-TAIL_START_SPAN = 64
 _ANYWHERE = frozenset({"anywhere"})
 _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
 
 
 class SurfaceMonitor:
-    """Incremental gate for one surface of one stream; see the module docstring."""
+    """Incremental gate for one surface of one stream; see the module docstring.
+
+    It drives three parts: the :class:`~guard.gate._window.Window` (the text kept), the
+    hold-back rules (:mod:`guard.gate._holds`) and the :class:`~guard.gate._settler.Settler`
+    (from anchors to decided hits)."""
 
     def __init__(
         self,
@@ -57,8 +62,11 @@ class SurfaceMonitor:
         tool_name: str | None = None,
         tools: frozenset[str] | None = None,
         reasoning: bool | None = None,
+        signals: tuple[Signal, ...] | None = None,
     ) -> None:
         self.surface = surface
+        #: the signal set (default: every registered signal; see :class:`~guard.gate.Detector`)
+        self.signals = signals
         self.dialect = dialect
         self.policy = policy
         self.tool_name = tool_name
@@ -66,33 +74,15 @@ class SurfaceMonitor:
         #: (``None``: unknown), as :func:`~guard.gate.evaluate` takes them
         self.tools = tools
         self.reasoning = reasoning
-        self.rule = policy.rule(surface)
+        self.rule = rule = policy.rule(surface)
         self.total = 0
         self.examined = 0  # characters handed to signal scans (linear-work accounting)
-        self._parts: list[str] = []  # text[self._base:], joined lazily
-        self._plan = plan = stream_plan(dialect, surface, policy.disabled)
-        self._weights = policy.effective_weights()
-        self._tail = ""  # the last `plan.hold` characters
-        self._base = 0
-        self._settled = 0  # anchors starting before this are final (but for code / boundary)
-        self._due: int | None = None  # scan again once the stream reaches this length
+        self._plan = plan = stream_plan(dialect, surface, policy.disabled, signals)
+        self._window = Window(plan.hold)
+        self._lazy = self._window.lazy  # quiet deltas the bookkeeping has not seen yet
         self._partial = False  # the tail may be the start of a spelling: scan on next delta
         self._armed = 0  # a trigger was seen: scan every delta until the stream reaches this
         self._hold = 0
-        self._pending: list[Hit] = []  # settled hits awaiting code status or the boundary
-        #: settled hits parked until the code status of their end is final (text and thinking:
-        #: an open fence or an unpaired backtick run may hold thousands of them), with the
-        #: smallest end among them, the smallest cut, and the smallest cut of those that would
-        #: trip unless code encloses them; a delta walks them only once that end is certain
-        self._waiting: list[Hit] = []
-        self._waiting_end = _NEVER
-        self._waiting_from = _NEVER
-        self._waiting_cut = _NEVER
-        #: decided hits; leak mode keeps the earliest max_hits and counts the rest
-        self._hits: list[Hit] = []
-        self._log = HitLog(policy.max_hits)
-        self._early: dict[int, Hit] = {}  # unsettled hits by start (partial co-signals)
-        self._trip: Hit | None = None
         #: where the opening or ending signals may still claim text (the total when nothing)
         self._scoped = 0
         self._finished = False
@@ -100,15 +90,15 @@ class SurfaceMonitor:
         #: again (by the stream's decisions, its ``verdicts``, ...) is not a new finding
         self._announced = False
         self._last_trim = 0
-        leak_mode = self.rule.mode == "leak"
+        leak_mode = rule.mode == "leak"
         #: the opening signals still have to run (and may hold the text back)
         self._opening = leak_mode and plan.lead is not None
         self._leads: bool | None = None  # does the opening match a lead? None: undecided
         #: the ending signals run at finish; a tail that may become one of their hits is held
         self._ending = leak_mode and plan.tail is not None
         self._tail_from = 0  # where to look for such a tail next
-        #: the quiet path (see :meth:`feed`): only for text and thinking in leak mode, where
-        #: nothing but the signals' promises decides what a delta can change
+        #: the quiet path (see :meth:`feed_release`): only for text and thinking in leak mode,
+        #: where nothing but the signals' promises decides what a delta can change
         self._may_be_quiet = (
             leak_mode
             and surface in (Surface.TEXT, Surface.THINKING)
@@ -118,24 +108,32 @@ class SurfaceMonitor:
         #: whether the monitor is on its quiet path: what it withholds, if anything, is only a
         #: tail that may still grow into a word spelling (a plain attribute: read per delta)
         self.quiet = False
-        self._lazy: list[str] = []  # quiet deltas the bookkeeping has not seen yet
         self._near = ""  # the last `plan.near` characters (kept while quiet)
         #: word spellings can trip here: their prefixes at the end are held back
         self._words = leak_mode and bool(plan.prefixes or plan.opening)
         self._code = (
             CodeTracker()
-            if leak_mode and self.rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING)
+            if leak_mode and rule.code_exempt and surface in (Surface.TEXT, Surface.THINKING)
             else None
         )
         self._json: JsonEnd | None = None
-        self._boundary_fn = None
+        self._boundary_fn: Callable[[str], int | None] | None = None
+        self._whole: list[str] = []
         if surface is Surface.TOOL_ARG and leak_mode:
             name = policy.boundary_for(tool_name)
             if name == "json":
                 self._json = JsonEnd()
             else:
                 self._boundary_fn = get_boundary(name)
-                self._whole: list[str] = []
+        self._settler = Settler(
+            plan,
+            rule,
+            policy.effective_weights(signals),
+            policy.max_hits,
+            policy.boundary_signal,
+            self._code,
+            self._boundary,
+        )
 
     # --- feeding ---------------------------------------------------------------------------
 
@@ -146,44 +144,70 @@ class SurfaceMonitor:
             return
         # the quiet path is feed_release's (the streams' hot path); here, the full path
         self.quiet = False
+        near = self._take(delta)
+        total = self.total
+        trigger = self._triggered(delta, near)
+        if trigger:
+            # a hit holding a trigger ends within one anchor span of it: look until then
+            self._armed = total + self._plan.hold
+        if trigger or self._partial:
+            self._discover(len(delta))
+        settler = self._settler
+        if settler.due is not None and total >= settler.due:
+            self._settle(final=False)
+        else:
+            settler.advance(total)
+        if settler.early:
+            settler.check_early()
+        if settler.pending or settler.waiting:
+            settler.resolve()
+        self._hold_back(trigger)
+        if total - self._last_trim > TRIM_STEP:
+            self._trim()
+        self.quiet = self._may_be_quiet and self._is_quiet()
+        if self.quiet:
+            tail = self._window.tail
+            self._near = tail[max(0, len(tail) - self._plan.quiet_near) :]
+
+    def _take(self, delta: str) -> str:
+        """Add ``delta`` to the text and to the trackers of code and of the parse boundary;
+        return it with the end of the text before it that a trigger literal may straddle."""
         if self._lazy:
             self._catch_up()
-        plan = self._plan
-        tail = self._tail
-        near = tail[max(0, len(tail) - plan.near) :] + delta
-        self._parts.append(delta)
-        self._tail = (tail + delta)[-plan.hold :]
-        total = self.total = self.total + len(delta)
+        window = self._window
+        tail = window.tail
+        near = tail[max(0, len(tail) - self._plan.near) :] + delta
+        window.append(delta)
+        self.total += len(delta)
         if self._code is not None:
             self._code.feed(delta)
         if self._json is not None:
             self._json.feed(delta)
         elif self._boundary_fn is not None:
             self._whole.append(delta)
-        trigger = plan.always or not delta.isascii() or total - len(delta) < self._armed
-        if not trigger:
-            seen = plan.trigger.search(near)
-            if seen is None and not near.isascii():
-                # a literal split by an invisible character earlier in the tail
-                seen = plan.trigger.search(TextView(near).norm)
-            trigger = seen is not None
-        if not trigger and plan.opening and total - len(delta) < plan.opening_window:
+        return near
+
+    def _triggered(self, delta: str, near: str) -> bool:
+        """Whether ``delta`` (with ``near``, the end of the text up to it) may complete a hit:
+        a trigger in view, a non-ASCII character, or a scan still armed by an earlier one."""
+        plan = self._plan
+        before = self.total - len(delta)
+        if plan.always or not delta.isascii() or before < self._armed:
+            return True
+        seen = plan.trigger.search(near)
+        if seen is None and not near.isascii():
+            # a literal split by an invisible character earlier in the tail
+            seen = plan.trigger.search(TextView(near).norm)
+        if seen is not None:
+            return True
+        if plan.opening and before < plan.opening_window:
             # the opening words announce hits at the start of the text only
-            trigger = plan.opens(self._buf[: plan.opening_window])
-        if trigger:
-            # a hit holding a trigger ends within one anchor span of it: look until then
-            self._armed = total + plan.hold
-        if trigger or self._partial:
-            self._discover(len(delta))
-        if self._due is not None and total >= self._due:
-            self._settle(final=False)
-        elif not self._early and total - plan.right > self._settled:
-            self._settled = total - plan.right
-        if self._early:
-            for hit in self._early.values():
-                self._check_early(hit)
-        if self._pending or self._waiting:
-            self._resolve()
+            return plan.opens(self._buf[: plan.opening_window])
+        return False
+
+    def _hold_back(self, trigger: bool) -> None:
+        """Apply the hold-back rules to the text so far (see :mod:`guard.gate._holds`)."""
+        total = self.total
         # A partial bracket spelling can only start where a trigger was seen (partial-ness is
         # prefix-closed); a word spelling completes with a trigger in view (`=`, `assistant`,
         # `json{`), so only bracket partials ask for a rescan on the next delta.
@@ -202,11 +226,6 @@ class SurfaceMonitor:
             scoped = min(scoped, self._ending_hold())
         self._scoped = scoped
         self._hold = min(self._hold, scoped)
-        if total - self._last_trim > 4096:
-            self._trim()
-        self.quiet = self._may_be_quiet and self._is_quiet()
-        if self.quiet:
-            self._near = self._tail[max(0, len(self._tail) - plan.quiet_near) :]
 
     def feed_release(self, delta: str) -> int:
         """:meth:`feed`, then the offset up to which the text can be shown now (``release``),
@@ -247,7 +266,7 @@ class SurfaceMonitor:
                     if len(near) > 2 * plan.quiet_near:
                         near = near[len(near) - plan.quiet_near :]
                     self._near = near
-                    if total - self._last_trim > 4096:
+                    if total - self._last_trim > TRIM_STEP:
                         self._catch_up()
                         self._trim()
                     return hold
@@ -255,17 +274,13 @@ class SurfaceMonitor:
         return -1 if self.tripped is not None else self.release
 
     def _is_quiet(self) -> bool:
-        """Whether the next deltas may take the quiet path (see :meth:`feed`)."""
+        """Whether the next deltas may take the quiet path (see :meth:`feed_release`)."""
         total = self.total
         return (
             self._hold >= total - self._plan.quiet_near  # at most a word prefix held
             and self._scoped == total
             and not self._partial
-            and not self._early
-            and not self._pending
-            and not self._waiting
-            and self._trip is None
-            and self._due is None
+            and self._settler.idle
             and total >= self._armed
             and not self._opening
             and total > self._plan.opening_window
@@ -275,18 +290,13 @@ class SurfaceMonitor:
         """Bring the bookkeeping the quiet deltas skipped up to date: the text, the code
         tracker, the tail, the settled offset (an ending signal's tail can only start where a
         quiet delta could not hold one, so the search for it moves on too)."""
-        if not self._lazy:
+        lazy = self._window.catch_up()
+        if not lazy:
             return
-        lazy = "".join(self._lazy)
-        self._lazy = []
-        self._parts.append(lazy)
         if self._code is not None:
             self._code.feed(lazy)
-        plan = self._plan
-        self._tail = (self._tail + lazy)[-plan.hold :]
         total = self.total
-        if not self._early and total - plan.right > self._settled:
-            self._settled = total - plan.right
+        self._settler.advance(total)
         self._tail_from = max(self._tail_from, total - TAIL_START_SPAN)
         self._scoped = total
 
@@ -296,7 +306,7 @@ class SurfaceMonitor:
         if self._lazy:
             self._catch_up()
         if not self._finished:
-            self._finished = True
+            self._finished = self._settler.finished = True
             if self._code is not None:
                 self._code.finish()
             if self._json is not None:
@@ -306,17 +316,17 @@ class SurfaceMonitor:
                 self._run_opening()
             if self._ending:
                 self._run_ending()
-            self._resolve()
+            self._settler.resolve()
         return self.verdict()
 
     def verdict(self) -> Verdict:
         """The verdict on what has been decided so far (complete after :meth:`finish`)."""
         if self.rule.mode == "injection":
-            hits = sorted(self._hits, key=lambda h: (h.start, -h.end))
+            hits = sorted(self._settler.found, key=lambda h: (h.start, -h.end))
             return injection_verdict(
                 self.surface, self.dialect, hits, self.tool_name, self.policy.max_hits
             )
-        log = self._log
+        log = self._settler.log
         folded = log.first
         hits = sorted(
             log.hits if folded is None else [*log.hits, folded], key=lambda h: (h.start, -h.end)
@@ -334,48 +344,19 @@ class SurfaceMonitor:
             self.dialect,
             hits,
             self.tool_name,
-            self._base,
+            self._window.base,
             max_hits=self.policy.max_hits,
             announce=not self._announced,
+            forges=self.policy.forges,
         )
         self._announced = self._announced or verdict.leak
-        return verdict if not log.over else self._with_folded(verdict, hits)
-
-    def _with_folded(self, verdict: Verdict, hits: list[Hit]) -> Verdict:
-        """``verdict`` on the kept hits (and the earliest folded tripping one), completed with
-        what the log counted of the hits it folded away: as :func:`make_verdict` would say it
-        of every hit."""
-        log = self._log
-        first = log.first
-        total = len(log)
-        trips = sum(h.trips for h in hits) + log.over_trips - (first is not None)
-        if trips:
-            head = min((h for h in hits if h.trips), key=lambda h: (h.start, -h.end))
-            more = f"; {trips - 1} more tripping" if trips > 1 else ""
-            reason = (
-                f"leak on {self.surface.value}: {head.label} at {head.start} ({head.detail}){more}"
-            )
-        else:
-            in_code = sum(h.in_code for h in hits) + log.over_code
-            reason = f"{total} hit(s), none tripping"
-            if in_code:
-                reason += f"; {in_code} inside closed code"
-        signals = dict.fromkeys(verdict.signals)
-        signals.update(log.signals)
-        return verdict.model_copy(
-            update={
-                "hits_dropped": total - len(verdict.hits),
-                "signals": tuple(signals),
-                "score": verdict.score + log.over_score - (first.score if first else 0.0),
-                "reason": reason,
-            }
-        )
+        return verdict if not log.over else log.complete(verdict, hits, self.surface)
 
     @property
     def tripped(self) -> Hit | None:
         """The first hit whose trip is certain: no signal of the opening or the end of the
         text can still claim text before its cut."""
-        trip = self._trip
+        trip = self._settler.trip
         if trip is None or self._finished or self._scoped >= trip.cut:
             return trip
         return None
@@ -384,7 +365,15 @@ class SurfaceMonitor:
     def retained(self) -> tuple[int, str]:
         """``(start, text)``: the text the monitor still holds (from ``start`` of the whole
         surface text to its end); earlier text has been trimmed away."""
-        return self._base, self._buf
+        return self._window.base, self._buf
+
+    @property
+    def release(self) -> int:
+        """Offset up to which the text can be shown now."""
+        if self._finished:
+            trip = self._settler.trip
+            return trip.cut if trip else self.total
+        return self._settler.bound(self._hold)
 
     # --- internals ---------------------------------------------------------------------------
 
@@ -392,9 +381,7 @@ class SurfaceMonitor:
     def _buf(self) -> str:
         if self._lazy:
             self._catch_up()
-        if len(self._parts) > 1:
-            self._parts = ["".join(self._parts)]
-        return self._parts[0] if self._parts else ""
+        return self._window.text
 
     def _boundary(self) -> int | None:
         if self._json is not None:
@@ -411,12 +398,15 @@ class SurfaceMonitor:
         hi: int | None = None,
         scopes: frozenset[str] = _ANYWHERE,
     ) -> list[Hit]:
-        window = self._buf[lo - self._base : None if hi is None else hi - self._base]
+        if self._lazy:
+            self._catch_up()
+        window = self._window.read(lo, hi)
         self.examined += len(window)
         boundary = self._boundary()
         if boundary is None:
-            # Unknown yet: no hit carries T now; _with_boundary adds it once the end is known.
-            boundary = 0 if final else _NEVER
+            # Unknown yet: no hit carries the boundary's co-signal now; the settler adds it
+            # once the end is known.
+            boundary = 0 if final else NEVER
         return find_hits(
             window,
             self.surface,
@@ -429,9 +419,33 @@ class SurfaceMonitor:
             reasoning=self.reasoning,
             tools=self.tools,
             scopes=scopes,
+            signals=self.signals,
         )
 
-    # --- signals of the opening and of the end of the text --------------------------------------
+    def _discover(self, new: int) -> None:
+        """Find anchors that the last delta completed, with the evidence to their left."""
+        plan = self._plan
+        settler = self._settler
+        lo = max(
+            self._window.base, settler.settled, self.total - new - plan.hold - plan.stable_left
+        )
+        settler.discover(self._hits_in(lo, final=False))
+
+    def _settle(self, *, final: bool) -> None:
+        """Scan with full context and settle every anchor whose right context is complete."""
+        settler = self._settler
+        lo = max(self._window.base, settler.settle_from)
+        settler.settle(self._hits_in(lo, final=final), self.total, final=final)
+
+    def _trim(self) -> None:
+        self._last_trim = self.total
+        plan = self._plan
+        keep_from = min(self._settler.keep_from(), self.total - max(plan.hold, plan.ending_span))
+        self._window.trim(keep_from)
+        if self._code is not None:
+            self._code.prune(keep_from)
+
+    # --- the signals of the opening and of the end of the text --------------------------------
 
     def _opening_hold(self) -> int:
         """Hold the whole text while its opening may still become an opening signal's hit;
@@ -440,15 +454,10 @@ class SurfaceMonitor:
             self._run_opening()
             return self.total
         if self._leads is None:
-            head = self._buf[:64]
-            norm = head if head.isascii() else TextView(head).norm
-            leads = self._plan.leads(norm)
-            if not leads:
-                self._leads = False
-            elif self._plan.lead is not None and self._plan.lead.match(norm) is not None:
-                self._leads = True  # a full lead: undecided until the opening is complete
-            else:
+            leads = lead_state(self._plan, self._buf[:64])
+            if leads is None:
                 return 0  # a partial lead: decided by a later delta
+            self._leads = leads
         return 0 if self._leads else self.total
 
     def _run_opening(self) -> None:
@@ -457,238 +466,34 @@ class SurfaceMonitor:
             return  # the text does not open the way these signals need
         span = self._plan.opening_span
         final = self.total <= span and self._finished
-        for hit in self._hits_in(0, final=final, hi=min(span, self.total), scopes=_OPENING):
-            self._pending.append(hit)
+        hits = self._hits_in(0, final=final, hi=min(span, self.total), scopes=_OPENING)
+        self._settler.pending.extend(hits)
 
     def _ending_hold(self) -> int:
         """Start of the earliest tail that may still become an ending signal's hit."""
-        plan = self._plan
-        lo = max(self._base, self._tail_from, self.total - plan.ending_span)
-        window = self._buf[lo - self._base :]
-        view = None if window.isascii() else TextView(window)
-        norm = window if view is None else view.norm
-        at = plan.tail_hold(norm, 0)
-        if at is None:
+        lo = max(self._window.base, self._tail_from, self.total - self._plan.ending_span)
+        start = ending_hold(self._plan, self._window.read(lo), lo)
+        if start is None:
             # a tail start of several characters may still complete before the end
             self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
             return self.total
-        start = lo + (at if view is None else view.to_original(at))
         self._tail_from = start  # an earlier place cannot become a tail again
         return start
 
     def _run_ending(self) -> None:
         self._ending = False
-        lo = max(self._base, self.total - self._plan.ending_span)
-        self._pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
-
-    def _discover(self, new: int) -> None:
-        """Find anchors that the last delta completed, with the evidence to their left (enough
-        for an early decision); their full co-signals come when they settle."""
-        plan = self._plan
-        lo = max(self._base, self._settled, self.total - new - plan.hold - plan.stable_left)
-        for hit in self._hits_in(lo, final=False):
-            # A hit near `lo` may lack its channel word: that only delays its decision.
-            if hit.start >= self._settled:
-                self._early[hit.start] = hit
-        if self._early and self._due is None:
-            self._due = min(self._early) + plan.right
-
-    def _settle(self, *, final: bool) -> None:
-        """Scan with full context and settle every anchor whose right context is complete."""
-        plan = self._plan
-        lo = max(self._base, self._settled - plan.left)
-        limit = self.total if final else self.total - plan.right
-        early: dict[int, Hit] = {}
-        for hit in self._hits_in(lo, final=final):
-            if hit.start < self._settled:
-                continue
-            if hit.start < limit:
-                self._pending.append(hit)
-            else:
-                early[hit.start] = hit
-        self._early = early
-        self._settled = max(self._settled, limit)
-        self._due = min(early) + plan.right if early else None
-
-    def _code_known(self, hit: Hit) -> bool | None:
-        """True/False when the code status of ``hit`` is final, None while it may change."""
-        if self._code is None:
-            return False
-        if hit.end <= self._code.certain_upto:
-            return self._code.in_code(hit.start, hit.end)
-        return None
-
-    def _t_known(self, hit: Hit) -> bool:
-        """Whether T is final for this hit (always, outside ``tool_arg``)."""
-        if "T" not in self.rule.require or self._finished:
-            return True
-        return self._boundary() is not None
-
-    def _resolve(self) -> None:
-        keep: list[Hit] = []
-        if self.rule.mode == "injection":  # input: findings, never a trip
-            self._hits.extend(self._pending)
-            self._pending = []
-            return
-        code = self._code
-        if code is not None and "T" not in self.rule.require:
-            self._resolve_parked(code.certain_upto)
-            return
-        for hit in self._pending:
-            in_code = self._code_known(hit)
-            if in_code is None or not self._t_known(hit):
-                keep.append(hit)
-                continue
-            hit = self._with_boundary(hit)
-            decided = decide(hit, self.rule, self._weights, in_code)
-            self._log.append(decided)
-            if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
-                self._trip = decided
-        self._pending = keep
-
-    def _resolve_parked(self, certain: int) -> None:
-        """:meth:`_resolve` where only the code status can hold a hit back (no T): hits whose
-        end is not yet certain are parked, and the parked ones are walked again only once the
-        earliest of their ends is certain. Hits are decided in the order they were settled, as
-        the plain walk decides them."""
-        code = self._code
-        assert code is not None
-        if self._waiting and self._waiting_end <= certain:
-            hits = self._waiting + self._pending
-            self._waiting = []
-            self._waiting_end = self._waiting_from = self._waiting_cut = _NEVER
-        else:
-            hits = self._pending
-        self._pending = []
-        rule, weights = self.rule, self._weights
-        for hit in hits:
-            if hit.end > certain:
-                self._waiting.append(hit)
-                self._waiting_end = min(self._waiting_end, hit.end)
-                self._waiting_from = min(self._waiting_from, hit.cut)
-                if hit.cut < self._waiting_cut and decide(hit, rule, weights, False).trips:
-                    self._waiting_cut = hit.cut
-                continue
-            decided = decide(hit, rule, weights, code.in_code(hit.start, hit.end))
-            self._log.append(decided)
-            if decided.trips and (self._trip is None or decided.cut < self._trip.cut):
-                self._trip = decided
-
-    def _with_boundary(self, hit: Hit) -> Hit:
-        """Hits found before the boundary was known carry no T; add it once it is."""
-        boundary = self._boundary()
-        if "T" not in self.rule.require or boundary is None or "T" in hit.signals:
-            return hit
-        if hit.start >= boundary:
-            support = Hit(
-                signals=("T",),
-                start=hit.start,
-                end=hit.end,
-                evidence=hit.evidence,
-                detail=f"after the arguments end at {boundary}",
-            )
-            return hit.replace(
-                **{"signals": (*hit.signals, "T"), "support": (*hit.support, support)}
-            )
-        return hit
-
-    def _check_early(self, hit: Hit) -> None:
-        """Act before settling when the trip cannot change any more."""
-        if self.rule.mode == "injection":
-            return
-        if self._trip is not None and self._trip.cut <= hit.cut:
-            return
-        if self._code_known(hit) is not False or not self._t_known(hit):
-            return
-        hit = self._with_boundary(hit)
-        stable = {hit.code, *self._plan.stable}
-        probe = hit.replace(**{"signals": tuple(c for c in hit.signals if c in stable)})
-        if decide(probe, self.rule, self._weights, False).trips:
-            self._trip = decide(hit, self.rule, self._weights, False)
-
-    def _trim(self) -> None:
-        self._last_trim = self.total
-        keep_from = max(0, self._settled - self._plan.left)
-        for hit in self._pending:
-            keep_from = min(keep_from, hit.cut)
-        keep_from = min(keep_from, self._waiting_from)
-        keep_from = min(keep_from, self.total - max(self._plan.hold, self._plan.ending_span))
-        if keep_from - self._base > 4096:
-            self._parts = [self._buf[keep_from - self._base :]]
-            self._base = keep_from
-        if self._code is not None:
-            self._code.prune(keep_from)
-
-    # --- what may be shown -----------------------------------------------------------------------
-
-    @property
-    def release(self) -> int:
-        """Offset up to which the text can be shown now."""
-        if self._finished:
-            return self._trip.cut if self._trip else self.total
-        if self._trip is None and not self._pending and not self._waiting and not self._early:
-            return self._hold
-        bound = min(self._hold, self._waiting_cut)  # parked hits: their code status is open
-        if self._trip is not None:
-            bound = min(bound, self._trip.cut)
-        for hit in self._pending:
-            if self._would_trip_but_for_code(hit):
-                bound = min(bound, hit.cut)
-        for hit in self._early.values():
-            # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
-            # withheld until it settles, so a late trip never shows text past its cut.
-            if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
-                bound = min(bound, hit.cut)
-        return bound
-
-    def _would_trip_but_for_code(self, hit: Hit) -> bool:
-        if self._code_known(hit) is False and self._t_known(hit):
-            return False
-        return decide(self._with_boundary(hit), self.rule, self._weights, False).trips or (
-            "T" in self.rule.require
-            and not self._t_known(hit)
-            and decide(
-                hit.replace(**{"signals": (*hit.signals, "T")}),
-                self.rule,
-                self._weights,
-                False,
-            ).trips
-        )
+        lo = max(self._window.base, self.total - self._plan.ending_span)
+        self._settler.pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
 
     def _word_hold(self) -> int:
         """Start of a tail that may still grow into a word spelling, or the end."""
         if not self._words:
             return self.total  # only H and N apply to names; inputs are never withheld
-        tail = self._tail
-        tail_start = self.total - len(tail)
-        view = None if tail.isascii() else TextView(tail)
-        norm = tail if view is None else view.norm
-        plan = self._plan
-        at = plan.opening_hold(norm) if self.total <= plan.opening_window else None
-        if at is None:
-            at = plan.word_hold(norm)
-        if at is None:
-            return self.total
-        return tail_start + (at if view is None else view.to_original(at))
+        return word_hold(self._plan, self._window.tail, self.total)
 
     def _bracket_hold(self) -> int:
         """Start of the earliest tail that is a proper prefix of a spelling that trips at its
-        own start (the signals' hold patterns), or the end."""
+        own start, or the end."""
         if self.rule.mode == "injection":
             return self.total
-        tail = self._tail
-        tail_start = self.total - len(tail)
-        view = TextView(tail)
-        norm = view.norm
-        pattern = self._plan.holds
-        if pattern is None:
-            return self.total
-        starts = self._plan.hold_starts
-        # `regex` prefers a full match over an earlier partial one, so each place where a
-        # spelling may begin is tried on its own, anchored there.
-        positions = (m.start() for m in starts.finditer(norm)) if starts else range(len(norm))
-        for at in positions:
-            m = pattern.match(norm, at, partial=True)
-            if m is not None and m.partial:
-                return tail_start + view.to_original(at)
-        return self.total
+        return bracket_hold(self._plan, self._window.tail, self.total)

@@ -14,11 +14,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
-from typing import cast
+from typing import TypeVar
 
 import regex
 
-from guard.models import Dialect, Signal, Surface, TextView
+from guard.gate._wake import wake_test
+from guard.models import Dialect, Signal, StreamHints, Surface, TextView, Triggers
 from guard.signals import load_signals
 
 __all__ = ["StreamPlan", "stream_plan"]
@@ -39,114 +40,7 @@ TAIL_KEY = 16
 TAIL_MEMO_CAP = 4_096
 
 
-#: characters common in prose: a literal holding only these and letters is watched whole
-_COMMON = frozenset(" .,;:!?-'\"()")
-_META = frozenset(".^$*+?{}[]|()\\")
-
-
-def _alternatives(source: str) -> list[str]:
-    """The top-level alternatives of a regex source (split on ``|`` outside groups and
-    classes)."""
-    out: list[str] = []
-    depth = 0
-    in_class = False
-    start = 0
-    i = 0
-    while i < len(source):
-        ch = source[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(source[start:i])
-            start = i + 1
-        i += 1
-    out.append(source[start:])
-    return out
-
-
-def _char_class(source: str) -> set[str] | None:
-    """The characters of a plain class such as ``[\\[{<]`` (no ranges, no negation)."""
-    if len(source) < 3 or source[0] != "[" or source[-1] != "]" or source[1] == "^":
-        return None
-    body = source[1:-1]
-    chars: set[str] = set()
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body) and not body[i + 1].isalnum():
-            chars.add(body[i + 1])
-            i += 2
-            continue
-        if ch in "\\-[":
-            return None
-        chars.add(ch)
-        i += 1
-    return chars
-
-
-def _literal(source: str) -> str | None:
-    """The text a regex source matches when it is a literal (``functions\\.``), else None."""
-    out = []
-    i = 0
-    while i < len(source):
-        ch = source[i]
-        if ch == "\\":
-            if i + 1 >= len(source) or source[i + 1].isalnum():
-                return None
-            out.append(source[i + 1])
-            i += 2
-            continue
-        if ch in _META:
-            return None
-        out.append(ch)
-        i += 1
-    return "".join(out) or None
-
-
-def _common_start(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
-
-
-def _shortest_words(words: set[str]) -> list[str]:
-    """Words to look for: a word that holds another is found through it, and words sharing a
-    long beginning are looked for by that beginning (a superset: it only wakes more often)."""
-    out: list[str] = []
-    for word in sorted(words, key=len):
-        if any(w in word for w in out):
-            continue
-        shared = next((w for w in out if len(_common_start(w, word)) >= 6), None)
-        if shared is not None:
-            out[out.index(shared)] = _common_start(shared, word)
-        else:
-            out.append(word)
-    return out
-
-
-def _quiet_test(chars: set[str], words: list[str], rest: list[str]) -> Callable[[str, str], bool]:
-    """One small function that answers "can this delta wake a quiet monitor?" with ``in``
-    tests inlined (each a C-speed scan): the characters on the delta (those before it were
-    looked at when they came), the words on the delta and the end of the text before it (a
-    word may straddle them), and any pattern nothing simpler stands for."""
-    tests = ["d.isascii()"]
-    tests += [f"{ch!r} not in d" for ch in sorted(chars)]
-    tests += [f"{w!r} not in n" for w in words]
-    if rest:
-        tests.append("_rest(n) is None")
-    namespace = {"_rest": re.compile("|".join(rest)).search if rest else None}
-    # the source is built from repr() of the signals' own literals only
-    return cast(Callable[[str, str], bool], eval(f"lambda d, n: {' and '.join(tests)}", namespace))
+_P = TypeVar("_P")
 
 
 def _first_char(source: str) -> str | None:
@@ -357,121 +251,173 @@ class StreamPlan:
         return None
 
 
-def stream_plan(dialect: Dialect, surface: Surface, disabled: frozenset[str]) -> StreamPlan:
-    """The plan for ``surface`` of a ``dialect`` stream with ``disabled`` signals off."""
-    return _plan(dialect, surface, disabled, load_signals())
+def stream_plan(
+    dialect: Dialect,
+    surface: Surface,
+    disabled: frozenset[str],
+    signals: tuple[Signal, ...] | None = None,
+) -> StreamPlan:
+    """The plan for ``surface`` of a ``dialect`` stream with ``disabled`` signals off, from
+    ``signals`` (default: every registered signal)."""
+    return _plan(dialect, surface, disabled, load_signals() if signals is None else signals)
 
 
 @cache
 def _plan(
     dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
 ) -> StreamPlan:
-    active = [s for s in every if surface in s.surfaces and s.code not in disabled]
-    scoped = [(s, s.triggers(dialect)) for s in active if s.kind == "anchor"]
-    anchors = [s for s, t in scoped if t.scope == "anywhere"]
-    openers = [(s, t) for s, t in scoped if t.scope == "opening"]
-    enders = [(s, t) for s, t in scoped if t.scope == "ending"]
-    cos = [s for s in active if s.kind == "co"]
-    # co-signals may publish holds too: tails that may become the left end of a hit
-    triggers = [t for s, t in scoped if t.scope == "anywhere"] + [s.triggers(dialect) for s in cos]
-    span = max([s.max_span for s in anchors], default=0)
-    before = max([s.reach[0] for s in cos], default=0)
-    after = max([s.reach[1] for s in cos], default=0)
-    stable = [s for s in cos if s.reach[1] == 0]
-
-    literals = sorted({lit for t in triggers for lit in t.literals}, key=lambda s: (-len(s), s))
-    # signals of the end hold back the spellings their tails start with, too
-    holders = triggers + [t for _, t in enders]
-    patterns = [p for t in holders for p in t.hold_patterns]
-    words = sorted({w for t in holders for w in t.hold_words})
-    letter_words = [w for w in words if w[:1].isalpha()]
-    patterns += [regex.escape(w) for w in words if not w[:1].isalpha()]
-    opening = tuple(sorted({w for t in triggers for w in t.opening}))
-
-    firsts = [_first_char(p) for p in patterns]
-    hold_starts: re.Pattern[str] | None = None
-    if patterns and None not in firsts:
-        starts = {TextView(c).norm or c for c in firsts if c is not None}
-        hold_starts = re.compile(f"[{re.escape(''.join(sorted(starts)))}]")
-    # a delta that may begin a held spelling must be looked at, as must one holding a literal
-    trigger_parts = [re.escape(lit) for lit in literals]
-    trigger_parts += [f"(?:{t.pattern})" for t in triggers if t.pattern is not None]
-    if hold_starts is not None:
-        trigger_parts.append(hold_starts.pattern)
-    elif patterns:
-        trigger_parts.append(r"[\s\S]")
-    trigger = re.compile("|".join(trigger_parts) or r"(?!)")
-
+    roles = _Roles.of(dialect, surface, disabled, every)
+    literals = sorted(
+        {lit for t in roles.triggers for lit in t.detection.literals}, key=lambda s: (-len(s), s)
+    )
+    patterns, letter_words = _held_spellings(roles)
+    hold_starts = _hold_starts(patterns)
+    sources = _trigger_sources(roles, patterns, hold_starts)
+    trigger = re.compile(
+        "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in sources]) or r"(?!)"
+    )
+    opening = tuple(sorted({w for t in roles.triggers for w in t.hints.opening}))
     prefixes = frozenset(w[:k] for w in letter_words for k in range(1, len(w) + 1))
-    glue = "".join(sorted({ch for t in triggers for ch in t.glue}))
-    leads = [t.lead for _, t in openers if t.lead is not None]
-    tails = [t.tail for _, t in enders if t.tail is not None]
-    tail_start = [t.tail_start for _, t in enders if t.tail_start]
-    # Everything a quiet delta must not hold for the monitor to skip its scans: a non-ASCII
-    # character (lookalikes, invisibles), a trigger (literal, pattern, first character of a held
-    # spelling), the start of an ending signal's tail. A literal with a character prose rarely
-    # holds is watched for that character, one of only letters and common punctuation for
-    # itself; what is neither a literal nor a character class stays a regex. An ending signal
-    # whose tails have no published start never lets the monitor be quiet.
-    chars: set[str] = set()
-    wake_words: set[str] = set()
-    wake_rest: list[str] = []
-    for lit in literals:
-        gate = next((ch for ch in lit if not ch.isalnum() and ch not in _COMMON), None)
-        if gate is not None:
-            chars.add(gate)
-        else:
-            wake_words.add(lit)
-    sources = [t.pattern for t in triggers if t.pattern is not None]
-    if hold_starts is not None:
-        sources.append(hold_starts.pattern)
-    elif patterns:
-        sources.append(r"[\s\S]")
-    quiet_ok = not tails or len(tail_start) == len(enders)
-    if tails:
-        sources += tail_start
-    for source in sources:
-        for alternative in _alternatives(source):
-            klass = _char_class(alternative)
-            literal = None if klass is not None else _literal(alternative)
-            if klass is not None:
-                chars.update(klass)
-            elif literal is not None:
-                wake_words.add(literal)
-            else:
-                wake_rest.append(f"(?:{alternative})")
-    quiet_test = _quiet_test(chars, _shortest_words(wake_words), wake_rest) if quiet_ok else None
-    pieces = frozenset(p[i:] for p in prefixes for i in range(len(p)))
+    ending = _Ending.of(roles.enders)
+    near = max([len(lit) - 1 for lit in literals], default=0)
     return StreamPlan(
-        quiet_test=quiet_test,
-        pieces=pieces,
-        quiet_near=max(
-            max([len(lit) - 1 for lit in literals], default=0),
-            max(map(len, letter_words), default=0),
+        quiet_test=wake_test(
+            literals, sources, ending.start_sources if ending.every_start else None
         ),
-        always=any(t.always for t in triggers),
+        pieces=frozenset(p[i:] for p in prefixes for i in range(len(p))),
+        quiet_near=max(near, max(map(len, letter_words), default=0)),
+        always=any(t.detection.always for t in roles.triggers),
         trigger=trigger,
-        near=max([len(lit) - 1 for lit in literals], default=0),
-        hold=span,
-        left=before + 2 * span,
-        right=after + 2 * span,
-        stable_left=max([s.reach[0] for s in stable], default=0),
-        stable=frozenset(s.code for s in stable),
-        holds=regex.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None,
+        near=near,
+        hold=roles.span,
+        left=roles.before + 2 * roles.span,
+        right=roles.after + 2 * roles.span,
+        stable_left=roles.stable_left,
+        stable=frozenset(s.code for s in roles.stable),
+        holds=_union(patterns, regex.compile),
         hold_starts=hold_starts,
         prefixes=prefixes,
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
-        glue=glue,
-        lead=regex.compile("|".join(f"(?:{p})" for p in leads)) if leads else None,
-        opening_span=max([s.max_span for s, _ in openers], default=0),
-        tail=(
-            regex.compile("|".join(f"(?:{p})" for p in tails), regex.VERSION1) if tails else None
+        glue="".join(sorted({ch for t in roles.triggers for ch in t.hints.glue})),
+        lead=_union(
+            [t.hints.lead for _, t in roles.openers if t.hints.lead is not None], regex.compile
         ),
-        ending_span=max([s.max_span for s, _ in enders], default=0),
-        tail_starts=(
-            re.compile("|".join(f"(?:{t.tail_start})" for _, t in enders if t.tail_start))
-            if tails and all(t.tail_start for _, t in enders if t.tail)
-            else None
-        ),
+        opening_span=max([s.max_span for s, _ in roles.openers], default=0),
+        tail=ending.tail,
+        ending_span=ending.span,
+        tail_starts=ending.starts,
     )
+
+
+def _union(sources: list[str], compile: Callable[[str], _P]) -> _P | None:
+    """One pattern matching any of ``sources`` (``None`` for none)."""
+    return compile("|".join(f"(?:{p})" for p in sources)) if sources else None
+
+
+def _trigger_sources(
+    roles: _Roles, patterns: list[str], hold_starts: re.Pattern[str] | None
+) -> list[str]:
+    """The regex sources of the trigger search besides the literals: the published patterns,
+    and where a held spelling may begin (a delta that may begin one must be looked at)."""
+    sources = [t.detection.pattern for t in roles.triggers if t.detection.pattern is not None]
+    if hold_starts is not None:
+        sources.append(hold_starts.pattern)
+    elif patterns:
+        sources.append(r"[\s\S]")
+    return sources
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """The enabled signals of one surface by the part they play in a stream."""
+
+    #: what the ``anywhere`` anchors and the co-signals publish (co-signals may publish holds
+    #: too: tails that may become the left end of a hit)
+    triggers: list[Triggers]
+    #: the ``opening`` and ``ending`` anchor signals, with what they publish
+    openers: list[tuple[Signal, Triggers]]
+    enders: list[tuple[Signal, Triggers]]
+    #: the co-signals that read nothing right of an anchor
+    stable: list[Signal]
+    #: the longest ``anywhere`` anchor span; the co-signals' furthest reach left and right
+    span: int
+    before: int
+    after: int
+
+    @property
+    def leads(self) -> list[StreamHints]:
+        """The hints of the ``opening`` signals that publish a lead."""
+        return [t.hints for _, t in self.openers if t.hints.lead is not None]
+
+    @property
+    def stable_left(self) -> int:
+        """How far left of an anchor the :attr:`stable` co-signals look."""
+        return max([s.reach[0] for s in self.stable], default=0)
+
+    @classmethod
+    def of(
+        cls, dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
+    ) -> _Roles:
+        active = [s for s in every if surface in s.surfaces and s.code not in disabled]
+        scoped = [(s, s.triggers(dialect)) for s in active if s.kind == "anchor"]
+        anchors = [(s, t) for s, t in scoped if t.detection.scope == "anywhere"]
+        cos = [s for s in active if s.kind == "co"]
+        return cls(
+            triggers=[t for _, t in anchors] + [s.triggers(dialect) for s in cos],
+            openers=[(s, t) for s, t in scoped if t.detection.scope == "opening"],
+            enders=[(s, t) for s, t in scoped if t.detection.scope == "ending"],
+            stable=[s for s in cos if s.reach[1] == 0],
+            span=max([s.max_span for s, _ in anchors], default=0),
+            before=max([s.reach[0] for s in cos], default=0),
+            after=max([s.reach[1] for s in cos], default=0),
+        )
+
+
+def _held_spellings(roles: _Roles) -> tuple[list[str], list[str]]:
+    """The spellings a stream holds back: as regex sources (the published patterns and the
+    words that do not start with a letter), and the words that do (held by their prefixes).
+    Signals of the end hold back the spellings their tails start with, too."""
+    holders = roles.triggers + [t for _, t in roles.enders]
+    patterns = [p for t in holders for p in t.hints.hold_patterns]
+    words = sorted({w for t in holders for w in t.hints.hold_words})
+    patterns += [regex.escape(w) for w in words if not w[:1].isalpha()]
+    return patterns, [w for w in words if w[:1].isalpha()]
+
+
+def _hold_starts(patterns: list[str]) -> re.Pattern[str] | None:
+    """The characters a held spelling may begin with, when every pattern's first one is a
+    literal (``None``: a spelling may begin anywhere)."""
+    firsts = [_first_char(p) for p in patterns]
+    if not patterns or None in firsts:
+        return None
+    starts = {TextView(c).norm or c for c in firsts if c is not None}
+    return re.compile(f"[{re.escape(''.join(sorted(starts)))}]")
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """What the ``ending`` signals publish, compiled."""
+
+    #: their whole-tail patterns (``None``: no ending signal with one)
+    tail: regex.Pattern[str] | None
+    #: where a tail may start (``None``: some tail has no published start)
+    starts: re.Pattern[str] | None
+    #: the published tail starts, and whether every ending signal publishes one
+    start_sources: list[str]
+    every_start: bool
+    span: int
+
+    @classmethod
+    def of(cls, enders: list[tuple[Signal, Triggers]]) -> _Ending:
+        tails = [t.hints.tail for _, t in enders if t.hints.tail is not None]
+        starts = [t.hints.tail_start for _, t in enders if t.hints.tail_start]
+        tail = regex.compile("|".join(f"(?:{p})" for p in tails), regex.VERSION1) if tails else None
+        with_tail_start = all(t.hints.tail_start for _, t in enders if t.hints.tail)
+        return cls(
+            tail=tail,
+            starts=_union(starts, re.compile) if tails and with_tail_start else None,
+            start_sources=starts if tails else [],
+            every_start=not tails or len(starts) == len(enders),
+            span=max([s.max_span for s, _ in enders], default=0),
+        )

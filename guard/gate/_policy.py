@@ -21,13 +21,21 @@ from __future__ import annotations
 import json
 import os
 import tomllib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from guard.errors import PolicyError
-from guard.models import Surface
+from guard.models import Hit, Signal, Surface
 from guard.signals import load_signals
 
 __all__ = [
@@ -37,7 +45,11 @@ __all__ = [
     "SurfaceRule",
     "check_policy",
     "check_policy_or_path",
+    "read_policy_file",
 ]
+
+#: top-level tables of a policy file that configure other components, not the gate
+OTHER_TABLES = frozenset({"serve"})
 
 _LEAK_CO = frozenset({"C", "G", "S", "B", "R", "A"})
 
@@ -111,9 +123,6 @@ class Policy(BaseModel):
     #: recovery strategy per tool name (for ``tool_arg`` leaks), e.g. ``apply_patch =
     #: "truncate_abort"``; tools not listed use ``tool_recovery``.
     recovery: dict[str, str] = Field(default_factory=dict)
-    #: settings of ``guard serve`` (dialect table, on_leak, limits); detection ignores them,
-    #: so one policy file serves the proxy, ``guard audit`` and ``guard eval`` alike
-    serve: dict[str, Any] = Field(default_factory=dict)
     #: the most hits one verdict keeps (the earliest, and always the first tripping one); the
     #: decision still weighs every hit, and ``Verdict.hits_total`` counts them. Bounds the memory
     #: a text dense with spellings costs.
@@ -121,6 +130,25 @@ class Policy(BaseModel):
     tool_recovery: str = "retry"
     text_recovery: str = "strip_tail"
     thinking_recovery: str = "strip_tail"
+    #: a tripping hit that carries every one of these codes is a forged tool result (a result's
+    #: opening written in model output): a stream ends before it whatever ``on_leak`` says, and
+    #: the verdict says so (``Verdict.forged``). Empty: no hit is a forgery.
+    forgery: frozenset[str] = frozenset({"H", "R"})
+    #: the co-signal that marks evidence past a tool argument's parse boundary: a stream, which
+    #: learns the boundary late, adds it to a hit once the boundary is known
+    boundary_signal: str = "T"
+    #: on ``mode="injection"`` surfaces, the anchor signals whose hits are reserved spellings
+    #: (the only ones run there)
+    reserved_signals: frozenset[str] = frozenset({"H"})
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_other_tables(cls, data: Any) -> Any:
+        # A policy file may carry the tables of other components (``[serve]``); they are not
+        # the gate's rules (see read_policy_file), and a mapping that still holds one loads.
+        if isinstance(data, dict) and OTHER_TABLES.intersection(data):
+            return {k: v for k, v in data.items() if k not in OTHER_TABLES}
+        return data
 
     @field_validator("surfaces")
     @classmethod
@@ -131,9 +159,11 @@ class Policy(BaseModel):
     def rule(self, surface: Surface) -> SurfaceRule:
         return self.surfaces[surface]
 
-    def effective_weights(self) -> dict[str, float]:
-        """Every signal's weight: its own default, or this policy's override."""
-        return {**{s.code: s.weight for s in load_signals()}, **self.weights}
+    def effective_weights(self, signals: Iterable[Signal] | None = None) -> dict[str, float]:
+        """Every signal's weight (of ``signals``, default every registered signal): its own
+        default, or this policy's override."""
+        every = load_signals() if signals is None else signals
+        return {**{s.code: s.weight for s in every}, **self.weights}
 
     def recovery_for(self, surface: Surface, tool_name: str | None = None) -> str:
         """The recovery strategy the policy names for a leak on ``surface``."""
@@ -144,6 +174,10 @@ class Policy(BaseModel):
         if surface is Surface.THINKING:
             return self.thinking_recovery
         return self.text_recovery
+
+    def forges(self, hit: Hit) -> bool:
+        """Whether ``hit`` (a tripping one) is a forged tool result (see :attr:`forgery`)."""
+        return bool(self.forgery) and self.forgery.issubset(hit.signals)
 
     def boundary_for(self, tool_name: str | None) -> str:
         if tool_name is not None and tool_name in self.boundaries:
@@ -159,22 +193,39 @@ class Policy(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> Policy:
-        """Load a policy from a ``.toml`` or ``.json`` file."""
-        path = Path(path)
-        suffix = path.suffix.lower()
-        if suffix not in (".toml", ".json"):
-            raise PolicyError(f"policy {path}: expected a .toml or .json file, got {suffix!r}")
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise PolicyError(f"cannot read policy {path}: {exc.strerror or exc}") from None
-        try:
-            data = tomllib.loads(raw.decode("utf-8")) if suffix == ".toml" else json.loads(raw)
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-            raise PolicyError(f"policy {path} is not valid {path.suffix[1:]}: {exc}") from None
-        if not isinstance(data, dict):
-            raise PolicyError(f"policy {path}: expected a table at the top level")
-        return cls.from_mapping(data)
+        """Load a policy from a ``.toml`` or ``.json`` file (its tables for other components,
+        such as ``[serve]``, are left to them: see :func:`read_policy_file`)."""
+        return read_policy_file(path)[0]
+
+
+def read_policy_file(path: str | Path) -> tuple[Policy, dict[str, dict[str, Any]]]:
+    """Read a ``.toml`` or ``.json`` policy file: the :class:`Policy`, and the tables that
+    configure other components (``OTHER_TABLES``: ``serve``, read by ``guard serve``) by name,
+    each a mapping. One file serves the proxy, ``guard audit`` and ``guard eval`` alike."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json"):
+        raise PolicyError(f"policy {path}: expected a .toml or .json file, got {suffix!r}")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise PolicyError(f"cannot read policy {path}: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8")) if suffix == ".toml" else json.loads(raw)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+        raise PolicyError(f"policy {path} is not valid {path.suffix[1:]}: {exc}") from None
+    if not isinstance(data, dict):
+        raise PolicyError(f"policy {path}: expected a table at the top level")
+    others: dict[str, dict[str, Any]] = {}
+    for name in OTHER_TABLES:
+        if name in data:
+            table = data.pop(name)
+            if not isinstance(table, dict):
+                raise PolicyError(
+                    f"policy {path}: [{name}] must be a table, got {type(table).__name__}"
+                )
+            others[name] = table
+    return Policy.from_mapping(data), others
 
 
 DEFAULT_POLICY = Policy()

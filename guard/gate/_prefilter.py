@@ -389,11 +389,14 @@ def prefilter(
     disabled: frozenset[str] = frozenset(),
     *,
     tools_known: bool = True,
+    signals: tuple[Signal, ...] | None = None,
 ) -> Prefilter | None:
     """The prefilter for texts on ``surfaces``, or ``None`` when some anchor signal there
     promises nothing (every text must be judged). ``tools_known=False`` says the texts are
-    judged without declared tools, so signals that need them are left out."""
-    return _prefilter(dialect, surfaces, disabled, load_signals(), tools_known)
+    judged without declared tools, so signals that need them are left out. ``signals``: the
+    signal set (default: every registered signal)."""
+    every = load_signals() if signals is None else signals
+    return _prefilter(dialect, surfaces, disabled, every, tools_known)
 
 
 @cache
@@ -417,33 +420,34 @@ def _prefilter(
         if signal.kind != "anchor" or signal.code in disabled or not surfaces & signal.surfaces:
             continue
         triggers = signal.triggers(dialect)
-        if triggers.needs_tools and not tools_known:
+        promise, hints = triggers.detection, triggers.hints
+        if promise.needs_tools and not tools_known:
             continue
-        if triggers.always:
+        if promise.always:
             return None
-        opening.update(triggers.opening)
-        if triggers.scope == "opening":
-            if triggers.lead is None:
+        opening.update(hints.opening)
+        if promise.scope == "opening":
+            if hints.lead is None:
                 return None  # an opening signal that promises nothing: judge every text
-            leads.append(f"(?:{triggers.lead})")
-        elif triggers.scope == "ending":
-            if not triggers.literals and triggers.pattern is None:
+            leads.append(f"(?:{hints.lead})")
+        elif promise.scope == "ending":
+            if not promise.literals and promise.pattern is None:
                 return None
-            ending_literals.update(triggers.literals)
-            for lit in triggers.literals:
+            ending_literals.update(promise.literals)
+            for lit in promise.literals:
                 # a literal two signals publish keeps a promise only if both make one
                 known = ending_last.get(lit)
                 if known is None:
-                    ending_last[lit] = triggers.last
+                    ending_last[lit] = promise.last
                 else:
-                    ending_last[lit] = known + triggers.last if known and triggers.last else ""
-            if triggers.pattern is not None:
-                ending.append(f"(?:{triggers.pattern})")
+                    ending_last[lit] = known + promise.last if known and promise.last else ""
+            if promise.pattern is not None:
+                ending.append(f"(?:{promise.pattern})")
             ending_span = max(ending_span, signal.max_span)
         else:
-            literals.update(triggers.literals)
-            if triggers.pattern is not None:
-                patterns.append(f"(?:{triggers.pattern})")
+            literals.update(promise.literals)
+            if promise.pattern is not None:
+                patterns.append(f"(?:{promise.pattern})")
     return Prefilter(
         tuple(literals),
         re.compile("|".join(patterns)) if patterns else None,

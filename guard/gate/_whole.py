@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import cache
 from itertools import compress, filterfalse
 from operator import attrgetter
@@ -41,11 +41,15 @@ ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
 
 
 def _signals_for(
-    surface: Surface, dialect: Dialect, policy: Policy, scopes: frozenset[str]
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    scopes: frozenset[str],
+    every: tuple[Signal, ...],
 ) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
     """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
     evidence extends a hit's cut."""
-    return _signals_cached(surface, dialect, policy.disabled, scopes, load_signals())
+    return _signals_cached(surface, dialect, policy.disabled, scopes, every)
 
 
 @cache
@@ -63,23 +67,23 @@ def _signals_cached(
         if surface not in signal.surfaces or signal.code in disabled:
             continue
         if signal.kind == "anchor":
-            if signal.triggers(dialect).scope in scopes:
+            if signal.triggers(dialect).detection.scope in scopes:
                 anchors.append(signal)
         else:
             cos.append(signal)
-            if signal.triggers(dialect).extends:
+            if signal.triggers(dialect).detection.extends:
                 extends.add(signal.code)
     return tuple(anchors), tuple(cos), frozenset(extends)
 
 
 @cache
 def _ranks(every: tuple[Signal, ...]) -> dict[str, int]:
+    """Each signal's ``order`` (its place in labels such as ``M+C+S``) by code."""
     return {signal.code: signal.order for signal in every}
 
 
-def _rank(code: str) -> int:
-    """A signal's ``order`` (its place in labels such as ``M+C+S``); unknown codes last."""
-    return _ranks(load_signals()).get(code, 1 << 30)
+#: the rank of a code no signal has: last
+_UNRANKED = 1 << 30
 
 
 @cache
@@ -90,10 +94,14 @@ def _prefilter_for(
     every: tuple[Signal, ...],
     tools_known: bool,
 ) -> Prefilter | None:
-    return prefilter(dialect, frozenset({surface}), disabled, tools_known=tools_known)
+    return prefilter(
+        dialect, frozenset({surface}), disabled, tools_known=tools_known, signals=every
+    )
 
 
-def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]]:
+def _attach(
+    anchors: list[Hit], support: list[Hit], every: tuple[Signal, ...]
+) -> dict[int, tuple[Hit, ...]]:
     """The co-signal hits that support each anchor, by the anchor's index (anchors with none
     are absent: a dense text has many anchors and few co-signals)."""
     if not support:
@@ -113,8 +121,9 @@ def _attach(anchors: list[Hit], support: list[Hit]) -> dict[int, tuple[Hit, ...]
         if i >= 0 and hit.start < max(anchors[i].end, anchors[i].start + 1):
             attached[i].append(hit)
     out = {}
+    ranks = _ranks(every)
     for i, extra in attached.items():
-        extra.sort(key=lambda h: (_rank(h.code), h.start))
+        extra.sort(key=lambda h: (ranks.get(h.code, _UNRANKED), h.start))
         out[i] = tuple(extra)
     return out
 
@@ -196,6 +205,7 @@ def find_hits(
     tools: frozenset[str] | None = None,
     scopes: frozenset[str] = ALL_SCOPES,
     code: CodeRanges | None = None,
+    signals: tuple[Signal, ...] | None = None,
 ) -> list[Hit]:
     """Anchors found in ``text`` with their co-signals attached, sorted, offsets shifted by
     ``offset`` (``text`` may be a window of a longer text); no trip decision yet.
@@ -203,12 +213,14 @@ def find_hits(
     the text ends where the whole text ends; ``reasoning`` and ``tools`` are the message's
     context (``None``: unknown); ``scopes`` selects the anchor signals by scope. With ``code``
     (closed code of ``text``, in its own offsets), hits inside it come back decided as in code
-    (see :func:`decide`) and the co-signals are told to skip them."""
+    (see :func:`decide`) and the co-signals are told to skip them. ``signals``: the signal set
+    (default: every registered signal)."""
     rule = policy.rule(surface)
     view = TextView(text)
-    anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes)
+    every = load_signals() if signals is None else signals
+    anchor_signals, co_signals, extends = _signals_for(surface, dialect, policy, scopes, every)
     if rule.mode == "injection":
-        anchor_signals = tuple(s for s in anchor_signals if s.code == "H")
+        anchor_signals = tuple(s for s in anchor_signals if s.code in policy.reserved_signals)
         co_signals = ()
     ctx = ScanContext(
         dialect=dialect,
@@ -249,7 +261,7 @@ def find_hits(
             support.extend(signal.scan(view, ctx))
         if support and min(map(_START, support)) < 0:
             _negative(min(support, key=_START))
-    attached = _attach(anchors, support)
+    attached = _attach(anchors, support, every)
     if offset:
         out = [
             _compose(anchor, attached.get(i, ()), offset, extends)
@@ -357,13 +369,16 @@ def make_verdict(
     in_code: int | None = None,
     *,
     announce: bool = True,
+    forges: Callable[[Hit], bool] | None = None,
 ) -> Verdict:
     """A leak verdict from decided, sorted hits (and the ``guard.leak`` event when it is one).
     ``text_for_preview`` holds the text from ``preview_offset`` on, for the redacted preview;
     the verdict keeps at most ``max_hits`` of them (see :class:`~guard.models.Verdict`).
     ``in_code``, when the caller has counted them, is how many hits are in closed code.
     ``announce=False`` leaves the event out: a caller that asks again for the verdict of a
-    finding it already announced (a stream's monitor) logs each finding once."""
+    finding it already announced (a stream's monitor) logs each finding once. ``forges`` (the
+    policy's :meth:`~guard.gate.Policy.forges`) says whether the first tripping hit is a forged
+    tool result (``Verdict.forged``)."""
     # a hit in closed code never trips: when all are, there is nothing to look for
     tripping = [] if in_code == len(hits) else list(compress(hits, map(_TRIPS, hits)))
     leak = bool(tripping)
@@ -378,6 +393,7 @@ def make_verdict(
         cut=min(h.cut for h in tripping) if leak else None,
         score=sum(h.score for h in tripping),
         reason=_reason(surface, hits, tripping, in_code),
+        forged=leak and forges is not None and forges(tripping[0]),
         tool_name=tool_name,
     )
     if leak and announce:
@@ -406,12 +422,15 @@ def evaluate(
     tool_name: str | None = None,
     reasoning: bool | None = None,
     tools: frozenset[str] | None = None,
+    signals: tuple[Signal, ...] | None = None,
 ) -> Verdict:
     """Judge ``text`` on ``surface``; arguments are already validated (see :func:`guard.detect`).
     ``reasoning`` (did the message carry a reasoning part?) and ``tools`` (the declared tool
-    names) default to unknown."""
+    names) default to unknown; ``signals`` to every registered signal (see
+    :class:`~guard.gate.Detector`)."""
     rule = policy.rule(surface)
-    clean = _prefilter_for(dialect, surface, policy.disabled, load_signals(), tools is not None)
+    every = load_signals() if signals is None else signals
+    clean = _prefilter_for(dialect, surface, policy.disabled, every, tools is not None)
     if clean is not None and not clean.could_hit(text):
         # the common case: no signal's trigger is in the text, so no hit can be
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
@@ -430,6 +449,7 @@ def evaluate(
         reasoning=reasoning,
         tools=tools,
         code=code,
+        signals=every,
     )
     if not hits:
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
@@ -437,14 +457,21 @@ def evaluate(
         return injection_verdict(surface, dialect, hits, tool_name, policy.max_hits)
     in_code = sum(map(_IN_CODE, hits))
     if in_code < len(hits):
-        weights = policy.effective_weights()
+        weights = policy.effective_weights(every)
         # fresh from find_hits and not shared yet: decided in place
         for hit in filterfalse(_IN_CODE, hits):
             if _trips(hit, rule) or _trips_with(hit, rule):
                 hit.trips = True
                 hit.score = sum(weights.get(code, 0.0) for code in hit.signals)
     return make_verdict(
-        text, surface, dialect, hits, tool_name, max_hits=policy.max_hits, in_code=in_code
+        text,
+        surface,
+        dialect,
+        hits,
+        tool_name,
+        max_hits=policy.max_hits,
+        in_code=in_code,
+        forges=policy.forges,
     )
 
 
@@ -465,6 +492,7 @@ def injection_verdict(
         if h.evidence not in escapes:
             escapes[h.evidence] = escape(h.evidence, dialect) != h.evidence
     spellings = tuple(e for e, changed in escapes.items() if changed)
+    codes = tuple(dict.fromkeys(h.code for h in hits if escapes[h.evidence]))
     kept = tuple(hits[:max_hits])
     reason = (
         f"injection on {surface.value}: {len(spellings)} reserved spelling(s), escape required"
@@ -475,7 +503,7 @@ def injection_verdict(
         leak=False,
         surface=surface,
         dialect=dialect.name,
-        signals=("H",) if spellings else (),
+        signals=codes,
         hits=kept,
         hits_dropped=len(hits) - len(kept),
         reason=reason,

@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from guard.models._recovery import Retry as Retry
     from guard.models._recovery import Split as Split
     from guard.models._registry import Registry as Registry
+    from guard.models._signal import Detection as Detection
     from guard.models._signal import Signal as Signal
+    from guard.models._signal import StreamHints as StreamHints
     from guard.models._signal import Triggers as Triggers
     from guard.models._surface import Surface as Surface
     from guard.models._text import TextView as TextView
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "Abort": "guard.models._recovery",
     "CallSplit": "guard.models._recovery",
+    "Detection": "guard.models._signal",
     "Dialect": "guard.models._dialect",
     "Event": "guard.models._events",
     "Hit": "guard.models._evidence",
@@ -63,6 +66,7 @@ _EXPORTS: dict[str, str] = {
     "Scanner": "guard.models._events",
     "Signal": "guard.models._signal",
     "Split": "guard.models._recovery",
+    "StreamHints": "guard.models._signal",
     "Surface": "guard.models._surface",
     "Text": "guard.models._events",
     "TextView": "guard.models._text",
@@ -79,6 +83,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "Abort",
     "CallSplit",
+    "Detection",
     "Dialect",
     "Event",
     "Hit",
@@ -94,6 +99,7 @@ __all__ = [
     "Scanner",
     "Signal",
     "Split",
+    "StreamHints",
     "Surface",
     "Text",
     "TextView",

@@ -147,6 +147,9 @@ class Verdict(BaseModel):
     score: float = 0.0
     reason: str = "clean"
     injection: tuple[str, ...] = ()
+    #: the first tripping hit is a forged tool result, as the policy defines one (decided by
+    #: the gate; streams, proxies and metrics read it)
+    forged: bool = False
     part: str | None = None
     tool_name: str | None = None
 

@@ -1,29 +1,32 @@
 """The signal protocol: what a detector is and what it publishes about itself.
 
 A signal is the one home of its knowledge. Besides ``scan`` it publishes what others need to
-know without running it: the literals that every hit contains (so the audit prefilter and the
-stream's trigger search can skip clean text), the spellings that trip at their own start (so a
-stream holds back a tail that may still become one), how far around an anchor it reads (so a
-stream knows when an anchor's evidence is complete), and its rank and default weight.
+know without running it: its detection promise, the literals or pattern that every hit's text
+holds (so the audit prefilter and the stream's trigger search can skip clean text); optional
+stream hints, the spellings that trip at their own start (so a stream holds back a tail that
+may still become one); how far around an anchor it reads (so a stream knows when an anchor's
+evidence is complete); and its rank and default weight.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from dataclasses import dataclass, fields
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from guard.models._dialect import Dialect
 from guard.models._evidence import Hit, ScanContext
 from guard.models._surface import Surface
 from guard.models._text import TextView
 
-__all__ = ["Signal", "Triggers"]
+__all__ = ["Detection", "Signal", "StreamHints", "Triggers"]
 
 
 @dataclass(frozen=True, slots=True)
-class Triggers:
-    """What a signal promises about its hits, for one dialect.
+class Detection:
+    """The promise every signal makes about its hits, for one dialect: which texts can hold
+    one. Prefilters (the audit's, ``guard.detect``'s) and the stream's trigger search rely on
+    it; a wrong promise loses hits.
 
     Attributes:
         literals: every hit this signal finds on its own lies in a text that contains one of
@@ -38,6 +41,36 @@ class Triggers:
         needs_tools: the signal fires only when the request's declared tools are known
             (``ScanContext.tools`` is not ``None``); a prefilter for a scan without them leaves
             the signal out (so ``always`` costs nothing there).
+        scope: ``anywhere`` (hits are found in any window of the text), ``opening`` (hits only
+            at the start of the text, decided by its first ``max_span`` characters) or
+            ``ending`` (hits only at the end of the text, decided when the text is final). A
+            stream runs ``opening`` signals once on the opening and ``ending`` signals once at
+            the end.
+        last: for ``ending`` signals, the characters one of which ends (before trailing
+            blanks) every text the signal fires on, itself or its normalised view: a call written
+            as text ends in ``}`` or ``>``. Empty: no promise. Prefilters look for the signal's
+            literals only in texts that end so.
+        extends: for a co-signal: its evidence lies before the anchor and is part of the leak,
+            so the hit's cut starts at it (the channel word before a marker).
+    """
+
+    literals: tuple[str, ...] = ()
+    pattern: str | None = None
+    always: bool = False
+    needs_tools: bool = False
+    scope: Literal["anywhere", "opening", "ending"] = "anywhere"
+    last: str = ""
+    extends: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StreamHints:
+    """Optional: what a stream must hold back so it never shows text a later delta turns into
+    a hit. A signal whose hits are announced by a literal or pattern that arrives whole needs
+    none; one whose spelling trips at its own start (so a prefix of it at the end of what has
+    arrived may still become one) publishes the spellings here.
+
+    Attributes:
         hold_words: literal spellings (normalised view) that can trip at their own start, or
             that start the tail of an ending signal; a stream holds back a tail that is a prefix
             of one until the next delta decides.
@@ -47,13 +80,6 @@ class Triggers:
         glue: characters that belong to a hit when glued right before one of its hold words
             (closing brackets and quotes of a stripped call); a stream holds them with the word,
             and holds a tail of them until the next delta shows what follows.
-        extends: for a co-signal: its evidence lies before the anchor and is part of the leak,
-            so the hit's cut starts at it (the channel word before a marker).
-        scope: ``anywhere`` (hits are found in any window of the text), ``opening`` (hits only
-            at the start of the text, decided by its first ``max_span`` characters) or
-            ``ending`` (hits only at the end of the text, decided when the text is final). A
-            stream runs ``opening`` signals once on the opening and ``ending`` signals once at
-            the end, and holds back what they may still claim (``lead``, ``tail``).
         lead: for ``opening`` signals, a regex source (``regex`` syntax) matched partially
             against the start of the normalised text: while it matches and fewer than
             ``max_span`` characters have arrived, a stream holds the whole text back.
@@ -63,26 +89,60 @@ class Triggers:
         tail_start: for ``ending`` signals, a regex source (``re`` syntax) matching where such
             a tail may begin (its first characters, at most 64), so a stream tries only those
             places; a prefix of a tail start that is a word belongs in ``hold_words``.
-        last: for ``ending`` signals, the characters one of which ends (before trailing
-            blanks) every text the signal fires on, itself or its normalised view: a call written
-            as text ends in ``}`` or ``>``. Empty: no promise. Prefilters look for the signal's
-            literals only in texts that end so.
     """
 
-    literals: tuple[str, ...] = ()
-    pattern: str | None = None
-    always: bool = False
-    needs_tools: bool = False
     hold_words: tuple[str, ...] = ()
     hold_patterns: tuple[str, ...] = ()
     opening: tuple[str, ...] = ()
     glue: str = ""
-    extends: bool = False
-    scope: Literal["anywhere", "opening", "ending"] = "anywhere"
     lead: str | None = None
     tail: str | None = None
     tail_start: str | None = None
-    last: str = ""
+
+
+_DETECTION = frozenset(f.name for f in fields(Detection))
+_HINTS = frozenset(f.name for f in fields(StreamHints))
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Triggers:
+    """What a signal publishes for one dialect: its :class:`Detection` promise and its
+    optional :class:`StreamHints`.
+
+    Built either from the two parts (``Triggers(Detection(literals=("<|",)))``) or from their
+    fields as keywords (``Triggers(literals=("<|",), hold_words=("assistant",))``); each field
+    is also readable here (``triggers.literals``).
+    """
+
+    detection: Detection
+    hints: StreamHints
+
+    def __init__(
+        self,
+        detection: Detection | None = None,
+        hints: StreamHints | None = None,
+        **fields: Any,
+    ) -> None:
+        unknown = set(fields) - _DETECTION - _HINTS
+        if unknown:
+            raise TypeError(
+                f"Triggers() got unexpected keyword(s) {', '.join(sorted(unknown))}; expected"
+                f" fields of Detection or StreamHints"
+            )
+        own = {k: v for k, v in fields.items() if k in _DETECTION}
+        hinted = {k: v for k, v in fields.items() if k in _HINTS}
+        if (own and detection is not None) or (hinted and hints is not None):
+            raise TypeError("Triggers(): pass a part or its fields, not both")
+        object.__setattr__(self, "detection", detection or Detection(**own))
+        object.__setattr__(self, "hints", hints or StreamHints(**hinted))
+
+    def __getattr__(self, name: str) -> Any:
+        # only called for names that are not the two parts: a field of one of them
+        if name in _DETECTION:
+            return getattr(self.detection, name)
+        if name in _HINTS:
+            return getattr(self.hints, name)
+        raise AttributeError(f"'Triggers' object has no attribute {name!r}")
 
 
 @runtime_checkable

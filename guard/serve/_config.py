@@ -9,7 +9,7 @@ from typing import Any
 
 from guard.dialects import MODEL_DIALECTS, dialect_for_model, get_dialect
 from guard.errors import ConfigError, PolicyError
-from guard.gate import DEFAULT_POLICY, Policy, check_policy
+from guard.gate import DEFAULT_POLICY, Policy, check_policy, read_policy_file
 from guard.serve._secrets import mask_url
 from guard.stream import OnLeak, check_on_leak
 
@@ -212,8 +212,8 @@ def load_policy_file(path: str | Path) -> tuple[Policy, dict[str, Any]]:
     (``dialects``, ``on_leak``, ``max_body_bytes``, ``read_timeout``, ``total_timeout``,
     ``allow_passthrough``),
     the rest is the :class:`guard.Policy`. Returns both."""
-    policy = Policy.load(path)  # the one reader of policy files; it keeps [serve] as data
-    serve = dict(policy.serve)
+    policy, tables = read_policy_file(path)  # the one reader of policy files
+    serve = dict(tables.get("serve", {}))
     secrets = sorted(set(serve) & set(_SECRET_KEYS))
     if secrets:
         raise PolicyError(

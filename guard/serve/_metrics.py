@@ -119,7 +119,7 @@ class Metrics:
         for verdict in observation.verdicts:
             if not verdict.leak:
                 continue
-            kind = "forgery" if "R" in verdict.signals else "leak"
+            kind = "forgery" if verdict.forged else "leak"
             for signal in verdict.signals or ("-",):
                 self.findings.labels(kind, signal, verdict.surface.value, verdict.dialect).inc()
         dropped = fields.get("chars_dropped")

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from guard._log import get_logger
 from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor
-from guard.models import Hit, Outcome, Surface, Verdict
+from guard.models import Outcome, Surface, Verdict
 from guard.stream._queue import Key, key_name
 
 __all__ = ["ON_LEAK", "Decisions", "OnLeak", "check_on_leak", "first_tripped", "shift"]
@@ -80,7 +80,7 @@ class Decisions:
             hits = [hit] if hit is not None else []
             if final:
                 hits += [h for h in m.verdict().hits if h.trips]
-            if any(_forged_result(h) for h in hits):
+            if any(self.policy.forges(h) for h in hits):
                 self.forged = True
                 _log.warning("guard.stream.forgery", surface=key[1], action="report")
                 return
@@ -90,7 +90,7 @@ class Decisions:
         m = monitors[key]
         hit = m.tripped
         assert hit is not None
-        forged_result = _forged_result(hit)
+        forged_result = self.policy.forges(hit)
         if forged_result:
             self.forged = True
         self.cut[key_name(key)] = m.release
@@ -120,11 +120,6 @@ class Decisions:
         outcome: Outcome = strategy.apply(value, shift(verdict, -base))
         _log.info("guard.stream.recovered", strategy=outcome.strategy, kind=outcome.kind)
         return outcome
-
-
-def _forged_result(hit: Hit) -> bool:
-    """A tool result's opening written in model output (an H hit with co-signal R)."""
-    return hit.code == "H" and "R" in hit.signals
 
 
 def shift(verdict: Verdict, by: int) -> Verdict:

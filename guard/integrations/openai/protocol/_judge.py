@@ -54,15 +54,6 @@ class GuardResult:
         return bool(self.cut or self.dropped)
 
 
-def _forged(verdict: Verdict) -> bool:
-    """The verdict's first tripping hit opens a tool result: a forgery (as in the stream)."""
-    tripping = [h for h in verdict.hits if h.trips] or list(verdict.hits)
-    if not tripping:
-        return False
-    first = min(tripping, key=lambda h: h.start)
-    return first.code == "H" and "R" in first.signals
-
-
 @dataclass
 class _Plan:
     """What to do to a response, decided on the original before anything is copied."""
@@ -116,7 +107,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
         if not verdict.leak or settings.on_leak == "report":
             continue
         cut = verdict.cut if verdict.cut is not None else 0
-        forged = _forged(verdict)
+        forged = verdict.forged
         plan.forged = plan.forged or forged
         if settings.on_leak == "abort" and not forged:
             if abort == "raise":

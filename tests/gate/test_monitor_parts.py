@@ -1,0 +1,54 @@
+"""The parts a surface monitor drives: its window and its hold-back rules (the settler is
+exercised through the monitor: tests/stream, tests/gate/test_gate.py)."""
+
+from __future__ import annotations
+
+import guard
+from guard.gate import stream_plan
+from guard.gate._holds import bracket_hold, ending_hold, lead_state, word_hold
+from guard.gate._window import TRIM_STEP, Window
+from guard.models import Surface
+
+PLAN = stream_plan(guard.get_dialect("harmony"), Surface.TEXT, frozenset())
+
+
+def _held(rule: object, text: str) -> int:
+    assert callable(rule)
+    at = rule(PLAN, text, len(text))
+    assert isinstance(at, int)
+    return at
+
+
+def test_the_window_keeps_a_tail_queues_quiet_deltas_and_trims() -> None:
+    window = Window(4)
+    window.append("abc")
+    window.append("defg")
+    assert window.tail == "defg" and window.text == "abcdefg"
+    window.lazy.extend(["hi", "jk"])
+    assert window.catch_up() == "hijk" and not window.lazy and window.catch_up() == ""
+    assert window.tail == "hijk" and window.read(2, 5) == "cde"
+    window.trim(TRIM_STEP)  # not worth a copy yet
+    assert window.base == 0
+    window.append("x" * (2 * TRIM_STEP))
+    window.trim(TRIM_STEP + 5)
+    assert window.base == TRIM_STEP + 5
+    assert window.read(TRIM_STEP + 5) == window.text and len(window.text) == TRIM_STEP + 6
+
+
+def test_a_tail_that_may_still_become_a_spelling_is_held() -> None:
+    # a glued word spelling (`assistantfinal`) and a bracket spelling (`<|channel|>`) that
+    # have only begun
+    assert _held(word_hold, "hello assistantfi") == len("hello ")
+    assert _held(bracket_hold, "hi <|chan") == len("hi ")
+    # a complete spelling is the gate's business, not a hold
+    text = "hi <|channel|> ok"
+    assert _held(bracket_hold, text) == len(text)
+
+
+def test_the_opening_and_the_ending_rules() -> None:
+    assert lead_state(PLAN, "Hello there.") is False
+    assert lead_state(PLAN, "The user asks") is True
+    assert lead_state(PLAN, "We need to") is None  # a partial lead: a later delta decides
+    call = 'Sure: {"name": "get_weather", "arguments": {'
+    assert ending_hold(PLAN, call, 100) == 100 + call.index("{")
+    assert ending_hold(PLAN, "plain text.", 5) is None
