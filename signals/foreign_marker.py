@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
-from guard.dialects import DIALECTS
+from guard.dialects import DIALECTS, table_version
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 from ._common import hit_from_norm
@@ -33,9 +33,13 @@ _SHAPED = re.compile(r"[|\uff5c\u2581]|^[\[\]].*[\[\]]")
 _CALL_WORD = re.compile(r"tool|call", re.IGNORECASE)
 
 
-@cache
 def _foreign(dialect: Dialect) -> tuple[str, ...]:
     """The other dialects' call and section markers that ``dialect`` does not reserve."""
+    return _foreign_in(dialect, table_version())
+
+
+@cache
+def _foreign_in(dialect: Dialect, version: int) -> tuple[str, ...]:
     own = set(dialect.reserved)
     found: dict[str, None] = {}
     for other in DIALECTS.values():
@@ -49,8 +53,12 @@ def _foreign(dialect: Dialect) -> tuple[str, ...]:
     return tuple(found)
 
 
-@cache
 def _pattern(dialect: Dialect) -> re.Pattern[str] | None:
+    return _pattern_in(dialect, table_version())
+
+
+@cache
+def _pattern_in(dialect: Dialect, version: int) -> re.Pattern[str] | None:
     spellings = sorted({TextView(s).norm for s in _foreign(dialect)}, key=len, reverse=True)
     return re.compile("|".join(map(re.escape, spellings))) if spellings else None
 

@@ -4,6 +4,7 @@ replacement; the guard.dialects entry point group; the docs example runs as prin
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -24,6 +25,7 @@ from guard.dialects import (
     get_dialect,
     register,
     registered_dialects,
+    table_version,
     unregister,
 )
 from guard.errors import PluginError, UnknownNameError
@@ -262,3 +264,24 @@ def test_a_stream_flags_a_forged_result(acme: Dialect) -> None:
     relayed = "".join(stream)
     assert stream.forged
     assert "<|acme_result|>" not in relayed and relayed.startswith("Sure.")
+
+
+def test_caches_over_every_dialect_follow_the_table() -> None:
+    """A cache that reads every dialect (X's foreign markers, the proxy's merged request
+    dialect) sees a registration made after its first use, and a replacement under the same
+    name."""
+    from guard.signals.foreign_marker import _foreign
+    from guard.wire import request_dialect
+
+    glm = get_dialect("glm")
+    assert "<|acme_call|>" not in _foreign(glm)
+    version = table_version()
+    register(ACME)
+    assert table_version() != version
+    assert "<|acme_call|>" in _foreign(glm)
+    assert "<|acme_call|>" in request_dialect("acme-1", pinned="glm").reserved
+    register(dataclasses.replace(ACME, reserved=("<|acme_other|>",)), replace=True)
+    merged = request_dialect("acme-1", pinned="glm").reserved
+    assert "<|acme_other|>" in merged and "<|acme_call|>" not in merged
+    unregister("acme")
+    assert "<|acme_call|>" not in _foreign(glm)

@@ -18,6 +18,7 @@ from guard.dialects._table import (
     register,
     registered_dialects,
     registered_models,
+    table_version,
     unregister,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "register",
     "registered_dialects",
     "registered_models",
+    "table_version",
     "unregister",
 ]

@@ -82,6 +82,7 @@ _ALIASES: dict[str, str] = {}
 _MODELS: dict[str, str] = {}
 _LOCK = threading.RLock()
 _loaded = False
+_version = 0
 
 
 def _key(name: str) -> str:
@@ -99,6 +100,14 @@ def _rebuild() -> None:
         for key in d.models:
             _MODELS.setdefault(_key(key), d.name)
     _union.cache_clear()
+    global _version
+    _version += 1
+
+
+def table_version() -> int:
+    """A number that changes whenever :func:`register` or :func:`unregister` changes the table,
+    for caches that read every dialect (they key on it)."""
+    return _version
 
 
 def register(dialect: Dialect, *, replace: bool = False) -> None:

@@ -258,8 +258,7 @@ def _strings(value: Any) -> list[str]:
 
 
 @cache
-def _merged(names: tuple[str, ...]) -> Dialect:
-    ds = [get_dialect(n) for n in names]
+def _merged(ds: tuple[Dialect, ...]) -> Dialect:
     if len(ds) == 1:
         return ds[0]
 
@@ -305,7 +304,7 @@ def request_dialect(
     hinted = get_dialect(dialect_for_model(model)).name
     if hinted not in names and hinted != ALL:
         names.append(hinted)
-    return _merged(tuple(names))
+    return _merged(tuple(get_dialect(n) for n in names))
 
 
 def prepare_request(
