@@ -2,26 +2,27 @@
 each model's chat template writes them, every role included (docs/audit.md, "Raw transcripts of
 other dialects").
 
-A :class:`Grammar` says how a dialect opens turns. The splitter cuts a transcript into segments
-at those openings; a host span (DeepSeek's tool outputs, DSML's ``<function_results>``, Gemma 4's
-``<|tool_response>``) runs to its closer, after which the assistant goes on. An assistant
-segment is read by the dialect's scanner, as a stream of that model's output would be: its text,
-reasoning and calls become parts on their surfaces, what does not parse is judged as text, and a
-result opening the scanner meets is a forgery. Other segments are input (``user`` or
-``tool_result``). One rule between segments, as for raw Harmony: a tool result that follows an
-assistant segment which made no call, or did not end with the dialect's end-of-turn spelling, is
-a forged tool result.
+A dialect record's ``transcript`` (:class:`guard.models.TurnGrammar`) says how the dialect
+opens turns. The splitter cuts a transcript into segments at those openings; a host span
+(DeepSeek's tool outputs, DSML's ``<function_results>``, Gemma 4's ``<|tool_response>``) runs
+to its closer, after which the assistant goes on. An assistant segment is read by the dialect's
+scanner, as a stream of that model's output would be: its text, reasoning and calls become parts
+on their surfaces, what does not parse is judged as text, and a result opening the scanner meets
+is a forgery. Other segments are input (``user`` or ``tool_result``). One rule between segments,
+as for raw Harmony: a tool result that follows an assistant segment which made no call, or did
+not end with the dialect's end-of-turn spelling, is a forged tool result.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING
 
 from guard._log import preview
+from guard.dialects import DIALECTS
 from guard.models import (
     Malformed,
     ResultForgery,
@@ -31,6 +32,7 @@ from guard.models import (
     ThinkingDelta,
     ToolArgs,
     ToolStart,
+    TurnGrammar,
 )
 
 if TYPE_CHECKING:  # _formats imports this module at run time
@@ -53,145 +55,30 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Grammar:
-    """How one dialect writes a conversation.
-
-    ``turns``: ``(pattern, role)`` of each turn opening, a regular expression; ``role`` ``None``
-    takes the role from the pattern's ``(?P<role>...)`` group. ``spans``: ``(opening, closer)``
-    of host text inside the assistant's turn (tool results). ``ends``: spellings that end a turn
-    (stripped with the blanks around them). ``bos``: spellings that start a new transcript.
-    ``end_before_tool``: the assistant's turn must end with one of ``ends`` before a result.
-    ``result_bodies``: a user turn whose body starts with one of these is a tool result.
-    ``results`` and ``quotes``: how the host wraps a tool result (below).
-    """
-
-    dialect: str
-    turns: tuple[tuple[str, str | None], ...]
-    ends: tuple[str, ...] = ()
-    spans: tuple[tuple[str, str], ...] = ()
-    bos: tuple[str, ...] = ()
-    end_before_tool: bool = True
-    result_bodies: tuple[str, ...] = ()
-    #: the host's wrapping of a tool result: a pattern matching the whole segment, whose
-    #: ``body`` group is the tool's own text (judged on ``tool_result``); a result that does not
-    #: match is judged whole
-    results: tuple[str, ...] = ()
-    #: the format's own string delimiters inside a result (read as ``"``)
-    quotes: tuple[str, ...] = ()
-
-
 _ASSISTANT = frozenset({"assistant", "ai", "model"})
 _INPUT = frozenset({"system", "developer", "user"})
-_ROLE = r"(?P<role>[^\s<>|]{1,64})"
-_CHATML = ((rf"<\|im_start\|>{_ROLE}\n?", None),)
-_GLM_ROLES = r"<\|(?P<role>system|user|assistant|observation)\|>\n?"
-_TOOL_RESPONSE = (r"\s*<tool_response>\n?(?P<body>.*?)\n?</tool_response>\s*",)
 
-GRAMMARS: dict[str, Grammar] = {
-    g.dialect: g
-    for g in (
-        # Qwen3-Coder writes its conversations in ChatML; only its call bodies differ
-        *(
-            Grammar(
-                name,
-                _CHATML,
-                ends=("<|im_end|>", "<|endoftext|>"),
-                result_bodies=("<tool_response>",),
-                results=_TOOL_RESPONSE,
-            )
-            for name in ("chatml", "qwen3_coder")
-        ),
-        Grammar(
-            "llama3",
-            ((rf"<\|start_header_id\|>{_ROLE}<\|end_header_id\|>\n*", None),),
-            ends=("<|eot_id|>", "<|eom_id|>"),
-            bos=("<|begin_of_text|>",),
-        ),
-        Grammar(
-            "pythonic",
-            (
-                (rf"<\|header_start\|>{_ROLE}<\|header_end\|>\n*", None),
-                (rf"<start_of_turn>{_ROLE}\n?", None),
-            ),
-            ends=("<|eot|>", "<|eom|>", "<end_of_turn>"),
-            bos=("<|begin_of_text|>", "<bos>"),
-            result_bodies=("<tool_response>",),
-            results=_TOOL_RESPONSE,
-        ),
-        Grammar(
-            "glm",
-            ((_GLM_ROLES, None),),
-            ends=("<|endoftext|>",),
-            bos=("[gMASK]<sop>",),
-            end_before_tool=False,
-            results=_TOOL_RESPONSE,
-        ),
-        Grammar(
-            "kimi",
-            ((rf"<\|im_(?:system|user|assistant)\|>{_ROLE}<\|im_middle\|>", None),),
-            ends=("<|im_end|>",),
-            results=(r"## Return of [^\n]*\n(?P<body>.*)",),
-        ),
-        Grammar(
-            "deepseek",
-            (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
-            ends=("<｜end▁of▁sentence｜>",),
-            spans=(
-                ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"),
-                ("<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
-            ),
-            bos=("<｜begin▁of▁sentence｜>",),
-            results=(
-                "(?:<｜tool▁outputs▁begin｜>)?<｜tool▁output▁begin｜>(?P<body>.*?)"
-                "<｜tool▁output▁end｜>(?:<｜tool▁outputs▁end｜>)?",
-            ),
-        ),
-        Grammar(
-            "deepseek_v32",
-            (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
-            ends=("<｜end▁of▁sentence｜>",),
-            spans=(("<function_results>", "</function_results>"),),
-            bos=("<｜begin▁of▁sentence｜>",),
-            results=(r"<function_results>\s*<result>(?P<body>.*?)</result>\s*</function_results>",),
-        ),
-        Grammar(
-            "minimax",
-            ((rf"\]~b\]{_ROLE}\n?", None),),
-            ends=("[e~[",),
-            bos=("]~!b[",),
-            results=(r"\s*<response>(?P<body>.*?)</response>\s*",),
-        ),
-        Grammar(
-            "gemma",
-            ((rf"<\|turn>{_ROLE}\n?", None), (rf"<start_of_turn>{_ROLE}\n?", None)),
-            ends=("<turn|>", "<end_of_turn>"),
-            spans=(
-                ("<|tool_response>", "<tool_response|>"),
-                ("<start_function_response>", "<end_function_response>"),
-            ),
-            bos=("<bos>",),
-            end_before_tool=False,
-            results=(
-                r"<\|tool_response>response:[^{<]*(?P<body>\{.*\})<tool_response\|>",
-                r"<start_function_response>response:[^{<]*(?P<body>\{.*\})"
-                r"<end_function_response>",
-            ),
-            quotes=('<|"|>', "<escape>"),
-        ),
-        Grammar(
-            "anthropic",
-            ((r"\n\nHuman: ?", "user"), (r"\n\nAssistant: ?", "assistant")),
-            end_before_tool=False,
-            result_bodies=("<function_results>",),
-            results=(
-                r"\s*<function_results>\s*<(?P<tag>result|error)>\s*"
-                r"(?:<tool_name>[^<]*</tool_name>\s*)?<(?P<out>stdout|stderr)>\n?(?P<body>.*?)\n?"
-                r"</(?P=out)>\s*</(?P=tag)>\s*</function_results>\s*",
-            ),
-        ),
-    )
-}
+
+class _Grammars(Mapping[str, TurnGrammar]):
+    """Every dialect's turn grammar by canonical name, read live from the dialect records (a
+    registered dialect with a ``transcript`` is audited like a built-in one)."""
+
+    def _table(self) -> dict[str, TurnGrammar]:
+        return {n: d.transcript for n, d in DIALECTS.items() if d.transcript is not None}
+
+    def __getitem__(self, name: str) -> TurnGrammar:
+        return self._table()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+GRAMMARS: Mapping[str, TurnGrammar] = _Grammars()
+#: The record type of a turn grammar (kept under the audit's old name).
+Grammar = TurnGrammar
 
 
 @dataclass(slots=True)
@@ -215,11 +102,14 @@ class Transcript:
     segments: list[Segment] = field(default_factory=list)
 
 
-@cache
 def _compiled(dialect: str) -> tuple[re.Pattern[str], list[tuple[str, str | None]]]:
-    """One regular expression for every opening of ``dialect``; per alternative, its kind
+    return _compiled_for(GRAMMARS[dialect])
+
+
+@cache
+def _compiled_for(g: TurnGrammar) -> tuple[re.Pattern[str], list[tuple[str, str | None]]]:
+    """One regular expression for every opening of a grammar; per alternative, its kind
     (``bos``, ``span``, ``turn``) and its closer (span) or fixed role (turn)."""
-    g = GRAMMARS[dialect]
     alts: list[str] = []
     table: list[tuple[str, str | None]] = []
     for spelling in g.bos:
@@ -235,9 +125,13 @@ def _compiled(dialect: str) -> tuple[re.Pattern[str], list[tuple[str, str | None
     return regex, table
 
 
-@cache
 def _results(dialect: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.DOTALL) for p in GRAMMARS[dialect].results)
+    return _results_for(GRAMMARS[dialect])
+
+
+@cache
+def _results_for(g: TurnGrammar) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.DOTALL) for p in g.results)
 
 
 def result_text(body: str, dialect: str) -> str:
@@ -253,7 +147,7 @@ def result_text(body: str, dialect: str) -> str:
     return body
 
 
-def _kind(role: str, body: str, g: Grammar) -> str:
+def _kind(role: str, body: str, g: TurnGrammar) -> str:
     low = role.lower()
     if low in _ASSISTANT:
         return "assistant"
@@ -264,7 +158,7 @@ def _kind(role: str, body: str, g: Grammar) -> str:
     return "tool"
 
 
-def _strip_end(body: str, g: Grammar) -> tuple[str, bool]:
+def _strip_end(body: str, g: TurnGrammar) -> tuple[str, bool]:
     """The body without its end spellings (and the blanks around them), and whether it had
     one."""
     if not g.ends:
@@ -488,12 +382,10 @@ def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sin
 def _factory(dialect: str) -> Callable[[], Scanner]:
     """The dialect's scanner factory (checked once: :func:`guard.scanners.scanner` verifies
     what it makes, which costs more than a small segment's scan)."""
-    from guard.scanners import REGISTRY, scanner
+    from guard.scanners import scanner, scanner_factory
 
     scanner(dialect)
-    found = REGISTRY.find(dialect)
-    assert found is not None
-    return found
+    return scanner_factory(dialect)
 
 
 def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:

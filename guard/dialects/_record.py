@@ -3,6 +3,6 @@ so dialect modules read as data next to their type."""
 
 from __future__ import annotations
 
-from guard.models import Dialect
+from guard.models import Dialect, TurnGrammar
 
-__all__ = ["Dialect"]
+__all__ = ["Dialect", "TurnGrammar"]

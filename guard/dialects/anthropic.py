@@ -8,7 +8,7 @@ prefixes.
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
 
 #: Tag spellings without a prefix. `<invoke` and `<parameter` are open-ended: attributes follow.
 TAGS = (
@@ -91,5 +91,15 @@ ANTHROPIC = Dialect(
     sources=(
         "can1357/oh-my-pi docs/toolconv/anthropic.md",
         "can1357/oh-my-pi packages/ai/src/dialect (Anthropic scanner, owned-stream.ts)",
+    ),
+    transcript=TurnGrammar(
+        ((r"\n\nHuman: ?", "user"), (r"\n\nAssistant: ?", "assistant")),
+        end_before_tool=False,
+        result_bodies=("<function_results>",),
+        results=(
+            r"\s*<function_results>\s*<(?P<tag>result|error)>\s*"
+            r"(?:<tool_name>[^<]*</tool_name>\s*)?<(?P<out>stdout|stderr)>\n?(?P<body>.*?)\n?"
+            r"</(?P=out)>\s*</(?P=tag)>\s*</function_results>\s*",
+        ),
     ),
 )

@@ -4,6 +4,7 @@ docs/wire-formats.md, "Other dialects"."""
 from __future__ import annotations
 
 from guard.dialects._record import Dialect
+from guard.dialects._turns import chatml_transcript
 
 CHATML = Dialect(
     name="chatml",
@@ -55,4 +56,5 @@ CHATML = Dialect(
         "NousResearch/Hermes-Function-Calling README.md",
         "can1357/oh-my-pi docs/toolconv/qwen3.md",
     ),
+    transcript=chatml_transcript(),
 )

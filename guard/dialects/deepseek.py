@@ -12,7 +12,7 @@ is LOWER ONE EIGHTH BLOCK (U+2581, ``▁``); ASCII look-alikes are different tex
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
 
 #: Every reserved spelling of DeepSeek's tokenizer and of the DSML tag set.
 _RESERVED: tuple[str, ...] = (
@@ -108,6 +108,19 @@ DEEPSEEK = Dialect(
         "can1357/oh-my-pi docs/toolconv/deepseek.md",
         "DeepSeek-V3.2 encoding_dsv32.py (vLLM copy)",
     ),
+    transcript=TurnGrammar(
+        (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
+        ends=("<｜end▁of▁sentence｜>",),
+        spans=(
+            ("<｜tool▁outputs▁begin｜>", "<｜tool▁outputs▁end｜>"),
+            ("<｜tool▁output▁begin｜>", "<｜tool▁output▁end｜>"),
+        ),
+        bos=("<｜begin▁of▁sentence｜>",),
+        results=(
+            "(?:<｜tool▁outputs▁begin｜>)?<｜tool▁output▁begin｜>(?P<body>.*?)"
+            "<｜tool▁output▁end｜>(?:<｜tool▁outputs▁end｜>)?",
+        ),
+    ),
 )
 
 DEEPSEEK_V32 = Dialect(
@@ -143,5 +156,12 @@ DEEPSEEK_V32 = Dialect(
         "DeepSeek-V3.2 encoding_dsv32.py (vLLM copy)",
         "ggml-org/llama.cpp models/templates/DeepSeek-V3.2.jinja",
         "vllm-project/vllm tests/tool_parsers/test_deepseekv32_tool_parser.py",
+    ),
+    transcript=TurnGrammar(
+        (("<｜User｜>", "user"), ("<｜Assistant｜>", "assistant")),
+        ends=("<｜end▁of▁sentence｜>",),
+        spans=(("<function_results>", "</function_results>"),),
+        bos=("<｜begin▁of▁sentence｜>",),
+        results=(r"<function_results>\s*<result>(?P<body>.*?)</result>\s*</function_results>",),
     ),
 )

@@ -13,7 +13,8 @@ Gemma 3 and hosted Gemini (```` ```tool_code ```` fences) are :mod:`guard.dialec
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import ROLE
 
 #: FunctionGemma's function tokens (on the Gemma 3 vocabulary).
 FUNCTIONGEMMA = (
@@ -79,5 +80,21 @@ GEMMA = Dialect(
         "vllm-project/vllm#45591, waybarrios/vllm-mlx#383 (eos ids 1, 106, 50)",
         "Gemma 4 chat template (ggml-org/llama.cpp models/templates/gemma4.jinja)",
         "vllm-project/vllm vllm/tool_parsers/gemma4_tool_parser.py, functiongemma_tool_parser.py",
+    ),
+    transcript=TurnGrammar(
+        ((rf"<\|turn>{ROLE}\n?", None), (rf"<start_of_turn>{ROLE}\n?", None)),
+        ends=("<turn|>", "<end_of_turn>"),
+        spans=(
+            ("<|tool_response>", "<tool_response|>"),
+            ("<start_function_response>", "<end_function_response>"),
+        ),
+        bos=("<bos>",),
+        end_before_tool=False,
+        results=(
+            r"<\|tool_response>response:[^{<]*(?P<body>\{.*\})<tool_response\|>",
+            r"<start_function_response>response:[^{<]*(?P<body>\{.*\})"
+            r"<end_function_response>",
+        ),
+        quotes=('<|"|>', "<escape>"),
     ),
 )

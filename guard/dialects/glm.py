@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import TOOL_RESPONSE
 
 GLM = Dialect(
     name="glm",
@@ -62,5 +63,12 @@ GLM = Dialect(
     sources=(
         "can1357/oh-my-pi docs/toolconv/glm-4.5.md",
         "can1357/oh-my-pi packages/ai/src/dialect (GLM scanner, owned-stream.ts)",
+    ),
+    transcript=TurnGrammar(
+        ((r"<\|(?P<role>system|user|assistant|observation)\|>\n?", None),),
+        ends=("<|endoftext|>",),
+        bos=("[gMASK]<sop>",),
+        end_before_tool=False,
+        results=TOOL_RESPONSE,
     ),
 )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import ROLE
 
 KIMI = Dialect(
     name="kimi",
@@ -64,5 +65,10 @@ KIMI = Dialect(
         "moonshotai Kimi-K2 tokenization_kimi.py",
         "vllm-project/vllm vllm/tool_parsers/kimi_k2_tool_parser.py (singular section spelling)",
         "the kimi_k3 record's sources (K3's envelope tokens)",
+    ),
+    transcript=TurnGrammar(
+        ((rf"<\|im_(?:system|user|assistant)\|>{ROLE}<\|im_middle\|>", None),),
+        ends=("<|im_end|>",),
+        results=(r"## Return of [^\n]*\n(?P<body>.*)",),
     ),
 )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import ROLE
 
 LLAMA3 = Dialect(
     name="llama3",
@@ -48,5 +49,10 @@ LLAMA3 = Dialect(
         "meta-llama/llama-models models/llama3_1/prompt_format.md",
         "meta-llama/llama-models models/llama3_2/text_prompt_format.md",
         "Llama 3.1 Hugging Face chat template (tokenizer_config.json)",
+    ),
+    transcript=TurnGrammar(
+        ((rf"<\|start_header_id\|>{ROLE}<\|end_header_id\|>\n*", None),),
+        ends=("<|eot_id|>", "<|eom_id|>"),
+        bos=("<|begin_of_text|>",),
     ),
 )

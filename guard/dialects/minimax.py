@@ -9,7 +9,8 @@ peers' parsers and reports), so the M2 envelope is kept as it is.
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import ROLE
 
 MINIMAX = Dialect(
     name="minimax",
@@ -135,5 +136,11 @@ MINIMAX = Dialect(
         "ggml-org/llama.cpp pull request 24523 (the namespace token is one vocabulary entry)",
         "ml-explore/mlx-lm pull request 1416 (M3 to_xml: mappings, item lists, primitives)",
         "vllm-project/vllm issue 51073 (M3 markup and the namespace token leaking as content)",
+    ),
+    transcript=TurnGrammar(
+        ((rf"\]~b\]{ROLE}\n?", None),),
+        ends=("[e~[",),
+        bos=("]~!b[",),
+        results=(r"\s*<response>(?P<body>.*?)</response>\s*",),
     ),
 )

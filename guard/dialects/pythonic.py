@@ -9,7 +9,8 @@ tokens of the families that use it: Llama 4 (``<|header_start|>`` turns) and Gem
 
 from __future__ import annotations
 
-from guard.dialects._record import Dialect
+from guard.dialects._record import Dialect, TurnGrammar
+from guard.dialects._turns import ROLE, TOOL_RESPONSE
 
 #: Llama 4 named special tokens (meta-llama/llama-models models/llama4/tokenizer.py).
 LLAMA4 = (
@@ -79,5 +80,15 @@ PYTHONIC = Dialect(
         " llama4_pythonic_tool_parser.py",
         "sgl-project/sglang python/sglang/srt/function_call/pythonic_detector.py",
         "Google AI for Developers: Function calling with Gemma",
+    ),
+    transcript=TurnGrammar(
+        (
+            (rf"<\|header_start\|>{ROLE}<\|header_end\|>\n*", None),
+            (rf"<start_of_turn>{ROLE}\n?", None),
+        ),
+        ends=("<|eot|>", "<|eom|>", "<end_of_turn>"),
+        bos=("<|begin_of_text|>", "<bos>"),
+        result_bodies=("<tool_response>",),
+        results=TOOL_RESPONSE,
     ),
 )

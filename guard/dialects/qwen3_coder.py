@@ -10,6 +10,7 @@ to the tokenizer, so they are reserved as text.
 from __future__ import annotations
 
 from guard.dialects._record import Dialect
+from guard.dialects._turns import chatml_transcript
 from guard.dialects.chatml import CHATML
 
 #: The XML call tags. ``<function=`` and ``<parameter=`` are open-ended: a name and ``>`` follow.
@@ -33,4 +34,5 @@ QWEN3_CODER = Dialect(
         "vllm-project/vllm vllm/tool_parsers/qwen3coder_tool_parser.py",
         "sgl-project/sglang python/sglang/srt/function_call/qwen3_coder_detector.py",
     ),
+    transcript=chatml_transcript(),
 )

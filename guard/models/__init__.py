@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from guard.models._dialect import Dialect as Dialect
+    from guard.models._dialect import TurnGrammar as TurnGrammar
     from guard.models._events import Event as Event
     from guard.models._events import Malformed as Malformed
     from guard.models._events import ResultForgery as ResultForgery
@@ -52,6 +53,7 @@ _EXPORTS: dict[str, str] = {
     "CallSplit": "guard.models._recovery",
     "Detection": "guard.models._signal",
     "Dialect": "guard.models._dialect",
+    "TurnGrammar": "guard.models._dialect",
     "Event": "guard.models._events",
     "Hit": "guard.models._evidence",
     "Malformed": "guard.models._events",
@@ -110,6 +112,7 @@ __all__ = [
     "ToolEnd",
     "ToolStart",
     "Triggers",
+    "TurnGrammar",
     "Verdict",
 ]
 

@@ -5,7 +5,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["Dialect"]
+__all__ = ["Dialect", "TurnGrammar"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnGrammar:
+    """How a dialect writes a whole conversation, for the audit of raw transcripts.
+
+    ``turns``: ``(pattern, role)`` of each turn opening, a regular expression; ``role`` ``None``
+    takes the role from the pattern's ``(?P<role>...)`` group. ``ends``: spellings that end a
+    turn (stripped with the blanks around them). ``spans``: ``(opening, closer)`` of host text
+    inside the assistant's turn (tool results). ``bos``: spellings that start a new transcript.
+    ``end_before_tool``: the assistant's turn must end with one of ``ends`` before a result.
+    ``result_bodies``: a user turn whose body starts with one of these is a tool result.
+    ``results``: the host's wrapping of a tool result, patterns matching the whole segment whose
+    ``body`` group is the tool's own text (a result that matches none is judged whole).
+    ``quotes``: the format's own string delimiters inside a result (read as ``"``).
+    """
+
+    turns: tuple[tuple[str, str | None], ...]
+    ends: tuple[str, ...] = ()
+    spans: tuple[tuple[str, str], ...] = ()
+    bos: tuple[str, ...] = ()
+    end_before_tool: bool = True
+    result_bodies: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+    quotes: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.turns:
+            raise ValueError("a turn grammar needs at least one turn opening")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +73,9 @@ class Dialect:
             generic scanner that serves a registered dialect without a scanner of its own:
             ``"json"`` is one JSON object ``{"name": ..., "arguments": ...}`` (arguments an
             object, or a JSON string holding one).
+        transcript: how a whole conversation is written (turn openings, ends, tool-result
+            wrapping), read by ``guard audit --format raw``; ``None``: raw transcripts of the
+            dialect cannot be audited.
     """
 
     name: str
@@ -61,6 +93,7 @@ class Dialect:
     sources: tuple[str, ...] = field(default=(), compare=False)
     models: tuple[str, ...] = ()
     call_body: Literal["json"] = "json"
+    transcript: TurnGrammar | None = None
 
     def __post_init__(self) -> None:
         if not self.name or self.name != self.name.lower():

@@ -85,6 +85,7 @@ __all__ = [
     "render_tool_result",
     "render_transcript",
     "scanner",
+    "scanner_factory",
 ]
 
 ENTRY_POINT_GROUP = "guard.scanners"
@@ -169,6 +170,24 @@ def _takes(factory: ScannerFactory, keyword: str) -> bool | None:
     )
 
 
+def scanner_factory(dialect: str | Dialect) -> ScannerFactory:
+    """What makes scanners for ``dialect``: its registered factory, else (for a dialect added
+    with :func:`guard.dialects.register`) the generic grammar scanner of its record.
+
+    Raises:
+        UnknownNameError: no scanner serves that dialect; the message lists the ones that do.
+    """
+    key = _key(dialect)
+    factory = REGISTRY.find(key)
+    if factory is None and key in registered_dialects():
+        record = dialect if isinstance(dialect, Dialect) else get_dialect(key)
+        factory = grammar_scanner(record)
+    if factory is None:
+        known = ", ".join(available_scanners())
+        raise UnknownNameError(f"no scanner for dialect {key!r}; scanners exist for: {known}")
+    return factory
+
+
 def scanner(
     dialect: str | Dialect,
     *,
@@ -197,13 +216,7 @@ def scanner(
             definitions, or a factory returned something that is not a scanner.
     """
     key = _key(dialect)
-    factory = REGISTRY.find(key)
-    if factory is None and key in registered_dialects():
-        record = dialect if isinstance(dialect, Dialect) else get_dialect(key)
-        factory = grammar_scanner(record)
-    if factory is None:
-        known = ", ".join(available_scanners())
-        raise UnknownNameError(f"no scanner for dialect {key!r}; scanners exist for: {known}")
+    factory = scanner_factory(dialect)
     if tools is not None:
         if isinstance(tools, str | bytes | Mapping) or not isinstance(tools, Iterable):
             raise TypeError(
