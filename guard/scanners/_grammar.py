@@ -114,20 +114,11 @@ class GrammarScanner(TaggedScanner):
         return i + len(m)
 
     def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._call_markers[self._open].find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"tool call arguments longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(
+            self._call_markers[self._open], "tool call arguments", buf, pos, out, final
+        )
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m in self._closes[self._open]:
             self._close_call(m, out)
             return i + len(m)

@@ -239,20 +239,9 @@ class InvokeScanner(TaggedScanner):
             self._call_id = ""
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_markers.find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"invoke body longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(self._body_markers, "invoke body", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m in self.INVOKE_CLOSES:
             self._close_call(m, out)
             return i + len(m)

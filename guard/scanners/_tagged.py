@@ -58,6 +58,8 @@ class TaggedScanner(ScannerBase):
     HELD_STATES: ClassVar[frozenset[int]] = frozenset()
     _think_markers: ClassVar[dict[str, Markers]]
     _leads: ClassVar[frozenset[str]] = frozenset("<")
+    #: the held opening of the call whose body is read (it goes out with an overflowing body)
+    _hdr: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -93,6 +95,24 @@ class TaggedScanner(ScannerBase):
     @abstractmethod
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         """Close what the dialect's state holds at the end of the stream."""
+
+    def _body_until(
+        self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
+    ) -> tuple[int, str | None]:
+        """Hold a call body (``what`` names it in the overflow reason) up to the next of
+        ``markers``: ``(i, marker)`` when one starts at ``i``; else ``(resume, None)`` with what
+        :meth:`_step` returns (the end of ``buf``, or ``-1 - i`` to hold a possible marker)."""
+        i, m = markers.find(buf, pos, final)
+        if i > pos:
+            reason = f"{what} longer than {self._max_arguments} characters"
+            self._body_add(buf[pos:i], out, self._hdr, reason)
+            if self._skipping:  # the held opening went out with the overflowing body
+                self._hdr = ""
+        if m is None:
+            return len(buf), None
+        if m == HOLD:
+            return -1 - i, None
+        return i, m
 
     # -- the loop ------------------------------------------------------------------------------
 

@@ -223,20 +223,9 @@ class DeepSeekScanner(TaggedScanner):
             self._hdr = ""
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _BODY_MARKERS.find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"tool call body longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == CALL_END:
             self._close_call(m, out)
             return i + len(m)

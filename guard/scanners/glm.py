@@ -223,24 +223,15 @@ class GLMScanner(TaggedScanner):
             self._call_id = ""
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _BODY_MARKERS.find(buf, pos, final)
-        if i > pos:
-            self._body_add(buf[pos:i], out, self._hdr, self._overflow_reason())
-            if self._skipping:  # the held header went out with the overflowing body
-                self._hdr = ""
+        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._state = OUT
         if m == CALL_CLOSE:
             self._close_call(m, out)
             return i + len(m)
         self._unclosed(f"tool call not closed before {m}", out)
         return i
-
-    def _overflow_reason(self) -> str:
-        return f"tool call body longer than {self._max_arguments} characters"
 
     def _close_call(self, close: str, out: list[Event]) -> None:
         hdr, self._hdr = self._hdr, ""

@@ -207,20 +207,9 @@ class KimiScanner(TaggedScanner):
             self._call_id = ""
 
     def _in_args(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _ARGS_MARKERS.find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"tool call arguments longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(_ARGS_MARKERS, "tool call arguments", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == CALL_END:
             self._close_call(m, out)
             return i + len(m)

@@ -294,20 +294,9 @@ class KimiK3Scanner(TaggedScanner):
             out.append(Malformed(f"{raw[:64]!r} out of place in a Kimi K3 message", raw))
 
     def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _CALL_MARKERS.find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"tool call arguments longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(_CALL_MARKERS, "tool call arguments", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == CALL_CLOSE:
             self._close_call(m, out)
             return i + len(m)

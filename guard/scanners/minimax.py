@@ -45,7 +45,7 @@ from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
 from guard.scanners._minimax_m3 import parse_block
 from guard.scanners._tagged import OUT, arguments_object, as_text, check_name
-from guard.scanners.base import HOLD, Markers, json_members, tool_arguments
+from guard.scanners.base import Markers, json_members, tool_arguments
 
 __all__ = [
     "MiniMaxScanner",
@@ -125,20 +125,9 @@ class MiniMaxScanner(InvokeScanner):
         self._hdr = marker
 
     def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._block_markers[state].find(buf, pos, final)
-        if i > pos:
-            self._body_add(
-                buf[pos:i],
-                out,
-                self._hdr,
-                f"tool-call block longer than {self._max_arguments} characters",
-            )
-            if self._skipping:
-                self._hdr = ""
+        i, m = self._body_until(self._block_markers[state], "tool-call block", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         hdr, self._hdr = self._hdr, ""
         self._state = OUT
         if m == M1_CLOSE and state == _M1:
