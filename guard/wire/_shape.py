@@ -61,43 +61,27 @@ class ChunkShape:
         ``data: <json>`` and a blank line), or None when it has none: not one unfinished
         choice whose delta is one string, a value that is not a scalar, the string not written
         plainly, a line end or an escape around it."""
-        if type(item) is not dict:
-            return None
-        choices = item.get("choices")
-        if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
-            return None
-        delta = choices[0].get("delta")
+        choice = _one_choice(item)
+        delta = None if choice is None else choice.get("delta")
         if type(delta) is not dict or len(delta) != 1:
             return None
         ((field, text),) = delta.items()
-        if type(text) is not str or not raw.startswith(b"data: ") or not raw.endswith(b"\n\n"):
+        if type(text) is not str:
             return None
-        data = raw[6:-2]
-        if b"\n" in data or b"\r" in data:
+        parts = _around(raw, text)
+        if parts is None:
             return None
-        body = text.encode("utf-8")
-        if _PLAIN.fullmatch(body) is None:
-            return None
-        at = data.find(b'"' + body + b'"')
-        if at < 0:
-            return None
-        head, tail = data[: at + 1], data[at + 1 + len(body) :]
-        # without escapes around it, the marker's text is found nowhere else in the item
-        if b"\\" in head or b"\\" in tail or _MARK_BYTES in head or _MARK_BYTES in tail:
-            return None
+        head, tail = parts
         try:
             marked = _decode(head + _MARK_BYTES + tail)
         except (msgspec.DecodeError, ValueError):
             return None
         if type(marked) is not dict or not _scalars(marked, "choices"):
             return None
-        choices = marked.get("choices")
-        if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
+        choice = _one_choice(marked)
+        if choice is None or choice.get("delta") != {field: _MARK}:
             return None
-        choice = choices[0]
-        if choice.get("delta") != {field: _MARK} or choice.get("finish_reason") is not None:
-            return None
-        if not _scalars(choice, "delta"):
+        if choice.get("finish_reason") is not None or not _scalars(choice, "delta"):
             return None
         return cls(b"data: " + head, tail + b"\n\n", marked, field)
 
@@ -122,3 +106,35 @@ class ChunkShape:
         item = self.item.copy()
         item["choices"] = [choice]
         return item
+
+
+def _one_choice(item: Any) -> dict[str, Any] | None:
+    """The only choice of a chunk, when it has exactly one and it is an object."""
+    if type(item) is not dict:
+        return None
+    choices = item.get("choices")
+    if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
+        return None
+    choice: dict[str, Any] = choices[0]
+    return choice
+
+
+def _around(raw: bytes, text: str) -> tuple[bytes, bytes] | None:
+    """The JSON before and after ``text``'s string in the event ``raw``, when the event is one
+    ``data:`` line and the string is written plainly, once, with no escape around it."""
+    if not raw.startswith(b"data: ") or not raw.endswith(b"\n\n"):
+        return None
+    data = raw[6:-2]
+    if b"\n" in data or b"\r" in data:
+        return None
+    body = text.encode("utf-8")
+    if _PLAIN.fullmatch(body) is None:
+        return None
+    at = data.find(b'"' + body + b'"')
+    if at < 0:
+        return None
+    head, tail = data[: at + 1], data[at + 1 + len(body) :]
+    # without escapes around it, the marker's text is found nowhere else in the item
+    if b"\\" in head or b"\\" in tail or _MARK_BYTES in head or _MARK_BYTES in tail:
+        return None
+    return head, tail
