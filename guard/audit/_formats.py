@@ -277,7 +277,8 @@ def _assistant_key(sink: Sink, key: str, value: object, line: int, i: int) -> No
         sink.error(line, f"message {i}: {key} must be a string, got {json_type(value)}")
 
 
-def openai(obj: object, sink: Sink, line: int) -> int:
+def _chat_messages(obj: object) -> list[Any]:
+    """The message list of a chat record: ``{"messages": [...]}`` or the list itself."""
     if type(obj) is dict:
         if "messages" not in obj:
             raise ShapeError(
@@ -286,14 +287,15 @@ def openai(obj: object, sink: Sink, line: int) -> int:
         messages = obj["messages"]
         if type(messages) is not list:
             raise ShapeError(f"messages must be a list, got {json_type(messages)}")
-    elif type(obj) is list:
-        messages = obj
-    else:
-        raise ShapeError(
-            f'expected an object with "messages" or a message list, got {json_type(obj)}'
-        )
-    out, inp, names = sink.out, sink.inp, sink.names
-    seq = sink.seq
+        return messages
+    if type(obj) is list:
+        return obj
+    raise ShapeError(f'expected an object with "messages" or a message list, got {json_type(obj)}')
+
+
+def openai(obj: object, sink: Sink, line: int) -> int:
+    messages = _chat_messages(obj)
+    inp, seq = sink.inp, sink.seq
     for i, m in enumerate(messages):
         if type(m) is not dict:
             sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
@@ -303,48 +305,7 @@ def openai(obj: object, sink: Sink, line: int) -> int:
             sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
             continue
         if role == "assistant":
-            # the common shapes inlined (a function call per part costs as much as parsing it)
-            for key, value in m.items():
-                if key == "content" and type(value) is str:
-                    out.append((next(seq), TEXT, value, line, i, "assistant", "content", None))
-                elif key == "reasoning_content" and type(value) is str:
-                    out.append((next(seq), THINKING, value, line, i, "assistant", key, None))
-                elif key == "tool_calls" and type(value) is list:
-                    for k, call in enumerate(value):
-                        function = call.get("function") if type(call) is dict else None
-                        if type(function) is dict:
-                            name = function.get("name")
-                            arguments = function.get("arguments")
-                            if type(name) is str and type(arguments) is str:
-                                name_part, args_part = _call_parts(_call_where(k, "function"))
-                                names.append(
-                                    (
-                                        next(seq),
-                                        TOOL_NAME,
-                                        name,
-                                        line,
-                                        i,
-                                        "assistant",
-                                        name_part,
-                                        None,
-                                    )
-                                )
-                                out.append(
-                                    (
-                                        next(seq),
-                                        TOOL_ARG,
-                                        arguments,
-                                        line,
-                                        i,
-                                        "assistant",
-                                        args_part,
-                                        name,
-                                    )
-                                )
-                                continue
-                        _tool_call(sink, call, line, i, k)
-                elif value is not None and key in _ASSISTANT_KEYS:
-                    _assistant_key(sink, key, value, line, i)
+            _chat_assistant(sink, m, line, i)
             continue
         if role in _USER_ROLES:
             surface = USER
@@ -359,6 +320,53 @@ def openai(obj: object, sink: Sink, line: int) -> int:
         else:
             _parts(sink, content, surface, line, i, role)
     return len(messages)
+
+
+def _chat_assistant(sink: Sink, m: dict[str, Any], line: int, i: int) -> None:
+    """The parts of an assistant chat message."""
+    out, names, seq = sink.out, sink.names, sink.seq
+    # the common shapes inlined (a function call per part costs as much as parsing it)
+    for key, value in m.items():
+        if key == "content" and type(value) is str:
+            out.append((next(seq), TEXT, value, line, i, "assistant", "content", None))
+        elif key == "reasoning_content" and type(value) is str:
+            out.append((next(seq), THINKING, value, line, i, "assistant", key, None))
+        elif key == "tool_calls" and type(value) is list:
+            for k, call in enumerate(value):
+                function = call.get("function") if type(call) is dict else None
+                if type(function) is dict:
+                    name = function.get("name")
+                    arguments = function.get("arguments")
+                    if type(name) is str and type(arguments) is str:
+                        name_part, args_part = _call_parts(_call_where(k, "function"))
+                        names.append(
+                            (
+                                next(seq),
+                                TOOL_NAME,
+                                name,
+                                line,
+                                i,
+                                "assistant",
+                                name_part,
+                                None,
+                            )
+                        )
+                        out.append(
+                            (
+                                next(seq),
+                                TOOL_ARG,
+                                arguments,
+                                line,
+                                i,
+                                "assistant",
+                                args_part,
+                                name,
+                            )
+                        )
+                        continue
+                _tool_call(sink, call, line, i, k)
+        elif value is not None and key in _ASSISTANT_KEYS:
+            _assistant_key(sink, key, value, line, i)
 
 
 # ---------------------------------------------------------------------------------------------
