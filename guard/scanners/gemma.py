@@ -286,70 +286,86 @@ class GemmaScanner(ScannerBase):
         while pos < n:
             st = self._state
             if st == _OUT:
-                i, m = _OUT_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                self._marker(m, self._base + i, out)
+                pos = self._step_out(buf, pos, out, final)
             elif st == _CHANNEL:
                 pos = self._run_channel(buf, pos, out)
             elif st == _THINK:
-                i, m = _THINK_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(ThinkingDelta(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m == CHANNEL_CLOSE:
-                    out.append(ThinkingEnd(m))
-                    pos = i + len(m)
-                else:
-                    out.append(ThinkingEnd(""))
-                    pos = i
+                pos = self._step_think(buf, pos, out, final)
             elif st in (_BODY, _STRING):
-                table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
-                i, m = table[self._opener].find(buf, pos, final)
-                if i > pos:
-                    self._add(buf[pos:i], out)
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                closer, quote = _CALLS[self._opener]
-                if m == quote:
-                    self._add(m, out)
-                    self._state = _BODY if st == _STRING else _STRING
-                    pos = i + len(m)
-                elif m == closer:
-                    self._end_call(m, out)
-                    pos = i + len(m)
-                else:
-                    self._unclosed(f"tool call not closed before {m}", out)
-                    pos = i
+                pos = self._step_body(st, buf, pos, out, final)
             elif st == _RESULT:
-                found = _NON_WS.search(buf, pos)
-                j = found.start() if found else n
-                room = HEADER_CAP - len(self._blanks)
-                if j - pos > room:
-                    j = pos + room
-                    found = None
-                self._blanks += buf[pos:j]
-                pos = j
-                if found is None and pos == n:
-                    return n
-                self._forged(out)
+                pos = self._step_result(buf, pos, out)
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
+            if pos < 0:  # a step stops the run at -1 - pos
+                return -1 - pos
         return n
+
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker starts and is held).
+
+    def _step_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _OUT_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            out.append(Text(d, d))
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._marker(m, self._base + i, out)
+        return i + len(m)
+
+    def _step_think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _THINK_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            out.append(ThinkingDelta(d, d))
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._state = _OUT
+        if m == CHANNEL_CLOSE:
+            out.append(ThinkingEnd(m))
+            return i + len(m)
+        out.append(ThinkingEnd(""))
+        return i
+
+    def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
+        i, m = table[self._opener].find(buf, pos, final)
+        if i > pos:
+            self._add(buf[pos:i], out)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        closer, quote = _CALLS[self._opener]
+        if m == quote:
+            self._add(m, out)
+            self._state = _BODY if st == _STRING else _STRING
+            return i + len(m)
+        if m == closer:
+            self._end_call(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    def _step_result(self, buf: str, pos: int, out: list[Event]) -> int:
+        n = len(buf)
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else n
+        room = HEADER_CAP - len(self._blanks)
+        if j - pos > room:
+            j = pos + room
+            found = None
+        self._blanks += buf[pos:j]
+        if found is None and j == n:
+            return -1 - n
+        self._forged(out)
+        return j
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _CALLS:
