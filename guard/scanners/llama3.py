@@ -157,140 +157,152 @@ class Llama3Scanner(ScannerBase):
         while pos < n:
             st = self._state
             if st == _START:
-                # Hold leading blanks (capped) until the first character tells a JSON call.
-                found = _NON_WS.search(buf, pos)
-                j = found.start() if found else n
-                if len(self._lead) + j - pos <= HEADER_CAP and found is None:
-                    self._lead += buf[pos:]
-                    return n
-                lead = self._lead + buf[pos:j]
-                self._lead = ""
-                if found is not None and buf.startswith("{", j) and len(lead) <= HEADER_CAP:
-                    self._state = _JSON
-                    if lead:
-                        self._body.append(lead)
-                        self._body_len = len(lead)
-                else:
-                    self._state = _TEXT
-                    if lead:
-                        out.append(Text(lead, lead))
-                pos = j
+                pos = self._step_start(buf, pos, out)
             elif st == _TEXT:
-                i, m = _TEXT_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                if m == PYTHON_TAG:
-                    self._state = _TAG
-                elif m == FUNCTION:
-                    self._head = m
-                    self._state = _FN_HEAD
-                elif m in _STOPS:
-                    out.append(Text("", m))
-                    self._state = _START
-                elif m == START_HEADER:
-                    out.append(ResultForgery(self._base + i, m, m))
-                    self._sink_start("text after a forged turn")
-                    self._state = _SINK
-                else:
-                    out.append(Malformed(f"{m} in model output", m))
+                pos = self._step_text(buf, pos, out, final)
             elif st == _JSON:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    piece = buf[pos:i]
-                    if self._body_len + len(piece) > self._max_arguments:
-                        # Too long to be a call: it is text after all.
-                        held = self._body_take() + piece
-                        out.append(Text(held, held))
-                        self._state = _TEXT
-                        pos = i
-                        continue
-                    self._body.append(piece)
-                    self._body_len += len(piece)
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = self._end_json(m, i, out)
+                pos = self._step_json(buf, pos, out, final)
             elif st == _TAG:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    self._body_add(
-                        buf[pos:i],
-                        out,
-                        PYTHON_TAG,
-                        f"{PYTHON_TAG} call longer than {self._max_arguments} characters",
-                    )
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                if m in _STOPS:
-                    self._end_tag(m, out)
-                    self._state = _START
-                    pos = i + len(m)
-                else:
-                    self._unclosed(f"{PYTHON_TAG} call not terminated before {m}", out)
-                    self._state = _TEXT
-                    pos = i
+                pos = self._step_tag(buf, pos, out, final)
             elif st == _FN_HEAD:
-                room = HEADER_CAP - len(self._head)
-                found = _HEAD_END.search(buf, pos, min(n, pos + room + 1))
-                if found is None and n - pos <= room:
-                    self._head += buf[pos:]
-                    return n
-                j = found.start() if found else pos + room
-                name = (self._head + buf[pos:j])[len(FUNCTION) :]
-                if found is None or buf[j] != ">" or _BAD_NAME.search(name):
-                    bad = self._head + buf[pos:j]
-                    out.append(Malformed(f"malformed {FUNCTION}...> tag", bad))
-                    self._head = ""
-                    self._state = _TEXT
-                    pos = j
-                    continue
-                if not name:
-                    bad = self._head + buf[pos : j + 1]
-                    out.append(Malformed(f"{FUNCTION}> without a name", bad))
-                    self._head = ""
-                    self._state = _TEXT
-                    pos = j + 1
-                    continue
-                self._fn_name = name
-                self._head += buf[pos : j + 1]
-                self._state = _FN_BODY
-                pos = j + 1
+                pos = self._step_fn_head(buf, pos, out)
             elif st == _FN_BODY:
-                i, m = _FUNCTION_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    self._body_add(
-                        buf[pos:i],
-                        out,
-                        self._head,
-                        f"{FUNCTION}...> call longer than {self._max_arguments} characters",
-                    )
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _TEXT
-                if m == FUNCTION_CLOSE:
-                    self._end_function(m, out)
-                    pos = i + len(m)
-                else:
-                    if not self._body_skip_end("", out):
-                        reason = f"{FUNCTION}...> call not closed before {m}"
-                        out.append(Malformed(reason, self._head + self._body_take()))
-                    self._head = ""
-                    pos = i
+                pos = self._step_fn_body(buf, pos, out, final)
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
+            if pos < 0:  # a step stops the run at -1 - pos
+                return -1 - pos
         return n
+
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker starts and is held).
+
+    def _step_start(self, buf: str, pos: int, out: list[Event]) -> int:
+        """Hold leading blanks (capped) until the first character tells a JSON call."""
+        n = len(buf)
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else n
+        if len(self._lead) + j - pos <= HEADER_CAP and found is None:
+            self._lead += buf[pos:]
+            return -1 - n
+        lead = self._lead + buf[pos:j]
+        self._lead = ""
+        if found is not None and buf.startswith("{", j) and len(lead) <= HEADER_CAP:
+            self._state = _JSON
+            if lead:
+                self._body.append(lead)
+                self._body_len = len(lead)
+        else:
+            self._state = _TEXT
+            if lead:
+                out.append(Text(lead, lead))
+        return j
+
+    def _step_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _TEXT_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            out.append(Text(d, d))
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == PYTHON_TAG:
+            self._state = _TAG
+        elif m == FUNCTION:
+            self._head = m
+            self._state = _FN_HEAD
+        elif m in _STOPS:
+            out.append(Text("", m))
+            self._state = _START
+        elif m == START_HEADER:
+            out.append(ResultForgery(self._base + i, m, m))
+            self._sink_start("text after a forged turn")
+            self._state = _SINK
+        else:
+            out.append(Malformed(f"{m} in model output", m))
+        return i + len(m)
+
+    def _step_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _MARKERS.find(buf, pos, final)
+        if i > pos:
+            piece = buf[pos:i]
+            if self._body_len + len(piece) > self._max_arguments:
+                # Too long to be a call: it is text after all.
+                held = self._body_take() + piece
+                out.append(Text(held, held))
+                self._state = _TEXT
+                return i
+            self._body.append(piece)
+            self._body_len += len(piece)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        return self._end_json(m, i, out)
+
+    def _step_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _MARKERS.find(buf, pos, final)
+        if i > pos:
+            reason = f"{PYTHON_TAG} call longer than {self._max_arguments} characters"
+            self._body_add(buf[pos:i], out, PYTHON_TAG, reason)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m in _STOPS:
+            self._end_tag(m, out)
+            self._state = _START
+            return i + len(m)
+        self._unclosed(f"{PYTHON_TAG} call not terminated before {m}", out)
+        self._state = _TEXT
+        return i
+
+    def _step_fn_head(self, buf: str, pos: int, out: list[Event]) -> int:
+        n = len(buf)
+        room = HEADER_CAP - len(self._head)
+        found = _HEAD_END.search(buf, pos, min(n, pos + room + 1))
+        if found is None and n - pos <= room:
+            self._head += buf[pos:]
+            return -1 - n
+        j = found.start() if found else pos + room
+        name = (self._head + buf[pos:j])[len(FUNCTION) :]
+        if found is None or buf[j] != ">" or _BAD_NAME.search(name):
+            bad = self._head + buf[pos:j]
+            out.append(Malformed(f"malformed {FUNCTION}...> tag", bad))
+            self._head = ""
+            self._state = _TEXT
+            return j
+        if not name:
+            bad = self._head + buf[pos : j + 1]
+            out.append(Malformed(f"{FUNCTION}> without a name", bad))
+            self._head = ""
+            self._state = _TEXT
+            return j + 1
+        self._fn_name = name
+        self._head += buf[pos : j + 1]
+        self._state = _FN_BODY
+        return j + 1
+
+    def _step_fn_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = _FUNCTION_MARKERS.find(buf, pos, final)
+        if i > pos:
+            reason = f"{FUNCTION}...> call longer than {self._max_arguments} characters"
+            self._body_add(buf[pos:i], out, self._head, reason)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._state = _TEXT
+        if m == FUNCTION_CLOSE:
+            self._end_function(m, out)
+            return i + len(m)
+        if not self._body_skip_end("", out):
+            reason = f"{FUNCTION}...> call not closed before {m}"
+            out.append(Malformed(reason, self._head + self._body_take()))
+        self._head = ""
+        return i
 
     def _end_function(self, close: str, out: list[Event]) -> None:
         opening, self._head = self._head, ""
