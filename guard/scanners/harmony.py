@@ -307,70 +307,77 @@ class HarmonyScanner(ScannerBase):
         while pos < n:
             st = self._state
             if _TEXT <= st <= _TOOL:
-                i, m = _BODY_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    if st == _TEXT:
-                        out.append(Text(d, d))
-                    elif st == _THINK:
-                        out.append(ThinkingDelta(d, d))
-                    else:
-                        self._tool_delta(d, out)
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                if m == START:
-                    self._end_body("", out)
-                    pos = i
-                else:
-                    self._end_body(m, out)
-                    pos = i + len(m)
+                pos = self._body_step(st, buf, pos, out, final)
             elif st == _OUT:
-                i, m = _OUT_MARKERS.find(buf, pos, final)
-                if self._init:
-                    self._init = False
-                    if m is None or m == HOLD:
-                        if not final and _could_be_role_tail(buf[pos:i]):
-                            self._init = True
-                            return pos
-                    elif m in _IMPLIED and _is_role_tail(buf[pos:i]):
-                        self._open_header("", self._base + pos, implied=True)
-                        continue
-                if self._after and i > pos:
-                    stray = _stray(buf[pos:i], final or (m is not None and m != HOLD))
-                    if stray is None:  # may still become one: hold it
-                        return pos
-                    if stray:
-                        out.append(Malformed(f"stray word {stray!r} between tokens", buf[pos:i]))
-                        pos = i
-                        continue
-                    self._after = False
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                if m == START:
-                    self._open_header(START, self._base + i, implied=False)
-                    pos = i + len(START)
-                elif m in _IMPLIED:
-                    self._open_header("", self._base + i, implied=True)
-                    pos = i
-                else:
-                    out.append(Malformed(f"{m} outside a message", m))
-                    pos = i + len(m)
-                    self._after = True
+                pos = self._out_step(buf, pos, out, final)
             elif st == _HEADER:
                 pos = self._header(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
+            if pos < 0:  # a step stops the run at -1 - pos
+                return -1 - pos
         return n
+
+    def _body_step(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step in a message body. Returns the new position, or ``-1 - i`` to stop at
+        ``i``."""
+        i, m = _BODY_MARKERS.find(buf, pos, final)
+        if i > pos:
+            d = buf[pos:i]
+            if st == _TEXT:
+                out.append(Text(d, d))
+            elif st == _THINK:
+                out.append(ThinkingDelta(d, d))
+            else:
+                self._tool_delta(d, out)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == START:
+            self._end_body("", out)
+            return i
+        self._end_body(m, out)
+        return i + len(m)
+
+    def _out_step(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step between messages. Returns the new position, or ``-1 - i`` to stop at
+        ``i``."""
+        i, m = _OUT_MARKERS.find(buf, pos, final)
+        if self._init:
+            self._init = False
+            if m is None or m == HOLD:
+                if not final and _could_be_role_tail(buf[pos:i]):
+                    self._init = True
+                    return -1 - pos
+            elif m in _IMPLIED and _is_role_tail(buf[pos:i]):
+                self._open_header("", self._base + pos, implied=True)
+                return pos
+        if self._after and i > pos:
+            stray = _stray(buf[pos:i], final or (m is not None and m != HOLD))
+            if stray is None:  # may still become one: hold it
+                return -1 - pos
+            if stray:
+                out.append(Malformed(f"stray word {stray!r} between tokens", buf[pos:i]))
+                return i
+            self._after = False
+        if i > pos:
+            d = buf[pos:i]
+            out.append(Text(d, d))
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if m == START:
+            self._open_header(START, self._base + i, implied=False)
+            return i + len(START)
+        if m in _IMPLIED:
+            self._open_header("", self._base + i, implied=True)
+            return i
+        out.append(Malformed(f"{m} outside a message", m))
+        self._after = True
+        return i + len(m)
 
     def _header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """One step in a header. Returns the new position, or ``-1 - i`` to stop at ``i``."""
