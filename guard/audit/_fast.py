@@ -209,6 +209,65 @@ def split_lines(data: bytes) -> list[bytes]:
                 return lines
 
 
+def _typed(raw: bytes, cap: int) -> _Record | None:
+    """The record of one line when it decodes as a typed chat record without tools."""
+    if len(raw) > cap or not raw:
+        return None
+    try:
+        if not raw.isascii():
+            raw.decode("utf-8")
+        record = _decode(raw)
+    except (UnicodeDecodeError, msgspec.DecodeError):
+        return None
+    return None if record.tools is not None else record
+
+
+def _assistant_texts(m: _Message, answers: list[str], out: list[str], names: list[str]) -> None:
+    """An assistant message's texts, in the order of :func:`_pieces`."""
+    if m.content is not None:
+        answers.append(m.content)
+    if m.reasoning_content is not None:
+        out.append(m.reasoning_content)
+    if m.tool_calls is not None:
+        for call in m.tool_calls:
+            f = call.function
+            if f.name is not None:
+                names.append(f.name)
+            if f.arguments is not None:
+                out.append(f.arguments)
+    if m.refusal is not None:
+        answers.append(m.refusal)
+    if m.reasoning is not None:
+        out.append(m.reasoning)
+    if m.thinking is not None:
+        out.append(m.thinking)
+    if m.function_call is not None:
+        f = m.function_call
+        if f.name is not None:
+            names.append(f.name)
+        if f.arguments is not None:
+            out.append(f.arguments)
+
+
+def _record_texts(
+    record: _Record, answers: list[str], out: list[str], inp: list[str], names: list[str]
+) -> bool:
+    """Append a record's texts in the order of :func:`_pieces`; False (nothing appended) when
+    a message has an unknown role (an error entry: the generic path reports it)."""
+    a, o, i, n = len(answers), len(out), len(inp), len(names)
+    for m in record.messages:
+        role = m.role
+        if role == "assistant":
+            _assistant_texts(m, answers, out, names)
+        elif role in _INPUT_ROLES:
+            if m.content is not None:
+                inp.append(m.content)
+        else:
+            del answers[a:], out[o:], inp[i:], names[n:]
+            return False
+    return True
+
+
 def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int | Planned]:
     """The lines of an ``openai`` chunk (numbered from 1) that this path takes, certainly (see
     the module docstring): a clean record's message count, or what a record with candidates
@@ -218,67 +277,21 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
     filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _SURFACES]
     if any(f is None for f in filters):
         return {}
-    answers: list[str] = []
-    out: list[str] = []
-    inp: list[str] = []
-    names: list[str] = []
-    # (line number, record), and where its texts end in out, inp and names
+    texts: tuple[list[str], list[str], list[str], list[str]] = ([], [], [], [])
+    # (line number, record), and where its texts end in answers, out, inp and names
     records: list[tuple[int, _Record]] = []
     ends: list[tuple[int, int, int, int]] = []
     for number, raw in enumerate(lines, 1):
-        if len(raw) > cap or not raw:
-            continue
-        try:
-            if not raw.isascii():
-                raw.decode("utf-8")
-            record = _decode(raw)
-        except (UnicodeDecodeError, msgspec.DecodeError):
-            continue
-        if record.tools is not None:
-            continue
-        a, o, i, n = len(answers), len(out), len(inp), len(names)
-        # the texts in the order of _pieces
-        for m in record.messages:
-            role = m.role
-            if role == "assistant":
-                if m.content is not None:
-                    answers.append(m.content)
-                if m.reasoning_content is not None:
-                    out.append(m.reasoning_content)
-                if m.tool_calls is not None:
-                    for call in m.tool_calls:
-                        f = call.function
-                        if f.name is not None:
-                            names.append(f.name)
-                        if f.arguments is not None:
-                            out.append(f.arguments)
-                if m.refusal is not None:
-                    answers.append(m.refusal)
-                if m.reasoning is not None:
-                    out.append(m.reasoning)
-                if m.thinking is not None:
-                    out.append(m.thinking)
-                if m.function_call is not None:
-                    f = m.function_call
-                    if f.name is not None:
-                        names.append(f.name)
-                    if f.arguments is not None:
-                        out.append(f.arguments)
-            elif role in _INPUT_ROLES:
-                if m.content is not None:
-                    inp.append(m.content)
-            else:  # an unknown role is an error entry: the generic path reports it
-                del answers[a:], out[o:], inp[i:], names[n:]
-                break
-        else:
+        record = _typed(raw, cap)
+        if record is not None and _record_texts(record, *texts):
             records.append((number, record))
-            ends.append((len(answers), len(out), len(inp), len(names)))
+            ends.append((len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3])))
     taken: dict[int, int | Planned] = {r[0]: len(r[1].messages) for r in records}
     chosen: list[set[int]] = []
     hit: set[int] = set()  # the records with candidates, by index in records
-    for group, (texts, filt) in enumerate(zip((answers, out, inp, names), filters, strict=True)):
+    for group, (group_texts, filt) in enumerate(zip(texts, filters, strict=True)):
         assert filt is not None
-        found = filt.candidates(texts) if texts else []
+        found = filt.candidates(group_texts) if group_texts else []
         chosen.append(set(found))
         last = [e[group] for e in ends]
         # the record holding text k: the first whose texts end after it
