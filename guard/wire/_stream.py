@@ -331,27 +331,17 @@ class ChatAnswer(StreamedAnswer):
                             break
 
     def feed(self, piece: bytes | None) -> list[bytes]:
-        guarded = self.guarded
-        push = guarded.push
-        see = self._see
-        raws = self.raws
-        shape = self._shape
         pushed: tuple[Any, list[Any]] | None = None
-        item: Any = None
-        if shape is not None and piece is not None and self._idle and len(piece) <= self._fits:
-            item = shape.read(piece)
-            if item is not None:
-                self.chunks += 1  # parse(event), done
-                try:
-                    delivered = push(item)
-                except UnreadableEvent as exc:
-                    self.fault = UpstreamFault(str(exc))
-                    return []
-                if len(delivered) == 1 and delivered[0] is item and not guarded.stopped:
-                    self.last = item  # see(item): it finishes no choice
-                    self.sent += 1
-                    return [piece]
-                pushed = item, delivered  # the event's bytes go out below
+        if (
+            self._shape is not None
+            and piece is not None
+            and self._idle
+            and len(piece) <= self._fits
+        ):
+            taken = self._shaped(piece)
+            if isinstance(taken, list):
+                return taken  # relayed as it came, or a fault
+            pushed = taken
         if pushed is not None:
             assert piece is not None
             # the event the decoder would give (its id is not relayed)
@@ -365,21 +355,57 @@ class ChatAnswer(StreamedAnswer):
             decoder = self.decoder
             self._idle = decoder.fast_path and decoder.idle
         out: list[bytes] = []
-        fault: Exception | None = None
+        item, fault = self._relay(events, pushed, out)
+        if self._shapes and len(events) == 1 and fault is None and item is not None:
+            self._learn(events[0], item, pushed is not None)
+        if fault is not None:
+            self.fault = fault
+        elif self.guarded.stopped:
+            self._stop()
+        self.sent += len(out)
+        return out
+
+    def _shaped(self, piece: bytes) -> list[bytes] | tuple[Any, list[Any]] | None:
+        """A read shaped like an earlier chunk, read without the decoder and the parser: the
+        bytes to relay when the guard delivers the item as it came (``[]`` on a fault), the
+        item and what the guard delivered otherwise, None when the read has not the shape."""
+        assert self._shape is not None
+        item = self._shape.read(piece)
+        if item is None:
+            return None
+        self.chunks += 1  # parse(event), done
+        try:
+            delivered = self.guarded.push(item)
+        except UnreadableEvent as exc:
+            self.fault = UpstreamFault(str(exc))
+            return []
+        if len(delivered) == 1 and delivered[0] is item and not self.guarded.stopped:
+            self.last = item  # see(item): it finishes no choice
+            self.sent += 1
+            return [piece]
+        return item, delivered  # the event's bytes go out in feed
+
+    def _relay(
+        self, events: list[SSEEvent], pushed: tuple[Any, list[Any]] | None, out: list[bytes]
+    ) -> tuple[Any, Exception | None]:
+        """Judge and relay ``events`` into ``out``: the last item read and the fault that
+        stopped the reading, if any."""
+        guarded = self.guarded
+        see = self._see
+        raws = self.raws
+        item: Any = None
         for event in events:
             if pushed is None:
                 try:
                     item = self.parse(event)
                 except Exception as exc:
-                    fault = exc
-                    break
+                    return item, exc
                 if item is None:
                     break  # [DONE]
                 try:
-                    delivered = push(item)
+                    delivered = guarded.push(item)
                 except UnreadableEvent as exc:  # deny by default: never relayed unseen
-                    fault = UpstreamFault(str(exc))
-                    break
+                    return item, UpstreamFault(str(exc))
             else:
                 item, delivered = pushed
             if len(delivered) == 1 and delivered[0] is item:
@@ -393,26 +419,17 @@ class ChatAnswer(StreamedAnswer):
                     out.append(_encode(one, raws))
             if guarded.stopped:
                 break
-        if (
-            self._shapes
-            and len(events) == 1
-            and not guarded.stopped
-            and (shape is None or pushed is None)
-            and fault is None
-            and item is not None
-            and events[0].raw is not None
-        ):
-            # one event a read: maybe the next ones are shaped like it
-            taken = ChunkShape.of(events[0].raw, item)
-            if taken is not None:
-                self._shape = taken
-                self._shapes -= 1
-        if fault is not None:
-            self.fault = fault
-        elif guarded.stopped:
-            self._stop()
-        self.sent += len(out)
-        return out
+        return item, None
+
+    def _learn(self, event: SSEEvent, item: Any, shaped: bool) -> None:
+        """One event a read (``shaped``: read by the current shape): maybe the next ones are
+        shaped like it."""
+        if self.guarded.stopped or event.raw is None or (shaped and self._shape is not None):
+            return
+        taken = ChunkShape.of(event.raw, item)
+        if taken is not None:
+            self._shape = taken
+            self._shapes -= 1
 
     def _end(self) -> list[Any]:
         items = self.guarded.end()
