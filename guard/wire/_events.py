@@ -330,49 +330,18 @@ class EventJudge:
 
     def _messages(self, event: dict[str, Any]) -> list[tuple[_Path, _Path, str, int | None]]:
         kind = event.get("type")
+        place = ("messages", kind, event.get("index"))
         if kind == "content_block_delta":
             body = event.get("delta")
-            delta_kind = body.get("type") if type(body) is dict else None
-            field_name = _DELTA_TEXT.get(delta_kind) if type(delta_kind) is str else None
+            field_name = _delta_field(body)
             if field_name is not None and type(body.get(field_name)) is str:  # type: ignore[union-attr]
-                # the usual event, read without a list of every string: all but the text
-                place = ("messages", kind, event.get("index"))
-                found: list[tuple[_Path, _Path, str, int | None]] = []
-                for key, value in event.items():
-                    if key == "delta":
-                        for inner, text in _walk(
-                            {k: v for k, v in body.items() if k != field_name},  # type: ignore[union-attr]
-                            ("delta",),
-                        ):
-                            found.append((inner, (*place, *inner), text, None))
-                    elif type(value) is str:
-                        if value and _judged(key, value):
-                            found.append(((key,), (*place, key), value, None))
-                    elif (type(value) is dict or type(value) is list) and key not in _EXEMPT:
-                        found += [(p, (*place, *p), t, None) for p, t in _walk(value, (key,))]
-                return found
-        strings = list(_walk(event, ()))
-        if kind == "content_block_start":
-            block = event.get("content_block")
-            block_kind = block.get("type") if type(block) is dict else None
-            if block_kind in _TOOL_BLOCKS:
-                known: tuple[_Path, ...] = (("content_block", "name"),)
-                strings = [
-                    (p, t)
-                    for p, t in strings
-                    if p not in known and p[:2] != ("content_block", "input")
-                ]
-            elif block_kind in _BLOCK_TEXT:
-                strings = [
-                    (p, t) for p, t in strings if p != ("content_block", _BLOCK_TEXT[block_kind])
-                ]
-        elif kind == "content_block_delta":
-            body = event.get("delta")
-            delta_kind = body.get("type") if type(body) is dict else None
-            field_name = _DELTA_TEXT.get(delta_kind) if type(delta_kind) is str else None
-            if field_name is not None:
-                strings = [(p, t) for p, t in strings if p != ("delta", field_name)]
-        place = ("messages", kind, event.get("index"))
+                return _usual_delta(event, body, field_name, place)  # type: ignore[arg-type]
+            skip = {("delta", field_name)} if field_name is not None else set()
+            strings = [(p, t) for p, t in _walk(event, ()) if p not in skip]
+        elif kind == "content_block_start":
+            strings = _unread_of_block(event)
+        else:
+            strings = list(_walk(event, ()))
         return [(p, (*place, *p), t, None) for p, t in strings]
 
     # --- judging -----------------------------------------------------------------------------
@@ -456,3 +425,44 @@ def _name(path: _Path) -> str:
     for key in path:
         out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
     return out
+
+
+def _delta_field(body: Any) -> str | None:
+    """The field of a Messages ``content_block_delta`` body the stream guard reads."""
+    delta_kind = body.get("type") if type(body) is dict else None
+    return _DELTA_TEXT.get(delta_kind) if type(delta_kind) is str else None
+
+
+def _usual_delta(
+    event: dict[str, Any], body: dict[str, Any], field_name: str, place: _Path
+) -> list[tuple[_Path, _Path, str, int | None]]:
+    """The usual delta event, read without a list of every string: all but the text."""
+    found: list[tuple[_Path, _Path, str, int | None]] = []
+    for key, value in event.items():
+        if key == "delta":
+            rest = {k: v for k, v in body.items() if k != field_name}
+            for inner, text in _walk(rest, ("delta",)):
+                found.append((inner, (*place, *inner), text, None))
+        elif type(value) is str:
+            if value and _judged(key, value):
+                found.append(((key,), (*place, key), value, None))
+        elif (type(value) is dict or type(value) is list) and key not in _EXEMPT:
+            found += [(p, (*place, *p), t, None) for p, t in _walk(value, (key,))]
+    return found
+
+
+def _unread_of_block(event: dict[str, Any]) -> list[tuple[_Path, str]]:
+    """The strings of a ``content_block_start`` event the stream guard does not read."""
+    strings = list(_walk(event, ()))
+    block = event.get("content_block")
+    block_kind = block.get("type") if type(block) is dict else None
+    if block_kind in _TOOL_BLOCKS:
+        return [
+            (p, t)
+            for p, t in strings
+            if p != ("content_block", "name") and p[:2] != ("content_block", "input")
+        ]
+    if block_kind in _BLOCK_TEXT:
+        text_path = ("content_block", _BLOCK_TEXT[block_kind])
+        return [(p, t) for p, t in strings if p != text_path]
+    return strings
