@@ -206,46 +206,12 @@ class Engine:
         """Take one upstream item; return the items that may be delivered now."""
         if self.stopped:
             return []
-        queue = self.queue
-        chunks = self.chunks
-        if chunks is not None and type(item) is dict and not queue.entries:
-            # one unfinished choice whose delta is only non-empty content goes the quiet way;
-            # read by subscripts in line (this runs once per streamed chunk)
-            content: Any = None
-            try:
-                choices = item["choices"]
-                if type(choices) is list and len(choices) == 1:
-                    choice = choices[0]
-                    if type(choice) is dict:
-                        delta = choice["delta"]
-                        if type(delta) is dict and len(delta) == 1:
-                            content = delta["content"]
-            except KeyError:
-                content = None
-            if type(content) is str and content and choice.get("finish_reason") is None:
-                chunks.template = item
-                index = choice.get("index")
-                quiet_key = _TEXT if not index else (index, "text", -1)
-                if not self.held or self.held[0][1] == quiet_key:
-                    return self._quiet(item, quiet_key, content)
-        wire = self.wire
-        if wire is not None and type(item) is str:
-            queue.chars_in += len(item)  # what was read, whether or not scanned out yet
-            # RawReader.body, in line: the scanner takes a piece of plain body text at once
-            feed_body = wire.feed_body
-            kind = feed_body(item) if feed_body is not None and not queue.entries else None
-            key = None if kind is None else RAW_TEXT if kind == "text" else RAW_THINKING
-            if key is not None:
-                if not self.held or self.held[0][1] == key:
-                    # the raw hot path: a piece that is exactly its surface's text
-                    return self._quiet(item, key, item, counted=True)
-                events = [wire.event(key, item)]
-            else:
-                events = wire.scan(item)
-            if self.held:
-                self._flush_held()
-            wire.take(events, self)
-            return self._decide(final=False)
+        if self.chunks is not None and type(item) is dict and not self.queue.entries:
+            delivered = self._push_quiet_chunk(item)
+            if delivered is not None:
+                return delivered
+        if self.wire is not None and type(item) is str:
+            return self._push_raw(self.wire, item)
         if self.held:
             self._flush_held()
         reader = self.reader
@@ -253,13 +219,47 @@ class Engine:
             reader = self._start(isinstance(item, str))
         if reader.accepts(item):
             if self.raw:
-                queue.chars_in += len(item)  # what was read, whether or not scanned out yet
+                self.queue.chars_in += len(item)  # what was read, whether or not scanned out
             reader.read(item, self)
         else:
             _log.warning(
                 "guard.stream.unexpected_item", type=type(item).__name__, raw_mode=self.raw
             )
-            queue.entries.append(Entry(item))
+            self.queue.entries.append(Entry(item))
+        return self._decide(final=False)
+
+    def _push_quiet_chunk(self, item: dict[str, Any]) -> list[Any] | None:
+        """The chunk reader's fast path: one unfinished choice whose delta is only non-empty
+        content goes the quiet way (None: the item is not one, or the quiet way is taken)."""
+        choice = _quiet_choice(item)
+        if choice is None:
+            return None
+        assert self.chunks is not None
+        self.chunks.template = item
+        index = choice.get("index")
+        quiet_key = _TEXT if not index else (index, "text", -1)
+        if self.held and self.held[0][1] != quiet_key:
+            return None
+        return self._quiet(item, quiet_key, choice["delta"]["content"])
+
+    def _push_raw(self, wire: RawReader, item: str) -> list[Any]:
+        """The raw reader's path: the scanner takes a piece of plain body text at once (its
+        fast path), else scans it into events."""
+        queue = self.queue
+        queue.chars_in += len(item)  # what was read, whether or not scanned out yet
+        feed_body = wire.feed_body
+        kind = feed_body(item) if feed_body is not None and not queue.entries else None
+        key = None if kind is None else RAW_TEXT if kind == "text" else RAW_THINKING
+        if key is not None:
+            if not self.held or self.held[0][1] == key:
+                # the raw hot path: a piece that is exactly its surface's text
+                return self._quiet(item, key, item, counted=True)
+            events = [wire.event(key, item)]
+        else:
+            events = wire.scan(item)
+        if self.held:
+            self._flush_held()
+        wire.take(events, self)
         return self._decide(final=False)
 
     def _quiet(self, item: Any, key: Key, content: str, *, counted: bool = False) -> list[Any]:
@@ -467,3 +467,24 @@ class Engine:
         if final:
             self.stopped = True
         return out
+
+
+def _quiet_choice(item: dict[str, Any]) -> dict[str, Any] | None:
+    """The choice of a chunk with one unfinished choice whose delta is only non-empty content,
+    else None (read by subscripts in line: this runs once per streamed chunk)."""
+    try:
+        choices = item["choices"]
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict:
+            return None
+        delta = choice["delta"]
+        if type(delta) is not dict or len(delta) != 1:
+            return None
+        content = delta["content"]
+    except KeyError:
+        return None
+    if type(content) is not str or not content or choice.get("finish_reason") is not None:
+        return None
+    return choice
