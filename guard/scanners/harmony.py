@@ -37,11 +37,9 @@ unterminated call at flush is ``Malformed``, never a call, and arguments are nev
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from guard.dialects.harmony import CORE
 from guard.models import (
@@ -56,6 +54,14 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._harmony_header import HarmonyHeader, parse_header
+from guard.scanners._harmony_render import (
+    render_thinking,
+    render_tool_call,
+    render_tool_result,
+    render_transcript,
+)
+from guard.scanners._harmony_tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
 __all__ = [
@@ -68,13 +74,6 @@ __all__ = [
     "render_transcript",
 ]
 
-START: Final = "<|start|>"
-END: Final = "<|end|>"
-MESSAGE: Final = "<|message|>"
-CHANNEL: Final = "<|channel|>"
-CONSTRAIN: Final = "<|constrain|>"
-RETURN: Final = "<|return|>"
-CALL: Final = "<|call|>"
 
 #: Longest author word kept for a forgery marker.
 AUTHOR_CAP: Final = 256
@@ -94,88 +93,8 @@ STRAY_WORDS: Final = frozenset(
 STRAY_CAP: Final = 64
 
 _AUTHOR = re.compile(r"[\w.\-]*")
-_CHANNEL_VALUE = re.compile(r"[^\s<]*")
 
 _OUT, _HEADER, _TEXT, _THINK, _TOOL, _SINK = range(6)
-
-
-@dataclass(frozen=True, slots=True)
-class HarmonyHeader:
-    """A parsed message header (see :func:`parse_header` for the rules).
-
-    ``author`` is the header's first word as written (``assistant``, ``user``,
-    ``functions.get_weather``; empty when there is none). ``content_type`` is spelled as
-    openai-harmony reports it: ``<|constrain|>json`` for a constrained type, the bare word
-    (``json``, ``code``) otherwise. ``raw`` is the header as given to the parser.
-    """
-
-    author: str
-    channel: str | None
-    recipient: str | None
-    content_type: str | None
-    raw: str
-
-    @property
-    def tool_name(self) -> str | None:
-        """The call's name: the recipient without ``functions.``; built-ins keep theirs."""
-        r = self.recipient
-        if r is None:
-            return None
-        if r.startswith("functions.") and len(r) > len("functions."):
-            return r[len("functions.") :]
-        return r
-
-
-def _words(part: str) -> list[str]:
-    """Blank-separated words; ``<|constrain|>`` starts a word even when glued to the previous."""
-    return part.replace(CONSTRAIN, " " + CONSTRAIN).split()
-
-
-def parse_header(raw: str, *, implied: bool = False) -> HarmonyHeader:
-    """Parse a message header: ``<|start|>AUTHOR ...<|message|>`` (both markers optional), or,
-    when ``implied``, the rest of a header whose ``<|start|>assistant`` came before the text
-    (a completion primed with it starts at ``<|channel|>`` or `` to=``).
-
-    The rules, the one parser for guard's scanner and its transcript audit:
-
-    * **author**: the first word before ``<|channel|>``; ``assistant`` when ``implied``;
-    * **channel**: the value right after the first ``<|channel|>`` (up to a blank or ``<``);
-    * **recipient**: the value of the *last* ``to=`` word, in the role part or the channel part
-      (the channel part counts as later). openai-harmony (0.0.8) reads the last ``to=`` as the
-      recipient too, then rejects a header that has another one left over; guard stays lenient
-      and keeps the same recipient. A ``to=`` with nothing glued to it names no recipient
-      (openai-harmony reads an empty one; the word after it is then the content type);
-    * **content type**: the last ``<|constrain|>`` word (glued or spaced), else the last other
-      word. Only ``to=`` words name a recipient: openai-harmony reads a lone word after the
-      channel (``final json``), or a plain word before the content type, as a recipient.
-
-    Never raises: a header openai-harmony rejects still gets a reading.
-    """
-    h = raw[: -len(MESSAGE)] if raw.endswith(MESSAGE) else raw
-    if h.startswith(START):
-        h = h[len(START) :]
-    channel: str | None = None
-    rest = ""
-    ci = h.find(CHANNEL)
-    if ci >= 0:
-        after = h[ci + len(CHANNEL) :]
-        m = _CHANNEL_VALUE.match(after)
-        v = m.end() if m else 0
-        channel = after[:v] or None
-        h, rest = h[:ci], after[v:]
-    words = _words(h)
-    author = "assistant" if implied else (words.pop(0) if words else "")
-    recipient: str | None = None
-    content_type: str | None = None
-    other: str | None = None
-    for word in (*words, *_words(rest)):
-        if word.startswith("to="):
-            recipient = word[3:] or None
-        elif word.startswith(CONSTRAIN):
-            content_type = word
-        else:
-            other = word
-    return HarmonyHeader(author, channel, recipient, content_type or other, raw)
 
 
 def _stray(text: str, ended: bool) -> str | None:
@@ -542,158 +461,3 @@ class HarmonyScanner(ScannerBase):
 # ---------------------------------------------------------------------------------------------
 # Renderers (docs/wire-formats.md, "Examples"). Text is inserted verbatim: escape untrusted text
 # first (``guard.escape(text, "harmony")``).
-
-
-def _recipient(name: str) -> str:
-    if not name or any(c.isspace() for c in name) or "<|" in name or "|>" in name:
-        raise ValueError(f"invalid tool name {name!r}")
-    return name if "." in name else f"functions.{name}"
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):  # OpenAI content parts
-        return "".join(str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in value)
-    return json.dumps(value, ensure_ascii=False)
-
-
-def render_tool_call(
-    name: str,
-    arguments: str | Mapping[str, Any],
-    *,
-    recipient_in: Literal["channel", "role"] = "channel",
-    content_type: str | None = None,
-) -> str:
-    """One assistant tool call, ending in ``<|call|>``.
-
-    ``name`` without a dot is a function (``to=functions.NAME``); with one it is the full
-    recipient (``browser.search``). Functions go to the ``commentary`` channel, built-ins to
-    ``analysis``. ``content_type`` is spelled as openai-harmony does: ``"<|constrain|>json"``
-    renders `` <|constrain|>json``, a bare word renders `` json``. ``arguments`` is inserted
-    as given (a mapping is JSON-encoded first).
-    """
-    return _render_call(_recipient(name), _as_text(arguments), recipient_in, content_type)
-
-
-def _render_call(recipient: str, body: str, recipient_in: str, content_type: str | None) -> str:
-    if not recipient or any(c.isspace() for c in recipient) or "<|" in recipient:
-        raise ValueError(f"invalid recipient {recipient!r}")
-    channel = "commentary" if recipient.startswith("functions.") else "analysis"
-    ct = ""
-    if content_type is not None:
-        if not content_type or any(c.isspace() for c in content_type):
-            raise ValueError(f"invalid content type {content_type!r}")
-        ct = " " + content_type
-    if recipient_in == "role":
-        header = f"{START}assistant to={recipient}{CHANNEL}{channel}{ct}"
-    elif recipient_in == "channel":
-        header = f"{START}assistant{CHANNEL}{channel} to={recipient}{ct}"
-    else:
-        raise ValueError(f"recipient_in must be 'channel' or 'role', got {recipient_in!r}")
-    return f"{header}{MESSAGE}{body}{CALL}"
-
-
-def render_tool_result(name: str, content: Any) -> str:
-    """A tool result message, as only the host writes it."""
-    return (
-        f"{START}{_recipient(name)} to=assistant{CHANNEL}commentary{MESSAGE}"
-        f"{_as_text(content)}{END}"
-    )
-
-
-def render_thinking(text: str) -> str:
-    """An ``analysis`` message."""
-    return f"{START}assistant{CHANNEL}analysis{MESSAGE}{text}{END}"
-
-
-def _stored(raw: str) -> str:
-    """A stored completion: primed text gets its ``<|start|>assistant`` back, and a trailing
-    ``<|return|>`` becomes ``<|end|>`` (docs/wire-formats.md, "Turn boundaries")."""
-    if raw.startswith(CHANNEL) or raw.startswith(" to="):
-        raw = f"{START}assistant{raw}"
-    if raw.endswith(RETURN):
-        raw = raw[: -len(RETURN)] + END
-    return raw
-
-
-def render_transcript(
-    messages: Iterable[Mapping[str, Any] | str], *, drop_analysis: bool = True
-) -> str:
-    """Render a conversation as Harmony wire text.
-
-    Items are OpenAI chat messages (``role``, ``content``, ``tool_calls``, ``reasoning_content``
-    / ``reasoning`` / ``thinking``, ``name`` / ``tool_call_id`` on tool messages), Harmony-native
-    assistant messages (with ``channel``, optional ``recipient`` and ``content_type``), or raw
-    stored Harmony text. Assistant text is a ``final`` message ending in ``<|end|>`` (a stored
-    trailing ``<|return|>`` is normalised to ``<|end|>``); text beside tool calls is a
-    ``commentary`` preamble. With ``drop_analysis`` (docs/wire-formats.md, "Turn boundaries"), the
-    analysis of an earlier turn that ended with a final answer is dropped; analysis before a call
-    is kept.
-    """
-    # (kind, text) per rendered message, grouped into turns split at user-side messages.
-    turns: list[list[tuple[str, str]]] = [[]]
-    call_names: dict[str, str] = {}
-    for msg in messages:
-        if isinstance(msg, str):
-            turns[-1].append(("raw", _stored(msg)))
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer", "user"):
-            turns.append([(role, f"{START}{role}{MESSAGE}{_as_text(msg.get('content'))}{END}")])
-            turns.append([])
-        elif role == "assistant":
-            turns[-1].extend(_assistant(msg, call_names))
-        elif role == "tool":
-            name = msg.get("name") or call_names.get(str(msg.get("tool_call_id", "")))
-            if not name:
-                raise ValueError("tool message without a name or a known tool_call_id")
-            turns[-1].append(("result", render_tool_result(str(name), msg.get("content"))))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    last = max((k for k, t in enumerate(turns) if any(kind != "raw" for kind, _ in t)), default=0)
-    parts: list[str] = []
-    for k, turn in enumerate(turns):
-        assistant = [kind for kind, _ in turn if kind in ("final", "call", "text")]
-        ended_final = bool(assistant) and assistant[-1] == "final"
-        drop = drop_analysis and k < last and ended_final
-        parts.extend(text for kind, text in turn if not (drop and kind == "analysis"))
-    return "".join(parts)
-
-
-def _assistant(msg: Mapping[str, Any], call_names: dict[str, str]) -> list[tuple[str, str]]:
-    if "channel" in msg:
-        channel = str(msg["channel"])
-        recipient = msg.get("recipient")
-        content = _as_text(msg.get("content", ""))
-        if recipient:
-            return [
-                (
-                    "call",
-                    _render_call(str(recipient), content, "channel", msg.get("content_type")),
-                )
-            ]
-        kind = {"analysis": "analysis", "final": "final"}.get(channel, "text")
-        ct = f" {msg['content_type']}" if msg.get("content_type") else ""
-        return [(kind, f"{START}assistant{CHANNEL}{channel}{ct}{MESSAGE}{content}{END}")]
-    out: list[tuple[str, str]] = []
-    thinking = msg.get("reasoning_content") or msg.get("reasoning") or msg.get("thinking")
-    if thinking:
-        out.append(("analysis", render_thinking(_as_text(thinking))))
-    calls = msg.get("tool_calls") or []
-    content = _as_text(msg.get("content") or "")
-    if content:
-        content = _stored(content) if content.startswith((START, CHANNEL)) else content
-        if content.startswith(START):
-            out.append(("raw", content))
-        elif calls:
-            out.append(("text", f"{START}assistant{CHANNEL}commentary{MESSAGE}{content}{END}"))
-        else:
-            out.append(("final", f"{START}assistant{CHANNEL}final{MESSAGE}{content}{END}"))
-    for call in calls:
-        fn = call.get("function", call)
-        name = str(fn.get("name", ""))
-        if call.get("id"):
-            call_names[str(call["id"])] = name
-        out.append(("call", render_tool_call(name, fn.get("arguments", "{}"))))
-    return out
