@@ -6,9 +6,8 @@
 * ``slow``: the fuzz targets' property runs and the tests listed in :data:`SLOW`.
 * ``complexity``: growth-ratio and memory-bound tests (``tests/complexity`` and :data:`COMPLEXITY`),
   run alone on the machine (``-n 0``) because they measure it.
-* ``property``: every hypothesis test. The default run gives each a twenty-fourth of the
-  examples it asks for (:data:`CORE_SHARE`, at least :data:`CORE_FLOOR`), so the core suite stays
-  short;
+* ``property``: every hypothesis test. The default run gives each a twelfth of the examples it
+  asks for (:data:`CORE_SHARE`, at least :data:`CORE_FLOOR`), so the core suite stays short;
   ``--full-properties`` runs the number each test asks for, as CI's long property run does.
 
 The default run (``addopts`` in pyproject.toml) is ``-m 'not slow and not integration and not
@@ -90,7 +89,7 @@ COMPLEXITY = {
     "stream/test_stream_bounds.py::test_dense_text_keeps_a_bounded_record",
 }
 #: the share of its examples a property test gets in the default run, and the least it gets
-CORE_SHARE = 24
+CORE_SHARE = 12
 CORE_FLOOR = 10
 
 

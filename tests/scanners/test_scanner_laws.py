@@ -45,6 +45,7 @@ from guard.scanners import (
 )
 from guard.scanners.base import HEADER_CAP, SINK_BLOCK, ScannerBase
 
+#: the property runs of this module (the default run gives them a share: the ``examples`` fixture)
 SOME = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 #: Every scanner configuration under test, by an id that names the dialect.
@@ -599,8 +600,8 @@ def test_l1_lossless_fixed_cases(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", FACTORIES)
-def test_l1_lossless_generated(key: str) -> None:
-    @SOME
+def test_l1_lossless_generated(key: str, examples: Callable[[int], int]) -> None:
+    @settings(SOME, max_examples=examples(SOME.max_examples))
     @given(text_and_splits(_dialect(key)))
     def run(case: tuple[str, list[int]]) -> None:
         text, points = case
@@ -766,8 +767,8 @@ def test_l2_chunk_invariance_past_the_caps(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", FACTORIES)
-def test_l2_chunk_invariance_generated(key: str) -> None:
-    @SOME
+def test_l2_chunk_invariance_generated(key: str, examples: Callable[[int], int]) -> None:
+    @settings(SOME, max_examples=examples(SOME.max_examples))
     @given(text_and_splits(_dialect(key)))
     def run(case: tuple[str, list[int]]) -> None:
         text, points = case
@@ -782,8 +783,8 @@ def test_l2_chunk_invariance_generated(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", FACTORIES)
-def test_l3_never_raises_on_arbitrary_text(key: str) -> None:
-    @SOME
+def test_l3_never_raises_on_arbitrary_text(key: str, examples: Callable[[int], int]) -> None:
+    @settings(SOME, max_examples=examples(SOME.max_examples))
     @given(st.lists(st.text(), max_size=8))
     def run(chunks: list[str]) -> None:
         events = scan(FACTORIES[key](), chunks)
@@ -1123,10 +1124,12 @@ def test_l5_forgery_reported_at_its_absolute_offset(key: str) -> None:
 
 
 @pytest.mark.parametrize("key", FACTORIES)
-def test_l5_nothing_but_malformed_after_a_forgery_generated(key: str) -> None:
+def test_l5_nothing_but_malformed_after_a_forgery_generated(
+    key: str, examples: Callable[[int], int]
+) -> None:
     d = _dialect(key)
 
-    @SOME
+    @settings(SOME, max_examples=examples(SOME.max_examples))
     @given(inputs(d, 10), st.sampled_from(FORGERIES[d]), inputs(d, 10))
     def run(before: str, forged: str, after: str) -> None:
         text = before + forged + after
@@ -1161,8 +1164,8 @@ def _scan_with_body(scanner: ScannerBase, chunks: list[str]) -> list[Event]:
 
 
 @pytest.mark.parametrize("key", FACTORIES)
-def test_feed_body_gives_the_events_feed_gives(key: str) -> None:
-    @SOME
+def test_feed_body_gives_the_events_feed_gives(key: str, examples: Callable[[int], int]) -> None:
+    @settings(SOME, max_examples=examples(SOME.max_examples))
     @given(text_and_splits(_dialect(key)))
     def run(case: tuple[str, list[int]]) -> None:
         text, points = case
