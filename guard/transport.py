@@ -176,8 +176,9 @@ class _Guard:
 
     def prepare(
         self, request: httpx.Request, kind: str, body: bytes
-    ) -> tuple[httpx.Request, str, frozenset[str] | None] | httpx.Response:
-        """(the request to send, the dialect its answer is judged for, its declared tools),
+    ) -> tuple[httpx.Request, str, frozenset[str] | None, int] | httpx.Response:
+        """(the request to send, the dialect its answer is judged for, its declared tools, the
+        choices it asks for),
         or the transport's refusal."""
         limit = self.config.max_body_bytes
         if len(body) > limit:
@@ -200,11 +201,15 @@ class _Guard:
             content=sent.raw if self.escape_inputs else body,
             extensions=request.extensions,
         )
-        return out, sent.answer_dialect, request_tools(sent.body)
+        return out, sent.answer_dialect, request_tools(sent.body), sent.choices
 
-    def stream(self, kind: str, dialect: str, tools: frozenset[str] | None) -> StreamedAnswer:
+    def stream(
+        self, kind: str, dialect: str, tools: frozenset[str] | None, choices: int = 1
+    ) -> StreamedAnswer:
         config = self.config
-        return streamed_answer(kind, dialect, config.policy, config.on_leak, tools, self.abort)
+        return streamed_answer(
+            kind, dialect, config.policy, config.on_leak, tools, self.abort, choices=choices
+        )
 
     def answer_headers(self, resp: httpx.Response) -> list[tuple[str, str]]:
         return [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in _BODY_HEADERS]
@@ -276,12 +281,12 @@ class _SyncTransport:
         prepared = guard.prepare(request, kind, request.read())
         if not isinstance(prepared, tuple):
             return prepared
-        sent, dialect, tools = prepared
+        sent, dialect, tools, choices = prepared
         resp = self.transport.handle_request(sent)
         if resp.status_code >= 400:
             return resp  # type: ignore[no-any-return]
         if resp.headers.get("content-type", "").startswith("text/event-stream"):
-            answer = guard.stream(kind, dialect, tools)
+            answer = guard.stream(kind, dialect, tools, choices)
             return guard.x.Response(  # type: ignore[no-any-return]
                 resp.status_code,
                 headers=guard.answer_headers(resp),
@@ -366,12 +371,12 @@ class _AsyncTransport:
         prepared = guard.prepare(request, kind, await request.aread())
         if not isinstance(prepared, tuple):
             return prepared
-        sent, dialect, tools = prepared
+        sent, dialect, tools, choices = prepared
         resp = await self.transport.handle_async_request(sent)
         if resp.status_code >= 400:
             return resp  # type: ignore[no-any-return]
         if resp.headers.get("content-type", "").startswith("text/event-stream"):
-            answer = guard.stream(kind, dialect, tools)
+            answer = guard.stream(kind, dialect, tools, choices)
             return guard.x.Response(  # type: ignore[no-any-return]
                 resp.status_code,
                 headers=guard.answer_headers(resp),

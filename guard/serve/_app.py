@@ -366,7 +366,14 @@ class _Proxy:
             return _with_headers(
                 _ClosingStreamingResponse(
                     _RELAYS[kind](
-                        resp, dialect, self.config, access, deadline, tools, self.offload
+                        resp,
+                        dialect,
+                        self.config,
+                        access,
+                        deadline,
+                        tools,
+                        self.offload,
+                        sent.choices,
                     ).body(),
                     status_code=resp.status_code,
                 ),

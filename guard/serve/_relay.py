@@ -46,6 +46,7 @@ class Relay:
         deadline: Deadline,
         tools: frozenset[str] | None = None,
         offload: Offload | None = None,
+        choices: int = 1,
     ) -> None:
         self.resp = resp
         #: judges a piece of :data:`INLINE_BYTES` or more on a worker thread
@@ -54,7 +55,7 @@ class Relay:
         self.deadline = deadline
         self.status = resp.status_code
         self.answer: StreamedAnswer = streamed_answer(
-            self.kind, dialect, config.policy, config.on_leak, tools
+            self.kind, dialect, config.policy, config.on_leak, tools, choices=choices
         )
         # without a content coding the body's bytes are the bytes read (one layer less); a
         # body already read (a test transport's) is only there as decoded bytes

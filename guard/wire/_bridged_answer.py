@@ -8,7 +8,7 @@ from typing import Any
 from guard.dialects import Dialect
 from guard.gate import Policy
 from guard.integrations.anthropic.protocol import MessageEventBridge, block_part
-from guard.integrations.openai.protocol import AbortMode, ResponseEventBridge
+from guard.integrations.openai.protocol import ResponseEventBridge
 from guard.models import Verdict
 from guard.stream import OnLeak
 from guard.wire._endings import (
@@ -40,15 +40,7 @@ class _BridgedAnswer(StreamedAnswer):
     bridge: ResponseEventBridge | MessageEventBridge
     kind = ""
 
-    def __init__(
-        self,
-        dialect: str | Dialect,
-        policy: Policy | None,
-        on_leak: OnLeak,
-        tools: frozenset[str] | None = None,
-        abort: AbortMode = "filter",
-    ) -> None:
-        super().__init__(dialect, policy, on_leak, tools, abort)
+    def _begin(self, dialect: str | Dialect, policy: Policy | None, on_leak: OnLeak) -> None:
         self.judge = EventJudge(self.kind, dialect, policy, on_leak)
         #: the judge ended the stream (``"truncated"`` or ``"aborted"``), else None
         self.judge_stop: str | None = None
@@ -126,15 +118,8 @@ class ResponsesAnswer(_BridgedAnswer):
     bridge: ResponseEventBridge
     kind = "responses"
 
-    def __init__(
-        self,
-        dialect: str | Dialect,
-        policy: Policy | None,
-        on_leak: OnLeak,
-        tools: frozenset[str] | None = None,
-        abort: AbortMode = "filter",
-    ) -> None:
-        super().__init__(dialect, policy, on_leak, tools, abort)
+    def _begin(self, dialect: str | Dialect, policy: Policy | None, on_leak: OnLeak) -> None:
+        super()._begin(dialect, policy, on_leak)
         self.bridge: ResponseEventBridge = ResponseEventBridge()
 
     def _ending(self) -> list[bytes]:
@@ -171,15 +156,8 @@ class MessagesAnswer(_BridgedAnswer):
 
     kind = "messages"
 
-    def __init__(
-        self,
-        dialect: str | Dialect,
-        policy: Policy | None,
-        on_leak: OnLeak,
-        tools: frozenset[str] | None = None,
-        abort: AbortMode = "filter",
-    ) -> None:
-        super().__init__(dialect, policy, on_leak, tools, abort)
+    def _begin(self, dialect: str | Dialect, policy: Policy | None, on_leak: OnLeak) -> None:
+        super()._begin(dialect, policy, on_leak)
         self.bridge = MessageEventBridge()
 
     def _guard_verdicts(self) -> list[Verdict]:

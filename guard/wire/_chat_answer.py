@@ -6,7 +6,6 @@ from typing import Any
 
 from guard.dialects import Dialect
 from guard.gate import Policy
-from guard.integrations.openai.protocol import AbortMode
 from guard.stream import OnLeak
 from guard.wire._choices import ChoiceGuard
 from guard.wire._events import UnreadableEvent
@@ -35,18 +34,18 @@ class ChatAnswer(StreamedAnswer):
     without the decoder and the JSON parser: the same item, handed to the guard all the same;
     an item the guard delivers as it came goes out as the bytes it came in."""
 
-    def __init__(
+    guarded: ChoiceGuard  # type: ignore[assignment]
+
+    def _guard(
         self,
         dialect: str | Dialect,
         policy: Policy | None,
         on_leak: OnLeak,
-        tools: frozenset[str] | None = None,
-        abort: AbortMode = "filter",
-    ) -> None:
-        super().__init__(dialect, policy, on_leak, tools, abort)
-        self.guarded: ChoiceGuard = ChoiceGuard(  # type: ignore[assignment]
-            dialect, policy, on_leak, tools
-        )
+        tools: frozenset[str] | None,
+    ) -> Any:
+        return ChoiceGuard(dialect, policy, on_leak, tools, choices=self.choices)
+
+    def _begin(self, dialect: str | Dialect, policy: Policy | None, on_leak: OnLeak) -> None:
         self.finish_seen = False
         self.last: dict[str, Any] | None = None
         self._shape: ChunkShape | None = None

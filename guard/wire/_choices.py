@@ -12,8 +12,10 @@ stream engine does not read), then each choice goes to its own stream engine
 (:class:`guard.stream._engine.Engine`): a chunk of several choices is split into one chunk per
 choice (as OpenAI itself streams ``n>1``). A leak in one choice ends only that choice: its text
 is cut, a chunk with its ``finish_reason: "content_filter"`` follows, and its later chunks are
-dropped; the other choices go on whole. A cut chunk keeps only the logprob tokens its text
-still holds. A leak outside any choice ends every choice.
+dropped; the other choices go on whole, and so do choices still to come: the stream is stopped
+(the upstream closed) only once every choice the request asked for (``n``) has ended. A cut
+chunk keeps only the logprob tokens its text still holds. A leak outside any choice ends every
+choice, those still to come included.
 """
 
 from __future__ import annotations
@@ -53,8 +55,15 @@ class ChoiceGuard:
         policy: Policy | None = None,
         on_leak: str = "truncate",
         tools: Any = None,
+        *,
+        choices: int = 1,
     ) -> None:
+        if type(choices) is not int or choices < 1:
+            raise ValueError(f"choices must be a positive integer, got {choices!r}")
         self.dialect = get_dialect(dialect)
+        #: how many choices the request asked for (its ``n``): the stream is stopped only once
+        #: each of them, and every choice that came, has ended
+        self.choices = choices
         self.policy = check_policy(policy)
         self.on_leak = check_on_leak(on_leak)
         self.tools = tool_names(tools)
@@ -63,6 +72,8 @@ class ChoiceGuard:
         self.engines: dict[int, Engine] = {}
         #: choices guard ended -> what it did (``truncated``, ``aborted``, ``forged``)
         self.ended: dict[int, str] = {}
+        #: choices the upstream ended (a ``finish_reason`` came)
+        self.finished: set[int] = set()
         #: every choice has ended (guard ended them, or the upstream ended)
         self.stopped = False
         self._finished = False
@@ -161,7 +172,7 @@ class ChoiceGuard:
         for index in sorted(judged.choices):
             out += self._end_choice(index, action)
         if judged.stop:
-            for index in sorted(self.engines) or [0]:
+            for index in sorted(self.engines.keys() | range(self.choices)):
                 out += self._end_choice(index, action)
         return out
 
@@ -198,6 +209,8 @@ class ChoiceGuard:
             index = index if type(index) is int else 0
             if index in self.ended:
                 return []  # guard ended this choice: the rest of it is dropped
+            if choice.get("finish_reason"):
+                self.finished.add(index)
             if self._template is None or self._template is not item:
                 self._template = item
         else:
@@ -244,7 +257,13 @@ class ChoiceGuard:
         return {k: v for k, v in template.items() if k not in ("choices", "usage", "guard")}
 
     def _check_stopped(self) -> None:
-        if self.engines and all(i in self.ended for i in self.engines):
+        """Stopped once every choice asked for and every choice that came has ended (guard
+        ended it, or the upstream did), guard having ended one: a choice still to come (servers
+        that stream ``n`` choices one after another) keeps the stream going."""
+        over = self.ended.keys() | self.finished
+        if not all(i in over for i in self.engines):
+            return
+        if sum(1 for i in over if 0 <= i < self.choices) == self.choices:
             self.stopped = True
 
 

@@ -46,6 +46,8 @@ __all__ = [
 VERBATIM_FIELDS = frozenset({"model", "stop", "stop_sequences"})
 DEFAULT_MAX_ELEMENTS = 200_000
 DEFAULT_MAX_DEPTH = 64
+#: the most choices a request's ``n`` is taken to ask for (OpenAI's own bound)
+MAX_CHOICES = 128
 
 # one token per string (skipped whole) or bracket; only brackets are counted
 _TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTALL)
@@ -68,6 +70,15 @@ class SentRequest:
     body: dict[str, Any]
     escaped: bool
     dialect: Dialect
+
+    @property
+    def choices(self) -> int:
+        """How many choices the answer holds: the request's ``n`` (any key case, as servers
+        read it), at most :data:`MAX_CHOICES`; 1 when absent or not a positive whole number."""
+        n = next((v for k, v in self.body.items() if fold_key(k) == "n"), 1)
+        if type(n) is float and n.is_integer():
+            n = int(n)
+        return min(n, MAX_CHOICES) if type(n) is int and n >= 1 else 1
 
     @property
     def answer_dialect(self) -> str:

@@ -56,7 +56,10 @@ def streamed_answer(
     on_leak: OnLeak,
     tools: frozenset[str] | None = None,
     abort: AbortMode = "filter",
+    *,
+    choices: int = 1,
 ) -> StreamedAnswer:
     """The judge of one streamed answer of a route of ``kind`` (``chat``, ``responses``,
-    ``messages``)."""
-    return _KINDS[kind](dialect, policy, on_leak, tools, abort)
+    ``messages``); ``choices``: how many the request asked for (its ``n``, see
+    :attr:`guard.wire.SentRequest.choices`)."""
+    return _KINDS[kind](dialect, policy, on_leak, tools, abort, choices=choices)

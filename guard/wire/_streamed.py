@@ -88,8 +88,12 @@ class StreamedAnswer:
         on_leak: OnLeak,
         tools: frozenset[str] | None = None,
         abort: AbortMode = "filter",
+        *,
+        choices: int = 1,
     ) -> None:
         self.decoder = SSEDecoder()
+        #: how many choices the request asked for (its ``n``; only chat answers have more)
+        self.choices = choices
         self.raws: _Raws = {}
         self.abort_mode = abort
         #: upstream events read (``[DONE]`` not counted)
@@ -106,14 +110,23 @@ class StreamedAnswer:
         self.aborted = False
         #: what the upstream sent that cannot be relayed (the stream then fails)
         self.fault: Exception | None = None
-        self.guarded: GuardedStream = guard_stream(
-            (),
-            dialect=dialect,
-            policy=policy,
-            on_leak=on_leak,
-            raw=False,
-            tools=tools,
-        )  # type: ignore[assignment]  # a sync source gives the sync stream
+        self.guarded: GuardedStream = self._guard(dialect, policy, on_leak, tools)
+        self._begin(dialect, policy, on_leak)
+
+    def _guard(
+        self,
+        dialect: str | Dialect,
+        policy: Policy | None,
+        on_leak: OnLeak,
+        tools: frozenset[str] | None,
+    ) -> GuardedStream:
+        """The stream guard the parsed items go to (a kind may guard them otherwise)."""
+        return guard_stream(  # type: ignore[return-value]  # a sync source: the sync stream
+            (), dialect=dialect, policy=policy, on_leak=on_leak, raw=False, tools=tools
+        )
+
+    def _begin(self, dialect: str | Dialect, policy: Policy | None, on_leak: OnLeak) -> None:
+        """What a kind sets up beside the guard (its bridge, its event judge)."""
 
     # --- what the guard found (final once the stream has ended) -------------------------------
 
