@@ -9,7 +9,10 @@ kept-alive connection, these requests run at once (each `--copies` times):
 * `spellings`: a 16 MiB request body of text dense with reserved spellings (escaped whole);
 * `big`: a clean request whose upstream answer is 100 MB of prose (read with a cap);
 * `dense`: a clean request whose upstream answer is 8 MB of zero-width-dressed markers
-  (judged whole).
+  (judged whole);
+* `trickle`: a clean streamed request whose upstream answer is one chunk event of 4 MB of the
+  same markers, written in 4 KiB writes, its last 16 bytes alone after a pause (the whole event
+  is parsed and judged when that small last read comes).
 
 Reported: each request's status and seconds, the proxy process's CPU seconds (user + system,
 all threads) and peak RSS (VmHWM) over the run, and `/healthz` latency (p50 / p99 / max) while
@@ -22,7 +25,8 @@ The proxy is started as `python -m guard serve` from this checkout (PYTHONPATH s
 `--checkout DIR` (another worktree, e.g. the commit before a change, measured the same way):
 
     python benchmarks/bench_serve_bounds.py [--copies 1] [--spell-mib 16] [--big-mb 100]
-        [--dense-mb 8] [--only big] [--serve-arg=--judge-threads=2] [--checkout DIR]
+        [--dense-mb 8] [--trickle-mb 4] [--only big] [--serve-arg=--judge-threads=2]
+        [--checkout DIR]
         [--label NAME] [--quick]
 """
 
@@ -51,6 +55,8 @@ REQUIRES = ("httpx", "starlette", "uvicorn")
 
 ROOT = Path(__file__).resolve().parent.parent
 MIB = 1024 * 1024
+#: the size of the fake upstream's writes of the trickled stream
+TRICKLE_WRITE = 4096
 #: prose of the large answer, and text of the request dense with reserved spellings
 PROSE = "The quick brown fox jumps over the lazy dog while the model explains its plan. "
 SPELLINGS = "see `<|channel|>` and <|message|> here "
@@ -76,6 +82,19 @@ def _answer(content: str) -> bytes:
     ).encode()
 
 
+def _stream(content: str) -> bytes:
+    """A chat stream whose one chunk event holds all of ``content``."""
+    chunk = {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion.chunk",
+        "model": "gpt-oss-120b",
+        "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": None}],
+    }
+    end = {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+    events = [json.dumps(c, ensure_ascii=False) for c in (chunk, end)]
+    return "".join(f"data: {e}\n\n" for e in events).encode() + b"data: [DONE]\n\n"
+
+
 def _repeat(unit: str, size: int) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
@@ -95,6 +114,9 @@ class _Upstream(BaseHTTPRequestHandler):
         found = re.search(rb'"model"\s*:\s*"([^"]*)"', body[:200])
         model = found.group(1).decode() if found else ""
         answer = self.answers.get(model, self.answers["small"])
+        if model == "answer-trickle":
+            self._trickle(answer)
+            return
         self.send_response(200)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(answer)))
@@ -106,23 +128,46 @@ class _Upstream(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def _trickle(self, stream: bytes) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        # the event's last bytes come alone, after a pause: the read that ends the event is
+        # small, whatever the reads before it were coalesced into
+        end = stream.index(b"\n\n") - 16
+        try:
+            view = memoryview(stream)
+            for start in range(0, end, TRICKLE_WRITE):
+                self.wfile.write(view[start : min(end, start + TRICKLE_WRITE)])
+                self.wfile.flush()
+            time.sleep(0.5)
+            self.wfile.write(view[end:])
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
-def serve_upstream(port: int, big_mb: float, dense_mb: float) -> None:
+
+def serve_upstream(port: int, big_mb: float, dense_mb: float, trickle_mb: float) -> None:
     """Child process: the fake upstream on ``port`` until killed."""
     _Upstream.answers = {
         "small": _answer("Hello there."),
         "answer-big": _answer(_repeat(PROSE, int(big_mb * 1_000_000))),
         "answer-dense": _answer(_repeat(DENSE, int(dense_mb * 1_000_000))),
+        "answer-trickle": _stream(_repeat(DENSE, int(trickle_mb * 1_000_000))),
     }
     server = ThreadingHTTPServer(("127.0.0.1", port), _Upstream)
     server.daemon_threads = True
     server.serve_forever()
 
 
-def fake_upstream(big_mb: float, dense_mb: float) -> tuple[multiprocessing.Process, int]:
+def fake_upstream(
+    big_mb: float, dense_mb: float, trickle_mb: float
+) -> tuple[multiprocessing.Process, int]:
     port = free_port()
     child = multiprocessing.get_context("fork").Process(
-        target=serve_upstream, args=(port, big_mb, dense_mb), daemon=True
+        target=serve_upstream, args=(port, big_mb, dense_mb, trickle_mb), daemon=True
     )
     child.start()
     deadline = time.monotonic() + 60
@@ -170,6 +215,9 @@ def bodies(spell_mib: float) -> dict[str, bytes]:
         "spellings": spellings,
         "big": json.dumps({"model": "answer-big", "messages": small}).encode(),
         "dense": json.dumps({"model": "answer-dense", "messages": small}).encode(),
+        "trickle": json.dumps(
+            {"model": "answer-trickle", "messages": small, "stream": True}
+        ).encode(),
     }
 
 
@@ -233,6 +281,9 @@ def main() -> None:
     parser.add_argument("--big-mb", type=float, default=100, help="size of the large answer")
     parser.add_argument("--dense-mb", type=float, default=8, help="size of the dense answer")
     parser.add_argument(
+        "--trickle-mb", type=float, default=4, help="size of the trickled stream's one event"
+    )
+    parser.add_argument(
         "--serve-arg",
         action="append",
         default=[],
@@ -242,19 +293,19 @@ def main() -> None:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("empty", "spellings", "big", "dense"),
-        help="run only these hostile requests (repeatable; default: all four)",
+        choices=("empty", "spellings", "big", "dense", "trickle"),
+        help="run only these hostile requests (repeatable; default: all five)",
     )
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the checkout to serve from")
     parser.add_argument("--label", default=None, help="the row's name (default: the checkout)")
     add_quick(parser)
     args = parser.parse_args()
     if args.quick:
-        args.spell_mib, args.big_mb, args.dense_mb = 0.1, 1.0, 0.05
+        args.spell_mib, args.big_mb, args.dense_mb, args.trickle_mb = 0.1, 1.0, 0.05, 0.05
     checkout = args.checkout.resolve()
     label = args.label or checkout.name
 
-    upstream, upstream_port = fake_upstream(args.big_mb, args.dense_mb)
+    upstream, upstream_port = fake_upstream(args.big_mb, args.dense_mb, args.trickle_mb)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONPATH": str(checkout)}
@@ -322,7 +373,8 @@ def main() -> None:
     print(machine() + quick_note(args.quick))
     print(
         f"load: {args.copies} x (request bodies of {{}} and of spellings, {args.spell_mib:g} MiB"
-        f" each; a {args.big_mb:g} MB answer; a {args.dense_mb:g} MB marker-dense answer)"
+        f" each; a {args.big_mb:g} MB answer; a {args.dense_mb:g} MB marker-dense answer; a"
+        f" {args.trickle_mb:g} MB marker-dense event in {TRICKLE_WRITE}-byte writes)"
     )
     print_table(
         f"requests ({label})",

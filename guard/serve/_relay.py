@@ -49,7 +49,8 @@ class Relay:
         choices: int = 1,
     ) -> None:
         self.resp = resp
-        #: judges a piece of :data:`INLINE_BYTES` or more on a worker thread
+        #: judges a piece whose feed weighs :data:`INLINE_BYTES` or more (the piece, and the
+        #: event it ends: :meth:`~guard.wire.StreamedAnswer.weight`) on a worker thread
         self.offload = offload
         self.access = access
         self.deadline = deadline
@@ -90,8 +91,12 @@ class Relay:
             try:
                 while True:
                     piece = await read(pieces)
-                    if offload is not None and piece is not None and len(piece) >= INLINE_BYTES:
-                        out = await offload.run(len(piece), feed, piece)
+                    if (
+                        offload is not None
+                        and piece is not None
+                        and (weight := answer.weight(piece)) >= INLINE_BYTES
+                    ):
+                        out = await offload.run(weight, feed, piece)
                     else:
                         out = feed(piece)
                     if answer.fault is not None:

@@ -194,6 +194,17 @@ class StreamedAnswer:
             return self.decoder.flush()
         return self.decoder.feed(piece)
 
+    def weight(self, piece: bytes) -> int:
+        """How many bytes feeding ``piece`` may make the guard parse and judge: the piece, and
+        the decoder's held bytes as well when the piece may end an event (holds a line end).
+        A driver on an event loop runs heavy feeds elsewhere: a large event read in small
+        pieces is all parsed and judged when its last piece comes."""
+        size = len(piece)
+        held = self.decoder.buffered
+        if held and (b"\n" in piece or b"\r" in piece):
+            size += held
+        return size
+
     def feed(self, piece: bytes | None) -> list[bytes]:
         """What may go out after the next piece of the body (``None``: the body ended). Look
         at :attr:`fault`, :attr:`stopped` and :attr:`ended` after each call."""

@@ -535,3 +535,56 @@ def test_help_names_the_routes_the_app_guards_and_passes_through(
     for route in (*_app.GUARDED_ROUTES, *_app.PASSED_THROUGH):
         assert route in shown
     assert "Refused with 403" in shown and "allow_passthrough" in shown
+
+
+# --- a large event read in small pieces ----------------------------------------------------------
+
+
+class _SmallReads(httpx.AsyncByteStream):
+    """An upstream body read in pieces of ``size`` bytes."""
+
+    def __init__(self, body: bytes, size: int) -> None:
+        self.body, self.size = body, size
+
+    async def __aiter__(self) -> Any:
+        for start in range(0, len(self.body), self.size):
+            yield self.body[start : start + self.size]
+
+
+def test_a_piece_weighs_the_event_it_ends() -> None:
+    answer = ChatAnswer("harmony", None, "truncate")
+    event = sse_data({"choices": [{"index": 0, "delta": {"content": "x" * 5000}}]})
+    head, tail = event[:-2], event[-2:]
+    assert answer.weight(head) == len(head)  # no line end: only buffered
+    answer.feed(head)
+    assert answer.weight(b"xx") == 2  # still inside the event's line
+    assert answer.weight(tail) == len(head) + len(tail)
+
+
+def test_a_large_event_in_small_reads_is_judged_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    threads: list[tuple[int, bool]] = []  # (thread, whether the piece holds a line end)
+    feed = ChatAnswer.feed
+
+    def recorded(self: ChatAnswer, piece: bytes | None) -> list[bytes]:
+        threads.append((threading.get_ident(), piece is not None and b"\n" in piece))
+        return feed(self, piece)
+
+    monkeypatch.setattr(ChatAnswer, "feed", recorded)
+    text = "word " * (2 * INLINE_BYTES // 5)
+    body = sse_data({"choices": [{"index": 0, "delta": {"content": text}}]})
+    body += sse_data({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    body += b"data: [DONE]\n\n"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "text/event-stream"}
+        return httpx.Response(200, headers=headers, stream=_SmallReads(body, 1024))
+
+    with mock_upstream(handler) as url:
+        resp = httpx.post(url + "/v1/chat/completions", json={**BODY, "stream": True})
+    assert resp.status_code == 200 and text in resp.text
+    loop = threads[0][0]
+    big = next(thread for thread, ends in threads if ends)  # the read that ended the event
+    assert big != loop  # parsed and judged on a worker thread
+    assert sum(thread != loop for thread, _ in threads) <= 3  # the small reads stayed inline
