@@ -2,30 +2,26 @@
 Messages event stream in, the guarded bytes out.
 
 For framework hooks that are handed a provider's stream as raw bytes (LiteLLM's pass-through
-routes such as ``/v1/messages``). The bytes are decoded with the wire engine's SSE decoder, each
-event's JSON object is judged by the same stream guards the proxy uses (the stream middleware
-for chat chunks, the Responses and Messages bridges for their events), and what they deliver
-is encoded again. Deny by default: a stream whose first event has none of the three shapes, an
-event that is not a JSON object, bytes that are not bytes, or an event over the decoder's limit
-raise :class:`UnreadableStream`; nothing is relayed unseen.
+routes such as ``/v1/messages``). The first event says which of the three streams it is; from
+there the bytes go to the wire engine's streamed answer of that kind
+(:func:`guard.wire.streamed_answer`), the same one the proxy and the guarded httpx transport
+drive: every string of every event is judged, a leaking choice or stream is cut and ended in
+the protocol's own terms, and what the guard delivers goes out as the bytes it came in. Deny
+by default: a stream whose first event has none of the three shapes, an event that is not a
+JSON object, bytes that are not bytes, or an event over the decoder's limit raise
+:class:`UnreadableStream` (after what came before the faulty event); nothing is relayed unseen.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from guard._json import loads
-from guard.integrations.anthropic.protocol import guard_message_events
-from guard.integrations.openai.protocol import GuardSettings, guard_response_events
-from guard.stream import guard_stream
-from guard.wire import SSEDecoder, SSELimitError
-from guard.wire import encode as encode_sse
+from guard.integrations.openai.protocol import GuardSettings
+from guard.wire import SSEDecoder, SSELimitError, StreamedAnswer, streamed_answer
 
 __all__ = ["UnreadableStream", "guard_sse_bytes", "stream_kind"]
-
-_DONE = b"data: [DONE]\n\n"
 
 
 class UnreadableStream(ValueError):
@@ -46,62 +42,49 @@ def stream_kind(item: Any) -> str | None:
     return None
 
 
-def _dumps(item: Any) -> str:
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+def _bytes(piece: Any) -> bytes:
+    if isinstance(piece, str):
+        return piece.encode("utf-8")
+    if not isinstance(piece, bytes | bytearray | memoryview):
+        raise UnreadableStream(f"expected the stream's bytes, got {type(piece).__name__}")
+    return bytes(piece)
 
 
-class _Events:
-    """The JSON objects of an SSE byte stream, one per event; ``done`` once ``[DONE]`` came."""
+class _Probe:
+    """Reads the stream's first pieces until its first event says which stream it is."""
 
-    def __init__(self, source: AsyncIterator[Any]) -> None:
-        self.source = source
+    def __init__(self) -> None:
         self.decoder = SSEDecoder()
-        self.done = False
+        self.pieces: list[bytes] = []
 
-    def _item(self, data: str) -> Any:
+    def kind(self, piece: bytes | None) -> str | None:
+        """The stream's kind once its first event came (``""``: the stream is empty or its
+        first event is ``[DONE]``), else None. Raises :class:`UnreadableStream`."""
+        try:
+            if piece is None:
+                events = self.decoder.flush()
+            else:
+                self.pieces.append(piece)
+                events = self.decoder.feed(piece)
+        except SSELimitError as exc:
+            raise UnreadableStream(str(exc)) from None
+        if not events:
+            return "" if piece is None else None
+        data = events[0].data
         if data == "[DONE]":
-            self.done = True
-            return None
+            return ""
         try:
             item = loads(data)
         except (ValueError, RecursionError):
             item = None
         if not isinstance(item, dict):
             raise UnreadableStream("an event of the stream is not a JSON object")
-        return item
-
-    async def __aiter__(self) -> AsyncIterator[dict[str, Any]]:
-        try:
-            async for piece in self.source:
-                if isinstance(piece, str):
-                    piece = piece.encode("utf-8")
-                if not isinstance(piece, bytes | bytearray | memoryview):
-                    raise UnreadableStream(
-                        f"expected the stream's bytes, got {type(piece).__name__}"
-                    )
-                for event in self.decoder.feed(bytes(piece)):
-                    item = self._item(event.data)
-                    if item is None:
-                        return
-                    yield item
-            for event in self.decoder.flush():
-                item = self._item(event.data)
-                if item is None:
-                    return
-                yield item
-        except SSELimitError as exc:
-            raise UnreadableStream(str(exc)) from None
-
-
-def _final_chunk(last: dict[str, Any], reason: str) -> dict[str, Any]:
-    """A chat chunk that ends every choice of ``last`` with ``reason``."""
-    choices = last.get("choices") or ()
-    indexes = sorted({c.get("index") or 0 for c in choices if isinstance(c, dict)})
-    out = {k: v for k, v in last.items() if k not in ("choices", "usage")}
-    out["choices"] = [
-        {"index": i, "delta": {}, "finish_reason": reason, "logprobs": None} for i in indexes or [0]
-    ]
-    return out
+        kind = stream_kind(item)
+        if kind is None:
+            raise UnreadableStream(
+                "the stream's first event is no chat chunk, Responses or Messages event"
+            )
+        return kind
 
 
 async def guard_sse_bytes(
@@ -109,8 +92,9 @@ async def guard_sse_bytes(
 ) -> AsyncIterator[bytes]:
     """The guarded bytes of the SSE stream ``source`` (pieces of any size).
 
-    A chat stream guard stopped ends with a final chunk (``stop``) and ``data: [DONE]``; the
-    Responses and Messages bridges end theirs with their own terminal events. ``report``, when
+    A stream guard stopped ends in its protocol's terms, as the proxy ends it (a chat choice
+    with a final chunk and a ``"guard"`` chunk before ``data: [DONE]``; Responses and Messages
+    with their own terminal events). ``report``, when
     given, is filled with ``kind``, ``leak``, ``forged``, ``cut`` and ``chars_dropped`` as the
     stream ends.
 
@@ -133,64 +117,67 @@ async def guard_sse_bytes(
 async def _guarded_bytes(
     source: AsyncIterator[Any], settings: GuardSettings, report: dict[str, Any] | None
 ) -> AsyncGenerator[bytes, None]:
-    events = _Events(source)
-    items = aiter(events)
+    probe: _Probe | None = _Probe()
+    answer: StreamedAnswer | None = None
     try:
-        first = await anext(items)
-    except StopAsyncIteration:
-        return
-    kind = stream_kind(first)
-    if kind is None:
-        raise UnreadableStream(
-            "the stream's first event is no chat chunk, Responses or Messages event"
-        )
-
-    async def chained() -> AsyncIterator[dict[str, Any]]:
-        yield first
-        async for item in items:
-            yield item
-
-    options: dict[str, Any] = {
-        "dialect": settings.dialect,
-        "policy": settings.policy,
-        "on_leak": settings.on_leak,
-        "tools": settings.tools,
-    }
-    guarded: Any
-    if kind == "chat":
-        guarded = guard_stream(chained(), raw=False, **options)
-    elif kind == "responses":
-        guarded = guard_response_events(chained(), **options)
-    else:
-        guarded = guard_message_events(chained(), **options)
-    last: dict[str, Any] | None = None
-    finished = False
-    try:
-        async for item in guarded:
-            if kind == "chat":
-                last = item
-                choices = item.get("choices") or ()
-                finished = finished or any(
-                    isinstance(c, dict) and c.get("finish_reason") for c in choices
-                )
-                yield encode_sse(_dumps(item))
-            else:
-                name = item.get("type") if isinstance(item, dict) else None
-                yield encode_sse(_dumps(item), name if isinstance(name, str) else None)
-        if kind == "chat":
-            stopped = bool(guarded.forged or guarded.cut)
-            if stopped and not finished and last is not None:
-                yield encode_sse(_dumps(_final_chunk(last, "stop")))
-            if stopped or events.done:
-                yield _DONE
+        async for raw in source:
+            piece = _bytes(raw)
+            if probe is not None:
+                kind = probe.kind(piece)
+                if kind is None:
+                    continue
+                if not kind:
+                    return
+                answer = _answer(kind, settings)
+                piece, probe = b"".join(probe.pieces), None
+            assert answer is not None
+            out = answer.feed(piece)
+            if answer.fault is None and not (answer.stopped or answer.ended):
+                if out:
+                    yield b"".join(out)
+                continue
+            async for one in _ending(answer, out):
+                yield one
+            return
+        if probe is not None:
+            kind = probe.kind(None)
+            if not kind:
+                return
+            answer = _answer(kind, settings)
+            out = answer.feed(b"".join(probe.pieces))
+            if answer.fault is not None or answer.stopped or answer.ended:
+                async for one in _ending(answer, out):
+                    yield one
+                return
+        assert answer is not None
+        async for one in _ending(answer, answer.feed(None)):
+            yield one
     finally:
-        await guarded.aclose()
-        await items.aclose()  # type: ignore[attr-defined]
-        if report is not None:
+        if report is not None and answer is not None:
             report.update(
-                kind=kind,
-                leak=any(v.leak for v in guarded.verdicts),
-                forged=bool(guarded.forged),
-                cut=dict(guarded.cut),
-                chars_dropped=guarded.chars_dropped,
+                kind=answer.kind,
+                leak=any(v.leak for v in answer.verdicts),
+                forged=bool(answer.forged),
+                cut=dict(answer.cut),
+                chars_dropped=answer.chars_dropped,
             )
+
+
+def _answer(kind: str, settings: GuardSettings) -> StreamedAnswer:
+    return streamed_answer(
+        kind, settings.dialect, settings.policy, settings.on_leak, settings.tools, "raise"
+    )
+
+
+async def _ending(answer: StreamedAnswer, out: list[bytes]) -> AsyncGenerator[bytes, None]:
+    """The last bytes of a stream guard stopped, the upstream ended or that failed: what came
+    before, then the protocol's ending (a fault raises :class:`UnreadableStream` instead; an
+    aborting leak raises :class:`guard.LeakAborted`)."""
+    if answer.fault is not None:
+        answer.upstream_failed()
+        if out:
+            yield b"".join(out)
+        raise UnreadableStream(str(answer.fault))
+    out += answer.finish()
+    if out:
+        yield b"".join(out)

@@ -34,6 +34,7 @@ class ChatAnswer(StreamedAnswer):
     without the decoder and the JSON parser: the same item, handed to the guard all the same;
     an item the guard delivers as it came goes out as the bytes it came in."""
 
+    kind = "chat"
     guarded: ChoiceGuard  # type: ignore[assignment]
 
     def _guard(

@@ -81,6 +81,9 @@ def _encode(item: Any, raws: _Raws) -> bytes:
 class StreamedAnswer:
     """One streamed answer being judged (see the module's docstring for how to drive it)."""
 
+    #: the route kind it judges (``chat``, ``responses``, ``messages``)
+    kind = ""
+
     def __init__(
         self,
         dialect: str | Dialect,
