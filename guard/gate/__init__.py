@@ -20,6 +20,7 @@ from guard.gate._boundary import (
 )
 from guard.gate._code import CodeRanges, CodeTracker, code_ranges
 from guard.gate._detector import DEFAULT_DETECTOR, Detector
+from guard.gate._holds import bracket_hold
 from guard.gate._monitor import SurfaceMonitor
 from guard.gate._plan import StreamPlan, stream_plan
 from guard.gate._policy import (
@@ -47,6 +48,7 @@ __all__ = [
     "StreamPlan",
     "SurfaceMonitor",
     "SurfaceRule",
+    "bracket_hold",
     "check_policy",
     "check_policy_or_path",
     "code_ranges",

@@ -182,6 +182,10 @@ class ChoiceGuard:
             return []
         self._finished = True
         out: list[Any] = []
+        for held in self.judge.release():  # what the judge held of choices still going
+            index = held["choices"][0]["index"]
+            if index not in self.ended:
+                out.append(held)
         for index, engine in self.engines.items():
             if index in self.ended:
                 continue

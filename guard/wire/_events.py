@@ -11,10 +11,15 @@ looks like one (letters, digits and ``_.:/+=@,-`` and spaces); any other value t
 How a string is judged: each string's place (the event type, its output/choice/block index and
 its path in the event) keeps the text it carried before; the string is judged as text with the
 last :data:`WINDOW` characters of that text before it, so a spelling split over the events of
-one field is found in the event that completes it. A string that repeats the text of a surface
-the engine already judged (a ``.done`` event's ``text`` equal to its deltas, a call's
-``arguments``) is not judged again; one that differs is judged whole. A string that repeats the
-last one at its place (a constant field of every chunk) is judged once.
+one field is found in the event that completes it. In a chat choice's delta (fields SDKs join,
+such as ``refusal``), the tail that may still begin a spelling (``<|sta``) is held back as the
+stream engine holds the text it reads: it goes out before the field's next string, in the
+choice's finishing chunk, or in a chunk of its own before the stream ends.
+
+A string that repeats the text of a surface the engine already judged (a ``.done`` event's
+``text`` equal to its deltas, a call's ``arguments``) is not judged again; one that differs is
+judged whole. A string that repeats the last one at its place (a constant field of every chunk)
+is judged once.
 
 A leaking string is cut at the verdict's cut (what came before it in earlier events has gone
 out already; a cut before this event's string drops all of it) and the answer ends there: the
@@ -34,8 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from guard._detect import detect
-from guard.dialects import Dialect
-from guard.gate import Policy
+from guard.dialects import Dialect, get_dialect
+from guard.gate import Policy, StreamPlan, bracket_hold, check_policy, stream_plan
 from guard.models import Surface, Verdict
 from guard.wire._answer import EXEMPT_KEYS
 
@@ -47,6 +52,8 @@ WINDOW = 512
 #: OpenAI adds to chunks (``obfuscation``), written by the server, not the model
 STREAM_EXEMPT_KEYS = EXEMPT_KEYS | {"sequence_number", "obfuscation", "event_id"}
 _EXEMPT = STREAM_EXEMPT_KEYS
+#: how much of a chat delta field's end may be held back (longer than any spelling)
+_HOLD_SPAN = 64
 #: places (and judged surfaces) remembered; past it the oldest are forgotten (bounded memory
 #: against a stream of ever new indexes)
 MAX_PLACES = 4096
@@ -132,6 +139,8 @@ class Judged:
     stop: bool = False
     choices: frozenset[int] = frozenset()
     aborted: bool = False
+    #: ``item`` is the judge's own copy (the upstream's event is never changed)
+    copied: bool = False
 
 
 def _walk(node: Any, path: _Path) -> Iterator[tuple[_Path, str]]:
@@ -186,6 +195,11 @@ class EventJudge:
         self._by_length: dict[int, set[_Path]] = {}
         #: chat: the top-level fields (all scalars) of the last chunk judged whole
         self._top: dict[str, Any] | None = None
+        #: chat: the tail of a choice's delta field held back because it may begin a spelling
+        #: (place -> (choice index, the field's path in the choice, the held text)); it goes
+        #: out before the field's next string, in the choice's finishing chunk, or at the end
+        self._held: dict[_Path, tuple[int, _Path, str]] = {}
+        self._plan: StreamPlan | None = None
 
     # --- one event ---------------------------------------------------------------------------
 
@@ -250,8 +264,44 @@ class EventJudge:
                 for path, text in _walk(value, (key,)):
                     found.append((path, path, text, None))
         if not found:
-            return Judged(item)
-        return self._apply(item, [(p, ("chat", *place), t, c) for p, place, t, c in found])
+            judged = Judged(item)
+        else:
+            judged = self._apply(item, [(p, ("chat", *place), t, c) for p, place, t, c in found])
+        if self._held:
+            self._release_finished(judged)
+        return judged
+
+    def _release_finished(self, judged: Judged) -> None:
+        """Put the held tails of the choices this chunk finishes into its choices' deltas."""
+        choices = judged.item.get("choices") if type(judged.item) is dict else None
+        if type(choices) is not list:
+            return
+        for i, choice in enumerate(choices):
+            if type(choice) is not dict or choice.get("finish_reason") is None:
+                continue
+            index = choice.get("index")
+            index = index if type(index) is int else 0
+            if index in judged.choices:
+                continue  # a choice ended on a leak: what it held is dropped with the rest
+            for place, (held_index, field, text) in list(self._held.items()):
+                if held_index != index:
+                    continue
+                del self._held[place]
+                if not judged.copied:
+                    judged.item = copy.deepcopy(judged.item)
+                    judged.copied = True
+                _put(judged.item["choices"][i], field, text)
+
+    def release(self) -> list[dict[str, Any]]:
+        """Chat: at the end of the stream, chunks carrying what is still held (one per
+        choice), in the shape of the last chunk judged."""
+        by_choice: dict[int, dict[str, Any]] = {}
+        for held_index, field, text in self._held.values():
+            choice = by_choice.setdefault(held_index, {"index": held_index, "delta": {}})
+            _put(choice, field, text)
+        self._held.clear()
+        top = dict(self._top or {})
+        return [{**top, "choices": [choice]} for _, choice in sorted(by_choice.items())]
 
     @staticmethod
     def _chat_choice(choice: dict[str, Any]) -> Iterator[tuple[_Path, str]]:
@@ -388,10 +438,18 @@ class EventJudge:
                 del self._history[old]
                 self._last.pop(old, None)
             self._last[place] = digest
+            held = self._held.pop(place, None)
+            if held is not None:
+                text = held[2] + text
             window = before + text
             self._history[place] = window[-WINDOW:]
             verdict = detect(window, Surface.TEXT, self.dialect, self.policy)
             if not verdict.leak:
+                kept = self._hold(place, path, choice, window, len(before))
+                if kept is not None:
+                    cuts.append((path, kept))
+                elif held is not None:
+                    cuts.append((path, text))
                 continue
             name = _name(path)
             self.verdicts.append(verdict.model_copy(update={"part": name}))
@@ -412,7 +470,47 @@ class EventJudge:
             for path, kept in cuts:
                 _set(item, path, kept)
             result.item = item
+            result.copied = True
         return result
+
+    def _hold(
+        self, place: _Path, path: _Path, choice: int | None, window: str, lo: int
+    ) -> str | None:
+        """Hold back the tail of a chat choice's delta field that may still begin a spelling
+        (``<|sta``: a proper prefix of one that trips at its own start), as the stream engine
+        does for the text it reads: what of this string (``window[lo:]``) goes out now, or
+        None when nothing is held. ``on_leak="report"`` changes nothing."""
+        if choice is None or self.on_leak == "report" or len(path) < 4 or path[2] != "delta":
+            return None
+        field = path[2:]
+        if any(type(key) is not str for key in field):
+            return None  # in a list (a tool call's field): not a string SDKs join
+        plan = self._plan
+        if plan is None:
+            policy = check_policy(self.policy)
+            plan = self._plan = stream_plan(
+                get_dialect(self.dialect), Surface.TEXT, policy.disabled
+            )
+        tail = window[-_HOLD_SPAN:]
+        at = max(lo, bracket_hold(plan, tail, len(window)))
+        if at >= len(window):
+            return None
+        self._held[place] = (choice, field, window[at:])
+        self._history[place] = window[:at][-WINDOW:]
+        return window[lo:at]
+
+
+def _put(node: dict[str, Any], field: _Path, text: str) -> None:
+    """Set the string at ``field`` (keys) of ``node``, made where missing, joined to a string
+    already there."""
+    for key in field[:-1]:
+        child = node.get(key)
+        if type(child) is not dict:
+            child = node[key] = {}
+        node = child
+    last = field[-1]
+    there = node.get(last)
+    node[last] = text + there if type(there) is str else text
 
 
 def _digest(text: str) -> bytes:

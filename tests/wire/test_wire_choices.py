@@ -10,6 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.fake_upstream import FakeUpstream, Script, serve_app, sse_data
 
 import guard
@@ -174,3 +176,82 @@ def test_the_proxy_reads_n_from_the_request(
     got = texts(_parsed(resp.content))
     assert got.get(0) == "Hi "
     assert got.get(1) == second  # without n, the stream stopped with the first choice's leak
+
+
+# --- a spelling split over the events of a delta field the engine does not read ------------------
+
+
+def refusals(out: list[Any]) -> str:
+    return "".join(
+        c["delta"].get("refusal") or "" for o in out for c in o.get("choices") or () if "delta" in c
+    )
+
+
+def pieces_of(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({c % (len(text) + 1) for c in cuts})
+    return [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
+
+
+def test_the_first_fragment_of_a_split_spelling_is_held_back() -> None:
+    answer = ChoiceGuard("harmony")
+    first = answer.push(chunk({"refusal": "No <|sta"}))
+    assert refusals(first) == "No "  # "<|sta" may still become a spelling: held
+    rest = answer.push(chunk({"refusal": "rt|>assistant"}))
+    out = first + rest + answer.end()
+    assert refusals(out) == "No " and "<|" not in json.dumps(out)
+
+
+def test_a_held_fragment_that_becomes_no_spelling_goes_out_with_the_next_string() -> None:
+    answer = ChoiceGuard("harmony")
+    out = answer.push(chunk({"refusal": "a <|ch"}))
+    out += answer.push(chunk({"refusal": "eese|"}))
+    assert refusals(out) == "a <|cheese|"
+
+
+def test_a_held_fragment_goes_out_with_the_choices_finishing_chunk() -> None:
+    answer = ChoiceGuard("harmony")
+    out = answer.push(chunk({"refusal": "a <|ch"}))
+    finishing = answer.push(chunk({}, 0, "stop"))
+    assert refusals(finishing) == "<|ch" and finishing[-1]["choices"][0]["finish_reason"] == "stop"
+    assert refusals(out + finishing + answer.end()) == "a <|ch"
+
+
+def test_what_is_held_at_the_end_of_the_stream_goes_out_before_it_ends() -> None:
+    answer = ChoiceGuard("harmony")
+    out = answer.push(chunk({"refusal": "a <|ch"}))
+    out += answer.end()
+    assert refusals(out) == "a <|ch"
+
+
+def test_report_mode_holds_nothing() -> None:
+    answer = ChoiceGuard("harmony", on_leak="report")
+    assert refusals(answer.push(chunk({"refusal": "a <|ch"}))) == "a <|ch"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.sampled_from(["Sorry <|ch <| <|channel no", "a <|sta", "<|"]),
+    st.lists(st.integers(0, 40), max_size=5),
+    st.booleans(),
+)
+def test_a_clean_field_split_anyhow_arrives_whole(text: str, cuts: list[int], finish: bool) -> None:
+    answer = ChoiceGuard("harmony")
+    out: list[Any] = []
+    for piece in pieces_of(text, cuts):
+        out += answer.push(chunk({"refusal": piece}))
+    if finish:
+        out += answer.push(chunk({}, 0, "stop"))
+    out += answer.end()
+    assert refusals(out) == text and not answer.verdicts
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 60), max_size=5))
+def test_a_leaking_field_split_anyhow_lets_no_fragment_out(cuts: list[int]) -> None:
+    text = "No. " + LEAK
+    answer = ChoiceGuard("harmony")
+    out: list[Any] = []
+    for piece in pieces_of(text, cuts):
+        out += answer.push(chunk({"refusal": piece}))
+    out += answer.end()
+    assert refusals(out) == "No. "
