@@ -229,6 +229,30 @@ def test_listen_raises_a_config_error_naming_the_address() -> None:
         sock.close()
 
 
+def test_connections_accepted_on_the_listening_socket_send_without_delay() -> None:
+    """Answers on a kept-alive connection are not held back by Nagle's algorithm: asyncio sets
+    TCP_NODELAY on what the listening socket accepts (it only does for sockets made as TCP)."""
+    import asyncio
+
+    async def main() -> int:
+        accepted: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+        async def on_client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock = writer.get_extra_info("socket")
+            accepted.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+            writer.close()
+
+        server = await asyncio.start_server(on_client, sock=listen("127.0.0.1", 0))
+        async with server:
+            port = server.sockets[0].getsockname()[1]
+            _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            nodelay = await asyncio.wait_for(accepted, 5)
+            writer.close()
+        return nodelay
+
+    assert asyncio.run(main()) == 1
+
+
 # --- 3. the upstream named in 502 and 504 --------------------------------------------------------
 
 
