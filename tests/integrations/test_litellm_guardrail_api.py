@@ -218,7 +218,9 @@ def test_chat_sse_bytes_are_cut_and_end_well_formed() -> None:
     events = events_of(out)
     assert chat_text(events) == "Sure. Here it is "
     assert events[-1] == "[DONE]"
-    assert events[-2]["choices"][0]["finish_reason"] in ("stop", "length", "content_filter")
+    # ended as the proxy ends a cut stream: the choice's final chunk, then the "guard" chunk
+    assert events[-3]["choices"][0]["finish_reason"] in ("stop", "length", "content_filter")
+    assert events[-2]["choices"] == [] and events[-2]["guard"]["action"] == "truncated"
     assert applied(data) == ["inband-guard"]
     assert logged(data)[-1]["guardrail_status"] == "guardrail_intervened"
 
