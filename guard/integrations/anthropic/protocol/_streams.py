@@ -9,28 +9,18 @@ SDK's own ``MessageStream`` can accumulate over it.
 
 from __future__ import annotations
 
-import inspect
 import re
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterable,
-    AsyncIterator,
-    Generator,
-    Iterable,
-    Iterator,
-)
-from contextlib import contextmanager
+from collections.abc import AsyncIterable, Iterable
 from typing import Any, cast
 
 from guard.dialects import Dialect
-from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations.anthropic.protocol._bridge import MessageEventBridge
 from guard.integrations.openai.protocol import (
     AbortMode,
-    AsyncGuardedStreamWrapper,
+    AsyncBridgedEventStream,
+    BridgedEventStream,
     GuardedStreamBase,
-    GuardedStreamWrapper,
     GuardSettings,
 )
 from guard.models import Verdict
@@ -52,19 +42,8 @@ def block_part(name: str) -> str:
     return f"content[{m.group(1) or 0}]{_BLOCK_SUFFIX[m.group(2)]}"
 
 
-class _MessageStreamBase(GuardedStreamBase):
-    """What the sync and async streams share: the bridge, the abort mode and the events that
-    end a stopped stream."""
-
-    def __init__(self, upstream: Any, settings: GuardSettings, abort: AbortMode) -> None:
-        self._bridge = MessageEventBridge()
-        self._abort = abort
-        #: an aborting leak ended the stream (``abort="filter"``)
-        self.aborted = False
-        super().__init__(upstream, settings.guard_chunks(self._chunks()))
-
-    def _chunks(self) -> Iterable[Any] | AsyncIterable[Any]:
-        raise NotImplementedError
+class _BlockNamed(GuardedStreamBase):
+    """Parts named by content block, as :func:`guard_message` names them."""
 
     @property
     def verdicts(self) -> list[Verdict]:
@@ -79,79 +58,17 @@ class _MessageStreamBase(GuardedStreamBase):
         """Offset of the cut per part, named by content block."""
         return {block_part(k): v for k, v in self._guarded.cut.items()}
 
-    @contextmanager
-    def _leak_filter(self) -> Iterator[None]:
-        """With ``abort="filter"`` an aborting leak ends the stream quietly (``aborted``);
-        with ``raise`` it propagates."""
-        try:
-            yield
-        except LeakAborted:
-            if self._abort == "raise":
-                raise
-            self.aborted = True
 
-    def _ending(self) -> list[Any]:
-        """The terminal events when guard stopped the stream, else none."""
-        if self.aborted or self._guarded.forged or self._guarded.cut:
-            return self._bridge.terminal(self.aborted)
-        return []
-
-
-class GuardedMessageStream(_MessageStreamBase, GuardedStreamWrapper):
+class GuardedMessageStream(_BlockNamed, BridgedEventStream):
     """A guarded sync stream of Messages events (dicts or SDK objects)."""
 
-    def __init__(self, upstream: Iterable[Any], settings: GuardSettings, abort: AbortMode) -> None:
-        super().__init__(upstream, settings, abort)
-        self._iterator = self._run()
-
-    def _chunks(self) -> Iterator[dict[str, Any]]:
-        try:
-            for event in self._upstream:
-                yield self._bridge.chunk(event)
-        finally:
-            closer = getattr(self._upstream, "close", None)
-            if callable(closer):
-                closer()
-
-    def _run(self) -> Generator[Any, None, None]:
-        with self._leak_filter():
-            for chunk in self._guarded:
-                event = self._bridge.event(chunk)
-                if event is not None:
-                    yield event
-        yield from self._ending()
+    _bridge_type = MessageEventBridge
 
 
-class AsyncGuardedMessageStream(_MessageStreamBase, AsyncGuardedStreamWrapper):
+class AsyncGuardedMessageStream(_BlockNamed, AsyncBridgedEventStream):
     """A guarded async stream of Messages events (dicts or SDK objects)."""
 
-    def __init__(
-        self, upstream: AsyncIterable[Any], settings: GuardSettings, abort: AbortMode
-    ) -> None:
-        super().__init__(upstream, settings, abort)
-        self._iterator = self._run()
-
-    async def _chunks(self) -> AsyncIterator[dict[str, Any]]:
-        try:
-            async for event in self._upstream:
-                yield self._bridge.chunk(event)
-        finally:
-            closer = getattr(self._upstream, "aclose", None) or getattr(
-                self._upstream, "close", None
-            )
-            if callable(closer):
-                result = closer()
-                if inspect.isawaitable(result):
-                    await result
-
-    async def _run(self) -> AsyncGenerator[Any, None]:
-        with self._leak_filter():
-            async for chunk in self._guarded:
-                event = self._bridge.event(chunk)
-                if event is not None:
-                    yield event
-        for event in self._ending():
-            yield event
+    _bridge_type = MessageEventBridge
 
 
 def guard_message_events(

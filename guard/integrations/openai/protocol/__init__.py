@@ -34,8 +34,10 @@ from guard.integrations.openai.protocol._settings import (
     request_tools,
 )
 from guard.integrations.openai.protocol._streams import (
+    AsyncBridgedEventStream,
     AsyncGuardedResponseStream,
     AsyncGuardedStreamWrapper,
+    BridgedEventStream,
     GuardedResponseStream,
     GuardedStreamBase,
     GuardedStreamWrapper,
@@ -44,8 +46,10 @@ from guard.integrations.openai.protocol._streams import (
 
 __all__ = [
     "AbortMode",
+    "AsyncBridgedEventStream",
     "AsyncGuardedResponseStream",
     "AsyncGuardedStreamWrapper",
+    "BridgedEventStream",
     "GuardResult",
     "GuardSettings",
     "GuardedResponseStream",

@@ -25,8 +25,10 @@ from guard.models import Outcome, Verdict
 from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak
 
 __all__ = [
+    "AsyncBridgedEventStream",
     "AsyncGuardedResponseStream",
     "AsyncGuardedStreamWrapper",
+    "BridgedEventStream",
     "GuardedResponseStream",
     "GuardedStreamBase",
     "GuardedStreamWrapper",
@@ -130,12 +132,16 @@ class AsyncGuardedStreamWrapper(GuardedStreamBase):
         await self.close()
 
 
-class _ResponseStreamBase(GuardedStreamBase):
-    """What the sync and async Responses streams share: the bridge, the abort mode and the
-    events that end a stopped stream."""
+class _BridgedStream(GuardedStreamBase):
+    """What every bridged event stream shares (Responses here, Anthropic Messages in
+    :mod:`guard.integrations.anthropic.protocol`): the protocol's bridge between its events and
+    the middleware's chunks, the abort mode, and the events that end a stopped stream."""
+
+    #: the protocol's bridge (``chunk(event)``, ``event(chunk)``, ``terminal(aborted)``)
+    _bridge_type: type[Any]
 
     def __init__(self, upstream: Any, settings: GuardSettings, abort: AbortMode) -> None:
-        self._bridge = ResponseEventBridge()
+        self._bridge = self._bridge_type()
         self._abort = abort
         #: an aborting leak ended the stream (``abort="filter"``)
         self.aborted = False
@@ -143,11 +149,6 @@ class _ResponseStreamBase(GuardedStreamBase):
 
     def _chunks(self) -> Iterable[Any] | AsyncIterable[Any]:
         raise NotImplementedError
-
-    @property
-    def last_sequence(self) -> int:
-        """The highest ``sequence_number`` delivered so far (-1 before any)."""
-        return self._bridge.sequence
 
     @contextmanager
     def _leak_filter(self) -> Iterator[None]:
@@ -163,12 +164,13 @@ class _ResponseStreamBase(GuardedStreamBase):
     def _ending(self) -> list[Any]:
         """The terminal events when guard stopped the stream, else none."""
         if self.aborted or self._guarded.forged or self._guarded.cut:
-            return self._bridge.terminal(self.aborted)
+            return cast(list[Any], self._bridge.terminal(self.aborted))
         return []
 
 
-class GuardedResponseStream(_ResponseStreamBase, GuardedStreamWrapper):
-    """A guarded sync stream of Responses API events (dicts or SDK objects)."""
+class BridgedEventStream(_BridgedStream, GuardedStreamWrapper):
+    """A guarded sync stream of a protocol's events (dicts or SDK objects); a subclass names
+    the protocol's bridge (:attr:`_bridge_type`)."""
 
     def __init__(self, upstream: Iterable[Any], settings: GuardSettings, abort: AbortMode) -> None:
         super().__init__(upstream, settings, abort)
@@ -192,8 +194,8 @@ class GuardedResponseStream(_ResponseStreamBase, GuardedStreamWrapper):
         yield from self._ending()
 
 
-class AsyncGuardedResponseStream(_ResponseStreamBase, AsyncGuardedStreamWrapper):
-    """A guarded async stream of Responses API events (dicts or SDK objects)."""
+class AsyncBridgedEventStream(_BridgedStream, AsyncGuardedStreamWrapper):
+    """The async twin of :class:`BridgedEventStream`."""
 
     def __init__(
         self, upstream: AsyncIterable[Any], settings: GuardSettings, abort: AbortMode
@@ -222,6 +224,27 @@ class AsyncGuardedResponseStream(_ResponseStreamBase, AsyncGuardedStreamWrapper)
                     yield event
         for event in self._ending():
             yield event
+
+
+class _Sequenced:
+    _bridge: ResponseEventBridge
+
+    @property
+    def last_sequence(self) -> int:
+        """The highest ``sequence_number`` delivered so far (-1 before any)."""
+        return self._bridge.sequence
+
+
+class GuardedResponseStream(_Sequenced, BridgedEventStream):
+    """A guarded sync stream of Responses API events (dicts or SDK objects)."""
+
+    _bridge_type = ResponseEventBridge
+
+
+class AsyncGuardedResponseStream(_Sequenced, AsyncBridgedEventStream):
+    """A guarded async stream of Responses API events (dicts or SDK objects)."""
+
+    _bridge_type = ResponseEventBridge
 
 
 def guard_response_events(
