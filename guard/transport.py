@@ -527,6 +527,23 @@ def _guarded_client(client: Any, wrap: Any) -> Any:
     return client
 
 
+def _client(
+    twin: bool,
+    settings: ServeConfig,
+    abort: AbortMode,
+    escape_inputs: bool,
+    library: str | None,
+    client_options: dict[str, Any],
+) -> Any:
+    """A client of the library (``twin``: the async one) with every transport guarded."""
+    x = _library(library, client_options.get("transport"))
+    guard = _Guard(settings, abort, escape_inputs, x)
+    client_options.setdefault("follow_redirects", True)
+    kind = _types(x.__name__)[twin]
+    client = (x.AsyncClient if twin else x.Client)(**client_options)
+    return _guarded_client(client, lambda inner: kind(inner, guard))
+
+
 def http_client(
     *,
     config: ServeConfig | None = None,
@@ -552,7 +569,6 @@ def http_client(
     ``library``: ``httpx2`` (the default when installed: the openai 3.x and anthropic 2.x
     SDKs take its clients) or ``httpx`` (``httpx.Client``: openai, LangChain and other
     httpx users)."""
-    x = _library(library, client_options.get("transport"))
     settings = transport_config(
         config=config,
         policy_file=policy_file,
@@ -562,10 +578,7 @@ def http_client(
         on_leak=on_leak,
         allow_passthrough=allow_passthrough,
     )
-    guard = _Guard(settings, abort, escape_inputs, x)
-    client_options.setdefault("follow_redirects", True)
-    kind = _types(x.__name__)[0]
-    return _guarded_client(x.Client(**client_options), lambda inner: kind(inner, guard))
+    return _client(False, settings, abort, escape_inputs, library, client_options)
 
 
 def async_http_client(
@@ -585,7 +598,6 @@ def async_http_client(
     """The async twin of :func:`http_client`: an ``AsyncClient`` (for
     ``AsyncOpenAI(http_client=...)``, ``AsyncAnthropic``, the Agents SDK, LangChain's
     ``http_async_client``)."""
-    x = _library(library, client_options.get("transport"))
     settings = transport_config(
         config=config,
         policy_file=policy_file,
@@ -595,7 +607,4 @@ def async_http_client(
         on_leak=on_leak,
         allow_passthrough=allow_passthrough,
     )
-    guard = _Guard(settings, abort, escape_inputs, x)
-    client_options.setdefault("follow_redirects", True)
-    kind = _types(x.__name__)[1]
-    return _guarded_client(x.AsyncClient(**client_options), lambda inner: kind(inner, guard))
+    return _client(True, settings, abort, escape_inputs, library, client_options)
