@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from guard.errors import LeakAborted
 from guard.integrations._results import remember_result
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this p
 
 __all__ = [
     "AsyncTransportedStream",
+    "TransportedClient",
     "TransportedStream",
     "async_judged_result",
     "install_transport",
@@ -72,6 +73,69 @@ def install_transport(
     guarded._mounts = {k: None if t is None else wrap(t) for k, t in http._mounts.items()}
     guarded._guard_origin = http
     return client.with_options(http_client=guarded)
+
+
+class TransportedClient:
+    """What the SDK wrappers share: a copy of the SDK client given whose every request goes
+    through the guarded transport (:func:`install_transport`), with the transport's settings
+    (``config``, ``guard serve``'s) made from the wrapper's ``options``; every attribute the
+    wrapper does not define is the guarded copy's. ``unwrapped`` is the client given."""
+
+    def __init__(self, client: Any, options: dict[str, Any]) -> None:
+        from guard.transport import transport_config
+
+        self._unwrapped = client
+        self._options = options
+        self._async = self._is_async(client)
+        #: the transport's settings (``guard serve``'s)
+        self.config: ServeConfig = transport_config(
+            dialect=options["dialect"],
+            dialects=options["dialects"],
+            policy=options["policy"],
+            on_leak=options["on_leak"],
+            allow_passthrough=options["allow_passthrough"],
+        )
+        self._on_leak = self.config.on_leak
+        self._client = install_transport(
+            client, self.config, escape_inputs=options["escape_inputs"], is_async=self._async
+        )
+
+    @staticmethod
+    def _is_async(client: Any) -> bool:
+        """Whether ``client`` is the SDK's async client (each wrapper knows its SDK)."""
+        raise NotImplementedError
+
+    @property
+    def unwrapped(self) -> Any:
+        return self._unwrapped
+
+    def with_options(self, *args: Any, **kwargs: Any) -> Self:
+        return type(self)(self._unwrapped.with_options(*args, **kwargs), self._options)
+
+    def copy(self, *args: Any, **kwargs: Any) -> Self:
+        return type(self)(self._unwrapped.copy(*args, **kwargs), self._options)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def __enter__(self) -> Self:
+        self._client.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._client.__exit__(*exc)
+
+    async def __aenter__(self) -> Self:
+        await self._client.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self._client.__aexit__(*exc)
+
+    def __repr__(self) -> str:
+        dialect = self._options["dialect"]
+        name = "by model" if dialect is None else getattr(dialect, "name", dialect)
+        return f"guard_client({self._unwrapped!r}, dialect={name!r})"
 
 
 def judged_result(raw: Any, on_leak: str) -> Any:

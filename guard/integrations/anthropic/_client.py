@@ -15,12 +15,11 @@ from guard.dialects import Dialect
 from guard.gate import Policy
 from guard.integrations._transported import (
     AsyncTransportedStream,
+    TransportedClient,
     TransportedStream,
     async_judged_result,
-    install_transport,
     judged_result,
 )
-from guard.serve import ServeConfig
 from guard.stream import OnLeak
 
 __all__ = ["GuardedAnthropic", "guard_client"]
@@ -73,63 +72,16 @@ class _Messages:
         return await async_judged_result(raw, self._on_leak)
 
 
-class GuardedAnthropic:
+class GuardedAnthropic(TransportedClient):
     """An Anthropic client whose every request goes through the guarded transport (a copy of
     the client given); ``messages.create`` and ``messages.parse`` also carry guard's findings.
     ``unwrapped`` is the client given, unguarded; ``config`` the transport's settings."""
 
-    def __init__(self, client: Any, options: dict[str, Any]) -> None:
-        from guard.transport import transport_config
-
-        self._unwrapped = client
-        self._options = options
-        self._async = _is_async(client)
-        self.config: ServeConfig = transport_config(
-            dialect=options["dialect"],
-            dialects=options["dialects"],
-            policy=options["policy"],
-            on_leak=options["on_leak"],
-            allow_passthrough=options["allow_passthrough"],
-        )
-        self._client = install_transport(
-            client, self.config, escape_inputs=options["escape_inputs"], is_async=self._async
-        )
-
-    @property
-    def unwrapped(self) -> Any:
-        return self._unwrapped
+    _is_async = staticmethod(_is_async)
 
     @property
     def messages(self) -> _Messages:
         return _Messages(self._client.messages, self.config.on_leak, self._async)
-
-    def with_options(self, *args: Any, **kwargs: Any) -> GuardedAnthropic:
-        return GuardedAnthropic(self._unwrapped.with_options(*args, **kwargs), self._options)
-
-    def copy(self, *args: Any, **kwargs: Any) -> GuardedAnthropic:
-        return GuardedAnthropic(self._unwrapped.copy(*args, **kwargs), self._options)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-    def __enter__(self) -> GuardedAnthropic:
-        self._client.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._client.__exit__(*exc)
-
-    async def __aenter__(self) -> GuardedAnthropic:
-        await self._client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self._client.__aexit__(*exc)
-
-    def __repr__(self) -> str:
-        dialect = self._options["dialect"]
-        name = "by model" if dialect is None else getattr(dialect, "name", dialect)
-        return f"guard_client({self._unwrapped!r}, dialect={name!r})"
 
 
 def guard_client(

@@ -14,9 +14,9 @@ from guard.gate import Policy
 from guard.integrations._results import guard_result
 from guard.integrations._transported import (
     AsyncTransportedStream,
+    TransportedClient,
     TransportedStream,
     async_judged_result,
-    install_transport,
     judged_result,
 )
 from guard.integrations.openai._chat_streams import PartOffsets, chat_part
@@ -102,34 +102,12 @@ class _Responses(_Endpoint):
         return super().create(*args, **params)
 
 
-class GuardedClient:
+class GuardedClient(TransportedClient):
     """An OpenAI client whose every request goes through the guarded transport (a copy of
     the client given); ``chat.completions.create`` and ``responses.create`` also carry guard's
     findings. ``unwrapped`` is the client given, unguarded."""
 
-    def __init__(self, client: Any, options: dict[str, Any]) -> None:
-        from guard.transport import transport_config
-
-        self._unwrapped = client
-        self._options = options
-        self._async = _is_async(client)
-        config = transport_config(
-            dialect=options["dialect"],
-            dialects=options["dialects"],
-            policy=options["policy"],
-            on_leak=options["on_leak"],
-            allow_passthrough=options["allow_passthrough"],
-        )
-        #: the transport's settings (``guard serve``'s)
-        self.config = config
-        self._on_leak = config.on_leak
-        self._client = install_transport(
-            client, config, escape_inputs=options["escape_inputs"], is_async=self._async
-        )
-
-    @property
-    def unwrapped(self) -> Any:
-        return self._unwrapped
+    _is_async = staticmethod(_is_async)
 
     @property
     def chat(self) -> _Chat:
@@ -138,34 +116,6 @@ class GuardedClient:
     @property
     def responses(self) -> _Responses:
         return _Responses(self._client.responses, self._on_leak, self._async)
-
-    def with_options(self, *args: Any, **kwargs: Any) -> GuardedClient:
-        return GuardedClient(self._unwrapped.with_options(*args, **kwargs), self._options)
-
-    def copy(self, *args: Any, **kwargs: Any) -> GuardedClient:
-        return GuardedClient(self._unwrapped.copy(*args, **kwargs), self._options)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._client, name)
-
-    def __enter__(self) -> GuardedClient:
-        self._client.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._client.__exit__(*exc)
-
-    async def __aenter__(self) -> GuardedClient:
-        await self._client.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        await self._client.__aexit__(*exc)
-
-    def __repr__(self) -> str:
-        dialect = self._options["dialect"]
-        name = dialect.name if isinstance(dialect, Dialect) else dialect
-        return f"guard_client({self._unwrapped!r}, dialect={name!r})"
 
 
 def guard_client(
