@@ -11,10 +11,10 @@ delivered in order (docs/streaming.md, "Provider event streams").
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from guard._fields import get_field
+from guard.integrations._event_bridge import EventBridge, with_fields
 
 __all__ = ["MessageEventBridge"]
 
@@ -26,13 +26,6 @@ _TEXT_DELTAS = {
 }
 #: block type -> (the block's text field, the chunk field it becomes)
 _TEXT_BLOCKS = {"text": ("text", "content"), "thinking": ("thinking", "reasoning_content")}
-_SERIAL = "_guard_serial"  # the synthetic chunk's key back to its event
-
-
-def _with(obj: Any, **update: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {**obj, **update}
-    return obj.model_copy(update=update)
 
 
 def _sdk_event(event: dict[str, Any]) -> Any:
@@ -44,14 +37,12 @@ def _sdk_event(event: dict[str, Any]) -> Any:
     return TypeAdapter(RawMessageStreamEvent).validate_python(event)
 
 
-class MessageEventBridge:
-    """One stream's bridge: :meth:`chunk` for each upstream event, :meth:`event` for each chunk
-    the middleware delivers, :meth:`terminal` for the events that end a stopped stream."""
+class MessageEventBridge(EventBridge):
+    """One stream's bridge (:class:`~guard.integrations._event_bridge.EventBridge`), and
+    :meth:`terminal` for the events that end a stopped stream."""
 
     def __init__(self) -> None:
-        self.serial = 0
-        self.pending: dict[int, tuple[Any, dict[str, Any]]] = {}
-        self.sdk: bool | None = None
+        super().__init__()
         #: block index -> type, as the upstream started them
         self.kinds: dict[int, str] = {}
         #: the ``message`` of the delivered ``message_start`` (None before it)
@@ -62,14 +53,8 @@ class MessageEventBridge:
         self.delta_delivered = False
         self.stop_delivered = False
 
-    def chunk(self, event: Any) -> dict[str, Any]:
-        """The chunk-shaped dict standing for ``event``."""
-        if self.sdk is None:
-            self.sdk = not isinstance(event, Mapping)
-        self.serial += 1
+    def _delta(self, event: Any, index: int) -> tuple[dict[str, Any] | None, str | None]:
         kind = get_field(event, "type")
-        index = get_field(event, "index")
-        index = index if isinstance(index, int) else 0
         delta: dict[str, Any] | None = None
         finish = None
         if kind == "content_block_start":
@@ -100,32 +85,7 @@ class MessageEventBridge:
                 delta = {"tool_calls": [{"index": 0, "function": {"arguments": arguments}}]}
         elif kind == "content_block_stop" and self.kinds.get(index) in _TOOL_BLOCKS:
             delta, finish = {}, "tool_calls"
-        choices = (
-            [] if delta is None else [{"index": index, "delta": delta, "finish_reason": finish}]
-        )
-        synthetic = {_SERIAL: self.serial, "choices": choices}
-        self.pending[self.serial] = (event, synthetic)
-        return synthetic
-
-    def event(self, chunk: Any) -> Any:
-        """The event to deliver for what the middleware yielded (``None``: nothing)."""
-        serial = get_field(chunk, _SERIAL)
-        entry = self.pending.get(serial) if isinstance(serial, int) else None
-        if entry is None:
-            return None
-        event, synthetic = entry
-        choices = get_field(chunk, "choices") or []
-        if chunk is synthetic:
-            del self.pending[serial]
-            self._note(event)
-            return event
-        if any(get_field(c, "finish_reason") is not None for c in choices):
-            return None  # the middleware's closing chunk: a Messages stream ends with events
-        del self.pending[serial]
-        cut = self._cut(event, get_field(choices[0], "delta") if choices else None)
-        if cut is not None:
-            self._note(cut)
-        return cut
+        return delta, finish
 
     def _cut(self, event: Any, delta: Any) -> Any:
         """The text event ``event`` with the text the middleware kept (``None``: nothing to
@@ -137,14 +97,14 @@ class MessageEventBridge:
             text = get_field(delta, fields[1]) if fields else None
             if not text or fields is None:
                 return None
-            return _with(event, delta=_with(body, **{fields[0]: text}))
+            return with_fields(event, delta=with_fields(body, **{fields[0]: text}))
         if kind == "content_block_start":
             block = get_field(event, "content_block")
             fields = _TEXT_BLOCKS.get(get_field(block, "type"))
             if fields is None:
                 return None
             text = get_field(delta, fields[1]) or ""
-            return _with(event, content_block=_with(block, **{fields[0]: text}))
+            return with_fields(event, content_block=with_fields(block, **{fields[0]: text}))
         return None
 
     def _note(self, event: Any) -> None:

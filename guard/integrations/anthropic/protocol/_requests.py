@@ -6,29 +6,14 @@ finds the fields.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from guard._escape import escape, escape_messages, escape_tools
 from guard.dialects import Dialect
+from guard.integrations.openai.protocol import listed_plain as _listed
 
 __all__ = ["escape_messages_request"]
-
-
-def _plain(value: Any) -> Any:
-    """A request value as the SDK would send it (SDK models become dicts)."""
-    if isinstance(value, Mapping):
-        return value
-    dump = getattr(value, "model_dump", None)
-    if callable(dump):
-        return dump(mode="json", by_alias=True, exclude_unset=True)
-    return value
-
-
-def _listed(value: Any) -> list[Any] | None:
-    if value is None or isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-        return None
-    return [_plain(v) for v in value]
 
 
 def escape_messages_request(

@@ -26,6 +26,7 @@ from guard.integrations.openai.protocol._parts import Part, chat_parts, response
 from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
+    listed_plain,
 )
 from guard.integrations.openai.protocol._settings import (
     AbortMode,
@@ -65,6 +66,7 @@ __all__ = [
     "guard_response",
     "guard_response_events",
     "judge_parts",
+    "listed_plain",
     "request_tools",
     "response_parts",
 ]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from guard._fields import get_field
+from guard.integrations._event_bridge import EventBridge, with_fields
 
 __all__ = ["ResponseEventBridge"]
 
@@ -26,7 +27,6 @@ _TEXT_EVENTS = {
 }
 _CALL_ITEMS = ("function_call", "custom_tool_call")
 _CALL_DELTAS = ("response.function_call_arguments.delta", "response.custom_tool_call_input.delta")
-_SERIAL = "_guard_serial"  # the synthetic chunk's key back to its event
 
 
 def _as_dict(value: Any) -> dict[str, Any]:
@@ -36,12 +36,6 @@ def _as_dict(value: Any) -> dict[str, Any]:
     if callable(dump):
         return cast(dict[str, Any], dump(mode="json", by_alias=True, exclude_unset=True))
     return {}
-
-
-def _with(event: Any, **update: Any) -> Any:
-    if isinstance(event, Mapping):
-        return {**event, **update}
-    return event.model_copy(update=update)
 
 
 def _sdk_event(event: dict[str, Any]) -> Any:
@@ -65,28 +59,21 @@ class _ItemState:
     text: dict[int, str] = field(default_factory=dict)
 
 
-class ResponseEventBridge:
-    """One stream's bridge: :meth:`chunk` for each upstream event, :meth:`event` for each
-    chunk the middleware delivers, :meth:`terminal` for the events that end a stopped
-    stream."""
+class ResponseEventBridge(EventBridge):
+    """One stream's bridge (:class:`~guard.integrations._event_bridge.EventBridge`), and
+    :meth:`terminal` for the events that end a stopped stream."""
+
+    index_field = "output_index"
 
     def __init__(self) -> None:
-        self.serial = 0
-        self.pending: dict[int, tuple[Any, dict[str, Any]]] = {}
-        self.sdk: bool | None = None
+        super().__init__()
         self.snapshot: Any = None
         #: the highest ``sequence_number`` delivered so far (-1 before any)
         self.sequence = -1
         self.items: dict[int, _ItemState] = {}
 
-    def chunk(self, event: Any) -> dict[str, Any]:
-        """The chunk-shaped dict standing for ``event``."""
-        if self.sdk is None:
-            self.sdk = not isinstance(event, Mapping)
-        self.serial += 1
+    def _delta(self, event: Any, index: int) -> tuple[dict[str, Any] | None, str | None]:
         kind = get_field(event, "type")
-        index = get_field(event, "output_index")
-        index = index if isinstance(index, int) else 0
         delta: dict[str, Any] | None = None
         finish = None
         if kind in _TEXT_EVENTS:
@@ -102,37 +89,16 @@ class ResponseEventBridge:
                     delta = {"tool_calls": [{"index": 0, "function": function}]}
                 else:
                     delta, finish = {}, "tool_calls"
-        choices = (
-            [] if delta is None else [{"index": index, "delta": delta, "finish_reason": finish}]
-        )
-        synthetic = {_SERIAL: self.serial, "choices": choices}
-        self.pending[self.serial] = (event, synthetic)
-        return synthetic
+        return delta, finish
 
-    def event(self, chunk: Any) -> Any:
-        """The event to deliver for what the middleware yielded (``None``: nothing)."""
-        serial = get_field(chunk, _SERIAL)
-        entry = self.pending.get(serial) if isinstance(serial, int) else None
-        if entry is None:
-            return None
-        event, synthetic = entry
-        choices = get_field(chunk, "choices") or []
-        if chunk is synthetic:
-            del self.pending[serial]
-            self._note(event)
-            return event
-        if any(get_field(c, "finish_reason") is not None for c in choices):
-            return None  # the middleware's closing chunk: Responses streams end with an event
-        del self.pending[serial]
+    def _cut(self, event: Any, delta: Any) -> Any:
         kind = get_field(event, "type")
-        if kind not in _TEXT_EVENTS or not choices:
+        if kind not in _TEXT_EVENTS or delta is None:
             return None  # a tool call cut short is never delivered
-        text = get_field(get_field(choices[0], "delta"), _TEXT_EVENTS[kind])
+        text = get_field(delta, _TEXT_EVENTS[kind])
         if not text:
             return None
-        event = _with(event, delta=text)
-        self._note(event)
-        return event
+        return with_fields(event, delta=text)
 
     def _note(self, event: Any) -> None:
         kind = get_field(event, "type")

@@ -11,7 +11,7 @@ from typing import Any
 from guard._escape import escape, escape_messages, escape_tools
 from guard.dialects import Dialect
 
-__all__ = ["escape_chat_request", "escape_responses_request"]
+__all__ = ["escape_chat_request", "escape_responses_request", "listed_plain"]
 
 
 def _plain(value: Any) -> Any:
@@ -24,7 +24,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _items(value: Any) -> list[Any] | None:
+def listed_plain(value: Any) -> list[Any] | None:
+    """A request's list value as the SDK would send it (each item plain), or None when the
+    value is no list (absent, a string, a mapping)."""
     if value is None or isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
         return None
     return [_plain(v) for v in value]
@@ -37,11 +39,11 @@ def escape_chat_request(
     field) and ``tools`` / ``functions`` (names, descriptions, schemas) escaped for
     ``dialect``. The input is never mutated."""
     out = dict(params)
-    messages = _items(params.get("messages"))
+    messages = listed_plain(params.get("messages"))
     if messages is not None:
         out["messages"] = escape_messages(messages, dialect)
     for key in ("tools", "functions"):
-        tools = _items(params.get(key))
+        tools = listed_plain(params.get(key))
         if tools is not None:
             out[key] = escape_tools(tools, dialect)
     return out
@@ -58,10 +60,10 @@ def escape_responses_request(
         if isinstance(value, str):
             out[key] = escape(value, dialect)
         else:
-            items = _items(value)
+            items = listed_plain(value)
             if items is not None:
                 out[key] = escape_messages(items, dialect)
-    tools = _items(params.get("tools"))
+    tools = listed_plain(params.get("tools"))
     if tools is not None:
         out["tools"] = escape_tools(tools, dialect)
     return out
