@@ -80,7 +80,7 @@ from guard.integrations.openai.protocol import (
 )
 from guard.models import Surface, Verdict
 from guard.stream import OnLeak, guard_stream
-from guard.wire import EXEMPT_KEYS
+from guard.wire import skipped
 
 __all__ = ["InbandGuardrail", "LeakBlocked", "StreamRefused"]
 
@@ -193,7 +193,8 @@ def _no_finish(out: Any, parts: list[Part], result: GuardResult) -> None:
 
 
 def _other_strings(node: Any, depth: int = 0) -> list[str]:
-    """Every string of an answer of unknown shape, ids and enums (``EXEMPT_KEYS``) skipped."""
+    """Every string of an answer of unknown shape, ids and enums skipped
+    (:func:`guard.wire.skipped`)."""
     if depth > 64:
         return []
     if hasattr(node, "model_dump"):
@@ -206,7 +207,7 @@ def _other_strings(node: Any, depth: int = 0) -> list[str]:
     found: list[str] = []
     if isinstance(node, Mapping):
         for key, value in node.items():
-            if isinstance(key, str) and key.casefold() in EXEMPT_KEYS:
+            if isinstance(key, str) and skipped(key, value):
                 continue
             found.extend(_other_strings(value, depth + 1))
     elif isinstance(node, list | tuple):

@@ -9,7 +9,6 @@ one choice at a time: the :class:`ChoiceGuard`; endings in each API's terms: ``_
 """
 
 from guard.wire._answer import (
-    EXEMPT_KEYS,
     BadAnswer,
     JudgedAnswer,
     guard_action,
@@ -24,7 +23,8 @@ from guard.wire._endings import (
     messages_ending,
     responses_ending,
 )
-from guard.wire._events import STREAM_EXEMPT_KEYS, EventJudge, Judged, UnreadableEvent
+from guard.wire._events import EventJudge, Judged, UnreadableEvent
+from guard.wire._exempt import EXEMPT_KEYS, OPAQUE_KEYS, STREAM_EXEMPT_KEYS, skipped
 from guard.wire._request import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_ELEMENTS,
@@ -45,6 +45,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "EXEMPT_KEYS",
     "NO_MODEL_OUTPUT",
+    "OPAQUE_KEYS",
     "STREAM_EXEMPT_KEYS",
     "VERBATIM_FIELDS",
     "BadAnswer",
@@ -74,5 +75,6 @@ __all__ = [
     "prepare_request",
     "request_dialect",
     "responses_ending",
+    "skipped",
     "streamed_answer",
 ]

@@ -3,8 +3,9 @@
 
 The strings read are those under each chat ``choices[]``, each Responses ``output[]`` item and
 each Messages ``content[]`` block, at any depth; the fields of :data:`EXEMPT_KEYS` (ids, enums,
-opaque signatures) are skipped, and so are the fields the protocol judge already read. A leaking
-string is cut at the verdict's cut (``on_leak="report"``: only reported). Logprobs of a chat
+opaque signatures) are skipped while they look like one (:mod:`guard.wire._exempt`), and so are
+the fields the protocol judge already read. A leaking string is cut at the verdict's cut
+(``on_leak="report"``: only reported). Logprobs of a chat
 choice whose text was cut are cut with it.
 
 :func:`guard_action` names what was done in the terms of the ``x-guard-action`` header.
@@ -34,6 +35,7 @@ from guard.integrations.openai.protocol import (
     response_parts,
 )
 from guard.models import Surface, Verdict
+from guard.wire._exempt import EXEMPT_KEYS, skipped
 
 __all__ = [
     "EXEMPT_KEYS",
@@ -44,36 +46,6 @@ __all__ = [
     "judge_answer",
     "judge_other_strings",
 ]
-
-#: fields whose strings are identifiers, enums or opaque data, never judged as model text
-EXEMPT_KEYS = frozenset(
-    {
-        "id",
-        "object",
-        "type",
-        "role",
-        "model",
-        "status",
-        "finish_reason",
-        "stop_reason",
-        "stop_sequence",
-        "call_id",
-        "tool_call_id",
-        "tool_use_id",
-        "item_id",
-        "previous_response_id",
-        "encrypted_content",
-        "signature",
-        "data",
-        "format",
-        "mime_type",
-        "media_type",
-        "server_label",
-        "logprobs",
-        "service_tier",
-        "system_fingerprint",
-    }
-)
 
 _WALKS: dict[str, tuple[str, Callable[[Any], list[Part]]]] = {
     "chat": ("choices", chat_parts),
@@ -94,7 +66,7 @@ def _strings(node: Any, path: str) -> Iterator[tuple[Any, Any, str, str]]:
     """(owner, key, text, path) of every string under ``node``, exempt keys skipped."""
     if isinstance(node, dict):
         for key, value in node.items():
-            if isinstance(key, str) and key.casefold() in EXEMPT_KEYS:
+            if isinstance(key, str) and skipped(key, value):
                 continue
             here = f"{path}.{key}"
             if isinstance(value, str):

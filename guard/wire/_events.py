@@ -6,7 +6,8 @@ read: unknown event types and shapes, unknown delta fields (``refusal``, legacy
 ``function_call``, ``audio.transcript``...), text that only appears in ``.done`` events or in
 ``response.completed``, Anthropic ``message_start`` pre-filled ``content``, citations... The
 fields of :data:`STREAM_EXEMPT_KEYS` (ids, enums, opaque data) are skipped while their value
-looks like one (letters, digits and ``_.:/+=@,-`` and spaces); any other value there is judged.
+looks like one (letters, digits and ``_.:/+=@,-`` and spaces); any other value there is judged,
+and a list or object there is walked (but a choice's ``logprobs``; :mod:`guard.wire._exempt`).
 
 How a string is judged: each string's place (the event type, its output/choice/block index and
 its path in the event) keeps the text it carried before; the string is judged as text with the
@@ -33,7 +34,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -42,43 +42,23 @@ from guard._detect import detect
 from guard.dialects import Dialect, get_dialect
 from guard.gate import Policy, StreamPlan, bracket_hold, check_policy, stream_plan
 from guard.models import Surface, Verdict
-from guard.wire._answer import EXEMPT_KEYS
+from guard.wire._exempt import STREAM_EXEMPT_KEYS, skipped
 
 __all__ = ["STREAM_EXEMPT_KEYS", "WINDOW", "EventJudge", "Judged", "UnreadableEvent"]
 
 #: how many characters of a place's earlier text a new string is judged with
 WINDOW = 512
-#: stream fields skipped besides :data:`EXEMPT_KEYS`: event counters and the random padding
-#: OpenAI adds to chunks (``obfuscation``), written by the server, not the model
-STREAM_EXEMPT_KEYS = EXEMPT_KEYS | {"sequence_number", "obfuscation", "event_id"}
 _EXEMPT = STREAM_EXEMPT_KEYS
 #: how much of a chat delta field's end may be held back (longer than any spelling)
 _HOLD_SPAN = 64
 #: places (and judged surfaces) remembered; past it the oldest are forgotten (bounded memory
 #: against a stream of ever new indexes)
 MAX_PLACES = 4096
-#: what an exempt field's value must look like to be skipped: an identifier, an enum, a model
-#: name, base64 (no bracket, no angle, no bar: no dialect's spelling fits in it)
-_PLAIN = re.compile(r"[\w.:/+=@, -]*", re.ASCII).fullmatch
 
 
 def _judged(key: str, value: str) -> bool:
-    """Whether the string ``value`` of field ``key`` is judged: unless the key is exempt and
-    the value looks like an identifier or enum."""
-    if key in _EXEMPT or key.casefold() in _EXEMPT:
-        if value in _PLAIN_SEEN:
-            return False
-        if _PLAIN(value) is None:
-            return True
-        if len(_PLAIN_SEEN) < _PLAIN_SEEN_MAX and len(value) <= 256:
-            _PLAIN_SEEN.add(value)  # ids and enums repeat in every event
-        return False
-    return True
-
-
-#: exempt values already found plain (a bounded cache: nothing is added past its size)
-_PLAIN_SEEN: set[str] = set()
-_PLAIN_SEEN_MAX = 65_536
+    """Whether the string ``value`` of field ``key`` is judged (:func:`skipped`)."""
+    return not skipped(key, value, _EXEMPT)
 
 
 #: Responses lifecycle events: only ``response.output`` holds model text (the rest of the
@@ -150,7 +130,7 @@ def _walk(node: Any, path: _Path) -> Iterator[tuple[_Path, str]]:
             if type(value) is str:
                 if value and _judged(key, value):
                     yield (*path, key), value
-            elif (type(value) is dict or type(value) is list) and key.casefold() not in _EXEMPT:
+            elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
                 yield from _walk(value, (*path, key))
     elif type(node) is list:
         for i, value in enumerate(node):
@@ -260,7 +240,7 @@ class EventJudge:
             elif type(value) is str:
                 if value and _judged(key, value):
                     found.append(((key,), (key,), value, None))
-            elif (type(value) is dict or type(value) is list) and key.casefold() not in _EXEMPT:
+            elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
                 for path, text in _walk(value, (key,)):
                     found.append((path, path, text, None))
         if not found:
@@ -312,7 +292,7 @@ class EventJudge:
             elif type(value) is str:
                 if value and _judged(key, value):
                     yield (key,), value
-            elif (type(value) is dict or type(value) is list) and key.casefold() not in _EXEMPT:
+            elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
                 yield from _walk(value, (key,))
 
     @staticmethod
@@ -359,7 +339,9 @@ class EventJudge:
                 if type(value) is str:
                     if key != "delta" and value and _judged(key, value):
                         found.append(((key,), (*place, key), value, None))
-                elif (type(value) is dict or type(value) is list) and key.casefold() not in _EXEMPT:
+                elif (type(value) is dict or type(value) is list) and not skipped(
+                    key, value, _EXEMPT
+                ):
                     found += [(p, (*place, *p), t, None) for p, t in _walk(value, (key,))]
             return found
         elif kind in _LIFECYCLE:
@@ -544,7 +526,7 @@ def _usual_delta(
         elif type(value) is str:
             if value and _judged(key, value):
                 found.append(((key,), (*place, key), value, None))
-        elif (type(value) is dict or type(value) is list) and key not in _EXEMPT:
+        elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
             found += [(p, (*place, *p), t, None) for p, t in _walk(value, (key,))]
     return found
 

@@ -4,6 +4,7 @@ judged, wherever it sits; logprobs after a cut are cut; the action is named for 
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -99,9 +100,23 @@ def test_report_mode_names_the_leak_and_keeps_the_text() -> None:
 
 def test_ids_and_enums_are_exempt_and_clean_answers_untouched() -> None:
     body = chat({"content": "fine"}, finish_reason="stop")
-    body["choices"][0]["message"]["tool_call_id"] = "<|start|>"  # an id: not model text
+    body["choices"][0]["message"]["tool_call_id"] = "call_7:a/b+c="  # an id: not model text
     out, action = judged("chat", body)
     assert out == body and action is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["<|start|>assistant", ["<|start|>assistant"], {"note": "<|start|>assistant"}],
+    ids=["a string that looks like no id", "a list", "an object"],
+)
+def test_an_exempt_field_that_holds_more_than_an_id_is_judged(value: object) -> None:
+    """One rule with the streams: an exempt field is skipped only while it looks like an id
+    or an enum; what else sits there is judged (found by fuzzing the streamed answers)."""
+    body = chat({"content": "fine"}, finish_reason="stop")
+    body["choices"][0]["message"]["tool_call_id"] = value
+    out, action = judged("chat", body)
+    assert "<|start|>" not in json.dumps(out) and action == "truncated"
 
 
 def test_logprobs_after_a_cut_are_cut() -> None:

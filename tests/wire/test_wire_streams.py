@@ -536,3 +536,17 @@ def test_n2_the_clean_choice_stays_whole_wherever_the_other_leaks(
                 finish[c["index"]].append(c["finish_reason"])
     assert text == "".join(words)
     assert finish[clean] == ["stop"] and finish[leaky] == ["stop"]
+
+
+@pytest.mark.parametrize(
+    "delta",
+    [
+        {"x": {"type": ["<|start|>"]}},  # found by the fuzz target wire_answer
+        {"x": {"id": {"text": "<|start|>assistant"}}},
+        {"type": "<|start|>assistant"},
+    ],
+    ids=["a list under an exempt key", "an object under an exempt key", "a string no id"],
+)
+def test_an_exempt_key_skips_only_what_looks_like_an_id(delta: dict[str, Any]) -> None:
+    events, _raw = relay("chat", [chunk({"content": "Hi"}), chunk(delta), "[DONE]"])
+    assert not leaked(events)
