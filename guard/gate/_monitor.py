@@ -46,6 +46,12 @@ _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
 
 
+#: what a delta shows (:meth:`SurfaceMonitor._triggered`): a trigger, or only where a held
+#: spelling may begin
+_ARM = object()
+_LOOK = object()
+
+
 class SurfaceMonitor:
     """Incremental gate for one surface of one stream; see the module docstring.
 
@@ -146,10 +152,15 @@ class SurfaceMonitor:
         self.quiet = False
         near = self._take(delta)
         total = self.total
-        trigger = self._triggered(delta, near)
-        if trigger:
-            # a hit holding a trigger ends within one anchor span of it: look until then
+        armed = total - len(delta) < self._armed
+        seen = self._triggered(delta, near)
+        if seen is _ARM:
+            # a hit holding a trigger ends within one anchor span of it: look until then (a
+            # delta read only because the scan is still armed, or one that may only begin a
+            # held spelling, does not arm it: one `?` would keep a hundred characters off the
+            # quiet path, and the scan's own deltas would keep it armed for ever)
             self._armed = total + self._plan.hold
+        trigger = seen is not None or armed
         if trigger or self._partial:
             self._discover(len(delta))
         settler = self._settler
@@ -187,23 +198,28 @@ class SurfaceMonitor:
             self._whole.append(delta)
         return near
 
-    def _triggered(self, delta: str, near: str) -> bool:
-        """Whether ``delta`` (with ``near``, the end of the text up to it) may complete a hit:
-        a trigger in view, a non-ASCII character, or a scan still armed by an earlier one."""
+    def _triggered(self, delta: str, near: str) -> object | None:
+        """What ``delta`` (with ``near``, the end of the text up to it) shows: :data:`_ARM`,
+        a trigger in view (or a non-ASCII character, or an opening word) that may complete a
+        hit; :data:`_LOOK`, only where a held spelling may begin (looked at and held, the scan
+        not armed); None, nothing. A scan still armed by an earlier trigger is the caller's to
+        know."""
         plan = self._plan
         before = self.total - len(delta)
-        if plan.always or not delta.isascii() or before < self._armed:
-            return True
+        if plan.always or not delta.isascii():
+            return _ARM
+        view = near
         seen = plan.trigger.search(near)
         if seen is None and not near.isascii():
             # a literal split by an invisible character earlier in the tail
-            seen = plan.trigger.search(TextView(near).norm)
+            view = TextView(near).norm
+            seen = plan.trigger.search(view)
         if seen is not None:
-            return True
+            return _ARM if plan.arm is plan.trigger or plan.arm.search(view) else _LOOK
         if plan.opening and before < plan.opening_window:
             # the opening words announce hits at the start of the text only
-            return plan.opens(self._buf[: plan.opening_window])
-        return False
+            return _ARM if plan.opens(self._buf[: plan.opening_window]) else None
+        return None
 
     def _hold_back(self, trigger: bool) -> None:
         """Apply the hold-back rules to the text so far (see :mod:`guard.gate._holds`)."""

@@ -70,6 +70,10 @@ class StreamPlan:
     #: a search that finds where a hit may start or continue (literals, patterns, hold first
     #: characters)
     trigger: re.Pattern[str]
+    #: the part of :attr:`trigger` that arms the scan for :attr:`hold` characters (literals and
+    #: patterns; a hold first character alone only asks to look and hold); :attr:`trigger`
+    #: itself when it holds no first characters
+    arm: re.Pattern[str]
     #: characters of the tail that a trigger literal may straddle (the longest one, less one)
     near: int
     #: length of the tail kept for hold decisions (the longest anchor span)
@@ -276,6 +280,14 @@ def _plan(
     trigger = re.compile(
         "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in sources]) or r"(?!)"
     )
+    armers = sources[:-1] if hold_starts is not None and sources else sources
+    arm = (
+        trigger
+        if armers is sources
+        else re.compile(
+            "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in armers]) or r"(?!)"
+        )
+    )
     opening = tuple(sorted({w for t in roles.triggers for w in t.hints.opening}))
     prefixes = frozenset(w[:k] for w in letter_words for k in range(1, len(w) + 1))
     ending = _Ending.of(roles.enders)
@@ -288,6 +300,7 @@ def _plan(
         quiet_near=max(near, max(map(len, letter_words), default=0)),
         always=any(t.detection.always for t in roles.triggers),
         trigger=trigger,
+        arm=arm,
         near=near,
         hold=roles.span,
         left=roles.before + 2 * roles.span,
