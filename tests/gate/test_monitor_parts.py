@@ -52,3 +52,24 @@ def test_the_opening_and_the_ending_rules() -> None:
     call = 'Sure: {"name": "get_weather", "arguments": {'
     assert ending_hold(PLAN, call, 100) == 100 + call.index("{")
     assert ending_hold(PLAN, "plain text.", 5) is None
+
+
+def test_a_trigger_arms_the_scan_for_one_span_not_for_ever() -> None:
+    """After a trigger the monitor looks at the next deltas on its full path for one anchor
+    span, then goes back to the quiet path: a delta read only because the scan was armed does
+    not arm it again, and a character that may only begin a held spelling (the `?` of `? No`)
+    does not arm it at all. Counted, not timed: the share of deltas off the quiet path."""
+    from guard.dialects import get_dialect
+    from guard.gate import Policy, SurfaceMonitor
+    from guard.models import Surface
+
+    sentence = "Is it raining in Paris today? The model reads a file and then writes an answer. "
+    text = sentence * 200
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("harmony"), Policy())
+    deltas = [text[i : i + 4] for i in range(0, len(text), 4)]
+    loud = 0
+    for delta in deltas:
+        monitor.feed_release(delta)
+        loud += not monitor.quiet
+    assert monitor.tripped is None
+    assert loud < len(deltas) * 0.3, (loud, len(deltas))  # every delta before the fix
