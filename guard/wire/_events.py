@@ -42,23 +42,30 @@ from guard._detect import detect
 from guard.dialects import Dialect, get_dialect
 from guard.gate import Policy, StreamPlan, bracket_hold, check_policy, stream_plan
 from guard.models import Surface, Verdict
+from guard.wire._event_paths import (
+    _EXEMPT,
+    _delta_field,
+    _digest,
+    _judged,
+    _name,
+    _Path,
+    _put,
+    _set,
+    _unread_of_block,
+    _usual_delta,
+    _walk,
+)
 from guard.wire._exempt import STREAM_EXEMPT_KEYS, skipped
 
 __all__ = ["STREAM_EXEMPT_KEYS", "WINDOW", "EventJudge", "Judged", "UnreadableEvent"]
 
 #: how many characters of a place's earlier text a new string is judged with
 WINDOW = 512
-_EXEMPT = STREAM_EXEMPT_KEYS
 #: how much of a chat delta field's end may be held back (longer than any spelling)
 _HOLD_SPAN = 64
 #: places (and judged surfaces) remembered; past it the oldest are forgotten (bounded memory
 #: against a stream of ever new indexes)
 MAX_PLACES = 4096
-
-
-def _judged(key: str, value: str) -> bool:
-    """Whether the string ``value`` of field ``key`` is judged (:func:`skipped`)."""
-    return not skipped(key, value, _EXEMPT)
 
 
 #: Responses lifecycle events: only ``response.output`` holds model text (the rest of the
@@ -90,14 +97,6 @@ _QUIET_CHOICE = frozenset({"index", "delta", "finish_reason", "logprobs"})
 _QUIET_DELTA = frozenset({"content", "reasoning_content"})
 _SCALARS = (str, int, float, bool, type(None))
 _MISSING = object()
-_TOOL_BLOCKS = ("tool_use", "server_tool_use")
-_BLOCK_TEXT = {"text": "text", "thinking": "thinking"}
-_DELTA_TEXT = {
-    "text_delta": "text",
-    "thinking_delta": "thinking",
-    "input_json_delta": "partial_json",
-}
-_Path = tuple[Any, ...]
 
 
 class UnreadableEvent(ValueError):
@@ -121,31 +120,6 @@ class Judged:
     aborted: bool = False
     #: ``item`` is the judge's own copy (the upstream's event is never changed)
     copied: bool = False
-
-
-def _walk(node: Any, path: _Path) -> Iterator[tuple[_Path, str]]:
-    """(path, string) of every string under ``node``, exempt keys skipped."""
-    if type(node) is dict:
-        for key, value in node.items():
-            if type(value) is str:
-                if value and _judged(key, value):
-                    yield (*path, key), value
-            elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
-                yield from _walk(value, (*path, key))
-    elif type(node) is list:
-        for i, value in enumerate(node):
-            if type(value) is str:
-                if value:
-                    yield (*path, i), value
-            elif type(value) is dict or type(value) is list:
-                yield from _walk(value, (*path, i))
-
-
-def _set(item: Any, path: _Path, value: str) -> None:
-    node = item
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
 
 
 class EventJudge:
@@ -480,69 +454,3 @@ class EventJudge:
         self._held[place] = (choice, field, window[at:])
         self._history[place] = window[:at][-WINDOW:]
         return window[lo:at]
-
-
-def _put(node: dict[str, Any], field: _Path, text: str) -> None:
-    """Set the string at ``field`` (keys) of ``node``, made where missing, joined to a string
-    already there."""
-    for key in field[:-1]:
-        child = node.get(key)
-        if type(child) is not dict:
-            child = node[key] = {}
-        node = child
-    last = field[-1]
-    there = node.get(last)
-    node[last] = text + there if type(there) is str else text
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def _name(path: _Path) -> str:
-    """A place's name as the JSON judge names parts: ``choices[1].delta.refusal``."""
-    out = ""
-    for key in path:
-        out += f"[{key}]" if isinstance(key, int) else (f".{key}" if out else str(key))
-    return out
-
-
-def _delta_field(body: Any) -> str | None:
-    """The field of a Messages ``content_block_delta`` body the stream guard reads."""
-    delta_kind = body.get("type") if type(body) is dict else None
-    return _DELTA_TEXT.get(delta_kind) if type(delta_kind) is str else None
-
-
-def _usual_delta(
-    event: dict[str, Any], body: dict[str, Any], field_name: str, place: _Path
-) -> list[tuple[_Path, _Path, str, int | None]]:
-    """The usual delta event, read without a list of every string: all but the text."""
-    found: list[tuple[_Path, _Path, str, int | None]] = []
-    for key, value in event.items():
-        if key == "delta":
-            rest = {k: v for k, v in body.items() if k != field_name}
-            for inner, text in _walk(rest, ("delta",)):
-                found.append((inner, (*place, *inner), text, None))
-        elif type(value) is str:
-            if value and _judged(key, value):
-                found.append(((key,), (*place, key), value, None))
-        elif (type(value) is dict or type(value) is list) and not skipped(key, value, _EXEMPT):
-            found += [(p, (*place, *p), t, None) for p, t in _walk(value, (key,))]
-    return found
-
-
-def _unread_of_block(event: dict[str, Any]) -> list[tuple[_Path, str]]:
-    """The strings of a ``content_block_start`` event the stream guard does not read."""
-    strings = list(_walk(event, ()))
-    block = event.get("content_block")
-    block_kind = block.get("type") if type(block) is dict else None
-    if block_kind in _TOOL_BLOCKS:
-        return [
-            (p, t)
-            for p, t in strings
-            if p != ("content_block", "name") and p[:2] != ("content_block", "input")
-        ]
-    if block_kind in _BLOCK_TEXT:
-        text_path = ("content_block", _BLOCK_TEXT[block_kind])
-        return [(p, t) for p, t in strings if p != text_path]
-    return strings
