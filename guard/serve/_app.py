@@ -3,8 +3,7 @@ failures it answers itself follow :mod:`guard.serve._errors`'s contract."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -12,9 +11,9 @@ import httpx
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Send
+from starlette.types import ASGIApp
 
 from guard._depth import MAX_DEPTH
 from guard.dialects import Dialect
@@ -30,6 +29,7 @@ from guard.serve._metrics import Metrics, Observe
 from guard.serve._models import UnknownModels
 from guard.serve._offload import Offload
 from guard.serve._relay import ChatRelay, MessagesRelay, Relay, ResponsesRelay
+from guard.serve._responses import ClosingStreamingResponse, anthropic_shaped, with_headers
 from guard.serve._secrets import url_origin
 from guard.serve._upstream import (
     Disconnected,
@@ -76,72 +76,6 @@ PASSED_THROUGH = tuple(f"/v1/{p}" for p in NO_MODEL_OUTPUT)
 
 
 _error = error_response
-
-
-def _with_headers(response: Response, headers: Iterable[tuple[str, str]]) -> Response:
-    """``response`` with the upstream's ``headers`` added (repeated ones, such as
-    ``set-cookie``, kept); the ones the response sets itself win."""
-    own = {k for k, _ in response.raw_headers}
-    for name, value in headers:
-        key = name.lower().encode("latin-1")
-        if key not in own:
-            response.raw_headers.append((key, value.encode("latin-1")))
-    return response
-
-
-#: Anthropic's error ``type`` for the statuses the proxy answers itself
-_ANTHROPIC_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    504: "timeout_error",
-}
-
-
-def anthropic_shaped(response: Response) -> Response:
-    """An error the proxy made itself, in Anthropic's shape (``{"type": "error", "error":
-    {"type", "message"}}``, the proxy's ``code`` kept beside them); any other response as is."""
-    if not isinstance(response, JSONResponse) or response.status_code < 400:
-        return response
-    try:
-        body = json.loads(bytes(response.body))
-    except ValueError:
-        return response
-    error = body.get("error") if isinstance(body, dict) else None
-    if not isinstance(error, dict) or "type" in body:
-        return response
-    status = response.status_code
-    shaped = {
-        "type": "error",
-        "error": {
-            "type": _ANTHROPIC_TYPES.get(status, "api_error"),
-            "message": error.get("message", ""),
-            "code": error.get("code"),
-        },
-    }
-    out = JSONResponse(shaped, status_code=status)
-    kept = [
-        (k, v) for k, v in response.raw_headers if k not in (b"content-length", b"content-type")
-    ]
-    out.raw_headers = [*out.raw_headers, *kept]
-    return out
-
-
-class _ClosingStreamingResponse(StreamingResponse):
-    """A streaming response that always closes its body iterator (and with it the upstream),
-    also when the client went away mid-stream."""
-
-    async def stream_response(self, send: Send) -> None:
-        try:
-            await super().stream_response(send)
-        finally:
-            closer = getattr(self.body_iterator, "aclose", None)
-            if closer is not None:
-                with anyio.CancelScope(shield=True):
-                    await closer()
 
 
 class _Proxy:
@@ -325,8 +259,8 @@ class _Proxy:
                     access.fields["disconnected"] = True
                 access.emit(resp.status_code)
 
-        return _with_headers(
-            _ClosingStreamingResponse(body_iter(), status_code=resp.status_code),
+        return with_headers(
+            ClosingStreamingResponse(body_iter(), status_code=resp.status_code),
             response_headers(resp, keep_encoding=True),
         )
 
@@ -363,8 +297,8 @@ class _Proxy:
             return await self._upstream_error(resp, access, deadline)
         content_type = resp.headers.get("content-type", "")
         if content_type.startswith("text/event-stream"):
-            return _with_headers(
-                _ClosingStreamingResponse(
+            return with_headers(
+                ClosingStreamingResponse(
                     _RELAYS[kind](
                         resp,
                         dialect,
@@ -410,7 +344,7 @@ class _Proxy:
                 await resp.aclose()
         if resp.status_code < 500:  # the client's own error: pass it through
             access.emit(resp.status_code)
-            return _with_headers(
+            return with_headers(
                 Response(body, status_code=resp.status_code),
                 response_headers(resp, keep_encoding=False),
             )
@@ -458,10 +392,10 @@ class _Proxy:
             headers = [*headers, ("x-guard-action", action)]
         access.emit(resp.status_code)
         if out is data:
-            return _with_headers(Response(body, status_code=resp.status_code), headers)
+            return with_headers(Response(body, status_code=resp.status_code), headers)
         # a large changed answer is serialised on a worker thread too
         rendered = await self.offload.run(len(body), JSONResponse, out, resp.status_code)
-        return _with_headers(rendered, headers)
+        return with_headers(rendered, headers)
 
     def _judge(
         self,
