@@ -9,18 +9,57 @@ answers with the offset from which the text is held (``total``: nothing held):
   (``assistantfinal``), or the text's opening that may still become an opening word;
 * :func:`bracket_hold`: a tail that is a proper prefix of a bracket spelling (``<|chan``);
 * :func:`lead_state`: whether the text's opening may still become an ``opening`` signal's hit;
-* :func:`ending_hold`: the earliest tail that may still become an ``ending`` signal's hit.
+* :func:`ending_hold`: the earliest tail that may still become an ``ending`` signal's hit;
+* :func:`sighting`: whether a delta arms the scan (a trigger) or is only looked at and held.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from guard.gate._plan import StreamPlan
 from guard.models import TextView
 
-__all__ = ["TAIL_START_SPAN", "bracket_hold", "ending_hold", "lead_state", "word_hold"]
+__all__ = [
+    "ARM",
+    "LOOK",
+    "TAIL_START_SPAN",
+    "bracket_hold",
+    "ending_hold",
+    "lead_state",
+    "sighting",
+    "word_hold",
+]
 
 #: the longest text a published ``tail_start`` matches (see :class:`~guard.models.StreamHints`)
 TAIL_START_SPAN = 64
+#: what a delta shows (:func:`sighting`): a trigger, or only where a held spelling may begin
+ARM = object()
+LOOK = object()
+
+
+def sighting(
+    plan: StreamPlan, delta: str, near: str, before: int, head: Callable[[], str]
+) -> object | None:
+    """What ``delta`` (with ``near``, the end of the text up to it; ``before`` characters came
+    before it; ``head()`` the text's opening) shows: :data:`ARM`, a trigger in view (or a
+    non-ASCII character, or an opening word) that may complete a hit, so the scan is armed for
+    one anchor span; :data:`LOOK`, only where a held spelling may begin (looked at and held,
+    not armed: one `?` of `? No` would keep a hundred characters off the quiet path); None."""
+    if plan.always or not delta.isascii():
+        return ARM
+    view = near
+    seen = plan.trigger.search(near)
+    if seen is None and not near.isascii():
+        # a literal split by an invisible character earlier in the tail
+        view = TextView(near).norm
+        seen = plan.trigger.search(view)
+    if seen is not None:
+        return ARM if plan.arm is plan.trigger or plan.arm.search(view) else LOOK
+    if plan.opening and before < plan.opening_window:
+        # the opening words announce hits at the start of the text only
+        return ARM if plan.opens(head()) else None
+    return None
 
 
 def word_hold(plan: StreamPlan, tail: str, total: int) -> int:

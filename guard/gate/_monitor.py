@@ -31,25 +31,27 @@ from collections.abc import Callable
 
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
-from guard.gate._holds import TAIL_START_SPAN, bracket_hold, ending_hold, lead_state, word_hold
+from guard.gate._holds import (
+    ARM,
+    TAIL_START_SPAN,
+    bracket_hold,
+    ending_hold,
+    lead_state,
+    sighting,
+    word_hold,
+)
 from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
 from guard.gate._policy import Policy
 from guard.gate._settler import NEVER, Settler
 from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
-from guard.models import Dialect, Hit, Signal, Surface, TextView, Verdict
+from guard.models import Dialect, Hit, Signal, Surface, Verdict
 
 __all__ = ["SurfaceMonitor"]
 
 _ANYWHERE = frozenset({"anywhere"})
 _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
-
-
-#: what a delta shows (:meth:`SurfaceMonitor._triggered`): a trigger, or only where a held
-#: spelling may begin
-_ARM = object()
-_LOOK = object()
 
 
 class SurfaceMonitor:
@@ -153,8 +155,8 @@ class SurfaceMonitor:
         near = self._take(delta)
         total = self.total
         armed = total - len(delta) < self._armed
-        seen = self._triggered(delta, near)
-        if seen is _ARM:
+        seen = sighting(self._plan, delta, near, total - len(delta), self._head)
+        if seen is ARM:
             # a hit holding a trigger ends within one anchor span of it: look until then (a
             # delta read only because the scan is still armed, or one that may only begin a
             # held spelling, does not arm it: one `?` would keep a hundred characters off the
@@ -198,28 +200,9 @@ class SurfaceMonitor:
             self._whole.append(delta)
         return near
 
-    def _triggered(self, delta: str, near: str) -> object | None:
-        """What ``delta`` (with ``near``, the end of the text up to it) shows: :data:`_ARM`,
-        a trigger in view (or a non-ASCII character, or an opening word) that may complete a
-        hit; :data:`_LOOK`, only where a held spelling may begin (looked at and held, the scan
-        not armed); None, nothing. A scan still armed by an earlier trigger is the caller's to
-        know."""
-        plan = self._plan
-        before = self.total - len(delta)
-        if plan.always or not delta.isascii():
-            return _ARM
-        view = near
-        seen = plan.trigger.search(near)
-        if seen is None and not near.isascii():
-            # a literal split by an invisible character earlier in the tail
-            view = TextView(near).norm
-            seen = plan.trigger.search(view)
-        if seen is not None:
-            return _ARM if plan.arm is plan.trigger or plan.arm.search(view) else _LOOK
-        if plan.opening and before < plan.opening_window:
-            # the opening words announce hits at the start of the text only
-            return _ARM if plan.opens(self._buf[: plan.opening_window]) else None
-        return None
+    def _head(self) -> str:
+        """The text's opening, as far as opening words are looked for."""
+        return self._buf[: self._plan.opening_window]
 
     def _hold_back(self, trigger: bool) -> None:
         """Apply the hold-back rules to the text so far (see :mod:`guard.gate._holds`)."""
