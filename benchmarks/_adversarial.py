@@ -96,7 +96,7 @@ def fullwidth(text: str) -> str:
 def call_text(dialect: str) -> str:
     """One well-formed tool call as the dialect's model writes it (its own renderer; Harmony's
     for the union ``all``, which has no renderer of its own)."""
-    mod = importlib.import_module(f"guard.scanners.{'harmony' if dialect == 'all' else dialect}")
+    mod = importlib.import_module(f"guard.testing.{'harmony' if dialect == 'all' else dialect}")
     text: str = mod.render_tool_call("get_weather", ARGS)
     return text
 

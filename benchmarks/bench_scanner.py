@@ -35,8 +35,8 @@ from _common import Timer, add_quick, machine, mbps, print_table, prose, quick_n
 
 from guard.dialects import get_dialect
 from guard.encoding import o200k_base_bytes
-from guard.scanners import (
-    HarmonyScanner,
+from guard.scanners import HarmonyScanner, scanner
+from guard.testing import (
     anthropic,
     deepseek,
     deepseek_v32,
@@ -47,7 +47,6 @@ from guard.scanners import (
     minimax,
     pythonic,
     qwen3_coder,
-    scanner,
 )
 
 #: optional packages (import names) this script needs; the smoke test skips it without them

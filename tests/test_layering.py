@@ -4,6 +4,8 @@
   ``guard.dialects`` and ``guard.errors`` of the project (plus themselves);
 * ``guard.models`` and ``guard.errors`` import nothing else of the project (but each other);
 * ``guard.dialects`` imports only ``guard.models`` and ``guard.errors``;
+* ``guard.testing`` (the renderers of tests, benchmarks and corpora) imports only the scanners'
+  layers, and no module of the library imports it;
 * no module imports another subpackage's private (``_x``) modules or names;
 * the leaf helpers of :data:`LEAVES` (JSON depth checks and the stack-free JSON walk) import
   nothing of the project but ``guard.errors``, so every layer may use them.
@@ -74,6 +76,14 @@ ALLOWED = {
     "guard.scanners": {"guard.scanners", "guard.models", "guard.dialects", "guard.errors"},
     "guard.dialects": {"guard.dialects", "guard.models", "guard.errors"},
     "guard.models": {"guard.models", "guard.errors"},
+    # the renderers of tests, benchmarks and corpora: they spell what the scanners read
+    "guard.testing": {
+        "guard.testing",
+        "guard.scanners",
+        "guard.models",
+        "guard.dialects",
+        "guard.errors",
+    },
 }
 
 
@@ -110,6 +120,8 @@ def test_layering_contract(module: str, path: Path) -> None:
         if module in LEAVES and target not in {"guard.errors"}:
             problems.append(f"line {line}: the leaf {module} imports {target}")
         leaf = target in LEAVES
+        if target_owner == "guard.testing" and owner != "guard.testing":
+            problems.append(f"line {line}: the library may not import {target} (tests' helpers)")
         if allowed is not None and target_owner not in allowed and not version and not leaf:
             problems.append(f"line {line}: {owner} may not import {target}")
         if target_owner != owner:

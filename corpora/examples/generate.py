@@ -577,7 +577,7 @@ def _raw_problem(conv: Conversation, problem: str, dialect: str, rng: random.Ran
 
 def _forged_result(dialect: str) -> str:
     """The host's tool result, as the model must never write it."""
-    from guard.scanners import (
+    from guard.testing import (
         anthropic,
         chatml,
         deepseek,
@@ -619,7 +619,7 @@ def to_raw(conv: Conversation, rng: random.Random, dialect: str) -> tuple[str, E
     if dialect == "anthropic":
         msgs = msgs[1:]  # the legacy prompt opens with its first Human turn
         e.items = [item for item in e.items if item[0] != 0]
-    module = importlib.import_module(f"guard.scanners.{dialect}")
+    module = importlib.import_module(f"guard.testing.{dialect}")
     e.items = [(-1, surface, kind) for _, surface, kind in e.items]
     return module.render_transcript(msgs), e
 

@@ -1,4 +1,4 @@
-"""Dialect scanners: pick one by dialect, register your own, render Harmony.
+"""Dialect scanners: pick one by dialect, register your own (renderers: :mod:`guard.testing`).
 
 :func:`scanner` returns a fresh :class:`~guard.models.Scanner` for a dialect name, alias or
 record. guard ships scanners for ``harmony``, ``chatglm3``, ``chatml``, ``llama3``, ``glm``,
@@ -35,6 +35,7 @@ from guard.dialects import Dialect, get_dialect, registered_dialects
 from guard.errors import ConfigError, PluginError, UnknownNameError
 from guard.models import Registry, Scanner
 from guard.scanners._grammar import grammar_scanner
+from guard.scanners._tagged import check_name
 from guard.scanners.anthropic import AnthropicScanner
 from guard.scanners.chatglm3 import ChatGLM3Scanner
 from guard.scanners.chatml import ChatMLScanner
@@ -46,10 +47,6 @@ from guard.scanners.harmony import (
     HarmonyHeader,
     HarmonyScanner,
     parse_header,
-    render_thinking,
-    render_tool_call,
-    render_tool_result,
-    render_transcript,
 )
 from guard.scanners.kimi import KimiScanner
 from guard.scanners.kimi_k3 import KimiK3Scanner
@@ -78,12 +75,9 @@ __all__ = [
     "Qwen3CoderScanner",
     "ScannerFactory",
     "available_scanners",
+    "check_name",
     "parse_header",
     "register_scanner",
-    "render_thinking",
-    "render_tool_call",
-    "render_tool_result",
-    "render_transcript",
     "scanner",
     "scanner_factory",
 ]

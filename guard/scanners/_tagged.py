@@ -8,7 +8,6 @@ own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning a
 
 from __future__ import annotations
 
-import json
 import re
 from abc import abstractmethod
 from collections.abc import Iterable, Mapping
@@ -23,8 +22,6 @@ __all__ = [
     "SINK",
     "THINK",
     "TaggedScanner",
-    "arguments_object",
-    "as_text",
     "check_name",
     "json_arguments",
 ]
@@ -246,7 +243,7 @@ def json_arguments(text: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Renderers' shared checks
+# A tool name's check (the grammar scanner's, and the renderers')
 
 
 def check_name(name: str) -> str:
@@ -255,22 +252,3 @@ def check_name(name: str) -> str:
     if not isinstance(name, str) or not name or any(c.isspace() or c in "<>\"'" for c in name):
         raise ValueError(f"invalid tool name {name!r}")
     return name
-
-
-def arguments_object(arguments: str | Mapping[str, Any]) -> dict[str, Any]:
-    """Call arguments as a dict (JSON text is parsed)."""
-    value = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-    if not isinstance(value, dict):
-        raise ValueError(f"arguments must be a JSON object, got {type(value).__name__}")
-    return value
-
-
-def as_text(value: Any) -> str:
-    """Message content as text: a string as is, OpenAI content parts joined, else JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(str(p.get("text", "")) if isinstance(p, Mapping) else str(p) for p in value)
-    return json.dumps(value, ensure_ascii=False)

@@ -1,4 +1,4 @@
-"""ChatGLM3 scanner and call renderer (docs/wire-formats.md, "ChatGLM3"; docs/scanners.md,
+"""ChatGLM3 scanner (docs/wire-formats.md, "ChatGLM3"; docs/scanners.md,
 "ChatGLM3").
 
 An assistant message is ``<|assistant|>{metadata}\\n{body}``. Empty metadata means a text
@@ -21,17 +21,15 @@ With ``primed=True`` the stream starts inside an assistant message (the prompt e
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._messages import as_text, message_calls
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
 
-__all__ = ["ChatGLM3Scanner", "render_tool_call", "render_tool_result", "render_transcript"]
+__all__ = ["ChatGLM3Scanner"]
 
 ASSISTANT: Final = "<|assistant|>"
 OBSERVATION: Final = "<|observation|>"
@@ -225,57 +223,3 @@ class ChatGLM3Scanner(ScannerBase):
         elif st == _STOP:
             out.append(Text("", self._stop + self._stop_ws))
         self._reset()
-
-
-def _py(value: Any) -> str:
-    """A JSON value as a Python literal (``true`` -> ``True``)."""
-    return repr(value)
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
-    """``<|assistant|>NAME`` and a fenced ``tool_call(k=v, ...)``; for ``interpreter`` the
-    arguments are the code."""
-    if not name or "\n" in name or "<|" in name:
-        raise ValueError(f"invalid tool name {name!r}")
-    if name == "interpreter":
-        if not isinstance(arguments, str):
-            raise TypeError("interpreter arguments are code (a string)")
-        return f"{ASSISTANT}interpreter\n```python\n{arguments}\n```"
-    kwargs = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-    if not isinstance(kwargs, dict) or not all(
-        isinstance(k, str) and k.isidentifier() for k in kwargs
-    ):
-        raise ValueError("arguments must be an object with identifier keys")
-    inner = ", ".join(f"{k}={_py(v)}" for k, v in kwargs.items())
-    return f"{ASSISTANT}{name}\n```python\ntool_call({inner})\n```"
-
-
-def render_tool_result(content: Any) -> str:
-    """A tool result as only the host writes it: ``<|observation|>``, a line break and the
-    content (text as it is, anything else as JSON)."""
-    return f"{OBSERVATION}\n{as_text(content)}"
-
-
-_ROLES: Final = {"system": SYSTEM, "developer": SYSTEM, "user": USER}
-
-
-def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
-    """A conversation as ChatGLM3's ``build_chat_input`` writes it: ``[gMASK]sop``, then
-    ``<|role|>{metadata}\n{content}`` per message; each tool call is its own assistant message
-    (:func:`render_tool_call`), each tool result an observation."""
-    out = ["[gMASK]sop"]
-    for msg in messages:
-        role = str(msg.get("role", ""))
-        text = as_text(msg.get("content"))
-        if role in _ROLES:
-            out.append(f"{_ROLES[role]}\n{text}")
-        elif role == "assistant":
-            calls = message_calls(msg)
-            if text or not calls:
-                out.append(f"{ASSISTANT}\n{text}")
-            out.extend(render_tool_call(name, args) for _, name, args in calls)
-        elif role in ("tool", "function", "observation"):
-            out.append(render_tool_result(msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(out)

@@ -1,4 +1,4 @@
-"""DeepSeek V3 / R1 / V3.1 scanner and renderers (deepseek-ai chat templates; vLLM's and
+"""DeepSeek V3 / R1 / V3.1 scanner (deepseek-ai chat templates; vLLM's and
 SGLang's ``deepseek_v3`` and ``deepseek_v31`` tool parsers).
 
 The bars in DeepSeek's tokens are FULLWIDTH VERTICAL LINE (``｜``) and the word separator is
@@ -34,10 +34,8 @@ assistant turn (the prompt ended in ``<｜Assistant｜>``, R1 and V3.1 thinking 
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard.dialects.deepseek import DEEPSEEK
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
@@ -45,8 +43,6 @@ from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
     TaggedScanner,
-    as_text,
-    check_name,
     json_arguments,
 )
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
@@ -54,10 +50,6 @@ from guard.scanners.base import HEADER_CAP, HOLD, Markers
 __all__ = [
     "DeepSeekScanner",
     "parse_v3_body",
-    "render_thinking",
-    "render_tool_call",
-    "render_tool_result",
-    "render_transcript",
 ]
 
 THINK_OPEN: Final = "<think>"
@@ -289,70 +281,3 @@ def _valid(name: str) -> bool:
 # ---------------------------------------------------------------------------------------------
 # Renderers (the V3.1 chat template's spelling; ``legacy=True`` for V3 / R1). Text is inserted
 # verbatim: escape untrusted text first (``guard.escape(text, "deepseek")``).
-
-
-def _arguments(arguments: str | Mapping[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-
-
-def _call(name: str, arguments: str | Mapping[str, Any], legacy: bool) -> str:
-    check_name(name)
-    args = _arguments(arguments)
-    if legacy:
-        return f"{CALL_BEGIN}{TYPE_WORD}{SEP}{name}\n```json\n{args}\n```{CALL_END}"
-    return f"{CALL_BEGIN}{name}{SEP}{args}{CALL_END}"
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, legacy: bool = False) -> str:
-    """One call in its own section: V3.1 spelling, or V3 / R1 (``function`` type word and a
-    fenced ``json`` block) with ``legacy``."""
-    return f"{CALLS_BEGIN}{_call(name, arguments, legacy)}{CALLS_END}"
-
-
-def render_tool_result(content: Any) -> str:
-    """One tool result as the host writes it (V3.1)."""
-    return f"{OUTPUT_BEGIN}{as_text(content)}{OUTPUT_END}"
-
-
-def render_thinking(text: str) -> str:
-    """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
-
-
-def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
-    """A conversation (OpenAI chat messages) as the V3.1 template writes it in non-thinking mode
-    without a generation prompt: system text first, each user turn, the assistant's ``</think>``,
-    text and calls, ``<｜end▁of▁sentence｜>``, and each tool result."""
-    msgs = list(messages)
-    system = "\n\n".join(as_text(m.get("content")) for m in msgs if m.get("role") == "system")
-    parts = [BOS, system]
-    after_user = False
-    after_tool = False
-    for msg in msgs:
-        role = str(msg.get("role", ""))
-        if role == "user":
-            parts.append(USER + as_text(msg.get("content")))
-            after_user, after_tool = True, False
-        elif role == "assistant":
-            calls = msg.get("tool_calls") or []
-            if after_user:
-                parts.append(ASSISTANT + THINK_CLOSE)
-            content = as_text(msg.get("content"))
-            if not calls and not after_tool and THINK_CLOSE in content:
-                content = content.split(THINK_CLOSE, 1)[1]
-            parts.append(content)
-            if calls:
-                rendered = []
-                for call in calls:
-                    fn = call.get("function", call)
-                    name = str(fn.get("name", ""))
-                    rendered.append(_call(name, fn.get("arguments") or {}, legacy=False))
-                parts.append(CALLS_BEGIN + "".join(rendered) + CALLS_END)
-            parts.append(EOS)
-            after_user = after_tool = False
-        elif role == "tool":
-            parts.append(render_tool_result(msg.get("content")))
-            after_user, after_tool = False, True
-        elif role != "system":
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)

@@ -1,4 +1,4 @@
-"""GLM-4.5 / 4.6 / 4.7 scanner and renderers (zai-org chat templates; vLLM's
+"""GLM-4.5 / 4.6 / 4.7 scanner (zai-org chat templates; vLLM's
 ``glm4_moe`` and ``glm47_moe`` tool parsers).
 
 The output is the body of an assistant turn (the prompt ended in ``<|assistant|>``):
@@ -25,10 +25,8 @@ The output is the body of an assistant turn (the prompt ended in ``<|assistant|>
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._tagged import (
@@ -36,19 +34,12 @@ from guard.scanners._tagged import (
     OUT,
     SINK,
     TaggedScanner,
-    arguments_object,
-    as_text,
-    check_name,
 )
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "GLMScanner",
     "parse_arguments",
-    "render_thinking",
-    "render_tool_call",
-    "render_tool_result",
-    "render_transcript",
 ]
 
 THINK_OPEN: Final = "<think>"
@@ -296,68 +287,3 @@ class GLMScanner(TaggedScanner):
 # ---------------------------------------------------------------------------------------------
 # Renderers (the GLM-4.6 chat template's spelling). Text is inserted verbatim: escape untrusted
 # text first (``guard.escape(text, "glm")``).
-
-
-def _value(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    if VALUE_CLOSE in text:
-        raise ValueError(f"an argument value cannot contain {VALUE_CLOSE}")
-    return text
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
-    """``<tool_call>NAME``, one ``<arg_key>`` / ``<arg_value>`` pair per argument (strings
-    as they are, other values as JSON), ``</tool_call>``."""
-    check_name(name)
-    parts = [CALL_OPEN, name, "\n"]
-    for key, value in arguments_object(arguments).items():
-        if not key or KEY_CLOSE in key:
-            raise ValueError(f"invalid argument name {key!r}")
-        parts += [KEY_OPEN, key, KEY_CLOSE, "\n", VALUE_OPEN, _value(value), VALUE_CLOSE, "\n"]
-    parts.append(CALL_CLOSE)
-    return "".join(parts)
-
-
-def render_tool_result(content: Any) -> str:
-    """One tool result as the host writes it (a run of results shares one
-    ``<|observation|>``; see :func:`render_transcript`)."""
-    return f"{OBSERVATION}\n{RESPONSE}\n{as_text(content)}\n{RESPONSE_CLOSE}"
-
-
-def render_thinking(text: str) -> str:
-    """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
-
-
-def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
-    """A conversation (OpenAI chat messages) as the GLM-4.6 template writes it without tools
-    and without a generation prompt: ``[gMASK]<sop>``, then each turn. Reasoning
-    (``reasoning_content``) is kept only after the last user message, as the template does."""
-    msgs = list(messages)
-    last_user = max((k for k, m in enumerate(msgs) if m.get("role") == "user"), default=-1)
-    parts = ["[gMASK]<sop>"]
-    prev = ""
-    for k, msg in enumerate(msgs):
-        role = str(msg.get("role", ""))
-        if role in ("system", "user"):
-            parts.append(f"<|{role}|>\n{as_text(msg.get('content'))}")
-        elif role == "assistant":
-            parts.append(ASSISTANT)
-            reasoning = as_text(msg.get("reasoning_content"))
-            kept = reasoning.strip() if k > last_user and reasoning else ""
-            parts.append("\n" + render_thinking(kept))
-            content = as_text(msg.get("content")).strip()
-            if content:
-                parts.append("\n" + content)
-            for call in msg.get("tool_calls") or []:
-                fn = call.get("function", call)
-                parts.append(
-                    "\n" + render_tool_call(str(fn.get("name", "")), fn.get("arguments") or {})
-                )
-        elif role == "tool":
-            result = render_tool_result(msg.get("content"))
-            parts.append(result if prev != "tool" else result[len(OBSERVATION) :])
-        else:
-            raise ValueError(f"unknown role {role!r}")
-        prev = role
-    return "".join(parts)

@@ -1,4 +1,4 @@
-"""Harmony (gpt-oss) scanner and renderers (docs/wire-formats.md, "Harmony"; docs/scanners.md,
+"""Harmony (gpt-oss) scanner (docs/wire-formats.md, "Harmony"; docs/scanners.md,
 "Harmony").
 
 The scanner reads raw model output as text (special tokens spelled out) and reports events:
@@ -55,23 +55,19 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners._harmony_header import HarmonyHeader, parse_header
-from guard.scanners._harmony_render import (
-    render_thinking,
-    render_tool_call,
-    render_tool_result,
-    render_transcript,
-)
 from guard.scanners._harmony_tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
 __all__ = [
+    "CALL",
+    "CHANNEL",
+    "END",
+    "MESSAGE",
+    "RETURN",
+    "START",
     "HarmonyHeader",
     "HarmonyScanner",
     "parse_header",
-    "render_thinking",
-    "render_tool_call",
-    "render_tool_result",
-    "render_transcript",
 ]
 
 

@@ -1,4 +1,4 @@
-"""Kimi K3 scanner and renderers (the XTML envelope; vLLM's and SGLang's ``kimi_k3`` parsers).
+"""Kimi K3 scanner (the XTML envelope; vLLM's and SGLang's ``kimi_k3`` parsers).
 
 Four special tokens build every tag: ``<|open|>NAME attrs<|sep|>`` opens one,
 ``<|close|>NAME<|sep|>`` closes it, ``<|end_of_msg|>`` ends the message. The output is the body
@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import Any, Final
 
 from guard._depth import check_depth
@@ -42,15 +41,12 @@ from guard._json_walk import value_end
 from guard.dialects.kimi_k3 import CLOSE, END_OF_MSG, OPEN, SEP
 from guard.errors import NestingError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, arguments_object, check_name
+from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "KimiK3Scanner",
     "parse_arguments",
-    "render_thinking",
-    "render_tool_call",
-    "render_tool_result",
 ]
 
 THINK_OPEN: Final = f"{OPEN}think{SEP}"
@@ -337,49 +333,3 @@ class KimiK3Scanner(TaggedScanner):
 # ---------------------------------------------------------------------------------------------
 # Renderers (the spelling vLLM's and SGLang's parsers read). Text is inserted verbatim: escape
 # untrusted text first (``guard.escape(text, "kimi_k3")``).
-
-
-def _attr(value: Any) -> str:
-    return str(value).replace("&", "&amp;").replace('"', "&quot;")
-
-
-def _type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    return "object" if isinstance(value, dict) else "array"
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, index: int = 1) -> str:
-    """One call in its own ``tools`` section (strings raw, other values as JSON)."""
-    check_name(name)
-    parts = [f'{TOOLS_OPEN}{CALL_OPEN} tool="{_attr(name)}" index="{index}"{SEP}']
-    for key, value in arguments_object(arguments).items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        if f"{CLOSE}argument{SEP}" in text:
-            raise ValueError(f"argument {key!r}: the value holds {CLOSE}argument{SEP}")
-        parts.append(
-            f'{OPEN}argument key="{_attr(key)}" type="{_type(value)}"{SEP}'
-            f"{text}{CLOSE}argument{SEP}"
-        )
-    parts.append(f"{CALL_CLOSE}{TOOLS_CLOSE}")
-    return "".join(parts)
-
-
-def render_tool_result(name: str, content: Any, *, index: int = 1) -> str:
-    """A tool result message, as only the host writes it."""
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    return (
-        f'{MESSAGE_OPEN} role="tool" tool="{_attr(name)}" index="{index}"{SEP}'
-        f"{text}{CLOSE}message{SEP}{END_OF_MSG}"
-    )
-
-
-def render_thinking(text: str) -> str:
-    """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"

@@ -1,4 +1,4 @@
-"""Llama 3.x scanner and renderers (docs/scanners.md, "Llama 3").
+"""Llama 3.x scanner (docs/scanners.md, "Llama 3").
 
 The output is the body of an assistant message (the prompt ended in
 ``<|start_header_id|>assistant<|end_header_id|>\\n\\n``); ``<|eot_id|>`` ends it, ``<|eom_id|>``
@@ -26,7 +26,6 @@ ends it waiting for a tool result.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
@@ -34,7 +33,6 @@ from typing import Any, Final
 from guard._json_walk import value_end
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._messages import as_text, message_calls
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -51,9 +49,6 @@ __all__ = [
     "parse_json_call",
     "parse_json_calls",
     "parse_python_tag",
-    "render_tool_call",
-    "render_tool_result",
-    "render_transcript",
 ]
 
 PYTHON_TAG: Final = "<|python_tag|>"
@@ -394,48 +389,3 @@ class Llama3Scanner(ScannerBase):
             reason = f"{FUNCTION}...> call not closed at end of stream"
             out.append(Malformed(reason, self._head + self._body_take()))
         self._reset()
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
-    """``<|python_tag|>{"name": ..., "parameters": ...}<|eom_id|>``."""
-    if not name:
-        raise ValueError("empty tool name")
-    args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-    return (
-        f'{PYTHON_TAG}{{"name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}{EOM}'
-    )
-
-
-def render_tool_result(name: str, content: Any) -> str:
-    """An ``ipython`` turn with the result (mappings as JSON, as the Llama 3.1 template writes
-    them)."""
-    del name
-    return f"{START_HEADER}ipython{END_HEADER}\n\n{as_text(content)}{EOT}"
-
-
-def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
-    """A conversation as Llama 3 wire text: ``<|start_header_id|>ROLE<|end_header_id|>\\n\\n
-    ...<|eot_id|>`` turns; a call is its own assistant message ending in ``<|eom_id|>``; results
-    are ``ipython`` turns. Raw strings are kept as they are. Llama 3 has no reasoning section:
-    reasoning on a message is left out."""
-    parts: list[str] = []
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        head = f"{START_HEADER}{{}}{END_HEADER}\n\n"
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(head.format(role) + as_text(msg.get("content")) + EOT)
-        elif role == "assistant":
-            content = as_text(msg.get("content") or "")
-            if content:
-                parts.append(head.format("assistant") + content + EOT)
-            for _, name, arguments in message_calls(msg):
-                parts.append(head.format("assistant") + render_tool_call(name, arguments))
-        elif role == "tool":
-            parts.append(render_tool_result("", msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)

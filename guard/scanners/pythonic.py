@@ -1,4 +1,4 @@
-"""Pythonic call lists (Llama 4, Gemma 3): scanner and renderers.
+"""Pythonic call lists (Llama 4, Gemma 3): scanner.
 
 The model answers a tool request with a Python list of calls as the whole reply (Llama 4 and
 Gemma 3 pythonic chat templates; vLLM ``pythonic`` / ``llama4_pythonic`` and SGLang ``pythonic``
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import ast
 import json
-import keyword
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -35,22 +34,12 @@ from typing import Any, Final
 
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._messages import (
-    arguments_object,
-    as_text,
-    message_calls,
-    result_name,
-)
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
 __all__ = [
     "PythonicScanner",
     "parse_calls",
-    "render_tool_call",
-    "render_tool_calls",
-    "render_tool_result",
-    "render_transcript",
 ]
 
 PYTHON_START: Final = "<|python_start|>"
@@ -499,78 +488,3 @@ class PythonicScanner(ScannerBase):
 
 # ---------------------------------------------------------------------------------------------
 # Renderers. Text is inserted verbatim: escape untrusted text first.
-
-
-def _literal(value: Any) -> str:
-    """A JSON value as a Python literal (``true`` -> ``True``, strings double-quoted)."""
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_literal(str(k))}: {_literal(v)}" for k, v in value.items()) + "}"
-    raise TypeError(f"cannot render {type(value).__name__} as a Python literal")
-
-
-def _call(name: str, arguments: str | Mapping[str, Any]) -> str:
-    if not all(part.isidentifier() for part in name.split(".")):
-        raise ValueError(f"invalid tool name {name!r}")
-    kwargs = arguments_object(arguments)
-    for key in kwargs:
-        if not key.isidentifier() or keyword.iskeyword(key):
-            raise ValueError(f"invalid argument name {key!r}")
-    return f"{name}(" + ", ".join(f"{k}={_literal(v)}" for k, v in kwargs.items()) + ")"
-
-
-def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
-    """``[NAME(k=v, ...)]``."""
-    return render_tool_calls([(name, arguments)])
-
-
-def render_tool_calls(calls: Iterable[tuple[str, str | Mapping[str, Any]]]) -> str:
-    """``[f(k=v), g(...)]``: one list for several calls."""
-    rendered = [_call(name, arguments) for name, arguments in calls]
-    if not rendered:
-        raise ValueError("no calls to render")
-    return "[" + ", ".join(rendered) + "]"
-
-
-def render_tool_result(name: str, content: Any) -> str:
-    """A Llama 4 ``ipython`` turn with the result as JSON text (as the Llama 4 pythonic
-    template writes it)."""
-    del name
-    return f"{HEADER_START}ipython{HEADER_END}\n\n{json.dumps(as_text(content))}{EOT}"
-
-
-def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
-    """A conversation as Llama 4 wire text: ``<|header_start|>ROLE<|header_end|>\\n\\n...<|eot|>``
-    turns, calls as one pythonic list after the message text, tool results as ``ipython``
-    turns. Raw strings are kept as they are."""
-    parts: list[str] = []
-    call_names: dict[str, str] = {}
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(f"{HEADER_START}{role}{HEADER_END}\n\n{as_text(msg.get('content'))}{EOT}")
-        elif role == "assistant":
-            calls = message_calls(msg)
-            for cid, name, _ in calls:
-                if cid:
-                    call_names[cid] = name
-            body = as_text(msg.get("content") or "")
-            if calls:
-                body += render_tool_calls((name, args) for _, name, args in calls)
-            parts.append(f"{HEADER_START}assistant{HEADER_END}\n\n{body}{EOT}")
-        elif role == "tool":
-            parts.append(render_tool_result(result_name(msg, call_names), msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)

@@ -55,7 +55,7 @@ def conversation(answer: str = "It is 20 degrees in Paris.", **call: Any) -> lis
 
 
 def render(dialect: str, messages: list[dict[str, Any]]) -> str:
-    text: str = importlib.import_module(f"guard.scanners.{dialect}").render_transcript(messages)
+    text: str = importlib.import_module(f"guard.testing.{dialect}").render_transcript(messages)
     if dialect == "anthropic":  # the legacy prompt opens with its first Human turn
         text = text[text.index("\n\nHuman:") :]
     return text
@@ -114,14 +114,14 @@ def test_two_transcripts_in_one_file_are_told_apart(dialect: str) -> None:
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_a_forged_result_in_the_answer_is_a_forgery(dialect: str) -> None:
-    module = importlib.import_module(f"guard.scanners.{dialect}")
+    module = importlib.import_module(f"guard.testing.{dialect}")
     forged = {
         "glm": lambda: module.render_tool_result("{}"),
         "deepseek": lambda: module.render_tool_result("{}"),
         "minimax": lambda: module.render_tool_result("{}"),
         "deepseek_v32": lambda: module.render_tool_result(["{}"]),
         "kimi": lambda: module.render_tool_result("functions.get_weather:1", "{}"),
-        "qwen3_coder": lambda: importlib.import_module("guard.scanners.chatml").render_tool_result(
+        "qwen3_coder": lambda: importlib.import_module("guard.testing.chatml").render_tool_result(
             "get_weather", "{}"
         ),
     }.get(dialect, lambda: module.render_tool_result("get_weather", "{}"))()

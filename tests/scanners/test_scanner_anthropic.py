@@ -22,7 +22,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import AnthropicScanner, scanner
-from guard.scanners.anthropic import (
+from guard.testing.anthropic import (
     render_thinking,
     render_tool_call,
     render_tool_result,

@@ -10,7 +10,7 @@ from support.scanning import merge, scan
 
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners import ChatGLM3Scanner, scanner
-from guard.scanners.chatglm3 import render_tool_call
+from guard.testing.chatglm3 import render_tool_call
 
 CALL = (
     "<|assistant|>get_current_weather\n```python\n"

@@ -19,7 +19,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import ChatMLScanner, scanner
-from guard.scanners.chatml import render_tool_call
+from guard.testing.chatml import render_tool_call
 
 
 def events(text: str, size: int | None = None, **kw: bool) -> list[Event]:
@@ -114,7 +114,7 @@ def test_xml_call_body_in_tool_call() -> None:
 
 
 def test_render_result_thinking_and_transcript() -> None:
-    from guard.scanners.chatml import render_thinking, render_tool_result, render_transcript
+    from guard.testing.chatml import render_thinking, render_tool_result, render_transcript
 
     assert render_tool_result("", "ok") == "<tool_response>\nok\n</tool_response>"
     assert render_thinking("x") == "<think>\nx\n</think>\n\n"

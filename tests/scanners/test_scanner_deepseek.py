@@ -31,6 +31,8 @@ from guard.scanners.deepseek import (
     EOS,
     SEP,
     parse_v3_body,
+)
+from guard.testing.deepseek import (
     render_thinking,
     render_tool_call,
     render_tool_result,

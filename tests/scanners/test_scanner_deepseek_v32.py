@@ -22,7 +22,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import DeepSeekV32Scanner, scanner
-from guard.scanners.deepseek_v32 import (
+from guard.testing.deepseek_v32 import (
     render_thinking,
     render_tool_call,
     render_tool_result,

@@ -22,8 +22,8 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import GemmaScanner, scanner
-from guard.scanners.gemma import (
-    parse_call,
+from guard.scanners.gemma import parse_call
+from guard.testing.gemma import (
     render_thinking,
     render_tool_call,
     render_tool_result,

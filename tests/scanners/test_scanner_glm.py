@@ -23,8 +23,8 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import GLMScanner, scanner
-from guard.scanners.glm import (
-    parse_arguments,
+from guard.scanners.glm import parse_arguments
+from guard.testing.glm import (
     render_thinking,
     render_tool_call,
     render_tool_result,

@@ -18,15 +18,14 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.scanners import (
-    HarmonyScanner,
+from guard.scanners import HarmonyScanner, scanner
+from guard.scanners.base import HEADER_CAP
+from guard.testing.harmony import (
     render_thinking,
     render_tool_call,
     render_tool_result,
     render_transcript,
-    scanner,
 )
-from guard.scanners.base import HEADER_CAP
 
 EX_CALL_CHANNEL = (
     "<|start|>assistant<|channel|>commentary to=functions.get_current_weather<|message|>"

@@ -23,8 +23,8 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import KimiScanner, scanner
-from guard.scanners.kimi import (
-    parse_call_id,
+from guard.scanners.kimi import parse_call_id
+from guard.testing.kimi import (
     render_thinking,
     render_tool_call,
     render_tool_result,

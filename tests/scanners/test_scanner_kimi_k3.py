@@ -23,12 +23,8 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import KimiK3Scanner, scanner
-from guard.scanners.kimi_k3 import (
-    parse_arguments,
-    render_thinking,
-    render_tool_call,
-    render_tool_result,
-)
+from guard.scanners.kimi_k3 import parse_arguments
+from guard.testing.kimi_k3 import render_thinking, render_tool_call, render_tool_result
 
 OPEN, C, S, E = "<|open|>", "<|close|>", "<|sep|>", "<|end_of_msg|>"
 

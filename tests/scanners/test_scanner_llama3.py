@@ -8,7 +8,7 @@ from support.scanning import merge, scan, split
 
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners import Llama3Scanner, scanner
-from guard.scanners.llama3 import render_tool_call
+from guard.testing.llama3 import render_tool_call
 
 
 def events(text: str, size: int | None = None) -> list[Event]:
@@ -179,7 +179,7 @@ def test_bad_function_tag_calls_are_malformed(text: str) -> None:
 
 
 def test_render_result_and_transcript() -> None:
-    from guard.scanners.llama3 import render_tool_result, render_transcript
+    from guard.testing.llama3 import render_tool_result, render_transcript
 
     assert render_tool_result("f", {"t": 1}) == (
         '<|start_header_id|>ipython<|end_header_id|>\n\n{"t": 1}<|eot_id|>'

@@ -25,7 +25,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import MiniMaxScanner, scanner
-from guard.scanners.minimax import (
+from guard.testing.minimax import (
     render_thinking,
     render_tool_call,
     render_tool_result,

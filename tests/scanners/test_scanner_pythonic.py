@@ -12,8 +12,8 @@ from support.scanning import merge, scan
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners import PythonicScanner, scanner
-from guard.scanners.pythonic import (
-    parse_calls,
+from guard.scanners.pythonic import parse_calls
+from guard.testing.pythonic import (
     render_tool_call,
     render_tool_calls,
     render_tool_result,

@@ -21,7 +21,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners import ChatMLScanner, Qwen3CoderScanner, scanner
-from guard.scanners.qwen3_coder import (
+from guard.testing.qwen3_coder import (
     render_thinking,
     render_tool_call,
     render_tool_result,

@@ -15,7 +15,8 @@ from support.scanning import merge, scan
 from support.templates import assistant_turn, render
 
 from guard.models import Event, Malformed, ResultForgery, Text, ThinkingDelta, ToolEnd, ToolStart
-from guard.scanners import deepseek, deepseek_v32, glm, kimi, minimax, scanner
+from guard.scanners import scanner
+from guard.testing import deepseek, deepseek_v32, glm, kimi, minimax
 
 TOOLS: list[dict[str, Any]] = [
     {

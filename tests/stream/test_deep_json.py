@@ -110,7 +110,7 @@ def test_chunk_streams_judge_deep_arguments(dialect: str) -> None:
 
 def _deep_calls(dialect: str) -> Iterator[str]:
     """The dialect's own call with a deep value where its arguments hold a value."""
-    render = importlib.import_module(f"guard.scanners.{dialect}").render_tool_call
+    render = importlib.import_module(f"guard.testing.{dialect}").render_tool_call
     text: str = render("get_weather", {"city": "Paris", "days": 2})
     for old in ('"Paris"', "Paris", "2"):
         if old in text:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from support.stream_sink import RecordingSink
 
 from guard.dialects import get_dialect
-from guard.scanners import render_tool_call, render_tool_result
 from guard.stream._queue import DROPPED, Entry
 from guard.stream._raw import RawReader, cut_piece
+from guard.testing.harmony import render_tool_call, render_tool_result
 
 CALL = render_tool_call("get", '{"a": 1}')
 FORGED = render_tool_result("get", "{}")

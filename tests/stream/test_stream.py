@@ -19,7 +19,8 @@ import guard
 from guard import LeakAborted, detect, guard_stream
 from guard.evaluation import CORPUS_DIR, load_cases
 from guard.models import ResultForgery
-from guard.scanners import render_tool_call, render_tool_result, scanner
+from guard.scanners import scanner
+from guard.testing.harmony import render_tool_call, render_tool_result
 
 CASES = [c for _, c in load_cases([CORPUS_DIR])[0]]
 TEXT_CASES = [c for c in CASES if c.surface in ("text", "thinking") and c.dialect == "harmony"]

@@ -60,7 +60,7 @@ def _chunks(text: str, size: int) -> list[str]:
 
 def _call_and_forgery(dialect: str) -> tuple[str, str]:
     """One call as the model writes it, then a tool result as only the host writes it."""
-    mod = importlib.import_module(f"guard.scanners.{dialect}")
+    mod = importlib.import_module(f"guard.testing.{dialect}")
     call = mod.render_tool_call("get_weather", ARGS)
     if dialect == "kimi":
         forged = mod.render_tool_result("functions.get_weather:0", '{"temp": 20}')

@@ -1,6 +1,6 @@
-"""Harmony renderers: tool calls, results, reasoning and whole transcripts as the gpt-oss chat
-template writes them (tests, benchmarks and the corpora use them; re-exported by
-:mod:`guard.scanners.harmony`)."""
+"""Harmony (gpt-oss) renderers: what the chat template writes for tool calls, results, reasoning
+and whole conversations, spelled with :mod:`guard.scanners.harmony`'s markers (docs/scanners.md,
+"Renderers"). For tests, benchmarks and corpora; the library itself never renders."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from guard.scanners._harmony_tokens import CALL, CHANNEL, END, MESSAGE, RETURN, START
-
-__all__ = ["render_thinking", "render_tool_call", "render_tool_result", "render_transcript"]
+from guard.scanners.harmony import CALL, CHANNEL, END, MESSAGE, RETURN, START
 
 
 def _recipient(name: str) -> str:

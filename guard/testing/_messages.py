@@ -1,5 +1,6 @@
-"""Reading OpenAI chat messages for the transcript renderers: content as text, reasoning, tool
-calls, the tool a result answers. Text is returned verbatim: escape untrusted text first."""
+"""Reading OpenAI chat messages for the renderers (:mod:`guard.testing`): content as text,
+reasoning, tool calls, the tool a result answers. Text is returned verbatim: escape untrusted
+text first."""
 
 from __future__ import annotations
 
