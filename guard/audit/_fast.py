@@ -41,7 +41,7 @@ from typing import Any
 import msgspec
 
 from guard.audit._engine import Collector
-from guard.audit._formats import TEXT, THINKING, TOOL_ARG, TOOL_NAME, TOOL_RESULT, USER
+from guard.audit._format_parts import TEXT, THINKING, TOOL_ARG, TOOL_NAME, TOOL_RESULT, USER
 from guard.gate import prefilter
 from guard.models import Surface
 
