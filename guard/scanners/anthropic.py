@@ -337,7 +337,3 @@ class AnthropicScanner(ScannerBase):
         elif st in (_INVOKE, _VALUE):
             self._unclosed("invoke not closed at end of stream", out)
         self._reset()
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers. Text is inserted verbatim: escape untrusted text first.

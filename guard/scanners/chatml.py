@@ -496,7 +496,3 @@ class ChatMLScanner(ScannerBase):
         elif st in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
             self._unclosed("tool call not closed at end of stream", out)
         self._reset()
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers

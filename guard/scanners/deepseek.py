@@ -276,8 +276,3 @@ class DeepSeekScanner(TaggedScanner):
 
 def _valid(name: str) -> bool:
     return bool(name) and not any(c.isspace() or c in "<>\"'`" for c in name)
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the V3.1 chat template's spelling; ``legacy=True`` for V3 / R1). Text is inserted
-# verbatim: escape untrusted text first (``guard.escape(text, "deepseek")``).

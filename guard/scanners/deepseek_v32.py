@@ -79,8 +79,3 @@ class DeepSeekV32Scanner(InvokeScanner):
         if self._types.schema(tool, key) is None and attrs.get("string", "").lower() == "false":
             return json_value(text)
         return text
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the V3.2 encoding's spelling). Text is inserted verbatim: escape untrusted text
-# first (``guard.escape(text, "deepseek_v32")``).

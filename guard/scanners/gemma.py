@@ -445,7 +445,3 @@ class GemmaScanner(ScannerBase):
         elif st == _RESULT:
             out.append(Text("", self._result + self._blanks))
         self._reset()
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers. Text is inserted verbatim: escape untrusted text first.

@@ -282,8 +282,3 @@ class GLMScanner(TaggedScanner):
             self._unclosed("tool call not closed at end of stream", out)
         elif state == _STOP:
             out.append(Text("", self._stop + self._stop_ws))
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the GLM-4.6 chat template's spelling). Text is inserted verbatim: escape untrusted
-# text first (``guard.escape(text, "glm")``).

@@ -452,8 +452,3 @@ class HarmonyScanner(ScannerBase):
                 )
             )
         self._reset()
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (docs/wire-formats.md, "Examples"). Text is inserted verbatim: escape untrusted text
-# first (``guard.escape(text, "harmony")``).

@@ -237,8 +237,3 @@ class KimiScanner(TaggedScanner):
             self._sink_flush(out)
         elif state in (_HEADER, _ARGS):
             self._unclosed("tool call not closed at end of stream", out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the Kimi K2 Thinking chat template's spelling). Text is inserted verbatim: escape
-# untrusted text first (``guard.escape(text, "kimi")``).

@@ -328,8 +328,3 @@ class KimiK3Scanner(TaggedScanner):
             self._bad_tag("tag not closed at end of stream", out)
         elif state == _CALL:
             self._unclosed("tool call not closed at end of stream", out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the spelling vLLM's and SGLang's parsers read). Text is inserted verbatim: escape
-# untrusted text first (``guard.escape(text, "kimi_k3")``).

@@ -206,8 +206,3 @@ class MiniMaxScanner(InvokeScanner):
             out.append(
                 Malformed(f"{hdr} block not closed at end of stream", hdr + self._body_take())
             )
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers (the MiniMax-M2 chat template's spelling). Text is inserted verbatim: escape
-# untrusted text first (``guard.escape(text, "minimax")``).

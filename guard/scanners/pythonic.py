@@ -484,7 +484,3 @@ class PythonicScanner(ScannerBase):
         elif st == _LIST:
             self._unclosed("call list not closed at end of stream", out)
         self._reset()
-
-
-# ---------------------------------------------------------------------------------------------
-# Renderers. Text is inserted verbatim: escape untrusted text first.
