@@ -11,7 +11,6 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
-from functools import cache
 from itertools import compress, filterfalse
 from operator import attrgetter
 from typing import NoReturn
@@ -22,7 +21,7 @@ from guard.errors import PluginError
 from guard.gate._boundary import get_boundary
 from guard.gate._code import CodeRanges, code_ranges
 from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
-from guard.gate._prefilter import Prefilter, prefilter
+from guard.gate._signal_sets import _UNRANKED, _prefilter_for, _ranks, _signals_for
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from guard.signals import load_signals
 
@@ -38,65 +37,6 @@ _IN_CODE = attrgetter("in_code")
 
 #: every scope an anchor signal may have (see :class:`~guard.models.Triggers`)
 ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
-
-
-def _signals_for(
-    surface: Surface,
-    dialect: Dialect,
-    policy: Policy,
-    scopes: frozenset[str],
-    every: tuple[Signal, ...],
-) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
-    """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
-    evidence extends a hit's cut."""
-    return _signals_cached(surface, dialect, policy.disabled, scopes, every)
-
-
-@cache
-def _signals_cached(
-    surface: Surface,
-    dialect: Dialect,
-    disabled: frozenset[str],
-    scopes: frozenset[str],
-    every: tuple[Signal, ...],
-) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
-    anchors: list[Signal] = []
-    cos: list[Signal] = []
-    extends: set[str] = set()
-    for signal in every:
-        if surface not in signal.surfaces or signal.code in disabled:
-            continue
-        if signal.kind == "anchor":
-            if signal.triggers(dialect).detection.scope in scopes:
-                anchors.append(signal)
-        else:
-            cos.append(signal)
-            if signal.triggers(dialect).detection.extends:
-                extends.add(signal.code)
-    return tuple(anchors), tuple(cos), frozenset(extends)
-
-
-@cache
-def _ranks(every: tuple[Signal, ...]) -> dict[str, int]:
-    """Each signal's ``order`` (its place in labels such as ``M+C+S``) by code."""
-    return {signal.code: signal.order for signal in every}
-
-
-#: the rank of a code no signal has: last
-_UNRANKED = 1 << 30
-
-
-@cache
-def _prefilter_for(
-    dialect: Dialect,
-    surface: Surface,
-    disabled: frozenset[str],
-    every: tuple[Signal, ...],
-    tools_known: bool,
-) -> Prefilter | None:
-    return prefilter(
-        dialect, frozenset({surface}), disabled, tools_known=tools_known, signals=every
-    )
 
 
 def _attach(
