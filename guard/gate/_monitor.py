@@ -457,7 +457,10 @@ class SurfaceMonitor:
             if leads is None:
                 return 0  # a partial lead: decided by a later delta
             self._leads = leads
-        return 0 if self._leads else self.total
+        if not self._leads:
+            self._run_opening()  # it does not open with a lead: nothing more to wait for
+            return self.total
+        return 0
 
     def _run_opening(self) -> None:
         self._opening = False

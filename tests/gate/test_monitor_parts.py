@@ -73,3 +73,24 @@ def test_a_trigger_arms_the_scan_for_one_span_not_for_ever() -> None:
         loud += not monitor.quiet
     assert monitor.tripped is None
     assert loud < len(deltas) * 0.3, (loud, len(deltas))  # every delta before the fix
+
+
+def test_a_text_that_opens_with_no_lead_takes_the_quiet_path_at_once() -> None:
+    """Once the opening is known not to start like an opening signal's hit, nothing waits for
+    the opening window: the next deltas take the quiet path (they took the full path for the
+    whole window, a few thousand characters, before)."""
+    from guard.dialects import get_dialect
+    from guard.gate import Policy, SurfaceMonitor
+    from guard.models import Surface
+
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("all"), Policy())
+    deltas = [" model", " reads", " a", " file", " and", " then", " writes", " a", " note"] * 60
+    loud = []  # where each delta off the quiet path started
+    for delta in deltas:
+        start = monitor.total
+        monitor.feed_release(delta)
+        if not monitor.quiet:
+            loud.append(start)
+    assert monitor.tripped is None
+    # only the opening window of the opening words (a hundred characters or so) is read in full
+    assert loud and max(loud) < 256, loud
