@@ -35,13 +35,12 @@ from guard.gate._holds import (
     ARM,
     TAIL_START_SPAN,
     bracket_hold,
-    ending_hold,
-    lead_state,
     sighting,
     word_hold,
 )
 from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
 from guard.gate._policy import Policy
+from guard.gate._scopes import ScopedSignals
 from guard.gate._settler import NEVER, Settler
 from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
@@ -54,7 +53,11 @@ _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
 
 
-class SurfaceMonitor:
+def _no_boundary() -> int | None:
+    return None
+
+
+class SurfaceMonitor(ScopedSignals):
     """Incremental gate for one surface of one stream; see the module docstring.
 
     It drives three parts: the :class:`~guard.gate._window.Window` (the text kept), the
@@ -382,6 +385,12 @@ class SurfaceMonitor:
             self._catch_up()
         return self._window.text
 
+    def close(self) -> None:
+        """Let go of what a finished monitor holds: its settler reads the parse boundary
+        through this monitor, a reference cycle that kept every retired monitor of a stream
+        alive until a full garbage collection (a flood of calls piled them up)."""
+        self._settler.boundary = _no_boundary
+
     def _boundary(self) -> int | None:
         if self._json is not None:
             return self._json.end
@@ -443,49 +452,6 @@ class SurfaceMonitor:
         self._window.trim(keep_from)
         if self._code is not None:
             self._code.prune(keep_from)
-
-    # --- the signals of the opening and of the end of the text --------------------------------
-
-    def _opening_hold(self) -> int:
-        """Hold the whole text while its opening may still become an opening signal's hit;
-        run those signals once the opening is complete."""
-        if self.total >= self._plan.opening_span:
-            self._run_opening()
-            return self.total
-        if self._leads is None:
-            leads = lead_state(self._plan, self._buf[:64])
-            if leads is None:
-                return 0  # a partial lead: decided by a later delta
-            self._leads = leads
-        if not self._leads:
-            self._run_opening()  # it does not open with a lead: nothing more to wait for
-            return self.total
-        return 0
-
-    def _run_opening(self) -> None:
-        self._opening = False
-        if self._leads is False:
-            return  # the text does not open the way these signals need
-        span = self._plan.opening_span
-        final = self.total <= span and self._finished
-        hits = self._hits_in(0, final=final, hi=min(span, self.total), scopes=_OPENING)
-        self._settler.pending.extend(hits)
-
-    def _ending_hold(self) -> int:
-        """Start of the earliest tail that may still become an ending signal's hit."""
-        lo = max(self._window.base, self._tail_from, self.total - self._plan.ending_span)
-        start = ending_hold(self._plan, self._window.read(lo), lo)
-        if start is None:
-            # a tail start of several characters may still complete before the end
-            self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
-            return self.total
-        self._tail_from = start  # an earlier place cannot become a tail again
-        return start
-
-    def _run_ending(self) -> None:
-        self._ending = False
-        lo = max(self._window.base, self.total - self._plan.ending_span)
-        self._settler.pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
 
     def _word_hold(self) -> int:
         """Start of a tail that may still grow into a word spelling, or the end."""

@@ -28,15 +28,16 @@ from guard.stream._chunks import ChunkReader
 from guard.stream._decisions import ON_LEAK, OnLeak, check_on_leak
 from guard.stream._drivers import AsyncGuardedStream, GuardedStream, guard_stream
 from guard.stream._engine import Engine
-from guard.stream._queue import Call
+from guard.stream._queue import Call, CallSet
 
-# ``Engine``, ``ChunkReader`` and ``Call``: the sans-IO engine under the drivers, for the wire
-# engine's one-engine-per-choice chat guard (guard.wire)
+# ``Engine``, ``ChunkReader``, ``Call`` and ``CallSet``: the sans-IO engine under the drivers,
+# for the wire engine's one-engine-per-choice chat guard (guard.wire)
 
 __all__ = [
     "ON_LEAK",
     "AsyncGuardedStream",
     "Call",
+    "CallSet",
     "ChunkReader",
     "Engine",
     "GuardError",

@@ -17,7 +17,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from guard._fields import get_field, set_field
-from guard.stream._queue import Call, Entry, Key, ToolNames
+from guard.stream._queue import CallSet, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
     from guard.stream._engine import Sink
@@ -116,7 +116,7 @@ class ChunkReader:
     def cut(entry: Entry, limits: dict[Key, int]) -> Any:
         return cut_chunk(entry.item, limits)
 
-    def final_chunks(self, delivered: set[Call]) -> list[Any]:
+    def final_chunks(self, delivered: CallSet) -> list[Any]:
         chunk = final_chunk(self.template, delivered) if self.template is not None else None
         return [] if chunk is None else [chunk]
 
@@ -141,7 +141,7 @@ def cut_chunk(item: Any, limits: dict[Key, int]) -> Any:
     return item
 
 
-def final_chunk(template: Any, delivered: set[Call]) -> Any:
+def final_chunk(template: Any, delivered: CallSet) -> Any:
     """A chunk shaped like ``template`` that ends each of its choices: no delta content, and
     ``finish_reason`` ``tool_calls`` where a call of that choice was delivered, else ``stop``.
     None when ``template`` has no choices."""
@@ -161,7 +161,7 @@ def final_chunk(template: Any, delivered: set[Call]) -> Any:
             for name in _DELTA_FIELDS:
                 if get_field(delta, name) is not None:
                     set_field(delta, name, None)
-        complete = any(call[0] == index for call in delivered)
+        complete = index in delivered.choices()
         set_field(choice, "finish_reason", "tool_calls" if complete else "stop")
         finals.append(choice)
     set_field(chunk, "choices", finals)

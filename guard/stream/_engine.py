@@ -21,7 +21,7 @@ from guard.gate import Policy, SurfaceMonitor
 from guard.models import Outcome, Surface, Verdict
 from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
-from guard.stream._queue import Call, DeliveryQueue, Entry, Key, ToolNames, key_name
+from guard.stream._queue import CallSet, DeliveryQueue, Entry, Key, ToolNames, key_name
 from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
 
 __all__ = ["Engine", "Reader", "Sink"]
@@ -69,7 +69,7 @@ class Reader(Protocol):
 
     def cut(self, entry: Entry, limits: dict[Key, int]) -> Any: ...
 
-    def final_chunks(self, delivered: set[Call]) -> list[Any]: ...
+    def final_chunks(self, delivered: CallSet) -> list[Any]: ...
 
 
 class Engine:
@@ -192,6 +192,7 @@ class Engine:
             self._last_key, self._last_monitor = None, None
         verdict = m.verdict().model_copy(update={"part": key_name(key)})
         self.retired[key] = (self._born.pop(key), m.release, verdict)
+        m.close()
         while len(self.retired) > RETAIN_CALLS:
             old = next(iter(self.retired))
             seq, _release, v = self.retired.pop(old)

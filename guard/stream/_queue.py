@@ -9,12 +9,23 @@ it is delivered. The queue also counts the characters that came in and went out.
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DROPPED", "Call", "Calls", "DeliveryQueue", "Entry", "Key", "ToolNames", "key_name"]
+__all__ = [
+    "DROPPED",
+    "Call",
+    "CallSet",
+    "Calls",
+    "DeliveryQueue",
+    "Entry",
+    "Key",
+    "ToolNames",
+    "key_name",
+]
 
 #: a surface part of the stream: (choice index, surface, tool call index or -1)
 Key = tuple[int, str, int]
@@ -96,12 +107,74 @@ class Entry:
     plain: bool = False
 
 
+class CallSet:
+    """A set of tool calls whose memory follows the gaps, not the count: per choice, the call
+    indexes in it as sorted runs ``[start, stop)``. Calls complete and go out in index order, so
+    a stream of a hundred thousand calls keeps one run per choice (a set kept a tuple and a
+    hash slot per call: about 260 bytes)."""
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        #: choice -> the run starts, and the run stops, in order
+        self._runs: dict[int, tuple[list[int], list[int]]] = {}
+
+    def add(self, call: Call) -> None:
+        choice, k = call
+        runs = self._runs.get(choice)
+        if runs is None:
+            self._runs[choice] = ([k], [k + 1])
+            return
+        starts, stops = runs
+        i = bisect.bisect_right(starts, k) - 1  # the run starting at or before k
+        if i >= 0 and k < stops[i]:
+            return  # in already
+        joins_left = i >= 0 and stops[i] == k
+        joins_right = i + 1 < len(starts) and starts[i + 1] == k + 1
+        if joins_left and joins_right:
+            stops[i] = stops[i + 1]
+            del starts[i + 1], stops[i + 1]
+        elif joins_left:
+            stops[i] = k + 1
+        elif joins_right:
+            starts[i + 1] = k
+        else:
+            starts.insert(i + 1, k)
+            stops.insert(i + 1, k + 1)
+
+    @classmethod
+    def of(cls, calls: Iterable[Call]) -> CallSet:
+        """A set holding ``calls``."""
+        out = cls()
+        out.update(calls)
+        return out
+
+    def update(self, calls: Iterable[Call]) -> None:
+        for call in calls:
+            self.add(call)
+
+    def __contains__(self, call: object) -> bool:
+        choice: int
+        k: int
+        choice, k = call  # type: ignore[misc]
+        runs = self._runs.get(choice)
+        if runs is None:
+            return False
+        starts, stops = runs
+        i = bisect.bisect_right(starts, k) - 1
+        return i >= 0 and k < stops[i]
+
+    def choices(self) -> frozenset[int]:
+        """The choices that have a call in the set."""
+        return frozenset(self._runs)
+
+
 @dataclass(slots=True)
 class Calls:
     """Tool call bookkeeping that decides delivery."""
 
-    closed: set[Call] = field(default_factory=set)  # complete: name and arguments are final
-    delivered: set[Call] = field(default_factory=set)  # some entry of it went out
+    closed: CallSet = field(default_factory=CallSet)  # complete: name and arguments are final
+    delivered: CallSet = field(default_factory=CallSet)  # some entry of it went out
     dropped: set[Call] = field(default_factory=set)  # leaking: none of it goes out
 
 

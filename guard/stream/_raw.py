@@ -20,7 +20,7 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.stream._queue import DROPPED, Call, Entry, Key, ToolNames
+from guard.stream._queue import DROPPED, CallSet, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
     from guard.dialects import Dialect
@@ -137,7 +137,7 @@ class RawReader:
         return cut_piece(entry, limits)
 
     @staticmethod
-    def final_chunks(delivered: set[Call]) -> list[Any]:
+    def final_chunks(delivered: CallSet) -> list[Any]:
         return []  # raw text has no closing item
 
 

@@ -27,7 +27,7 @@ from guard.dialects import Dialect, get_dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy, check_policy
 from guard.models import Outcome, Verdict
-from guard.stream import Call, ChunkReader, Engine, check_on_leak
+from guard.stream import CallSet, ChunkReader, Engine, check_on_leak
 from guard.wire._answer import _cut_logprobs
 from guard.wire._endings import guard_object
 from guard.wire._events import EventJudge, UnreadableEvent
@@ -41,7 +41,7 @@ class _ChoiceReader(ChunkReader):
 
     __slots__ = ()
 
-    def final_chunks(self, delivered: set[Call]) -> list[Any]:
+    def final_chunks(self, delivered: CallSet) -> list[Any]:
         return []
 
 

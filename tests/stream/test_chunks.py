@@ -10,6 +10,7 @@ from support.stream_sink import RecordingSink
 
 from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY
+from guard.stream import CallSet
 from guard.stream._chunks import ChunkReader, cut_chunk, final_chunk, plain_text
 from guard.stream._engine import Engine
 from guard.stream._queue import Entry
@@ -108,14 +109,14 @@ def test_final_chunk_finishes_each_choice_once() -> None:
             {"index": 1, "delta": {"content": "y"}, "finish_reason": None},
         ],
     }
-    final = final_chunk(template, {(1, 0)})
+    final = final_chunk(template, CallSet.of([(1, 0)]))
     assert [(c["index"], c["finish_reason"]) for c in final["choices"]] == [
         (0, "stop"),
         (1, "tool_calls"),
     ]
     assert all(v is None for c in final["choices"] for v in c["delta"].values())
-    assert final_chunk({"id": "c", "choices": []}, set()) is None
-    assert ChunkReader().final_chunks(set()) == []  # no chunk with choices seen
+    assert final_chunk({"id": "c", "choices": []}, CallSet()) is None
+    assert ChunkReader().final_chunks(CallSet()) == []  # no chunk with choices seen
 
 
 def test_read_puts_one_entry_per_chunk() -> None:

@@ -1,0 +1,90 @@
+"""What a stream monitor does for the signals that read only the opening of a text or only its
+end (``scope="opening"`` / ``"ending"``; docs/streaming.md, "The surface monitor"): hold the text
+while its opening may still become such a hit and run those signals once it is complete; hold
+from the earliest tail that may still become an ending hit, and run those signals at the end.
+:class:`~guard.gate.SurfaceMonitor` takes these steps from :class:`ScopedSignals`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from guard.gate._holds import TAIL_START_SPAN, ending_hold, lead_state
+
+if TYPE_CHECKING:
+    from guard.gate._plan import StreamPlan
+    from guard.gate._settler import Settler
+    from guard.gate._window import Window
+    from guard.models import Hit
+
+__all__ = ["ScopedSignals"]
+
+_OPENING = frozenset({"opening"})
+_ENDING = frozenset({"ending"})
+
+
+class ScopedSignals:
+    """The opening and ending steps of a :class:`~guard.gate.SurfaceMonitor` (its state: the
+    plan, the window, the settler, the flags below)."""
+
+    total: int
+    _plan: StreamPlan
+    _window: Window
+    _settler: Settler
+    _finished: bool
+    #: the opening signals have still to run / the text's opening matches a lead (None: not yet
+    #: known)
+    _opening: bool
+    _leads: bool | None
+    #: the ending signals have still to run; where to look for such a tail next
+    _ending: bool
+    _tail_from: int
+
+    @property
+    def _buf(self) -> str:
+        raise NotImplementedError
+
+    def _hits_in(
+        self, lo: int, *, final: bool, hi: int | None = None, scopes: frozenset[str] = ...
+    ) -> list[Hit]:
+        raise NotImplementedError
+
+    def _opening_hold(self) -> int:
+        """Hold the whole text while its opening may still become an opening signal's hit;
+        run those signals once the opening is complete."""
+        if self.total >= self._plan.opening_span:
+            self._run_opening()
+            return self.total
+        if self._leads is None:
+            leads = lead_state(self._plan, self._buf[:64])
+            if leads is None:
+                return 0  # a partial lead: decided by a later delta
+            self._leads = leads
+        if not self._leads:
+            self._run_opening()  # it does not open with a lead: nothing more to wait for
+            return self.total
+        return 0
+
+    def _run_opening(self) -> None:
+        self._opening = False
+        if self._leads is False:
+            return  # the text does not open the way these signals need
+        span = self._plan.opening_span
+        final = self.total <= span and self._finished
+        hits = self._hits_in(0, final=final, hi=min(span, self.total), scopes=_OPENING)
+        self._settler.pending.extend(hits)
+
+    def _ending_hold(self) -> int:
+        """Start of the earliest tail that may still become an ending signal's hit."""
+        lo = max(self._window.base, self._tail_from, self.total - self._plan.ending_span)
+        start = ending_hold(self._plan, self._window.read(lo), lo)
+        if start is None:
+            # a tail start of several characters may still complete before the end
+            self._tail_from = max(self._tail_from, self.total - TAIL_START_SPAN)
+            return self.total
+        self._tail_from = start  # an earlier place cannot become a tail again
+        return start
+
+    def _run_ending(self) -> None:
+        self._ending = False
+        lo = max(self._window.base, self.total - self._plan.ending_span)
+        self._settler.pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
