@@ -133,8 +133,8 @@ def _add_eval_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "--set",
         metavar="NAME",
         help="a named corpora set instead of paths: detect (the tuning corpus, the default),"
-        " arguments, or a held-apart evaluation set (heldout, heldout2: a corpora/heldout*"
-        " folder; never mixed into detect)",
+        " arguments, or a held-apart evaluation set (heldout, heldout2, heldout3, ...: a"
+        " corpora/heldout* folder; never mixed into detect)",
     )
     p.add_argument(
         "--dialect",
