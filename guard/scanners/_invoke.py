@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
-from guard.scanners.base import HEADER_CAP, HOLD, Markers
+from guard.scanners.base import HOLD, Markers
 
 __all__ = ["NEXT_STATE", "InvokeScanner", "parse_attributes"]
 
@@ -204,17 +204,9 @@ class InvokeScanner(TaggedScanner):
         i, m = self._tag_markers.find(buf, pos, final)
         j = buf.find(">", pos, i)
         end = j + 1 if j >= 0 else i
-        room = HEADER_CAP - len(self._hdr)
-        if end - pos > room:
-            out.append(
-                Malformed(
-                    f"invoke tag longer than {HEADER_CAP} characters",
-                    self._hdr + buf[pos : pos + room],
-                )
-            )
-            self._hdr = ""
-            self._state = _WRAP
-            return pos + room
+        over = self._header_overflows("invoke tag", buf, pos, end, out, _WRAP)
+        if over is not None:
+            return over
         self._hdr += buf[pos:end]
         if j >= 0:
             self._open_call(out)

@@ -13,8 +13,24 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-from guard.models import Event, ResultForgery, Text, ThinkingDelta, ThinkingEnd, ThinkingStart
-from guard.scanners.base import HOLD, MAX_ARGUMENTS, Markers, ScannerBase, json_members, json_value
+from guard.models import (
+    Event,
+    Malformed,
+    ResultForgery,
+    Text,
+    ThinkingDelta,
+    ThinkingEnd,
+    ThinkingStart,
+)
+from guard.scanners.base import (
+    HEADER_CAP,
+    HOLD,
+    MAX_ARGUMENTS,
+    Markers,
+    ScannerBase,
+    json_members,
+    json_value,
+)
 
 __all__ = [
     "FIRST_STATE",
@@ -110,6 +126,21 @@ class TaggedScanner(ScannerBase):
         if m == HOLD:
             return -1 - i, None
         return i, m
+
+    def _header_overflows(
+        self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
+    ) -> int | None:
+        """Whether holding ``buf[pos:end]`` in the header would pass :data:`HEADER_CAP`: then
+        what is held and what fits go out as ``Malformed`` (``what`` names the header), the
+        state goes ``back``, and the offset to go on from is returned; else None."""
+        room = HEADER_CAP - len(self._hdr)
+        if end - pos <= room:
+            return None
+        reason = f"{what} longer than {HEADER_CAP} characters"
+        out.append(Malformed(reason, self._hdr + buf[pos : pos + room]))
+        self._hdr = ""
+        self._state = back
+        return pos + room
 
     # -- the loop ------------------------------------------------------------------------------
 

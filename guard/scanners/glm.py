@@ -175,17 +175,9 @@ class GLMScanner(TaggedScanner):
         while j >= 0 and not (self._hdr[len(CALL_OPEN) :] + buf[pos:j]).strip():
             j = buf.find("\n", j + 1, i)
         end = j + 1 if j >= 0 else i
-        room = HEADER_CAP - len(self._hdr)
-        if end - pos > room:
-            out.append(
-                Malformed(
-                    f"tool call name longer than {HEADER_CAP} characters",
-                    self._hdr + buf[pos : pos + room],
-                )
-            )
-            self._hdr = ""
-            self._state = OUT
-            return pos + room
+        over = self._header_overflows("tool call name", buf, pos, end, out, OUT)
+        if over is not None:
+            return over
         self._hdr += buf[pos:end]
         if j >= 0:
             self._open_call(out)

@@ -38,7 +38,7 @@ from guard.scanners._tagged import (
     TaggedScanner,
     json_arguments,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, Markers
+from guard.scanners.base import HOLD, Markers
 
 __all__ = [
     "KimiScanner",
@@ -156,17 +156,9 @@ class KimiScanner(TaggedScanner):
 
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _HEADER_MARKERS.find(buf, pos, final)
-        room = HEADER_CAP - len(self._hdr)
-        if i - pos > room:
-            out.append(
-                Malformed(
-                    f"tool call id longer than {HEADER_CAP} characters",
-                    self._hdr + buf[pos : pos + room],
-                )
-            )
-            self._hdr = ""
-            self._state = self._back()
-            return pos + room
+        over = self._header_overflows("tool call id", buf, pos, i, out, self._back())
+        if over is not None:
+            return over
         self._hdr += buf[pos:i]
         if m is None:
             return len(buf)
