@@ -277,17 +277,9 @@ def _plan(
     patterns, letter_words = _held_spellings(roles)
     hold_starts = _hold_starts(patterns)
     sources = _trigger_sources(roles, patterns, hold_starts)
-    trigger = re.compile(
-        "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in sources]) or r"(?!)"
-    )
-    armers = sources[:-1] if hold_starts is not None and sources else sources
-    arm = (
-        trigger
-        if armers is sources
-        else re.compile(
-            "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in armers]) or r"(?!)"
-        )
-    )
+    trigger = _search(literals, sources)
+    # the hold first characters (appended last) only ask to look: the rest arms the scan
+    arm = trigger if hold_starts is None else _search(literals, sources[:-1])
     opening = tuple(sorted({w for t in roles.triggers for w in t.hints.opening}))
     prefixes = frozenset(w[:k] for w in letter_words for k in range(1, len(w) + 1))
     ending = _Ending.of(roles.enders)
@@ -326,6 +318,13 @@ def _plan(
 def _union(sources: list[str], compile: Callable[[str], _P]) -> _P | None:
     """One pattern matching any of ``sources`` (``None`` for none)."""
     return compile("|".join(f"(?:{p})" for p in sources)) if sources else None
+
+
+def _search(literals: list[str], sources: list[str]) -> re.Pattern[str]:
+    """One search for any of ``literals`` or of the regex ``sources`` (none: never matches)."""
+    return re.compile(
+        "|".join([re.escape(lit) for lit in literals] + [f"(?:{p})" for p in sources]) or r"(?!)"
+    )
 
 
 def _trigger_sources(
