@@ -39,14 +39,14 @@ class ScopedSignals:
     _ending: bool
     _tail_from: int
 
-    @property
-    def _buf(self) -> str:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the monitor's own (declared here for the type checker only)
 
-    def _hits_in(
-        self, lo: int, *, final: bool, hi: int | None = None, scopes: frozenset[str] = ...
-    ) -> list[Hit]:
-        raise NotImplementedError
+        @property
+        def _buf(self) -> str: ...
+
+        def _hits_in(
+            self, lo: int, *, final: bool, hi: int | None = None, scopes: frozenset[str] = ...
+        ) -> list[Hit]: ...
 
     def _opening_hold(self) -> int:
         """Hold the whole text while its opening may still become an opening signal's hit;
