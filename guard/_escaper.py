@@ -38,6 +38,7 @@ from typing import Any
 
 import regex
 
+from guard._regex_source import top_level_alternatives
 from guard.dialects import Dialect, get_dialect
 from guard.models import lazy_regex
 
@@ -119,23 +120,7 @@ def _opens_plain(source: str) -> bool:
     quantifier on it, no alternation at the top level), so it can hang under that character."""
     if not source or source[0] in _PLAIN or source[1:2] in _QUANTIFIERS:
         return False
-    depth, in_class, escaped = 0, False, False
-    for ch in source:
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            return False
-    return True
+    return len(top_level_alternatives(source)) == 1
 
 
 def _source(literals: Sequence[str], patterns: Sequence[str], run: str) -> str:

@@ -8,40 +8,13 @@ import re
 from collections.abc import Callable
 from typing import cast
 
+from guard._regex_source import top_level_alternatives
+
 __all__ = ["wake_test"]
 
 #: characters common in prose: a literal holding only these and letters is watched whole
 _COMMON = frozenset(" .,;:!?-'\"()")
 _META = frozenset(".^$*+?{}[]|()\\")
-
-
-def _alternatives(source: str) -> list[str]:
-    """The top-level alternatives of a regex source (split on ``|`` outside groups and
-    classes)."""
-    out: list[str] = []
-    depth = 0
-    in_class = False
-    start = 0
-    i = 0
-    while i < len(source):
-        ch = source[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(source[start:i])
-            start = i + 1
-        i += 1
-    out.append(source[start:])
-    return out
 
 
 def _char_class(source: str) -> set[str] | None:
@@ -142,7 +115,7 @@ def wake_test(
         else:
             wake_words.add(lit)
     for source in sources + tail_starts:
-        for alternative in _alternatives(source):
+        for alternative in top_level_alternatives(source):
             klass = _char_class(alternative)
             literal = None if klass is not None else _literal(alternative)
             if klass is not None:
