@@ -304,6 +304,12 @@ class SurfaceMonitor(ScopedSignals):
 
     def finish(self) -> Verdict:
         """End of the stream: settle everything and return the whole-text verdict."""
+        self.end()
+        return self.verdict()
+
+    def end(self) -> None:
+        """:meth:`finish` without building the verdict (a stream of many calls ends two
+        monitors per call and asks for few of their verdicts)."""
         self.quiet = False
         if self._lazy:
             self._catch_up()
@@ -319,7 +325,13 @@ class SurfaceMonitor(ScopedSignals):
             if self._ending:
                 self._run_ending()
             self._settler.resolve()
-        return self.verdict()
+
+    @property
+    def clean(self) -> bool:
+        """Whether :meth:`verdict` would be the plain clean verdict (no hit, nothing folded);
+        a stream keeps such a verdict as its surface and tool name only."""
+        log = self._settler.log
+        return self.rule.mode != "injection" and not log.hits and log.first is None and not log.over
 
     def verdict(self) -> Verdict:
         """The verdict on what has been decided so far (complete after :meth:`finish`)."""

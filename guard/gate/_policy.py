@@ -103,6 +103,13 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
 DEFAULT_MAX_HITS = 1000
 
 
+#: Policy.effective_weights' answers by the identities of the signal set and of a policy's
+#: weights (both kept in the entry, so an identity is never reused while it is here);
+#: callers only read the dicts
+_WEIGHTS: dict[tuple[int, int], tuple[object, dict[str, float], dict[str, float]]] = {}
+_WEIGHTS_CAP = 64
+
+
 class Policy(BaseModel):
     """Per-surface rules, signal weights, and per-tool parse boundaries.
 
@@ -163,7 +170,18 @@ class Policy(BaseModel):
         """Every signal's weight (of ``signals``, default every registered signal): its own
         default, or this policy's override."""
         every = load_signals() if signals is None else signals
-        return {**{s.code: s.weight for s in every}, **self.weights}
+        # asked once per stream monitor (two per tool call): remembered by the identity of the
+        # signal set and of this policy's weights (a copy with other weights is told apart)
+        own = self.weights
+        key = (id(every), id(own))
+        known = _WEIGHTS.get(key)
+        if known is not None and known[0] is every and known[1] is own:
+            return known[2]
+        weights = {**{s.code: s.weight for s in every}, **own}
+        if len(_WEIGHTS) >= _WEIGHTS_CAP:
+            _WEIGHTS.clear()
+        _WEIGHTS[key] = (every, own, weights)
+        return weights
 
     def recovery_for(self, surface: Surface, tool_name: str | None = None) -> str:
         """The recovery strategy the policy names for a leak on ``surface``."""

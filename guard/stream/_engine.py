@@ -122,7 +122,7 @@ class Engine:
         self.monitors: dict[Key, SurfaceMonitor] = {}
         #: parts of finished calls, their monitors dropped: (order made, release, verdict), the
         #: latest RETAIN_CALLS of them; older leaking verdicts in ``kept``, the rest counted
-        self.retired: dict[Key, tuple[int, int, Verdict]] = {}
+        self.retired: dict[Key, tuple[int, int, Verdict | str | None]] = {}
         self.kept: list[tuple[int, Verdict]] = []
         self.verdicts_omitted = 0
         self._born: dict[Key, int] = {}  # order in which each live monitor was made
@@ -181,7 +181,9 @@ class Engine:
             (self._born[key], m.verdict().model_copy(update={"part": key_name(key)}))
             for key, m in self.monitors.items()
         ]
-        retired = [(seq, v) for seq, _release, v in self.retired.values()]
+        retired = [
+            (seq, self._retired_verdict(key, v)) for key, (seq, _r, v) in self.retired.items()
+        ]
         return [v for _seq, v in sorted([*self.kept, *retired, *live], key=lambda p: p[0])]
 
     def _retire(self, key: Key) -> None:
@@ -190,16 +192,31 @@ class Engine:
         m = self.monitors.pop(key)
         if self._last_key == key:
             self._last_key, self._last_monitor = None, None
-        verdict = m.verdict().model_copy(update={"part": key_name(key)})
+        # a clean verdict is kept as its tool name alone and made when asked for (most are not)
+        verdict: Verdict | str | None = (
+            m.tool_name if m.clean else m.verdict().model_copy(update={"part": key_name(key)})
+        )
         self.retired[key] = (self._born.pop(key), m.release, verdict)
         m.close()
         while len(self.retired) > RETAIN_CALLS:
             old = next(iter(self.retired))
             seq, _release, v = self.retired.pop(old)
-            if v.leak and len(self.kept) < self.policy.max_hits:
+            if isinstance(v, Verdict) and v.leak and len(self.kept) < self.policy.max_hits:
                 self.kept.append((seq, v))
             else:
                 self.verdicts_omitted += 1
+
+    def _retired_verdict(self, key: Key, kept: Verdict | str | None) -> Verdict:
+        """The verdict of a retired part (a clean one is kept as its tool name)."""
+        if isinstance(kept, Verdict):
+            return kept
+        return Verdict(
+            leak=False,
+            surface=Surface(key[1]),
+            dialect=self.dialect.name,
+            tool_name=kept,
+            part=key_name(key),
+        )
 
     # --- intake ------------------------------------------------------------------------------
 
@@ -369,7 +386,7 @@ class Engine:
         if key[1] == "thinking" and not text.isspace():
             self.reasoned.add(key[0])
         start = m.total
-        m.feed(text)
+        m.feed_release(text)
         if count:
             self.queue.chars_in += len(text)
         entry.marks.append((key, start, m.total))
@@ -396,7 +413,7 @@ class Engine:
             entry.marks.append((key, start, start + len(text)))
             pending.setdefault(key, []).append(text)
         for key, texts in pending.items():
-            self.monitors[key].feed("".join(texts))
+            self.monitors[key].feed_release("".join(texts))
 
     def close_call(self, choice: int, call: int) -> None:
         """A call's verdicts are final when it closes, before any of its entries is released."""
@@ -405,7 +422,9 @@ class Engine:
             key = (choice, surface, call)
             m = self.monitors.get(key)
             if m is not None:
-                m.finish()
+                m.end()
+                if not m.clean:
+                    m.verdict()  # a finding is logged when its call closes
                 # a trip still to be acted on keeps its monitor (see _decide)
                 if m.tripped is None or not self.decisions.acts:
                     self._retire(key)
