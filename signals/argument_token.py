@@ -17,6 +17,12 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * inside a quoted literal: an odd number of ``'`` (or of escaped ``\\"``) before it on its line
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
+* named in a sentence: on its line, a word of two or more letters (after a blank or the line's
+  start) and one blank right before it, and one blank and a lowercase word right after it that
+  does not head a dotted or called name (``functions.bash``, ``f(``): "Kimi ends each call with
+  <|tool_call_end|> and closes the section", "what does <|tool_call_begin|> mean". A leak of
+  call syntax is glued to its call (``functions.bash:1 <|tool_call_argument_begin|>{``), ends a
+  value (``ls -la <|tool_call_end|>``) or follows other markup, not two words of prose;
 * a plain tag (no bar) that is paired in its string: an opener with its closer after it, or a
   closer with its opener before it (``<think>...</think>`` in an HTML page, ``<tool_call>NAME
   </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
@@ -51,6 +57,9 @@ _DELIMITER = re.compile(r'(?<!\\)(?:\\\\)*"')
 #: backslashes, so ``\\n``, a program's own escape, is no break), or a raw one.
 _LINE_BREAK = re.compile(r"(?<!\\)(?:\\\\)*\\[nr]|[\n\r]")
 _QUOTES = ("'", '\\"', "`")
+#: The words around a token named in a sentence (see :func:`quoted_as_data`).
+_WORD_BEFORE = re.compile(r"(?:^|\s)[A-Za-z][a-z]+[,:]? $")
+_WORD_AFTER = re.compile(r" [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
 _FENCE = "```"
 
 
@@ -118,6 +127,8 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
     after = _LINE_BREAK.search(text, end, hi)
     line_end = after.start() if after else hi
     before, rest = text[line_start:start], text[end:line_end]
+    if _WORD_BEFORE.search(before) is not None and _WORD_AFTER.match(rest) is not None:
+        return True
     for quote in _QUOTES:
         count = before.count(quote)
         if quote == "`":

@@ -17,13 +17,16 @@ from guard.models import Surface
 from guard.signals.argument_token import quoted_as_data
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "arguments" / "tool_args_markup.jsonl"
-#: Benign arguments that name a token bare (no code span, no quotes): the rule flags them, as
-#: docs/detection.md reports.
+#: Benign arguments that name a token bare (no code span, no quotes) and not between two words
+#: of prose: the rule flags them, as docs/detection.md reports.
 BARE = {
-    "arg-docs-prose-bare",
     "arg-search-query-bare",
-    "arg-python-comment-bare",
     "arg-diff-removed-comment",
+}
+#: Benign arguments that name a token between two words of a sentence: they pass.
+NAMED = {
+    "arg-docs-prose-bare",
+    "arg-python-comment-bare",
     "arg-anthropic-prose",
     "arg-x-search-bare",
 }
@@ -52,6 +55,17 @@ def args(**values: Any) -> str:
         ('"closed" then <|im_end|>', False),
         ("x = '\n<|im_end|>'", False),  # the quote is on another line
         ('print("a\\nb") <|im_end|>', False),  # a program's own \n is no line break
+        # named in a sentence: a word and a blank on each side
+        ("Each turn ends with <|im_end|> and a newline.", True),
+        ("what does <|im_end|> mean", True),
+        ("# strip <|im_end|> from the output", True),
+        ("ls -la <|im_end|>", False),  # ends the value
+        ("call <|im_end|> functions.bash", False),  # heads a dotted name
+        ("run <|im_end|> f(x)", False),
+        ("run <|im_end|> go(x)", False),  # heads a call
+        ("done. <|im_end|> then", False),  # no word right before it
+        ("ends with <|im_end|>and more", False),  # glued on the right
+        ("ends with <|im_end|> X", False),  # no lowercase word after it
     ],
 )
 def test_quoted_as_data(content: str, quoted: bool) -> None:
@@ -230,5 +244,7 @@ def test_labelled_arguments_with_markup() -> None:
             assert v.leak and set(c["signals"]) <= set(v.signals), c["id"]
         elif v.leak:
             flagged.add(c["id"])
-    # Only bare mentions are flagged; every argument that quotes its markup as data passes.
+    # Only bare mentions are flagged; every argument that quotes its markup as data, or names
+    # it in a sentence, passes.
     assert flagged <= BARE
+    assert not flagged & NAMED
