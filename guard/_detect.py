@@ -9,7 +9,7 @@ from typing import Any
 from guard._fields import get_field
 from guard.dialects import get_dialect
 from guard.errors import UnknownNameError
-from guard.gate import DEFAULT_DETECTOR, Detector, Policy, check_policy
+from guard.gate import Detector, Policy, resolve_detector
 from guard.models import Dialect, Surface, Verdict
 
 __all__ = ["detect", "detect_message", "tool_names"]
@@ -94,7 +94,7 @@ def detect(
         raise TypeError(f"detect() expects text as str, got {type(text).__name__}")
     surface_ = _surface(surface)
     dialect_ = get_dialect(dialect)
-    judge = _detector(detector, policy)
+    judge = resolve_detector(detector, policy)
     if parsed_end is not None:
         if not isinstance(parsed_end, int) or isinstance(parsed_end, bool):
             raise TypeError(f"parsed_end must be an int or None, got {type(parsed_end).__name__}")
@@ -113,20 +113,6 @@ def detect(
         reasoning=reasoning,
         tools=tool_names(tools),
     )
-
-
-def _detector(detector: object, policy: object) -> Detector:
-    """The detector that judges: ``detector`` (default: the registered signals), with
-    ``policy`` when one is given."""
-    if detector is None:
-        judge = DEFAULT_DETECTOR
-    elif isinstance(detector, Detector):
-        judge = detector
-    else:
-        raise TypeError(
-            f"detector must be a guard.gate.Detector or None, got {type(detector).__name__}"
-        )
-    return judge if policy is None else judge.with_policy(check_policy(policy))
 
 
 def detect_message(

@@ -19,7 +19,7 @@ from guard.gate._boundary import (
     register_boundary,
 )
 from guard.gate._code import CodeRanges, CodeTracker, code_ranges
-from guard.gate._detector import DEFAULT_DETECTOR, Detector
+from guard.gate._detector import DEFAULT_DETECTOR, Detector, resolve_detector
 from guard.gate._holds import bracket_hold
 from guard.gate._monitor import SurfaceMonitor
 from guard.gate._plan import StreamPlan, stream_plan
@@ -62,5 +62,6 @@ __all__ = [
     "prefilter",
     "read_policy_file",
     "register_boundary",
+    "resolve_detector",
     "stream_plan",
 ]

@@ -18,7 +18,7 @@ from guard.gate._whole import evaluate
 from guard.models import Dialect, Signal, Surface, Verdict
 from guard.signals import load_signals
 
-__all__ = ["DEFAULT_DETECTOR", "Detector"]
+__all__ = ["DEFAULT_DETECTOR", "Detector", "resolve_detector"]
 
 
 class Detector:
@@ -97,6 +97,12 @@ class Detector:
             signals=self._signals,
         )
 
+    @property
+    def own_signals(self) -> tuple[Signal, ...] | None:
+        """The signal set this detector was given (``None``: the registered set, read at each
+        use), as :class:`~guard.gate.SurfaceMonitor` and :func:`~guard.gate.evaluate` take it."""
+        return self._signals
+
     def __repr__(self) -> str:
         shown = "registered" if self._signals is None else "+".join(s.code for s in self.signals)
         return f"Detector(signals={shown})"
@@ -104,3 +110,17 @@ class Detector:
 
 #: the registered signals with the default policy: what ``guard.detect`` uses without a policy
 DEFAULT_DETECTOR = Detector()
+
+
+def resolve_detector(detector: object, policy: object) -> Detector:
+    """The detector that judges for a call given ``detector`` (default: the registered
+    signals) and ``policy`` (when given, it replaces the detector's)."""
+    if detector is None:
+        judge = DEFAULT_DETECTOR
+    elif isinstance(detector, Detector):
+        judge = detector
+    else:
+        raise TypeError(
+            f"detector must be a guard.gate.Detector or None, got {type(detector).__name__}"
+        )
+    return judge if policy is None else judge.with_policy(check_policy(policy))

@@ -12,7 +12,7 @@ from typing import Any, cast
 from guard._detect import tool_names
 from guard.dialects import Dialect, get_dialect
 from guard.errors import LeakAborted
-from guard.gate import Policy, check_policy
+from guard.gate import Detector, Policy, resolve_detector
 from guard.models import Outcome, Verdict
 from guard.stream._decisions import OnLeak, check_on_leak
 from guard.stream._engine import Engine
@@ -233,6 +233,7 @@ def guard_stream(
     raw: bool | None = None,
     start_in_thinking: bool = False,
     tools: Any = None,
+    detector: Detector | None = None,
 ) -> GuardedStream | AsyncGuardedStream:
     """Wrap a provider stream; see :mod:`guard.stream`.
 
@@ -253,6 +254,9 @@ def guard_stream(
             choice's answer came with reasoning is read from the stream itself. On raw text,
             tool definitions also type the parameter values of formats that send them as text
             (:func:`guard.scanners.scanner`).
+        detector: the :class:`~guard.gate.Detector` that judges (its signals, and its policy
+            unless ``policy`` is given), as for :func:`guard.detect`; default: the registered
+            signals.
 
     Raises:
         ConfigError: ``start_in_thinking`` for a dialect without reasoning sections.
@@ -276,14 +280,16 @@ def guard_stream(
         from guard.scanners import scanner
 
         scanner(record, **options)  # fail here (TypeError, ConfigError), not at the first chunk
+    judge = resolve_detector(detector, policy)
     engine = Engine(
         record,
-        check_policy(policy),
+        judge.policy,
         check_on_leak(on_leak),
         recovery,
         raw,
         options,
         declared,
+        judge.own_signals,
     )
     if hasattr(source, "__aiter__"):
         return AsyncGuardedStream(cast(AsyncIterable[Any], source), engine)

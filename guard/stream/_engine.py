@@ -18,7 +18,7 @@ from guard._log import get_logger
 from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor
-from guard.models import Outcome, Surface, Verdict
+from guard.models import Outcome, Signal, Surface, Verdict
 from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
 from guard.stream._queue import CallSet, DeliveryQueue, Entry, Key, ToolNames, key_name
@@ -96,6 +96,7 @@ class Engine:
         "reasoned",
         "retired",
         "scan_options",
+        "signals",
         "stopped",
         "tools",
         "verdicts_omitted",
@@ -111,8 +112,11 @@ class Engine:
         raw: bool | None,
         scan_options: Mapping[str, Any] | None = None,
         tools: frozenset[str] | None = None,
+        signals: tuple[Signal, ...] | None = None,
     ) -> None:
         self.dialect = dialect
+        #: the signal set of every monitor (``None``: the registered set; a Detector's)
+        self.signals = signals
         self.scan_options = scan_options  # the raw reader's scanner keywords
         #: the request's declared tool names (``None``: unknown), context of every monitor
         self.tools = tools
@@ -365,6 +369,7 @@ class Engine:
                 tool_name=self._tool_name(key),
                 tools=self.tools,
                 reasoning=self._reasoning(key),
+                signals=self.signals,
             )
             self.monitors[key] = m
             self._born[key] = self._seq

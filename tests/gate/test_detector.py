@@ -64,3 +64,26 @@ def test_detect_message_takes_a_detector() -> None:
     assert plain[0].leak
     none = guard.detect_message(message, detector=Detector(signals=_without("H")))
     assert "H" not in {h.code for v in none for h in v.hits}
+
+
+@pytest.mark.parametrize("size", [1, 3, 7])
+def test_guard_stream_takes_a_detector(size: int) -> None:
+    """A stream judges with the detector's signals, as ``detect`` does with it, however the
+    answer is split."""
+    detector = Detector(signals=_without("H"))
+    whole = guard.detect(LEAK, detector=detector)
+    pieces = [LEAK[i : i + size] for i in range(0, len(LEAK), size)]
+    source = [{"choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+    stream = guard.guard_stream(source, on_leak="report", detector=detector)
+    out = list(stream)
+    assert [v.model_copy(update={"part": None}) for v in stream.verdicts] == [whole]
+    assert "".join(c["choices"][0]["delta"]["content"] for c in out) == LEAK
+    # the default stream still trips on H
+    default = guard.guard_stream(source, on_leak="report")
+    list(default)
+    assert any("H" in h.signals for v in default.verdicts for h in v.hits)
+
+
+def test_guard_stream_refuses_a_bad_detector() -> None:
+    with pytest.raises(TypeError, match="detector must be"):
+        guard.guard_stream(["x"], detector="strict")  # type: ignore[arg-type]
