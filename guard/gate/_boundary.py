@@ -111,6 +111,17 @@ class JsonEnd:
                 self._kind = "scalar"
                 return
             self._kind = first
+            if not base:
+                # most arguments come whole in their first piece: the decoder (C) says where
+                # the value ends, as the walk below and its check would; an unfinished or
+                # broken value is walked
+                try:
+                    self.end = value_end(chunk, i)
+                except ValueError:
+                    pass
+                else:
+                    self._text = []
+                    return
         for j in range(i, len(chunk)):
             ch = chunk[j]
             if self._in_str:

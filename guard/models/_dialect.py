@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
 
 __all__ = ["Dialect", "TurnGrammar"]
 
@@ -94,8 +94,27 @@ class Dialect:
     models: tuple[str, ...] = ()
     call_body: Literal["json"] = "json"
     transcript: TurnGrammar | None = None
+    #: the hash of the compared fields, computed once: a record keys the gate's caches, which
+    #: hash it several times per scanned text (not pickled: hashes differ between processes)
+    _hash: int = field(init=False, repr=False, compare=False, default=0)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __getstate__(self) -> list[Any]:
+        return [getattr(self, f.name) for f in fields(self) if f.init]
+
+    def __setstate__(self, state: list[Any]) -> None:
+        for f, value in zip([f for f in fields(self) if f.init], state, strict=True):
+            object.__setattr__(self, f.name, value)
+        self._set_hash()
+
+    def _set_hash(self) -> None:
+        compared = tuple(getattr(self, f.name) for f in fields(self) if f.compare)
+        object.__setattr__(self, "_hash", hash(compared))
 
     def __post_init__(self) -> None:
+        self._set_hash()
         if not self.name or self.name != self.name.lower():
             raise ValueError(f"dialect name must be non-empty lower case, got {self.name!r}")
         for spelling in self.reserved:

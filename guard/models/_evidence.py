@@ -3,6 +3,7 @@ what a signal is told about the text it scans (`ScanContext`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -163,10 +164,12 @@ class Verdict(BaseModel):
         return self.leak
 
 
-class ScanContext(BaseModel):
-    """What a signal is told about the text it scans."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScanContext:
+    """What a signal is told about the text it scans.
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    A frozen dataclass, not a pydantic model: the gate makes one or two per scanned text (two
+    per streamed tool call), and the values come from the gate itself, already checked."""
 
     dialect: Dialect
     surface: Surface
@@ -179,7 +182,7 @@ class ScanContext(BaseModel):
     offset: int = 0
     #: Scratch space shared by the signals of one scan (derived data several co-signals need,
     #: such as the marker neighbourhoods); the gate gives every scan a fresh one.
-    shared: dict[str, Any] = Field(default_factory=dict, exclude=True, repr=False)
+    shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     #: The text scanned ends where the whole text ends, for good (a whole text, or a stream's
     #: final scan). Signals whose hits depend on the end of the text (a lone channel word, a
     #: trailing tool call) fire only then.
