@@ -166,10 +166,14 @@ class SurfaceMonitor(ScopedSignals):
             # quiet path, and the scan's own deltas would keep it armed for ever)
             self._armed = total + self._plan.hold
         trigger = seen is not None or armed
-        if trigger or self._partial:
-            self._discover(len(delta))
         settler = self._settler
-        if settler.due is not None and total >= settler.due:
+        # a settling scan now reads all a discovering one would (and sets the early anchors
+        # anew): in dense text most deltas settle, so each anchor is found once, not twice
+        settles = settler.due is not None and total >= settler.due
+        if (trigger or self._partial) and not settles:
+            self._discover(len(delta))
+            settles = settler.due is not None and total >= settler.due
+        if settles:
             self._settle(final=False)
         else:
             settler.advance(total)
