@@ -86,9 +86,11 @@ def bracket_hold(plan: StreamPlan, tail: str, total: int) -> int:
     view = TextView(tail)
     norm = view.norm
     starts = plan.hold_starts
+    # a proper prefix of a spelling starts less than its longest length before the end
+    lo = 0 if plan.hold_reach is None else max(0, len(norm) - plan.hold_reach + 1)
     # `regex` prefers a full match over an earlier partial one, so each place where a
     # spelling may begin is tried on its own, anchored there.
-    positions = (m.start() for m in starts.finditer(norm)) if starts else range(len(norm))
+    positions = (m.start() for m in starts.finditer(norm, lo)) if starts else range(lo, len(norm))
     for at in positions:
         m = pattern.match(norm, at, partial=True)
         if m is not None and m.partial:

@@ -108,6 +108,9 @@ class StreamPlan:
     ending_span: int
     #: where a tail may start (the first characters of the tail patterns, when literal)
     tail_starts: re.Pattern[str] | None
+    #: the longest text a :attr:`holds` spelling can be (``None``: unbounded, or not known): a
+    #: proper prefix of one starts less than that many characters before the end
+    hold_reach: int | None = None
     #: :meth:`suffix_hold` answers by the end of the text that decided them: ``MEMO_KEY`` to
     #: ``MEMO_KEY_MAX`` characters; a shorter key whose answer needs more maps to MEMO_LONGER
     memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
@@ -230,19 +233,23 @@ class StreamPlan:
         of) a hit of an ``ending`` signal."""
         if self.tail is None:
             return None
-        places = (
-            (m.start() for m in self.tail_starts.finditer(norm, lo))
-            if self.tail_starts is not None
-            else range(lo, len(norm))
-        )
+        starts = self.tail_starts
         # A rest that is (a prefix of) a hit begins with a prefix of one: its first TAIL_KEY
         # characters answer most places by a lookup (a run of `<` or `[` is one key), and only
         # a place that passes is matched whole. One call of the tail pattern costs tens of
-        # microseconds however little it reads, far too much to pay for every `<` of a run.
+        # microseconds however little it reads, far too much to pay for every `<` of a run;
+        # and the places inside a run whose key is the run's character alone are answered by
+        # the first of them.
         tail = self.tail
         memo = self.tail_memo
         end = len(norm)
-        for at in places:
+        at = lo
+        while at < end:
+            if starts is not None:
+                found = starts.search(norm, at)
+                if found is None:
+                    return None
+                at = found.start()
             head = norm[at : at + TAIL_KEY]
             may = memo.get(head)
             if may is None:
@@ -252,7 +259,26 @@ class StreamPlan:
                 memo[head] = may
             if may and (end - at <= TAIL_KEY or tail.fullmatch(norm, at, partial=True)):
                 return at
+            if not may and len(head) == TAIL_KEY and head.count(head[0]) == TAIL_KEY:
+                # every place up to TAIL_KEY before the run's end has this same key
+                at = max(at + 1, _run_end(norm, at) - TAIL_KEY + 1)
+            else:
+                at += 1
         return None
+
+
+def _run_end(text: str, at: int) -> int:
+    """Where the run of ``text[at]`` that starts at ``at`` ends."""
+    char = text[at]
+    pattern = _RUNS.get(char)
+    if pattern is None:
+        if len(_RUNS) >= 256:
+            _RUNS.clear()
+        pattern = _RUNS[char] = re.compile(re.escape(char) + "+")
+    return pattern.match(text, at).end()  # type: ignore[union-attr]
+
+
+_RUNS: dict[str, re.Pattern[str]] = {}
 
 
 def stream_plan(
@@ -301,6 +327,7 @@ def _plan(
         stable=frozenset(s.code for s in roles.stable),
         holds=_union(patterns, regex.compile),
         hold_starts=hold_starts,
+        hold_reach=_longest(patterns),
         prefixes=prefixes,
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
@@ -395,6 +422,22 @@ def _held_spellings(roles: _Roles) -> tuple[list[str], list[str]]:
     words = sorted({w for t in holders for w in t.hints.hold_words})
     patterns += [regex.escape(w) for w in words if not w[:1].isalpha()]
     return patterns, [w for w in words if w[:1].isalpha()]
+
+
+def _longest(patterns: list[str]) -> int | None:
+    """The most characters a match of any of ``patterns`` can span, as the standard library's
+    parser measures it; ``None`` when one is unbounded or cannot be measured (a syntax only the
+    ``regex`` module reads)."""
+    if not patterns:
+        return None
+    try:
+        from re import _parser  # type: ignore[attr-defined]
+
+        widths = [_parser.parse(p).getwidth()[1] for p in patterns]
+    except Exception:  # another syntax, or another Python's private parser: scan it all
+        return None
+    longest = max(widths)
+    return longest if longest < _parser.MAXREPEAT else None
 
 
 def _hold_starts(patterns: list[str]) -> re.Pattern[str] | None:

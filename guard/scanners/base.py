@@ -68,6 +68,10 @@ MAX_ARGUMENTS: Final = 1 << 20
 HOLD: Final = ""
 
 
+#: a run of ``<`` (a model's flood of them is skipped to its last one)
+_LT_RUN = re.compile("<+")
+
+
 class Markers:
     """A set of marker spellings and a fast search for them.
 
@@ -84,6 +88,7 @@ class Markers:
         "_longest",
         "_other",
         "_prefixes",
+        "_skip_runs",
         "spellings",
     )
 
@@ -107,6 +112,8 @@ class Markers:
         self._other = lazy_re.compile("|".join(map(re.escape, other))) if other else None
         self._longest = max(len(s) for s in self.spellings)
         self._prefixes = frozenset(s[:k] for s in self.spellings for k in range(1, len(s)))
+        #: no spelling starts with ``<<``: of a run of ``<`` only the last may start one
+        self._skip_runs = not any(s.startswith("<<") for s in self.spellings)
         firsts = sorted({s[0] for s in self.spellings})
         #: ``None`` when every spelling starts with ``<`` (one ``str.find`` per candidate),
         #: else a search for any first character.
@@ -138,6 +145,9 @@ class Markers:
                 if found is None:
                     return n, None
                 i = found.start()
+            if self._skip_runs and buf.startswith("<<", i):
+                pos = _LT_RUN.match(buf, i).end() - 1  # type: ignore[union-attr]
+                continue
             if bar and buf.startswith("<|", i):
                 k = find("|>", i + 2, i + self._bar_longest)
                 if k >= 0:
