@@ -91,7 +91,10 @@ def bracket_hold(plan: StreamPlan, tail: str, total: int) -> int:
     # `regex` prefers a full match over an earlier partial one, so each place where a
     # spelling may begin is tried on its own, anchored there.
     positions = (m.start() for m in starts.finditer(norm, lo)) if starts else range(lo, len(norm))
+    prefixes = plan.hold_prefixes
     for at in positions:
+        if prefixes is not None and norm[at:] not in prefixes:
+            continue  # not a proper prefix of any spelling: no partial match
         m = pattern.match(norm, at, partial=True)
         if m is not None and m.partial:
             return tail_start + view.to_original(at)

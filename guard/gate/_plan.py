@@ -111,6 +111,9 @@ class StreamPlan:
     #: the longest text a :attr:`holds` spelling can be (``None``: unbounded, or not known): a
     #: proper prefix of one starts less than that many characters before the end
     hold_reach: int | None = None
+    #: every proper prefix of a :attr:`holds` spelling, when each is a literal (``None``
+    #: otherwise): a place whose rest is not one cannot be held, without running the pattern
+    hold_prefixes: frozenset[str] | None = None
     #: :meth:`suffix_hold` answers by the end of the text that decided them: ``MEMO_KEY`` to
     #: ``MEMO_KEY_MAX`` characters; a shorter key whose answer needs more maps to MEMO_LONGER
     memo: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
@@ -328,6 +331,7 @@ def _plan(
         holds=_union(patterns, regex.compile),
         hold_starts=hold_starts,
         hold_reach=_longest(patterns),
+        hold_prefixes=_literal_prefixes(patterns),
         prefixes=prefixes,
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
@@ -438,6 +442,25 @@ def _longest(patterns: list[str]) -> int | None:
         return None
     longest = max(widths)
     return longest if longest < _parser.MAXREPEAT else None
+
+
+def _literal_prefixes(patterns: list[str]) -> frozenset[str] | None:
+    """The proper prefixes of ``patterns`` when each is a literal string (as the standard
+    library's parser reads it), else ``None``."""
+    if not patterns:
+        return None
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        spellings = []
+        for source in patterns:
+            ops = list(_parser.parse(source))
+            if any(op is not _constants.LITERAL for op, _ in ops):
+                return None
+            spellings.append("".join(chr(code) for _, code in ops))
+    except Exception:  # another syntax, or another Python's private parser
+        return None
+    return frozenset(s[:k] for s in spellings for k in range(1, len(s)))
 
 
 def _hold_starts(patterns: list[str]) -> re.Pattern[str] | None:
