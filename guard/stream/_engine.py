@@ -124,8 +124,9 @@ class Engine:
         self.reasoned: set[int] = set()
         self.policy = policy
         self.monitors: dict[Key, SurfaceMonitor] = {}
-        #: parts of finished calls, their monitors dropped: (order made, release, verdict), the
-        #: latest RETAIN_CALLS of them; older leaking verdicts in ``kept``, the rest counted
+        #: parts of finished calls, their monitors dropped: (order made, release, verdict, or
+        #: for a clean one its tool name), the latest RETAIN_CALLS of them; older leaking
+        #: verdicts in ``kept``, the rest counted
         self.retired: dict[Key, tuple[int, int, Verdict | str | None]] = {}
         self.kept: list[tuple[int, Verdict]] = []
         self.verdicts_omitted = 0
