@@ -246,27 +246,33 @@ class StreamPlan:
         tail = self.tail
         memo = self.tail_memo
         end = len(norm)
-        at = lo
-        while at < end:
-            if starts is not None:
-                found = starts.search(norm, at)
-                if found is None:
-                    return None
-                at = found.start()
-            head = norm[at : at + TAIL_KEY]
-            may = memo.get(head)
-            if may is None:
-                may = tail.fullmatch(head, partial=True) is not None
-                if len(memo) >= TAIL_MEMO_CAP:
-                    memo.clear()
-                memo[head] = may
-            if may and (end - at <= TAIL_KEY or tail.fullmatch(norm, at, partial=True)):
-                return at
-            if not may and len(head) == TAIL_KEY and head.count(head[0]) == TAIL_KEY:
-                # every place up to TAIL_KEY before the run's end has this same key
-                at = max(at + 1, _run_end(norm, at) - TAIL_KEY + 1)
-            else:
-                at += 1
+        resume: int | None = lo
+        while resume is not None:
+            places = (
+                (m.start() for m in starts.finditer(norm, resume))
+                if starts is not None
+                else range(resume, end)
+            )
+            resume = None
+            for at in places:
+                head = norm[at : at + TAIL_KEY]
+                may = memo.get(head)
+                if may is None:
+                    may = tail.fullmatch(head, partial=True) is not None
+                    if len(memo) >= TAIL_MEMO_CAP:
+                        memo.clear()
+                    memo[head] = may
+                if may and (end - at <= TAIL_KEY or tail.fullmatch(norm, at, partial=True)):
+                    return at
+                if (
+                    not may
+                    and len(head) == TAIL_KEY
+                    and head[0] == head[1]
+                    and head.count(head[0]) == TAIL_KEY
+                ):
+                    # every place up to TAIL_KEY before the run's end has this same key
+                    resume = max(at + 1, _run_end(norm, at) - TAIL_KEY + 1)
+                    break
         return None
 
 

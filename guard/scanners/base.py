@@ -145,15 +145,15 @@ class Markers:
                 if found is None:
                     return n, None
                 i = found.start()
-            if self._skip_runs and buf.startswith("<<", i):
-                pos = _LT_RUN.match(buf, i).end() - 1  # type: ignore[union-attr]
-                continue
             if bar and buf.startswith("<|", i):
                 k = find("|>", i + 2, i + self._bar_longest)
                 if k >= 0:
                     tok = buf[i : k + 2]
                     if tok in bar:
                         return i, tok
+            elif self._skip_runs and buf.startswith("<<", i):
+                pos = _LT_RUN.match(buf, i).end() - 1  # type: ignore[union-attr]
+                continue
             if self._other is not None:
                 m = self._other.match(buf, i)
                 if m is not None:
