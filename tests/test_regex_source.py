@@ -69,3 +69,14 @@ def test_the_escaper_hangs_only_a_pattern_without_a_top_level_bar(
     source: str, opens_plain: bool
 ) -> None:
     assert _opens_plain(source) is opens_plain
+
+
+def test_longest_match_and_literal_prefixes() -> None:
+    from guard._regex_source import literal_prefixes, longest_match
+
+    assert longest_match([r"<\|im_end\|>", "<think>"]) == 10
+    assert longest_match([r"<\|reserved_\d+\|>"]) is None  # unbounded
+    assert longest_match([r"\p{L}"]) is None  # only the regex module reads it
+    assert longest_match([]) is None
+    assert literal_prefixes([r"<\|a\|>", "<b>"]) == {"<", "<|", "<|a", "<|a|", "<b"}
+    assert literal_prefixes([r"<\| ?(?i:a) ?\|>"]) is None  # not a literal

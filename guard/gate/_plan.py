@@ -18,6 +18,7 @@ from typing import TypeVar
 
 import regex
 
+from guard._regex_source import literal_prefixes, longest_match
 from guard.gate._wake import wake_test
 from guard.models import Dialect, Signal, StreamHints, Surface, TextView, Triggers
 from guard.signals import load_signals
@@ -336,8 +337,8 @@ def _plan(
         stable=frozenset(s.code for s in roles.stable),
         holds=_union(patterns, regex.compile),
         hold_starts=hold_starts,
-        hold_reach=_longest(patterns),
-        hold_prefixes=_literal_prefixes(patterns),
+        hold_reach=longest_match(patterns),
+        hold_prefixes=literal_prefixes(patterns),
         prefixes=prefixes,
         opening=opening,
         opening_window=OPENING_SLACK + max(map(len, opening), default=0),
@@ -432,41 +433,6 @@ def _held_spellings(roles: _Roles) -> tuple[list[str], list[str]]:
     words = sorted({w for t in holders for w in t.hints.hold_words})
     patterns += [regex.escape(w) for w in words if not w[:1].isalpha()]
     return patterns, [w for w in words if w[:1].isalpha()]
-
-
-def _longest(patterns: list[str]) -> int | None:
-    """The most characters a match of any of ``patterns`` can span, as the standard library's
-    parser measures it; ``None`` when one is unbounded or cannot be measured (a syntax only the
-    ``regex`` module reads)."""
-    if not patterns:
-        return None
-    try:
-        from re import _parser  # type: ignore[attr-defined]
-
-        widths = [_parser.parse(p).getwidth()[1] for p in patterns]
-    except Exception:  # another syntax, or another Python's private parser: scan it all
-        return None
-    longest = max(widths)
-    return longest if longest < _parser.MAXREPEAT else None
-
-
-def _literal_prefixes(patterns: list[str]) -> frozenset[str] | None:
-    """The proper prefixes of ``patterns`` when each is a literal string (as the standard
-    library's parser reads it), else ``None``."""
-    if not patterns:
-        return None
-    try:
-        from re import _constants, _parser  # type: ignore[attr-defined]
-
-        spellings = []
-        for source in patterns:
-            ops = list(_parser.parse(source))
-            if any(op is not _constants.LITERAL for op, _ in ops):
-                return None
-            spellings.append("".join(chr(code) for _, code in ops))
-    except Exception:  # another syntax, or another Python's private parser
-        return None
-    return frozenset(s[:k] for s in spellings for k in range(1, len(s)))
 
 
 def _hold_starts(patterns: list[str]) -> re.Pattern[str] | None:

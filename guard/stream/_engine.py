@@ -10,7 +10,6 @@ close it; the engine never does.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -23,16 +22,11 @@ from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
 from guard.stream._queue import CallSet, DeliveryQueue, Entry, Key, ToolNames, key_name
 from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
+from guard.stream._retired import RETAIN_CALLS, RetiredParts
 
-__all__ = ["Engine", "Reader", "Sink"]
+__all__ = ["RETAIN_CALLS", "Engine", "Reader", "Sink"]
 
 _log = get_logger("guard.stream")
-
-#: finished calls whose monitors' verdicts are kept after they retire (the latest ones); beyond
-#: them only leaking verdicts are kept (up to the policy's ``max_hits``) and the rest counted
-RETAIN_CALLS = 64
-#: the release point of a part retired and forgotten: everything (it had released all)
-_ALL = sys.maxsize
 
 
 class Sink(Protocol):
@@ -87,7 +81,6 @@ class Engine:
         "decisions",
         "dialect",
         "held",
-        "kept",
         "monitors",
         "policy",
         "queue",
@@ -99,7 +92,6 @@ class Engine:
         "signals",
         "stopped",
         "tools",
-        "verdicts_omitted",
         "wire",
     )
 
@@ -124,12 +116,8 @@ class Engine:
         self.reasoned: set[int] = set()
         self.policy = policy
         self.monitors: dict[Key, SurfaceMonitor] = {}
-        #: parts of finished calls, their monitors dropped: (order made, release, verdict, or
-        #: for a clean one its tool name), the latest RETAIN_CALLS of them; older leaking
-        #: verdicts in ``kept``, the rest counted
-        self.retired: dict[Key, tuple[int, int, Verdict | str | None]] = {}
-        self.kept: list[tuple[int, Verdict]] = []
-        self.verdicts_omitted = 0
+        #: parts of finished calls, their monitors dropped (a bounded record)
+        self.retired = RetiredParts(dialect.name, policy.max_hits)
         self._born: dict[Key, int] = {}  # order in which each live monitor was made
         self._seq = 0
         self.decisions = Decisions(on_leak, policy, recovery)
@@ -186,10 +174,12 @@ class Engine:
             (self._born[key], m.verdict().model_copy(update={"part": key_name(key)}))
             for key, m in self.monitors.items()
         ]
-        retired = [
-            (seq, self._retired_verdict(key, v)) for key, (seq, _r, v) in self.retired.items()
-        ]
-        return [v for _seq, v in sorted([*self.kept, *retired, *live], key=lambda p: p[0])]
+        return [v for _seq, v in sorted([*self.retired.verdicts(), *live], key=lambda p: p[0])]
+
+    @property
+    def verdicts_omitted(self) -> int:
+        """Verdicts of finished calls' parts not kept (see :mod:`guard.stream._retired`)."""
+        return self.retired.omitted
 
     def _retire(self, key: Key) -> None:
         """Drop the finished monitor of a call's part, keeping its verdict and release point
@@ -197,31 +187,8 @@ class Engine:
         m = self.monitors.pop(key)
         if self._last_key == key:
             self._last_key, self._last_monitor = None, None
-        # a clean verdict is kept as its tool name alone and made when asked for (most are not)
-        verdict: Verdict | str | None = (
-            m.tool_name if m.clean else m.verdict().model_copy(update={"part": key_name(key)})
-        )
-        self.retired[key] = (self._born.pop(key), m.release, verdict)
+        self.retired.add(key, self._born.pop(key), m)
         m.close()
-        while len(self.retired) > RETAIN_CALLS:
-            old = next(iter(self.retired))
-            seq, _release, v = self.retired.pop(old)
-            if isinstance(v, Verdict) and v.leak and len(self.kept) < self.policy.max_hits:
-                self.kept.append((seq, v))
-            else:
-                self.verdicts_omitted += 1
-
-    def _retired_verdict(self, key: Key, kept: Verdict | str | None) -> Verdict:
-        """The verdict of a retired part (a clean one is kept as its tool name)."""
-        if isinstance(kept, Verdict):
-            return kept
-        return Verdict(
-            leak=False,
-            surface=Surface(key[1]),
-            dialect=self.dialect.name,
-            tool_name=kept,
-            part=key_name(key),
-        )
 
     # --- intake ------------------------------------------------------------------------------
 
@@ -460,8 +427,7 @@ class Engine:
         m = self.monitors.get(key)
         if m is not None:
             return m.release
-        retired = self.retired.get(key)
-        return _ALL if retired is None else retired[1]
+        return self.retired.release(key)
 
     def _decide(self, *, final: bool) -> list[Any]:
         reader = self.reader
