@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
+from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 
 from ._common import MARKER_SPAN, MODEL_OUTPUT, hit_from_norm, neighbours
@@ -54,5 +55,5 @@ class FakeResult:
         pattern = _result_open(ctx.dialect)
         if pattern is None or not ctx.anchors:
             return
-        for m in pattern.finditer(norm):
+        for m in windowed(pattern, norm):
             yield hit_from_norm(text, self.code, m.start(), m.end(), "tool result opening")

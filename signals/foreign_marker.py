@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
+from guard._windows import finditer as windowed
 from guard.dialects import DIALECTS, table_version
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
@@ -87,7 +88,7 @@ class ForeignMarker:
         pattern = _pattern(ctx.dialect)
         if pattern is None:
             return
-        for m in pattern.finditer(text.norm):
+        for m in windowed(pattern, text.norm):
             yield hit_from_norm(
                 text, self.code, m.start(), m.end(), f"another dialect's marker {m.group()!r}"
             )

@@ -10,8 +10,10 @@ anchor that the co-signals C, G, S, B, R and T qualify.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import methodcaller
 from typing import Literal
 
+from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 from guard.models import lazy_re as re
 
@@ -30,7 +32,7 @@ _MARKER = re.compile("to=" + _AFTER_TO)
 _FROM_EQUALS = re.compile("=(?<=to=)" + _AFTER_TO)
 
 
-_span = re.Match.span
+_span = methodcaller("span")  # a long text may be searched in the `regex` engine
 
 
 def marker_spans(norm: str) -> list[tuple[int, int]]:
@@ -39,7 +41,7 @@ def marker_spans(norm: str) -> list[tuple[int, int]]:
     that ``_MARKER`` finds."""
     spans = []
     last = 0
-    for start, end in map(_span, _FROM_EQUALS.finditer(norm)):
+    for start, end in map(_span, windowed(_FROM_EQUALS, norm)):
         if start - 2 >= last:
             spans.append((start - 2, end))
             last = end

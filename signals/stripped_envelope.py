@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
 from guard.models import lazy_re as re
 from guard.models import lazy_regex as regex
@@ -66,7 +67,7 @@ class StrippedEnvelope:
         # header it is common but never glued, and the `regex` engine's literal search decides
         # in a fraction of the standard engine's scan (or of three substring scans)
         if "assistant" in norm and _GLUED_ANY.search(norm) is not None:
-            for m in _GLUED.finditer(norm):
+            for m in windowed(_GLUED, norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
         if ctx.offset == 0:
             opening = _OPENING.match(norm, 0, 64 + 16)
@@ -89,7 +90,7 @@ class StrippedEnvelope:
                         text, self.code, word_start, word_end, "a lone channel word is the text"
                     )
         if "{" in norm and "json{" in norm:  # a one-character test is a memchr
-            for m in _HEADER.finditer(norm):
+            for m in windowed(_HEADER, norm):
                 yield hit_from_norm(
                     text, self.code, m.start(), m.end() - 1, "stripped constrained header"
                 )

@@ -31,8 +31,11 @@ HARMONY = Dialect(
     ),
     reserved_patterns=(
         r"<\|reserved_\d{1,7}\|>",
-        # Header-form tokens such as <|assistant to=functions.bash|> or <|channel to=...|>.
-        r"<\|(?:assistant|user|system|developer|tool|analysis|commentary|final|functions\.[\w-]+)"
+        # Header-form tokens such as <|assistant to=functions.bash|> or <|channel to=...|>. A
+        # tool name is at most 64 characters in the APIs that define one; 128 leaves room, and a
+        # bound lets a long text be searched in windows (guard._windows).
+        r"<\|(?:assistant|user|system|developer|tool|analysis|commentary|final"
+        r"|functions\.[\w-]{1,128})"
         r"(?:[ \t][A-Za-z0-9_.:=/ -]{0,62})?\|>",
     ),
     # Any other token-shaped <|name|> is escaped too (a server may read it as structure), but
