@@ -172,7 +172,7 @@ def add_serve_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
         type=int,
         metavar="N",
         help="worker threads that escape and judge large bodies and events off the event loop"
-        " (default: 2)",
+        " (default: 1)",
     )
     p.add_argument(
         "--connect-timeout",

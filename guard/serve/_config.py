@@ -42,8 +42,10 @@ DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 60.0
 #: seconds an idle client connection is kept open between requests (uvicorn's keep-alive)
 DEFAULT_KEEP_ALIVE = 5.0
-#: worker threads that judge large bodies and events off the event loop
-DEFAULT_JUDGE_THREADS = 2
+#: worker threads that judge large bodies and events off the event loop: one, because judging
+#: holds the interpreter lock, so a second thread adds no throughput and the two hand the lock
+#: to each other while the loop waits (guard/serve/_offload.py)
+DEFAULT_JUDGE_THREADS = 1
 #: seconds the upstream may stay silent (no byte) before the proxy gives up on it
 DEFAULT_READ_TIMEOUT = 300.0
 #: seconds one upstream exchange may take in all, from the request to the answer's last byte

@@ -14,7 +14,9 @@ interpreter's lock, so judging in a thread does not make the proxy faster; it ke
 answering, because Python hands the lock back and forth every few milliseconds
 (``sys.getswitchinterval``). What holds the lock longer is one C call on a whole body
 (``json.loads`` of 16 MiB holds it ~0.1 s): complete answers are therefore parsed with a
-Python hook per object (:func:`guard.wire.loads_yielding`), which lets the loop in between.
+Python hook per object (:func:`guard.wire.loads_yielding`), which lets the loop in between, and
+signals search long texts in windows (``guard._windows``). And one thread by default: two busy
+threads hand the lock to each other while the loop waits behind both.
 """
 
 from __future__ import annotations
