@@ -141,3 +141,14 @@ def test_detect_in_windows_finds_what_one_call_finds(dialect: str, pieces: list[
     windows.WINDOW = 10**9
     whole = detect(text, dialect=dialect)
     assert small.model_dump() == whole.model_dump()
+
+
+def test_a_header_form_with_a_long_name_is_still_escaped_and_found() -> None:
+    """The Harmony header form keeps an unbounded name: a long text is searched for it in the
+    `regex` engine rather than in windows, never by giving up matches."""
+    from guard import detect, escape
+
+    spelling = "<|functions." + "a" * 200 + "|>"
+    text = "plain words " * 3000 + spelling
+    assert escape(spelling, dialect="harmony") != spelling
+    assert any(h.evidence == spelling for h in detect(text, dialect="harmony").hits)

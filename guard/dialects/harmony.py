@@ -31,11 +31,10 @@ HARMONY = Dialect(
     ),
     reserved_patterns=(
         r"<\|reserved_\d{1,7}\|>",
-        # Header-form tokens such as <|assistant to=functions.bash|> or <|channel to=...|>. A
-        # tool name is at most 64 characters in the APIs that define one; 128 leaves room, and a
-        # bound lets a long text be searched in windows (guard._windows).
-        r"<\|(?:assistant|user|system|developer|tool|analysis|commentary|final"
-        r"|functions\.[\w-]{1,128})"
+        # Header-form tokens such as <|assistant to=functions.bash|> or <|channel to=...|>. The
+        # name stays unbounded (a longer one must not slip through): a long text is searched for
+        # it in the `regex` engine, which releases the GIL (guard._windows).
+        r"<\|(?:assistant|user|system|developer|tool|analysis|commentary|final|functions\.[\w-]+)"
         r"(?:[ \t][A-Za-z0-9_.:=/ -]{0,62})?\|>",
     ),
     # Any other token-shaped <|name|> is escaped too (a server may read it as structure), but
