@@ -32,7 +32,14 @@ from guard.gate._policy import (
     read_policy_file,
 )
 from guard.gate._prefilter import Prefilter, prefilter
-from guard.gate._whole import decide, evaluate, find_hits, injection_verdict, make_verdict
+from guard.gate._whole import (
+    could_hit,
+    decide,
+    evaluate,
+    find_hits,
+    injection_verdict,
+    make_verdict,
+)
 
 __all__ = [
     "BOUNDARIES",
@@ -52,6 +59,7 @@ __all__ = [
     "check_policy",
     "check_policy_or_path",
     "code_ranges",
+    "could_hit",
     "decide",
     "evaluate",
     "find_hits",

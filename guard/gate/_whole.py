@@ -25,7 +25,15 @@ from guard.gate._signal_sets import _UNRANKED, _prefilter_for, _ranks, _signals_
 from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
 from guard.signals import load_signals
 
-__all__ = ["ALL_SCOPES", "decide", "evaluate", "find_hits", "injection_verdict", "make_verdict"]
+__all__ = [
+    "ALL_SCOPES",
+    "could_hit",
+    "decide",
+    "evaluate",
+    "find_hits",
+    "injection_verdict",
+    "make_verdict",
+]
 
 _log = get_logger("guard.gate")
 _START = attrgetter("start")
@@ -352,6 +360,22 @@ def make_verdict(
     return verdict
 
 
+def could_hit(
+    text: str,
+    surface: Surface,
+    dialect: Dialect,
+    policy: Policy,
+    signals: tuple[Signal, ...] | None = None,
+    tools: frozenset[str] | None = None,
+) -> bool:
+    """False when no signal can fire on ``text`` on ``surface``: the surface's prefilter (the
+    anchor signals' promises, see :mod:`guard.gate._prefilter`) leaves it out, so judging it
+    finds no hit, whole or streamed. ``tools``: the declared tool names (``None``: unknown)."""
+    every = load_signals() if signals is None else signals
+    clean = _prefilter_for(dialect, surface, policy.disabled, every, tools is not None)
+    return clean is None or clean.could_hit(text)
+
+
 def evaluate(
     text: str,
     surface: Surface,
@@ -370,8 +394,7 @@ def evaluate(
     :class:`~guard.gate.Detector`)."""
     rule = policy.rule(surface)
     every = load_signals() if signals is None else signals
-    clean = _prefilter_for(dialect, surface, policy.disabled, every, tools is not None)
-    if clean is not None and not clean.could_hit(text):
+    if not could_hit(text, surface, dialect, policy, every, tools):
         # the common case: no signal's trigger is in the text, so no hit can be
         return Verdict(leak=False, surface=surface, dialect=dialect.name, tool_name=tool_name)
     if surface is Surface.TOOL_ARG and parsed_end is None and rule.mode == "leak":

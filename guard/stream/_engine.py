@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from guard._log import get_logger
 from guard.dialects import Dialect
 from guard.errors import LeakAborted
-from guard.gate import Policy, SurfaceMonitor
+from guard.gate import Policy, SurfaceMonitor, could_hit
 from guard.models import Outcome, Signal, Surface, Verdict
 from guard.stream._chunks import _TEXT, ChunkReader
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
@@ -36,9 +36,13 @@ class Sink(Protocol):
         """Feed ``text`` (ignored unless a non-empty str) to the surface ``key``; mark ``entry``.
         ``count``: count it as received (raw mode counts wire characters instead)."""
 
-    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+    def feed_batch(
+        self, batch: list[tuple[Entry, Key, str]], closing: tuple[int, int] | None = None
+    ) -> None:
         """:meth:`feed` of each ``(entry, key, text)`` without counting, each key's texts
-        joined into one delta (the marks are the same as one feed per text would make)."""
+        joined into one delta (the marks are the same as one feed per text would make).
+        ``closing``: the ``(choice, call)`` that is complete after this batch (its
+        :meth:`close_call` follows); a part of it first seen in this batch is whole here."""
 
     def close_call(self, choice: int, call: int) -> None:
         """The call is complete: its name and arguments will not grow."""
@@ -364,19 +368,41 @@ class Engine:
             self.queue.chars_in += len(text)
         entry.marks.append((key, start, m.total))
 
-    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+    def feed_batch(
+        self, batch: list[tuple[Entry, Key, str]], closing: tuple[int, int] | None = None
+    ) -> None:
         if not batch:
             return
-        if len(batch) == 1:
+        if len(batch) == 1 and closing is None:
             entry, key, text = batch[0]
             self.feed(entry, key, text, count=False)
             return
+        # a part of the closing call with no monitor yet: all its text is in this batch
+        whole = (
+            None
+            if closing is None or closing in self.queue.calls.closed
+            else {
+                key: self._seq
+                for surface in ("tool_name", "tool_arg")
+                if (key := (closing[0], surface, closing[1])) not in self.monitors
+                and key not in self.retired.records
+            }
+        )
         # monitors are made, and reasoning noted, in the order the texts came (a text
         # monitor's context is whether reasoning arrived before it)
         pending: dict[Key, list[str]] = {}
         ends: dict[Key, int] = {}
         for entry, key, text in batch:
             if not isinstance(text, str) or not text:
+                continue
+            if whole and key in whole:
+                if key not in pending:
+                    whole[key] = self._seq  # its place in the order of parts
+                    self._seq += 1
+                start = ends.get(key, 0)
+                ends[key] = start + len(text)
+                entry.marks.append((key, start, start + len(text)))
+                pending.setdefault(key, []).append(text)
                 continue
             m = self.monitors.get(key) or self.monitor(key)
             if key[1] == "thinking" and not text.isspace():
@@ -386,7 +412,23 @@ class Engine:
             entry.marks.append((key, start, start + len(text)))
             pending.setdefault(key, []).append(text)
         for key, texts in pending.items():
-            self.monitors[key].feed_release("".join(texts))
+            if whole and key in whole:
+                self._judge_whole(key, whole[key], "".join(texts))
+            else:
+                self.monitors[key].feed_release("".join(texts))
+
+    def _judge_whole(self, key: Key, order: int, text: str) -> None:
+        """A finished call's part whose whole text came at once: retired clean at once when
+        the surface's prefilter says no signal can fire on it (what its monitor would find);
+        else judged by a monitor as any other part."""
+        if self.policy.rule(Surface(key[1])).mode == "leak" and not could_hit(
+            text, Surface(key[1]), self.dialect, self.policy, self.signals, self.tools
+        ):
+            self.retired.add_clean(key, order, len(text), self._tool_name(key))
+            return
+        m = self.monitor(key)
+        self._born[key] = order  # the order the part came in, not when its monitor was made
+        m.feed_release(text)
 
     def close_call(self, choice: int, call: int) -> None:
         """A call's verdicts are final when it closes, before any of its entries is released."""

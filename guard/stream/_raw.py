@@ -111,7 +111,7 @@ class RawReader:
             elif isinstance(event, ToolEnd):
                 k = self._call(event.id)
                 entry.calls.append((0, k))
-                sink.feed_batch(batch)
+                sink.feed_batch(batch, closing=(0, k))
                 batch = []
                 sink.close_call(0, k)
                 self.open_call = None

@@ -45,7 +45,14 @@ class RetiredParts:
             if monitor.clean
             else monitor.verdict().model_copy(update={"part": key_name(key)})
         )
-        self.records[key] = (order, monitor.release, verdict)
+        self._keep(key, order, monitor.release, verdict)
+
+    def add_clean(self, key: Key, order: int, release: int, tool_name: str | None) -> None:
+        """Keep a part judged clean without a monitor (its whole text came at once)."""
+        self._keep(key, order, release, tool_name)
+
+    def _keep(self, key: Key, order: int, release: int, verdict: Verdict | str | None) -> None:
+        self.records[key] = (order, release, verdict)
         while len(self.records) > RETAIN_CALLS:
             seq, _release, old = self.records.pop(next(iter(self.records)))
             if isinstance(old, Verdict) and old.leak and len(self.kept) < self._max_hits:

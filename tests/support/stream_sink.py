@@ -20,7 +20,9 @@ class RecordingSink:
             self.log.append(("feed", key, text))
             entry.marks.append((key, 0, len(text)))
 
-    def feed_batch(self, batch: list[tuple[Entry, Key, str]]) -> None:
+    def feed_batch(
+        self, batch: list[tuple[Entry, Key, str]], closing: tuple[int, int] | None = None
+    ) -> None:
         for entry, key, text in batch:
             self.feed(entry, key, text, count=False)
 
