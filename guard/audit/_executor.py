@@ -9,13 +9,10 @@ becomes an internal error entry for the input it held, and a fresh pool takes th
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from multiprocessing.connection import Connection
+from typing import TYPE_CHECKING
 
 from guard._log import get_logger
 from guard.audit._engine import internal_error
@@ -29,6 +26,10 @@ from guard.audit._units import (
 )
 from guard.audit.report import AuditError
 from guard.gate import Policy
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from multiprocessing.connection import Connection
 
 __all__ = ["execute", "run_isolated"]
 
@@ -53,6 +54,8 @@ def _child(unit: Unit, policy: Policy, conn: Connection) -> None:
 def run_isolated(unit: Unit, policy: Policy) -> UnitResult:
     """Run one unit in a process of its own; if that process dies, the unit's result is one
     internal error entry saying how it ended."""
+    import multiprocessing  # only here and with workers: a run in one process never needs it
+
     ctx = multiprocessing.get_context()
     receive, send = ctx.Pipe(duplex=False)
     process = ctx.Process(target=_child, args=(unit, policy, send), daemon=True)
@@ -92,6 +95,10 @@ def execute(
         for unit in units:
             yield unit, run_unit(unit, policy)
         return
+    # imported with the first pool: a run in one process never needs them
+    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     pool: ProcessPoolExecutor | None = None
     #: each unit in flight, its future, and the pool it was submitted to (None: run here)
     window: deque[tuple[Unit, Future[UnitResult], ProcessPoolExecutor | None]] = deque()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from guard.audit._format_chat import openai
 from guard.audit._format_datasets import _sharegpt_like, chatglm3, sharegpt
@@ -48,9 +49,11 @@ from guard.audit._format_parts import (
     Sink,
 )
 from guard.audit._format_responses import responses
-from guard.audit._harmony import INPUT_AUTHORS, HarmonyTranscript, is_tool_author
 from guard.audit._sources import looks_binary
 from guard.audit._wire import sniff_dialect
+
+if TYPE_CHECKING:
+    from guard.audit._harmony import HarmonyTranscript
 
 __all__ = [
     "ADAPTERS",
@@ -92,6 +95,9 @@ ADAPTERS: dict[str, Callable[[object, Sink, int], int]] = {
 def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
     """Hand one split Harmony transcript to the sink; returns its number of messages. Each
     message's parts are at the line of its own ``<|start|>``."""
+    # the splitter's module (and the scanners it reads headers with) only for Harmony input
+    from guard.audit._harmony import INPUT_AUTHORS, is_tool_author
+
     previous = None
     for i, m in enumerate(transcript.messages):
         line = m.line

@@ -17,7 +17,6 @@ from guard.audit._context import REASONING_FORMATS
 from guard.audit._engine import Collector, internal_error
 from guard.audit._fast import add_parts, split_lines, typed_records
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
-from guard.audit._harmony import HarmonySplitter
 from guard.audit._sources import (
     MAX_LINE_BYTES,
     capped_lines,
@@ -264,6 +263,9 @@ def run_harmony(unit: Unit, policy: Policy) -> UnitResult:
     c = _collector(unit, policy)
     counter = [0]
     transcripts = messages = 0
+    # the splitter (and the scanners it reads headers with) only for Harmony input
+    from guard.audit._harmony import HarmonySplitter
+
     splitter = HarmonySplitter()
 
     def take(done: list[Any]) -> None:

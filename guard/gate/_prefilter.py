@@ -86,6 +86,10 @@ class Prefilter:
     docstring)."""
 
     __slots__ = (
+        "_batched",
+        "_literals",
+        "_search",
+        "_start",
         "checks",
         "ending",
         "ending_checks",
@@ -96,10 +100,8 @@ class Prefilter:
         "lead",
         "opening",
         "pattern",
-        "search",
         "sep",
         "shared",
-        "start",
     )
 
     def __init__(
@@ -130,16 +132,18 @@ class Prefilter:
         free = [lit for gate, lit in self.checks if gate is None]
         shared = _common_start(free) if len(free) > 1 else ""
         self.shared = shared if len(shared) >= 4 else None
-        parts = [re.escape(lit) for lit in ordered]
-        if pattern is not None:
-            parts.append(f"(?:{pattern.pattern})")
-        #: one search for every literal and pattern (for batches joined by ``sep``)
-        self.search = re.compile("|".join(parts) or "(?!)")
+        self._literals = ordered
+        #: one search for every literal and pattern (for batches joined by ``sep``; compiled
+        #: on first use: one text at a time never needs it)
+        self._search: re.Pattern[str] | None = None
+        #: the first separator no literal holds or is held in, and the pattern cannot match
+        #: (what a search for every literal and the pattern finds in two of it)
         self.sep = next(
             (
                 s
                 for s in _SEPARATORS
-                if self.search.search(s * 2) is None and all(s not in lit for lit in ordered)
+                if all(s not in lit and lit not in s * 2 for lit in ordered)
+                and (pattern is None or pattern.search(s * 2) is None)
             ),
             None,
         )
@@ -164,7 +168,28 @@ class Prefilter:
         batched = (
             ending is None and sep is not None and all(sep not in lit for lit in ending_literals)
         )
-        self.start = _start(lead, opening, self.head) if batched else None
+        self._batched = batched
+        self._start: re.Pattern[str] | bool | None = False  # False: not compiled yet
+
+    @property
+    def search(self) -> re.Pattern[str]:
+        """One search for every literal and the pattern (see ``__init__``)."""
+        if self._search is None:
+            parts = [re.escape(lit) for lit in self._literals]
+            if self.pattern is not None:
+                parts.append(f"(?:{self.pattern.pattern})")
+            self._search = re.compile("|".join(parts) or "(?!)")
+        return self._search
+
+    @property
+    def start(self) -> re.Pattern[str] | None:
+        """The head checks of :meth:`_ends` in one match, for batches whose tails are searched
+        joined; ``None`` when they cannot be (see ``__init__``). Compiled on first use (a lead
+        may be a long alternation, and one text at a time never needs it)."""
+        if self._start is False:
+            self._start = _start(self.lead, self.opening, self.head) if self._batched else None
+        assert self._start is not True
+        return self._start
 
     # --- one text ------------------------------------------------------------------------------
 
