@@ -20,9 +20,9 @@ from guard._fields import get_field, set_field
 from guard.stream._queue import CallSet, Entry, Key, ToolNames
 
 if TYPE_CHECKING:
-    from guard.stream._engine import Sink
+    from guard.stream._sink import Sink
 
-__all__ = ["ChunkReader", "cut_chunk", "final_chunk", "plain_text"]
+__all__ = ["ChunkReader", "cut_chunk", "final_chunk", "plain_text", "quiet_choice"]
 
 _TEXT: Key = (0, "text", -1)  # the key of nearly every chunk, built once
 #: delta fields that carry surface text, and their surfaces
@@ -166,3 +166,24 @@ def final_chunk(template: Any, delivered: CallSet) -> Any:
         finals.append(choice)
     set_field(chunk, "choices", finals)
     return chunk
+
+
+def quiet_choice(item: dict[str, Any]) -> dict[str, Any] | None:
+    """The choice of a chunk with one unfinished choice whose delta is only non-empty content,
+    else None (read by subscripts in line: this runs once per streamed chunk)."""
+    try:
+        choices = item["choices"]
+        if type(choices) is not list or len(choices) != 1:
+            return None
+        choice = choices[0]
+        if type(choice) is not dict:
+            return None
+        delta = choice["delta"]
+        if type(delta) is not dict or len(delta) != 1:
+            return None
+        content = delta["content"]
+    except KeyError:
+        return None
+    if type(content) is not str or not content or choice.get("finish_reason") is not None:
+        return None
+    return choice

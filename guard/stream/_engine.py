@@ -11,63 +11,23 @@ close it; the engine never does.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from guard._log import get_logger
 from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy, SurfaceMonitor, could_hit
 from guard.models import Outcome, Signal, Surface, Verdict
-from guard.stream._chunks import _TEXT, ChunkReader
+from guard.stream._chunks import _TEXT, ChunkReader, quiet_choice
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
-from guard.stream._queue import CallSet, DeliveryQueue, Entry, Key, ToolNames, key_name
+from guard.stream._queue import DeliveryQueue, Entry, Key, key_name
 from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
 from guard.stream._retired import RETAIN_CALLS, RetiredParts
+from guard.stream._sink import Reader, Sink
 
 __all__ = ["RETAIN_CALLS", "Engine", "Reader", "Sink"]
 
 _log = get_logger("guard.stream")
-
-
-class Sink(Protocol):
-    """What a reader hands its readings to (the engine)."""
-
-    def feed(self, entry: Entry, key: Key, text: object, *, count: bool = True) -> None:
-        """Feed ``text`` (ignored unless a non-empty str) to the surface ``key``; mark ``entry``.
-        ``count``: count it as received (raw mode counts wire characters instead)."""
-
-    def feed_batch(
-        self, batch: list[tuple[Entry, Key, str]], closing: tuple[int, int] | None = None
-    ) -> None:
-        """:meth:`feed` of each ``(entry, key, text)`` without counting, each key's texts
-        joined into one delta (the marks are the same as one feed per text would make).
-        ``closing``: the ``(choice, call)`` that is complete after this batch (its
-        :meth:`close_call` follows); a part of it first seen in this batch is whole here."""
-
-    def close_call(self, choice: int, call: int) -> None:
-        """The call is complete: its name and arguments will not grow."""
-
-    def forgery(self, offset: int, marker: str) -> bool:
-        """A forged result at ``offset`` of the raw text; True when the stream ends there."""
-
-    def put(self, entry: Entry) -> None:
-        """Queue ``entry`` for delivery."""
-
-
-class Reader(Protocol):
-    """Reads one kind of upstream item (see :mod:`guard.stream._chunks` and ``_raw``)."""
-
-    names: ToolNames  # tool name per call
-
-    def accepts(self, item: object) -> bool: ...
-
-    def read(self, item: Any, sink: Sink) -> None: ...
-
-    def flush(self, sink: Sink) -> None: ...
-
-    def cut(self, entry: Entry, limits: dict[Key, int]) -> Any: ...
-
-    def final_chunks(self, delivered: CallSet) -> list[Any]: ...
 
 
 class Engine:
@@ -225,7 +185,7 @@ class Engine:
     def _push_quiet_chunk(self, item: dict[str, Any]) -> list[Any] | None:
         """The chunk reader's fast path: one unfinished choice whose delta is only non-empty
         content goes the quiet way (None: the item is not one, or the quiet way is taken)."""
-        choice = _quiet_choice(item)
+        choice = quiet_choice(item)
         if choice is None:
             return None
         assert self.chunks is not None
@@ -501,24 +461,3 @@ class Engine:
         if final:
             self.stopped = True
         return out
-
-
-def _quiet_choice(item: dict[str, Any]) -> dict[str, Any] | None:
-    """The choice of a chunk with one unfinished choice whose delta is only non-empty content,
-    else None (read by subscripts in line: this runs once per streamed chunk)."""
-    try:
-        choices = item["choices"]
-        if type(choices) is not list or len(choices) != 1:
-            return None
-        choice = choices[0]
-        if type(choice) is not dict:
-            return None
-        delta = choice["delta"]
-        if type(delta) is not dict or len(delta) != 1:
-            return None
-        content = delta["content"]
-    except KeyError:
-        return None
-    if type(content) is not str or not content or choice.get("finish_reason") is not None:
-        return None
-    return choice

@@ -25,7 +25,7 @@ from guard.stream._queue import DROPPED, CallSet, Entry, Key, ToolNames
 if TYPE_CHECKING:
     from guard.dialects import Dialect
     from guard.models import Event, Scanner
-    from guard.stream._engine import Sink
+    from guard.stream._sink import Sink
 
 __all__ = ["RawReader", "cut_piece"]
 
