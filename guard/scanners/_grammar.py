@@ -126,11 +126,10 @@ class GrammarScanner(TaggedScanner):
         return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = OUT
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         parsed = parse_json_call(body)
         if isinstance(parsed, str):
             out.append(Malformed(parsed, hdr + body + close))
@@ -140,12 +139,6 @@ class GrammarScanner(TaggedScanner):
         out.append(ToolStart(cid, name, hdr))
         out.append(ToolArgs(cid, args, body))
         out.append(ToolEnd(cid, name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = OUT
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _CALL:

@@ -258,12 +258,14 @@ class InvokeScanner(TaggedScanner):
             pos = m.end()
         return params
 
+    def _back(self) -> int:
+        return _WRAP
+
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = _WRAP
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         cid, name = self._call_id, self._call_name
         if not cid:
             out.append(Malformed(f"invoke without a valid name: {name[:64]!r}", hdr + body + close))
@@ -278,12 +280,6 @@ class InvokeScanner(TaggedScanner):
         args = self._types.arguments(name, pairs)
         out.append(ToolArgs(cid, args, body))
         out.append(ToolEnd(cid, name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = _WRAP
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _WRAP:

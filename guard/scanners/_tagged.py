@@ -109,6 +109,27 @@ class TaggedScanner(ScannerBase):
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         """Close what the dialect's state holds at the end of the stream."""
 
+    def _back(self) -> int:
+        """The state a call goes back to when it closes or is cut short."""
+        return OUT
+
+    def _closing(self, close: str, out: list[Event]) -> tuple[str, str] | None:
+        """A call's closing marker ``close`` was read: the state goes back, and the held opening
+        and body are returned, or None when the body overflowed (it went out already, ``close``
+        after it)."""
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        if self._body_skip_end(close, out):
+            return None
+        return hdr, self._body_take()
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        """A call cut short (by another marker, or the end of the stream): its held opening and
+        body go out as one ``Malformed``."""
+        hdr, self._hdr = self._hdr, ""
+        self._state = self._back()
+        self._body_abandon(reason, hdr, out)
+
     def _body_until(
         self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
     ) -> tuple[int, str | None]:

@@ -316,8 +316,7 @@ class AnthropicScanner(ScannerBase):
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._state = _BLOCK if self._in_block else _OUT
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, self._open_raw + self._body_take()))
+        self._body_abandon(reason, self._open_raw, out)
         self._call_reset()
 
     def _finish(self, out: list[Event]) -> None:

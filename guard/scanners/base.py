@@ -303,6 +303,12 @@ class ScannerBase(ABC):
         self._body_len = 0
         return body
 
+    def _body_abandon(self, reason: str, opening: str, out: list[Event]) -> None:
+        """A call cut short (by another marker, or the end of the stream): its held ``opening``
+        and body go out as one ``Malformed`` (a body that overflowed went out already)."""
+        if not self._body_skip_end("", out):
+            out.append(Malformed(reason, opening + self._body_take()))
+
     def _body_skip_end(self, raw: str, out: list[Event]) -> bool:
         """End a body that overflowed (``raw`` joins its sink). False if it did not."""
         if not self._skipping:

@@ -480,8 +480,7 @@ class ChatMLScanner(ScannerBase):
         self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, self._prefix + self._body_take()))
+        self._body_abandon(reason, self._prefix, out)
         self._call_reset()
 
     def _finish(self, out: list[Event]) -> None:

@@ -217,11 +217,10 @@ class DeepSeekScanner(TaggedScanner):
         return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         if self._deferred:
             self._close_deferred(hdr, body, close, out)
             return
@@ -252,12 +251,6 @@ class DeepSeekScanner(TaggedScanner):
         out.append(ToolStart(cid, name, hdr + body[:split]))
         out.append(ToolArgs(cid, args, body[split:]))
         out.append(ToolEnd(cid, name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

@@ -428,8 +428,7 @@ class GemmaScanner(ScannerBase):
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._state = _OUT
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, self._opener + self._body_take()))
+        self._body_abandon(reason, self._opener, out)
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state

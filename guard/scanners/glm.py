@@ -217,10 +217,10 @@ class GLMScanner(TaggedScanner):
         return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         cid, name = self._call_id, self._call_name
         if not cid:
             out.append(
@@ -239,12 +239,6 @@ class GLMScanner(TaggedScanner):
         args = self._types.arguments(name, pairs)
         out.append(ToolArgs(cid, args, body))
         out.append(ToolEnd(cid, name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = OUT
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _stopped(self, buf: str, pos: int, out: list[Event]) -> int:
         """After a stop: whitespace is held (capped) until something else or the end."""

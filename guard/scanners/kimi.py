@@ -201,11 +201,10 @@ class KimiScanner(TaggedScanner):
         return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         if not self._call_id:
             out.append(
                 Malformed(
@@ -217,12 +216,6 @@ class KimiScanner(TaggedScanner):
         args = json_arguments(body)
         out.append(ToolArgs(self._call_id, args, body))
         out.append(ToolEnd(self._call_id, self._call_name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

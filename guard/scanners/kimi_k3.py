@@ -300,11 +300,10 @@ class KimiK3Scanner(TaggedScanner):
         return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if self._body_skip_end(close, out):
+        held = self._closing(close, out)
+        if held is None:
             return
-        body = self._body_take()
+        hdr, body = held
         parsed = parse_arguments(body)
         if isinstance(parsed, str):
             out.append(Malformed(parsed, hdr + body + close))
@@ -314,12 +313,6 @@ class KimiK3Scanner(TaggedScanner):
         out.append(ToolStart(cid, self._call_name, hdr))
         out.append(ToolArgs(cid, args, body))
         out.append(ToolEnd(cid, self._call_name, args, close))
-
-    def _unclosed(self, reason: str, out: list[Event]) -> None:
-        hdr, self._hdr = self._hdr, ""
-        self._state = self._back()
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, hdr + self._body_take()))
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

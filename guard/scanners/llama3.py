@@ -370,8 +370,7 @@ class Llama3Scanner(ScannerBase):
         out.append(ToolEnd(cid, name, args, stop))
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, PYTHON_TAG + self._body_take()))
+        self._body_abandon(reason, PYTHON_TAG, out)
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state

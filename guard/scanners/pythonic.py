@@ -472,8 +472,7 @@ class PythonicScanner(ScannerBase):
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._state = _TEXT
-        if not self._body_skip_end("", out):
-            out.append(Malformed(reason, self._body_take()))
+        self._body_abandon(reason, "", out)
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state
