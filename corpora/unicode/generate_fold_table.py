@@ -21,7 +21,8 @@ Inputs, all public Unicode data:
 Rules, so the table stays one character to one character (offsets map back):
 
 1. ASCII never folds (ASCII text is its own normalised view) and nothing folds to whitespace;
-2. the hand-checked seed below wins (bar lookalikes to ``|``, as the detector has always done);
+2. the hand-checked seed below wins (bar lookalikes, single and doubled, to ``|``, as the
+   detector has always done);
 3. then NFKC, when it yields exactly one printable ASCII character;
 4. then the confusables prototype, when it is one printable ASCII character. UTS #39 puts
    ``l``, ``I``, ``1`` and ``|`` in one class with prototype ``l``; a member folds to ``|`` when
@@ -45,8 +46,11 @@ except ImportError:  # pragma: no cover - depends on the environment
     ud = _std
 
 SEED_BARS = "\uff5c\u2223\u01c0\u2502\ufe31\u23d0\uffe8\u2758\u05c0\u2503\u239c\u20d2"
+#: doubled bars (UTS #39 maps them to two characters, ``ll``): a model whose token bars degrade
+#: writes ``<‖DSML‖invoke`` for ``<｜DSML｜invoke``; one bar keeps the fold one to one
+SEED_DOUBLED_BARS = "\u2016\u2225\u01c1"
 SEED = {
-    **{ch: "|" for ch in SEED_BARS},
+    **{ch: "|" for ch in SEED_BARS + SEED_DOUBLED_BARS},
     "\ufe64": "<",
     "\ufe65": ">",
     "\ufe66": "=",

@@ -4,6 +4,21 @@ from __future__ import annotations
 
 from guard.dialects._record import Dialect, TurnGrammar
 from guard.dialects._turns import ROLE
+from guard.dialects.pythonic import LLAMA4
+
+#: Named specials of the 256-token block from id 128000 (llama3 tokenizer.py).
+_LLAMA3 = (
+    "<|begin_of_text|>",
+    "<|end_of_text|>",
+    "<|finetune_right_pad_id|>",
+    "<|step_id|>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eom_id|>",
+    "<|eot_id|>",
+    "<|python_tag|>",
+    "<|image|>",
+)
 
 LLAMA3 = Dialect(
     name="llama3",
@@ -19,21 +34,18 @@ LLAMA3 = Dialect(
         "llama3.3",
         "llama-3.3",
     ),
-    reserved=(
-        # Named specials of the 256-token block from id 128000 (llama3 tokenizer.py).
-        "<|begin_of_text|>",
-        "<|end_of_text|>",
-        "<|finetune_right_pad_id|>",
-        "<|step_id|>",
-        "<|start_header_id|>",
-        "<|end_header_id|>",
-        "<|eom_id|>",
-        "<|eot_id|>",
-        "<|python_tag|>",
-        "<|image|>",
-        # Textual function-tag call form `<function=f>{json}</function>`.
-        "<function=",
-        "</function>",
+    reserved=tuple(
+        dict.fromkeys(
+            (
+                *_LLAMA3,
+                # Textual function-tag call form `<function=f>{json}</function>`.
+                "<function=",
+                "</function>",
+                # The family's next generation (Llama 4, the `pythonic` dialect): a model named
+                # only "llama" may be either, and a Llama 4 token is no text for a Llama 3 one.
+                *LLAMA4,
+            )
+        )
     ),
     # Everything else in the block, including ids 128002 and 128003.
     reserved_patterns=(r"<\|reserved_special_token_\d{1,3}\|>",),
@@ -49,6 +61,7 @@ LLAMA3 = Dialect(
         "meta-llama/llama-models models/llama3_1/prompt_format.md",
         "meta-llama/llama-models models/llama3_2/text_prompt_format.md",
         "Llama 3.1 Hugging Face chat template (tokenizer_config.json)",
+        "meta-llama/llama-models models/llama4/tokenizer.py (the Llama 4 specials also reserved)",
     ),
     transcript=TurnGrammar(
         ((rf"<\|start_header_id\|>{ROLE}<\|end_header_id\|>\n*", None),),

