@@ -19,7 +19,10 @@ each as the whole rest of the text (trailing blanks allowed):
   one element per parameter (``<command>ls</command>``);
 * Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
   builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
-  string-delimiter tokens around it are stripped.
+  string-delimiter tokens around it are stripped;
+* Gemini's tool namespace written as a call: ``default_api:NAME{key:value}`` (as its internal
+  call form reads, with or without a leading ``declaration:``) or ``default_api.NAME(...)``, and
+  a ``<function_calls>`` wrapper holding ``<tool_code>NAME(...)</tool_code>`` elements.
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
@@ -65,13 +68,15 @@ _DEFINE = r"""(?(DEFINE)
   (?<param><NS:parameter\s+name="[^"<>]*">(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
-  (?<claude><NS:function_calls>\s*(?:(?&invoke)\s*)+</NS:function_calls>)
+  (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
+  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
   (?<gargs>\((?:[^()]|(?&gargs))*\))
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&gemma))
+  (?<gapi>(?:declaration:)?default_api[:.](?<aname>[A-Za-z_][\w\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&gemma)|(?&gapi))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -81,24 +86,34 @@ _TAIL_SOURCE = (
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _STARTS = regex.compile(
     r"[\[{]|<tool_call>|<function=|functions\.|(?<![\w.])call:"
+    r"|(?<![\w.:])(?:declaration:)?default_api[:.]"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
 _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
+    r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api[:.]([A-Za-z_][\w\-]*)[{(]"
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
 )
 
 _TRIGGERS = Triggers(
-    literals=('"name"', "<tool_call>", "<function=", "functions.", "call:", *_CLAUDE_LITERALS),
+    literals=(
+        '"name"',
+        "<tool_call>",
+        "<function=",
+        "functions.",
+        "call:",
+        "default_api",
+        *_CLAUDE_LITERALS,
+    ),
     scope="ending",
     tail=_TAIL_SOURCE,
-    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:",
-    # a `functions.NAME:{...}` or `call:NAME{...}` tail may still be forming while the text ends
-    # in its first word
-    hold_words=("functions.", "call:"),
+    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w.:])(?:declaration:)?default_api[:.]",
+    # a `functions.NAME:{...}`, `call:NAME{...}` or `default_api:NAME{...}` tail may still be
+    # forming while the text ends in its first word
+    hold_words=("functions.", "call:", "declaration:", "default_api"),
     # every form ends in a closing brace, bracket, parenthesis or tag
     last="}])>",
 )

@@ -153,3 +153,56 @@ def test_llama3_bare_json_every_split_gives_the_whole_verdict(cut: int) -> None:
     whole = detect(text, dialect="llama3")
     verdict, release = streamed(text, cut, "text", "llama3")
     assert verdict == whole and release == whole.cut == 4
+
+
+# --- Gemini's tool namespace and <tool_code> inside <function_calls> ---------------------------
+
+GEMINI_CALLS = [
+    'declaration:default_api:lookup_order{order_id:"A-1042"}',
+    "default_api:get_time{zone:Europe/Oslo}",
+    'default_api.search(query="tides", limit=3)',
+    "<function_calls>\n<tool_code>grep_search(pattern='AIza', dir_path='.')</tool_code>\n"
+    "</function_calls>",
+]
+
+
+@pytest.mark.parametrize("call", GEMINI_CALLS)
+def test_gemini_call_forms_as_text_trip(call: str) -> None:
+    text = f"Let me look that up.\n\n{call}\n"
+    start = min(
+        i for i in (text.find("declaration:"), text.find("default_api"), text.find("<")) if i >= 0
+    )
+    for dialect in ("gemini", "gemma", "chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "J" in v.signals and v.cut == start, dialect
+
+
+def test_gemini_call_forms_with_declared_tools_count_only_when_they_name_one() -> None:
+    text = "default_api:lookup_order{order_id:1}"
+    assert detect(text, dialect="gemini", tools=["lookup_order"]).leak
+    assert not detect(text, dialect="gemini", tools=["search"]).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Call default_api.lookup_order(order_id=...) from your code, then print the result.",
+        "Tools live under the `default_api` namespace.",
+        "my_default_api:f{a:1}",  # inside a word
+        "<function_calls>\n<tool_code>not a call</tool_code>\n</function_calls>",
+        "```python\nprint(default_api.search(query='x'))\n```",
+    ],
+)
+def test_gemini_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="gemini").leak
+
+
+GEMINI_SPLIT = "Sure.\ndefault_api:ls{dir:src}"
+
+
+@pytest.mark.parametrize("cut", range(1, len(GEMINI_SPLIT)))
+def test_gemini_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(GEMINI_SPLIT, dialect="gemini")
+    verdict, release = streamed(GEMINI_SPLIT, cut, "text", "gemini")
+    assert verdict.leak == whole.leak and verdict.cut == whole.cut
+    assert release <= whole.cut
