@@ -237,18 +237,18 @@ class ControlToken:
 
     @staticmethod
     def _scan_same(dialect: Dialect, norm: str, signals: tuple[str, ...]) -> list[Hit]:
-        # a dense text repeats a few spellings: one detail string per distinct spelling keeps
-        # each hit's memory to the hit itself
-        details: dict[str, str] = {}
+        # a dense text repeats a few spellings: one evidence and one detail string per distinct
+        # spelling keep each hit's memory to the hit itself (a stream may park thousands)
+        shared: dict[str, tuple[str, str]] = {}
         hits: list[Hit] = []
         append = hits.append
         found = _ascii_twin(dialect) if norm.isascii() else _compiled(dialect)
         for start, end in map(_SPAN, windowed(found, norm)):
             spelled = norm[start:end]
-            detail = details.get(spelled)
-            if detail is None:
-                detail = details[spelled] = f"control token {spelled!r}"
-            append(Hit(signals, start, end, spelled, detail))
+            strings = shared.get(spelled)
+            if strings is None:
+                strings = shared[spelled] = (spelled, f"control token {spelled!r}")
+            append(Hit(signals, start, end, strings[0], strings[1]))
         return hits
 
     @staticmethod

@@ -11,10 +11,12 @@ hit trips (``trip``) and how far text may be shown while hits are undecided (:me
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import chain
 
 from guard.gate._code import CodeTracker
 from guard.gate._hitlog import HitLog
+from guard.gate._parked import ParkedHits
 from guard.gate._plan import StreamPlan
 from guard.gate._policy import SurfaceRule
 from guard.gate._whole import decide
@@ -60,7 +62,8 @@ class Settler:
         #: an open fence or an unpaired backtick run may hold thousands of them), with the
         #: smallest end among them, the smallest cut, and the smallest cut of those that would
         #: trip unless code encloses them; a delta walks them only once that end is certain
-        self.waiting: list[Hit] = []
+        #: (kept compact: :mod:`guard.gate._parked`)
+        self.waiting = ParkedHits()
         self.waiting_end = NEVER
         self.waiting_from = NEVER
         self.waiting_cut = NEVER
@@ -168,9 +171,11 @@ class Settler:
         settled, as the plain walk decides them."""
         code = self.code
         assert code is not None
+        hits: Iterable[Hit]
         if self.waiting and self.waiting_end <= certain:
-            hits = self.waiting + self.pending
-            self.waiting = []
+            # walked lazily: each parked hit is made again, decided and let go in turn
+            hits = chain(self.waiting, self.pending)
+            self.waiting = ParkedHits()
             self.waiting_end = self.waiting_from = self.waiting_cut = NEVER
         else:
             hits = self.pending
