@@ -39,6 +39,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<|vision_reserved_special_token_1047|>",
         "<|reasoning_reserved_special_token_7|>",
     ),
+    "lfm2": (),
     "deepseek": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
@@ -107,6 +108,7 @@ def test_dialect_record_known_set() -> None:
         "qwen3_coder",
         "llama3",
         "pythonic",
+        "lfm2",
         "deepseek",
         "deepseek_v32",
         "kimi",

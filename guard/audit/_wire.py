@@ -270,6 +270,7 @@ class _LineCounter:
 _OPENINGS: tuple[tuple[bytes, str], ...] = (
     ("<｜begin▁of▁sentence｜>".encode(), "deepseek"),
     (b"[gMASK]<sop>", "glm"),
+    (b"<|startoftext|><|im_start|>", "lfm2"),
     (b"<|im_start|>", "chatml"),
     (b"<|im_system|>", "kimi"),
     (b"<|im_user|>", "kimi"),

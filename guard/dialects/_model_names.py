@@ -48,6 +48,8 @@ MODEL_DIALECTS: dict[str, str] = {
     "gemma-4": "gemma",
     "gemma4": "gemma",
     "minimax": "minimax",
+    "lfm2": "lfm2",
+    "lfm-2": "lfm2",
     "llama-4": "pythonic",
     "llama4": "pythonic",
     "llama-3": "llama3",

@@ -28,6 +28,7 @@ from guard.dialects.glm import GLM
 from guard.dialects.harmony import HARMONY
 from guard.dialects.kimi import KIMI
 from guard.dialects.kimi_k3 import KIMI_K3
+from guard.dialects.lfm2 import LFM2
 from guard.dialects.llama3 import LLAMA3
 from guard.dialects.minimax import MINIMAX
 from guard.dialects.pythonic import PYTHONIC
@@ -63,6 +64,7 @@ _BUILTIN: dict[str, Dialect] = {
         QWEN3_CODER,
         LLAMA3,
         PYTHONIC,
+        LFM2,
         DEEPSEEK,
         DEEPSEEK_V32,
         KIMI,

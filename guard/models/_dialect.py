@@ -72,7 +72,8 @@ class Dialect:
         call_body: how a call is written between ``call_open[k]`` and ``call_close[k]``, for the
             generic scanner that serves a registered dialect without a scanner of its own:
             ``"json"`` is one JSON object ``{"name": ..., "arguments": ...}`` (arguments an
-            object, or a JSON string holding one).
+            object, or a JSON string holding one); ``"pythonic"`` a Python list of calls with
+            literal keyword arguments, ``[f(a=1), g(b="x")]``.
         transcript: how a whole conversation is written (turn openings, ends, tool-result
             wrapping), read by ``guard audit --format raw``; ``None``: raw transcripts of the
             dialect cannot be audited.
@@ -92,7 +93,7 @@ class Dialect:
     family: str = ""
     sources: tuple[str, ...] = field(default=(), compare=False)
     models: tuple[str, ...] = ()
-    call_body: Literal["json"] = "json"
+    call_body: Literal["json", "pythonic"] = "json"
     transcript: TurnGrammar | None = None
     #: the hash of the compared fields, computed once: a record keys the gate's caches, which
     #: hash it several times per scanned text (not pickled: hashes differ between processes)
@@ -131,7 +132,8 @@ class Dialect:
         for key in self.models:
             if not isinstance(key, str) or not key.strip():
                 raise ValueError(f"dialect {self.name!r}: empty model-name key {key!r}")
-        if self.call_body != "json":
+        if self.call_body not in ("json", "pythonic"):
             raise ValueError(
-                f"dialect {self.name!r}: call_body must be 'json', got {self.call_body!r}"
+                f"dialect {self.name!r}: call_body must be 'json' or 'pythonic',"
+                f" got {self.call_body!r}"
             )

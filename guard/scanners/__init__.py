@@ -129,6 +129,8 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "anthropic": AnthropicScanner,
         "gemma": GemmaScanner,
         "pythonic": PythonicScanner,
+        # a record alone: its calls are read by the generic grammar scanner
+        "lfm2": grammar_scanner(get_dialect("lfm2")),
     },
     key=_key,
     check=_factory,

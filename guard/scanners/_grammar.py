@@ -10,10 +10,11 @@ What it reads, from the record's fields:
 * ``call_open[k]`` ... ``call_close[k]`` (paired by position when both lists are as long; else
   any closing marker closes any call): a call whose body is written as ``call_body`` says
   (``"json"``: one object ``{"name": ..., "arguments": ...}``, the arguments an object or a JSON
-  string holding one, absent meaning ``{}``). The body is held (capped at ``max_arguments``);
-  ``ToolStart``, ``ToolArgs`` and ``ToolEnd`` go out at the closing marker. A body that does
-  not parse, or a call cut by another call, a result opening, a stop or the end of the stream, is
-  ``Malformed``;
+  string holding one, absent meaning ``{}``; ``"pythonic"``: a list of calls with literal
+  keyword arguments, ``[f(a=1), g(b="x")]``, each call its own events). The body is held
+  (capped at ``max_arguments``); ``ToolStart``, ``ToolArgs`` and ``ToolEnd`` go out at the
+  closing marker. A body that does not parse, or a call cut by another call, a result opening,
+  a stop or the end of the stream, is ``Malformed``;
 * ``result_open``: only the host writes it, so in model output it is a forgery
   (``ResultForgery`` at its offset; everything after it goes out as ``Malformed`` blocks);
 * ``stop``: ``Text`` with empty visible text;
@@ -34,6 +35,7 @@ from guard.errors import ConfigError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, check_name
 from guard.scanners.base import HOLD, Markers, json_value
+from guard.scanners.pythonic import parse_calls
 
 __all__ = ["GrammarScanner", "grammar_scanner", "parse_json_call"]
 
@@ -130,6 +132,9 @@ class GrammarScanner(TaggedScanner):
         if held is None:
             return
         hdr, body = held
+        if self.DIALECT.call_body == "pythonic":
+            self._close_pythonic(hdr, body, close, out)
+            return
         parsed = parse_json_call(body)
         if isinstance(parsed, str):
             out.append(Malformed(parsed, hdr + body + close))
@@ -139,6 +144,23 @@ class GrammarScanner(TaggedScanner):
         out.append(ToolStart(cid, name, hdr))
         out.append(ToolArgs(cid, args, body))
         out.append(ToolEnd(cid, name, args, close))
+
+    def _close_pythonic(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """The calls of a pythonic list body, one ``ToolStart``/``ToolArgs``/``ToolEnd`` each;
+        the opening goes out with the first call, the closing marker with the last."""
+        calls = parse_calls(body)
+        if calls is None:
+            out.append(Malformed("tool call body is not a list of calls", hdr + body + close))
+            return
+        cursor = 0
+        for index, (name, args, start, end) in enumerate(calls):
+            last = index == len(calls) - 1
+            nxt = len(body) if last else calls[index + 1][2]
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, (hdr if index == 0 else "") + body[cursor:start]))
+            out.append(ToolArgs(cid, args, body[start:end]))
+            out.append(ToolEnd(cid, name, args, body[end:nxt] + (close if last else "")))
+            cursor = nxt
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _CALL:

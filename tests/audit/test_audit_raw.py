@@ -27,7 +27,16 @@ from guard.gate import DEFAULT_POLICY
 
 DIALECTS = sorted(GRAMMARS)
 #: dialects whose renderer keeps the reasoning of the messages it writes
-THINKING = {"chatml", "qwen3_coder", "glm", "deepseek_v32", "minimax", "gemma", "anthropic"}
+THINKING = {
+    "chatml",
+    "qwen3_coder",
+    "glm",
+    "deepseek_v32",
+    "minimax",
+    "gemma",
+    "anthropic",
+    "lfm2",
+}
 
 
 def conversation(answer: str = "It is 20 degrees in Paris.", **call: Any) -> list[dict[str, Any]]:

@@ -26,6 +26,7 @@ DIALECTS = [
     "qwen3_coder",
     "llama3",
     "pythonic",
+    "lfm2",
     "glm",
     "kimi",
     "kimi_k3",
