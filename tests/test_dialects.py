@@ -57,6 +57,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
     "gemini": (),
     "minimax": (),
     "anthropic": (),
+    "mistral": (),
 }
 
 
@@ -118,6 +119,7 @@ def test_dialect_record_known_set() -> None:
         "gemini",
         "minimax",
         "anthropic",
+        "mistral",
     }
 
 

@@ -31,6 +31,7 @@ from guard.dialects.kimi_k3 import KIMI_K3
 from guard.dialects.lfm2 import LFM2
 from guard.dialects.llama3 import LLAMA3
 from guard.dialects.minimax import MINIMAX
+from guard.dialects.mistral import MISTRAL
 from guard.dialects.pythonic import PYTHONIC
 from guard.dialects.qwen3_coder import QWEN3_CODER
 from guard.errors import PluginError, UnknownNameError
@@ -74,6 +75,7 @@ _BUILTIN: dict[str, Dialect] = {
         GEMINI,
         MINIMAX,
         ANTHROPIC,
+        MISTRAL,
     )
 }
 _RECORDS: dict[str, Dialect] = dict(_BUILTIN)

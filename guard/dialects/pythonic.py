@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from guard.dialects._record import Dialect, TurnGrammar
 from guard.dialects._turns import ROLE, TOOL_RESPONSE
+from guard.dialects.lfm2 import LFM2_TOKENS
 
 #: Llama 4 named special tokens (meta-llama/llama-models models/llama4/tokenizer.py).
 LLAMA4 = (
@@ -57,7 +58,8 @@ GEMMA3 = (
 PYTHONIC = Dialect(
     name="pythonic",
     aliases=("llama4", "llama-4", "gemma3", "gemma-3"),
-    reserved=(*LLAMA4, *GEMMA3),
+    # and LFM2's, whose calls are pythonic lists too (its own record, `lfm2`, reads them)
+    reserved=tuple(dict.fromkeys((*LLAMA4, *GEMMA3, *LFM2_TOKENS))),
     # The rest of Llama 4's 2048-token special block.
     reserved_patterns=(
         r"<\|(?:text_post_train_|vision_|reasoning_)?reserved_special_token_\d{1,4}\|>",
@@ -70,7 +72,7 @@ PYTHONIC = Dialect(
     # (`<start_of_turn>user`, Gemma 3), wrapped in `<tool_response>` by the pythonic template.
     result_open=("<|header_start|>", "<start_of_turn>", "<tool_response>"),
     stop=("<|eot|>", "<|eom|>", "<|end_of_text|>", "<end_of_turn>", "<eos>"),
-    family="Pythonic call lists [f(a=1), g(b='x')] (Llama 4, Gemma 3)",
+    family="Pythonic call lists [f(a=1), g(b='x')] (Llama 4, Gemma 3; LFM2's tokens reserved)",
     sources=(
         "meta-llama/llama-models models/llama4/tokenizer.py",
         "meta-llama/llama-models models/llama4/prompt_format.md",
