@@ -12,7 +12,10 @@ with a lone channel word.
 * at the start of the text (after blanks): ``analysis``, ``assistant``, ``commentary`` or
   ``final`` glued to an upper-case letter;
 * the whole text (within 32 blanks either side): ``analysis``, ``commentary`` or ``final``
-  alone. This one depends on the end of the text, so a stream decides it at the end.
+  alone. This one depends on the end of the text, so a stream decides it at the end;
+* at the start of the text (after blanks): ``thought`` alone on its first line, what Gemma 4's
+  and Gemini's reasoning header (``<|channel>thought`` and a newline) leaves when its tokens
+  are stripped, the reasoning then shown as the answer.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ from ._common import MODEL_OUTPUT, hit_from_norm
 GLUED_WORDS = ("assistantfinal", "assistantanalysis", "assistantcommentary")
 _GLUED = re.compile(r"assistant(?:final|analysis|commentary)")
 _GLUED_ANY = regex.compile(_GLUED.pattern)
-OPENING_WORDS = ("analysis", "assistant", "commentary", "final")
+OPENING_WORDS = ("analysis", "assistant", "commentary", "final", "thought")
 LONE_WORDS = ("analysis", "commentary", "final")
-_OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS) + r")(?=[A-Z])")
+_OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS[:4]) + r")(?=[A-Z])")
+#: the reasoning channel's name alone on the first line (a stripped Gemma 4 / Gemini header)
+_THOUGHT_LINE = re.compile(r"\A\s*thought\n")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -81,6 +86,16 @@ class StrippedEnvelope:
                         opening.end(),
                         "text opens with a role or channel word glued to the answer",
                     )
+            thought = _THOUGHT_LINE.match(norm, 0, 64 + 16)
+            if thought:
+                word_start = len(norm) - len(norm.lstrip())
+                yield hit_from_norm(
+                    text,
+                    self.code,
+                    word_start,
+                    thought.end() - 1,
+                    "text opens with the reasoning channel's name on a line of its own",
+                )
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)
                 if lone:

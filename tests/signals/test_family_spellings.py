@@ -118,3 +118,42 @@ def test_lfm2_tokens_are_reserved_for_pythonic_too() -> None:
     for dialect in ("pythonic", "lfm2"):
         v = detect(call, dialect=dialect)
         assert v.leak and v.cut == 0, dialect
+
+
+# --- Gemma 4's / Gemini's reasoning header, its tokens stripped ---------------------------------
+
+THOUGHT = "thought\nThe user asks for the tallest mountain in Africa. Kilimanjaro."
+
+
+@pytest.mark.parametrize("dialect", ["gemma", "gemini", "harmony", "all"])
+def test_the_reasoning_channel_name_alone_on_the_first_line_is_a_leak(dialect: str) -> None:
+    v = detect(THOUGHT, dialect=dialect)
+    assert v.leak and v.signals == ("K",) and v.cut == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "thoughtful of you to ask.",
+        "Thought\nI weighed both options.",  # a heading, capitalised
+        "thought about it: yes.",
+        "My first thought\nwas wrong.",
+        "```\nthought\n```",
+    ],
+)
+def test_thought_as_a_word_is_not(text: str) -> None:
+    assert not detect(text, dialect="gemma").leak
+
+
+@pytest.mark.parametrize("cut", range(1, 12))
+def test_the_thought_line_is_withheld_at_every_split(cut: int) -> None:
+    from guard import guard_stream
+
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"content": part}, "finish_reason": None}]}
+        for part in (THOUGHT[:cut], THOUGHT[cut:])
+    ]
+    stream = guard_stream(iter(chunks), dialect="gemma", on_leak="truncate")
+    delivered = "".join(c["choices"][0]["delta"].get("content") or "" for c in stream)
+    assert delivered == ""
+    assert stream.cut
