@@ -17,6 +17,8 @@ each as the whole rest of the text (trailing blanks allowed):
   with or without Claude's namespace prefix (models of other families write this shape as text
   too, so it counts whatever the dialect); an ``<invoke>``'s parameters may also be written as
   one element per parameter (``<command>ls</command>``);
+* ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
+  elements: the same shape under another tag name (MiniCPM and others write it);
 * Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
   builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
   string-delimiter tokens around it are stripped;
@@ -68,6 +70,8 @@ _DEFINE = r"""(?(DEFINE)
   (?<param><NS:parameter\s+name="[^"<>]*">(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
+  (?<fparam><param(?:eter)?\s+name="[^"<>]*">(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
+  (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
   (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
@@ -76,7 +80,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
   (?<gapi>(?:declaration:)?default_api[:.](?<aname>[A-Za-z_][\w\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&gemma)|(?&gapi))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -85,7 +89,7 @@ _TAIL_SOURCE = (
 )
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _STARTS = regex.compile(
-    r"[\[{]|<tool_call>|<function=|functions\.|(?<![\w.])call:"
+    r"[\[{]|<tool_call>|<function[=\s]|functions\.|(?<![\w.])call:"
     r"|(?<![\w.:])(?:declaration:)?default_api[:.]"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
@@ -93,6 +97,7 @@ _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api[:.]([A-Za-z_][\w\-]*)[{(]"
+    r'|<function\s+name="([^"<>]+)"'
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
@@ -106,6 +111,7 @@ _TRIGGERS = Triggers(
         "functions.",
         "call:",
         "default_api",
+        "<function",
         *_CLAUDE_LITERALS,
     ),
     scope="ending",

@@ -15,11 +15,26 @@ from guard.dialects.chatml import CHATML
 
 #: The XML call tags. ``<function=`` and ``<parameter=`` are open-ended: a name and ``>`` follow.
 CALL_TAGS = ("<function=", "</function>", "<parameter=", "</parameter>")
+#: ByteDance Seed-OSS writes the same call body in its own envelope
+#: (``<seed:tool_call><function=NAME>...</seed:tool_call>``, ``<seed:think>`` reasoning,
+#: ``<seed:bos>ROLE`` turns): its spellings are reserved here too (llama.cpp and vLLM
+#: ``seed_oss`` parsers; Seed-OSS-36B chat template)
+SEED_OSS = (
+    "<seed:bos>",
+    "<seed:eos>",
+    "<seed:pad>",
+    "<seed:think>",
+    "</seed:think>",
+    "<seed:cot_budget_reflect>",
+    "</seed:cot_budget_reflect>",
+    "<seed:tool_call>",
+    "</seed:tool_call>",
+)
 
 QWEN3_CODER = Dialect(
     name="qwen3_coder",
     aliases=("qwen3-coder", "qwen3coder", "qwen3_xml"),
-    reserved=(*CHATML.reserved, *CALL_TAGS),
+    reserved=(*CHATML.reserved, *CALL_TAGS, *SEED_OSS),
     call_open=("<tool_call>", "<function="),
     call_close=("</tool_call>", "</function>"),
     # As for ChatML: the result goes in a user turn (`<|im_start|>user\n<tool_response>`), and any
@@ -27,12 +42,14 @@ QWEN3_CODER = Dialect(
     result_open=CHATML.result_open,
     thinking=CHATML.thinking,
     stop=CHATML.stop,
-    family="Qwen3-Coder (ChatML with <tool_call><function=NAME><parameter=KEY> calls)",
+    family="Qwen3-Coder (ChatML with <tool_call><function=NAME><parameter=KEY> calls; Seed-OSS's"
+    " tokens reserved)",
     sources=(
         "Qwen3-Coder chat template (vllm-project/vllm"
         " examples/tool_chat_template_qwen3coder.jinja)",
         "vllm-project/vllm vllm/tool_parsers/qwen3coder_tool_parser.py",
         "sgl-project/sglang python/sglang/srt/function_call/qwen3_coder_detector.py",
+        "ggml-org/llama.cpp common/chat-parsers (seed_oss); vllm-project/vllm seed_oss parsers",
     ),
     transcript=chatml_transcript(),
 )

@@ -157,3 +157,13 @@ def test_the_thought_line_is_withheld_at_every_split(cut: int) -> None:
     delivered = "".join(c["choices"][0]["delta"].get("content") or "" for c in stream)
     assert delivered == ""
     assert stream.cut
+
+
+def test_seed_oss_tokens_are_reserved_for_qwen3_coder() -> None:
+    leaked = "<seed:think>\nKeep it short.\n</seed:think>The article argues X."
+    v = detect(leaked, dialect="qwen3_coder")
+    assert v.leak and v.cut == 0
+    assert not detect("Seed-OSS reasons inside `<seed:think>` tags.", dialect="qwen3_coder").leak
+    out = escape("a <seed:tool_call> b", dialect="qwen3_coder")
+    assert "<seed:tool_call>" not in out
+    assert unescape(out, dialect="qwen3_coder") == "a <seed:tool_call> b"

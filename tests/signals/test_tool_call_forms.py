@@ -206,3 +206,35 @@ def test_gemini_every_split_gives_the_whole_verdict(cut: int) -> None:
     verdict, release = streamed(GEMINI_SPLIT, cut, "text", "gemini")
     assert verdict.leak == whole.leak and verdict.cut == whole.cut
     assert release <= whole.cut
+
+
+# --- <function name="..."> with <param> elements -----------------------------------------------
+
+NAMED_FUNCTION = '<function name="get_weather"><param name="location">Rome</param></function>'
+
+
+@pytest.mark.parametrize("dialect", ["anthropic", "chatml", "glm", "all"])
+def test_a_named_function_element_with_params_trips(dialect: str) -> None:
+    text = "Checking.\n" + NAMED_FUNCTION
+    v = detect(text, dialect=dialect)
+    assert v.leak and "J" in v.signals and v.cut == text.index("<function")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Use <function name="x"> in your template, then close it.',
+        '<function name="get_weather"><param name="location">Rome</param></function> was sent.',
+        '```xml\n<function name="f"><param name="a">1</param></function>\n```',
+    ],
+)
+def test_a_named_function_element_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak
+
+
+@pytest.mark.parametrize("cut", range(1, len(NAMED_FUNCTION), 5))
+def test_a_named_function_element_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(NAMED_FUNCTION, dialect="chatml")
+    verdict, release = streamed(NAMED_FUNCTION, cut, "text", "chatml")
+    assert verdict.leak == whole.leak and verdict.cut == whole.cut
+    assert release <= whole.cut
