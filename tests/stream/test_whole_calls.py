@@ -6,6 +6,7 @@ same as when every part goes through a monitor."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
 import pytest
@@ -14,23 +15,15 @@ from hypothesis import strategies as st
 
 import guard.stream._engine as engine_module
 from guard import guard_stream
+from guard.dialects import DIALECTS as DIALECT_RECORDS
+from guard.scanners import available_scanners
 from guard.stream import _engine
 
-#: every dialect with a call renderer of its own (``guard.testing.<dialect>``)
-DIALECTS = (
-    "harmony",
-    "chatglm3",
-    "chatml",
-    "qwen3_coder",
-    "llama3",
-    "pythonic",
-    "glm",
-    "kimi",
-    "deepseek",
-    "deepseek_v32",
-    "minimax",
-    "gemma",
-    "anthropic",
+#: every dialect with a call renderer of its own (``guard.testing.<dialect>``) and a scanner
+DIALECTS = tuple(
+    d
+    for d in available_scanners()
+    if d in DIALECT_RECORDS and importlib.util.find_spec(f"guard.testing.{d}") is not None
 )
 
 #: argument values: plain words, and pieces that make a signal look (spellings, routing)
