@@ -23,6 +23,7 @@ SETS_APART = (
     ("heldout3", "h3-", 50, 10),
     ("heldout4", "h4-", 60, 10),
     ("heldout5", "h5-", 60, 10),
+    ("heldout6", "h6-", 60, 10),
 )
 NAMES = [s[0] for s in SETS_APART]
 
