@@ -50,6 +50,19 @@ MODEL_DIALECTS: dict[str, str] = {
     "minimax": "minimax",
     "lfm2": "lfm2",
     "lfm-2": "lfm2",
+    # Seed-OSS writes Qwen3-Coder's call body in its own envelope (whose tokens that record
+    # reserves too)
+    "seed-oss": "qwen3_coder",
+    "seed_oss": "qwen3_coder",
+    # Mistral AI's families; a fine-tune on another template (Hermes, Dolphin) comes first
+    "dolphin": "chatml",
+    "mistral": "mistral",
+    "mixtral": "mistral",
+    "ministral": "mistral",
+    "devstral": "mistral",
+    "magistral": "mistral",
+    "codestral": "mistral",
+    "pixtral": "mistral",
     "llama-4": "pythonic",
     "llama4": "pythonic",
     "llama-3": "llama3",

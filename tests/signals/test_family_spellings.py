@@ -167,3 +167,21 @@ def test_seed_oss_tokens_are_reserved_for_qwen3_coder() -> None:
     out = escape("a <seed:tool_call> b", dialect="qwen3_coder")
     assert "<seed:tool_call>" not in out
     assert unescape(out, dialect="qwen3_coder") == "a <seed:tool_call> b"
+
+
+@pytest.mark.parametrize(
+    ("model", "dialect"),
+    [
+        ("mistralai/Devstral-Small-2507", "mistral"),
+        ("mistral-large-latest", "mistral"),
+        ("magistral-medium-2509", "mistral"),
+        ("openhermes-2.5-mistral-7b", "chatml"),  # a Hermes fine-tune speaks ChatML
+        ("dolphin-2.9-mixtral-8x22b", "chatml"),  # so does Dolphin
+        ("ByteDance-Seed/Seed-OSS-36B-Instruct", "qwen3_coder"),
+        ("LiquidAI/LFM2-1.2B", "lfm2"),
+    ],
+)
+def test_model_names_of_the_new_families(model: str, dialect: str) -> None:
+    from guard.dialects import dialect_for_model
+
+    assert dialect_for_model(model) == dialect
