@@ -195,11 +195,13 @@ def sniff(head: bytes, at_eof: bool) -> tuple[str | None, str]:
     stripped = body.lstrip()
     if not stripped:
         return None, "empty"
+    binary = looks_binary(body)
+    # before Harmony (LFM2's transcripts open with Harmony's <|startoftext|> too) and before
+    # JSON (GLM's opening starts with [)
+    if not binary and sniff_dialect(body) is not None:
+        return "raw", "sniffed"
     if stripped.startswith(_HARMONY_OPENINGS):
         return "harmony", "sniffed"
-    binary = looks_binary(body)
-    if not binary and sniff_dialect(body) is not None:  # before JSON: GLM's opening starts with [
-        return "raw", "sniffed"
     if stripped[:1] in (b"{", b"[") or binary:
         fmt, parsed = _sniff_json(body, at_eof)
         if fmt is not None:

@@ -194,6 +194,17 @@ def test_sniffing_needs_a_turn_after_the_opening() -> None:
     assert sniff_dialect(dsml.encode()) == "deepseek_v32"
 
 
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_a_raw_transcript_file_is_sniffed_as_its_dialect(dialect: str, tmp_path: Path) -> None:
+    """Through the file sniffer (LFM2's transcripts open with Harmony's <|startoftext|>)."""
+    path = tmp_path / "out.txt"
+    path.write_text(render(dialect, conversation()), encoding="utf-8")
+    report = guard.audit(path)
+    (summary,) = report.summary.files
+    assert summary.dialect == dialect and summary.transcripts == 1, summary
+    assert report.errors == [] and report.findings == []
+
+
 def test_format_raw_needs_a_dialect_with_a_grammar(tmp_path: Path) -> None:
     path = tmp_path / "out.txt"
     text = render("glm", conversation())
