@@ -13,9 +13,10 @@ with a lone channel word.
   ``final`` glued to an upper-case letter;
 * the whole text (within 32 blanks either side): ``analysis``, ``commentary`` or ``final``
   alone. This one depends on the end of the text, so a stream decides it at the end;
-* at the start of the text (after blanks): ``thought`` alone on its first line, what Gemma 4's
-  and Gemini's reasoning header (``<|channel>thought`` and a newline) leaves when its tokens
-  are stripped, the reasoning then shown as the answer.
+* at the start of the answer (after blanks, the ``text`` surface only): ``thought`` alone on
+  its first line and a sentence or a bold heading after it, what Gemma 4's and Gemini's
+  reasoning header (``<|channel>thought`` and a newline) leaves when its tokens are stripped,
+  the reasoning then shown as the answer.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from guard._windows import finditer as windowed
-from guard.models import Dialect, Hit, ScanContext, TextView, Triggers
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 from guard.models import lazy_regex as regex
 
@@ -36,8 +37,9 @@ _GLUED_ANY = regex.compile(_GLUED.pattern)
 OPENING_WORDS = ("analysis", "assistant", "commentary", "final", "thought")
 LONE_WORDS = ("analysis", "commentary", "final")
 _OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS[:4]) + r")(?=[A-Z])")
-#: the reasoning channel's name alone on the first line (a stripped Gemma 4 / Gemini header)
-_THOUGHT_LINE = re.compile(r"\A\s*thought\n")
+#: the reasoning channel's name alone on the first line (a stripped Gemma 4 / Gemini header),
+#: the reasoning after it opening as a sentence or a bold heading does
+_THOUGHT_LINE = re.compile(r"\A\s*thought\n(?=[ \t]*(?:[A-Z]|\*\*))")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -86,7 +88,9 @@ class StrippedEnvelope:
                         opening.end(),
                         "text opens with a role or channel word glued to the answer",
                     )
-            thought = _THOUGHT_LINE.match(norm, 0, 64 + 16)
+            # only the answer: a provider that strips the channel token may leave the header
+            # in the reasoning part, where it is no leak
+            thought = _THOUGHT_LINE.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
             if thought:
                 word_start = len(norm) - len(norm.lstrip())
                 yield hit_from_norm(

@@ -22,9 +22,10 @@ each as the whole rest of the text (trailing blanks allowed):
 * Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
   builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
   string-delimiter tokens around it are stripped;
-* Gemini's tool namespace written as a call: ``default_api:NAME{key:value}`` (as its internal
-  call form reads, with or without a leading ``declaration:``) or ``default_api.NAME(...)``, and
-  a ``<function_calls>`` wrapper holding ``<tool_code>NAME(...)</tool_code>`` elements.
+* Gemini's tool namespace written as its internal call form, ``default_api:NAME{key:value}``
+  (with or without a leading ``declaration:``; not the Python ``default_api.NAME(...)``, which
+  generated API clients name their calls too), and a ``<function_calls>`` wrapper holding
+  ``<tool_code>NAME(...)</tool_code>`` elements.
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
@@ -79,7 +80,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
-  (?<gapi>(?:declaration:)?default_api[:.](?<aname>[A-Za-z_][\w\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
+  (?<gapi>(?:declaration:)?default_api:(?<aname>[A-Za-z_][\w\-]*)(?=(?&gopen))(?&gbody))
   (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
@@ -90,13 +91,13 @@ _TAIL_SOURCE = (
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _STARTS = regex.compile(
     r"[\[{]|<tool_call>|<function[=\s]|functions\.|(?<![\w.])call:"
-    r"|(?<![\w.:])(?:declaration:)?default_api[:.]"
+    r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
 _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
-    r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api[:.]([A-Za-z_][\w\-]*)[{(]"
+    r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
 )
 _CLAUDE_LITERALS = tuple(
@@ -116,7 +117,7 @@ _TRIGGERS = Triggers(
     ),
     scope="ending",
     tail=_TAIL_SOURCE,
-    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w.:])(?:declaration:)?default_api[:.]",
+    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w.:])(?:declaration:)?default_api:",
     # a `functions.NAME:{...}`, `call:NAME{...}` or `default_api:NAME{...}` tail may still be
     # forming while the text ends in its first word
     hold_words=("functions.", "call:", "declaration:", "default_api"),

@@ -41,6 +41,7 @@ class Engine:
         "_last_key",
         "_last_monitor",
         "_seq",
+        "_whole",
         "chunks",
         "decisions",
         "dialect",
@@ -83,6 +84,9 @@ class Engine:
         #: parts of finished calls, their monitors dropped (a bounded record)
         self.retired = RetiredParts(dialect.name, policy.max_hits)
         self._born: dict[Key, int] = {}  # order in which each live monitor was made
+        #: parts of the closing call judged clean whole: (order, release, tool name), recorded
+        #: when the call closes
+        self._whole: dict[Key, tuple[int, int, str | None]] = {}
         self._seq = 0
         self.decisions = Decisions(on_leak, policy, recovery)
         self.queue = DeliveryQueue(withhold=self.decisions.acts)
@@ -384,7 +388,9 @@ class Engine:
         if self.policy.rule(Surface(key[1])).mode == "leak" and not could_hit(
             text, Surface(key[1]), self.dialect, self.policy, self.signals, self.tools
         ):
-            self.retired.add_clean(key, order, len(text), self._tool_name(key))
+            # recorded when the call closes, with its other part, in the order a monitor's
+            # part would be: the bounded record drops the oldest as they were recorded
+            self._whole[key] = (order, len(text), self._tool_name(key))
             return
         m = self.monitor(key)
         self._born[key] = order  # the order the part came in, not when its monitor was made
@@ -396,13 +402,17 @@ class Engine:
         for surface in ("tool_name", "tool_arg"):
             key = (choice, surface, call)
             m = self.monitors.get(key)
-            if m is not None:
-                m.end()
-                if not m.clean:
-                    m.verdict()  # a finding is logged when its call closes
-                # a trip still to be acted on keeps its monitor (see _decide)
-                if m.tripped is None or not self.decisions.acts:
-                    self._retire(key)
+            if m is None:
+                whole = self._whole.pop(key, None)
+                if whole is not None:  # judged clean whole (see _judge_whole)
+                    self.retired.add_clean(key, *whole)
+                continue
+            m.end()
+            if not m.clean:
+                m.verdict()  # a finding is logged when its call closes
+            # a trip still to be acted on keeps its monitor (see _decide)
+            if m.tripped is None or not self.decisions.acts:
+                self._retire(key)
         reader = self.reader
         if reader is not None and all(
             (choice, surface, call) not in self.monitors for surface in ("tool_name", "tool_arg")

@@ -139,10 +139,18 @@ def test_the_reasoning_channel_name_alone_on_the_first_line_is_a_leak(dialect: s
         "thought about it: yes.",
         "My first thought\nwas wrong.",
         "```\nthought\n```",
+        "thought\nprocess is key.",  # a line break in a sentence
+        "thought\n",
     ],
 )
 def test_thought_as_a_word_is_not(text: str) -> None:
     assert not detect(text, dialect="gemma").leak
+
+
+@pytest.mark.parametrize("surface", ["thinking", "tool_arg"])
+def test_the_thought_line_counts_only_in_the_answer(surface: str) -> None:
+    # a provider that strips the channel token may leave the header in the reasoning part
+    assert not detect(THOUGHT, dialect="gemma", surface=surface).leak  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("cut", range(1, 12))

@@ -138,3 +138,30 @@ def test_a_whole_call_that_may_hit_is_judged_by_its_monitor(
     assert made.count("tool_arg") == 1  # only the second call's arguments
     assert stream.cut
     assert out == _call("harmony", "Paris")
+
+
+@pytest.mark.parametrize("tools", [None, ["get_weather"]])
+def test_the_bounded_record_keeps_the_same_parts_as_the_monitored_path(
+    tools: list[str] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past RETAIN_CALLS parts the record drops the oldest in the order the parts were
+    recorded: a part judged whole is recorded with its call's other part, as a monitor's is
+    (found by review: a whole argument recorded before its monitored name shifted the drop)."""
+    leaking = "c<|im_end|>"
+    text = "".join(_call("deepseek", leaking if k in (1, 30) else f"c{k}") for k in range(40))
+    runs = []
+    real = _engine.Engine.feed_batch
+    for whole in (True, False):
+        with monkeypatch.context() as patch:
+            if not whole:
+                patch.setattr(
+                    _engine.Engine,
+                    "feed_batch",
+                    lambda self, batch, closing=None: real(self, batch),
+                )
+            stream = guard_stream(
+                iter([text]), dialect="deepseek", on_leak="truncate", raw=True, tools=tools
+            )
+            out = "".join(stream)
+            runs.append((out, [v.part for v in stream.verdicts], stream.verdicts_omitted))
+    assert runs[0] == runs[1]
