@@ -22,7 +22,8 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   explain" or "Let me know", which address the reader), Chinese planning ("我应该先",
   "检查字数", "这样输出即可"), a terse imperative "Keep it short", a lowercase scratch note at a
   bullet or after a semicolon ("; maybe add example"), "Wait,", a scaffold step "**Analyze the
-  request**", a reasoning-summary heading line);
+  request**", a reasoning-summary heading line: one of a few gerunds, or any gerund in bold
+  alone on its line, as Gemini titles its thought summaries: "**Weighing the options**");
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
   opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
   answer, as in a FAQ, and no cue;
@@ -227,6 +228,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"(?m)^[ \t*_#]*(?P<c>(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring"
             r"|Analy[sz]ing|Writing|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60})"
             r"[*_ \t]*(?:\n\s*\n|\n?\Z)"
+            # Gemini's thought summaries: any gerund, in bold, alone on its line
+            r"|^[ \t]*\*\*(?P<g>[A-Z][a-z]{2,}ing\b[^*\n.!?]{0,60})\*\*[ \t]*(?:\n\s*\n|\n?\Z)"
         ),
     ),
 )
@@ -377,6 +380,8 @@ def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
             continue
         for m in pattern.finditer(text):
             s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)
+            if s < 0 and "g" in pattern.groupindex:
+                s, e = m.span("g")
             if s < 0:
                 s, e = m.span()  # no group ``c``, or an alternative without it
             if e <= s or inside(s, e):

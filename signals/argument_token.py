@@ -27,7 +27,11 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   closer with its opener before it (``<think>...</think>`` in an HTML page, ``<tool_call>NAME
   </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
   counts). Well-formed markup is a document; the leaks are the stray
-  halves (``src/</think>main.py``, ``"page</arg_key><arg_value>5"``, ``ls</invoke>``).
+  halves (``src/</think>main.py``, ``"page</arg_key><arg_value>5"``, ``ls</invoke>``);
+* in a prompt template: its string holds a template placeholder (``{{ .System }}``,
+  ``{% for m in messages %}``, ``{system}``; not a shell's ``${var}``). A file that writes a
+  chat template, an Ollama ``Modelfile`` or a prompt format spells the tokens around its
+  placeholders; a model's call syntax leaking into a value has none.
 
 It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
 and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
@@ -61,6 +65,11 @@ _QUOTES = ("'", '\\"', "`")
 _WORD_BEFORE = re.compile(r"(?:^|\s)[A-Za-z][a-z]+[,:]? $")
 _WORD_AFTER = re.compile(r" [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
 _FENCE = "```"
+#: A template placeholder: Go / Jinja ``{{ ... }}``, a Jinja statement ``{% ... %}``, or a
+#: format field ``{name}`` (lower case; not after ``$``, a shell's variable).
+_PLACEHOLDER = re.compile(
+    r"\{\{[^{}\n]{1,80}\}\}|\{%[^{}\n]{1,80}%\}|(?<!\$)\{[a-z_][a-z0-9_]{0,31}\}"
+)
 
 
 #: A plain tag's name: the tags inside a call name an argument, a parameter, a call or a tool.
@@ -119,6 +128,8 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
     if paired_in_string(text, start, end):
         return True
     lo, hi = _string_around(text, start, end)
+    if _PLACEHOLDER.search(text, lo, hi) is not None:
+        return True
     if text.count(_FENCE, lo, start) % 2:
         return True
     line_start = lo

@@ -3,7 +3,8 @@
 Reasoning that leaks whole into the answer often announces itself in its first words, in
 shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
 process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
-bug report"), "The user wants me to ...", "To answer the user's question ...", a terse note
+bug report", or any gerund in bold alone on its line: Gemini's "**Weighing the options**"),
+"The user wants me to ...", "To answer the user's question ...", a terse note
 ("Need verify.", "- need short reply"), the telegraphic "user want ...", the openers other
 families reason with ("Okay, so the user ...", "Alright, let me think", "Let me analyze",
 "I need to ..."), and Chinese reasoning ("用户现在需要 ...", "好的，用户让我 ...", "首先 ...",
@@ -52,6 +53,10 @@ LEAD = (
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
+    # a bold gerund heading alone on its line (Gemini's thought summaries)
+    # (the emphasis prefix above matches nothing here, so only a text that opens with ``**``
+    # is held back for it)
+    r"|\*\*[A-Z][a-z]{2,}ing\b[^\n*.!?]{0,60}\*\*[ \t]*\n"
     r"|[Nn]eed\s+"
     + _VERBS
     + r"|I\s+(?:need|have)\s+to\s+(?:"

@@ -14,9 +14,15 @@ with a lone channel word.
 * the whole text (within 32 blanks either side): ``analysis``, ``commentary`` or ``final``
   alone. This one depends on the end of the text, so a stream decides it at the end;
 * at the start of the answer (after blanks, the ``text`` surface only): ``thought`` alone on
-  its first line and a sentence or a bold heading after it, what Gemma 4's and Gemini's
-  reasoning header (``<|channel>thought`` and a newline) leaves when its tokens are stripped,
-  the reasoning then shown as the answer.
+  its first line and a sentence or a Markdown emphasis (``**Plan**``, ``*Analyze:*``) after
+  it, or ``thought`` glued to an upper-case letter (``thoughtThe user said hello.``): what
+  Gemma 4's and Gemini's reasoning header (``<|channel>thought`` and a newline) leaves when its
+  tokens are stripped, the reasoning then shown as the answer;
+* at the start of the answer (the ``text`` surface only): ``assistant`` alone on its first
+  line with the answer after it, a role header whose tokens were stripped
+  (``<|start_header_id|>assistant<|end_header_id|>`` in Llama 3, ``<|im_start|>assistant`` in
+  ChatML): a model that writes its own header when the prompt lacks it. In the reasoning
+  part a provider may leave such headers, so neither shape counts there.
 """
 
 from __future__ import annotations
@@ -39,7 +45,9 @@ LONE_WORDS = ("analysis", "commentary", "final")
 _OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS[:4]) + r")(?=[A-Z])")
 #: the reasoning channel's name alone on the first line (a stripped Gemma 4 / Gemini header),
 #: the reasoning after it opening as a sentence or a bold heading does
-_THOUGHT_LINE = re.compile(r"\A\s*thought\n(?=[ \t]*(?:[A-Z]|\*\*))")
+_THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))")
+#: a role header's word alone on the first line, the answer after it (a stripped header)
+_ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -93,12 +101,24 @@ class StrippedEnvelope:
             thought = _THOUGHT_LINE.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
             if thought:
                 word_start = len(norm) - len(norm.lstrip())
+                glued = norm[thought.end() - 1] != "\n"
                 yield hit_from_norm(
                     text,
                     self.code,
                     word_start,
-                    thought.end() - 1,
-                    "text opens with the reasoning channel's name on a line of its own",
+                    word_start + len("thought"),
+                    "text opens with the reasoning channel's name "
+                    + ("glued to the answer" if glued else "on a line of its own"),
+                )
+            role = _ROLE_LINE.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
+            if role:
+                word_start = len(norm) - len(norm.lstrip())
+                yield hit_from_norm(
+                    text,
+                    self.code,
+                    word_start,
+                    word_start + len("assistant"),
+                    "text opens with a role header's word on a line of its own",
                 )
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)

@@ -25,7 +25,12 @@ each as the whole rest of the text (trailing blanks allowed):
 * Gemini's tool namespace written as its internal call form, ``default_api:NAME{key:value}``
   (with or without a leading ``declaration:``; not the Python ``default_api.NAME(...)``, which
   generated API clients name their calls too), and a ``<function_calls>`` wrapper holding
-  ``<tool_code>NAME(...)</tool_code>`` elements.
+  ``<tool_code>NAME(...)</tool_code>`` elements;
+* a ``<tool_calls>`` wrapper holding a JSON call or a list of them (the plural tag some Llama
+  and Mistral fine-tunes write);
+* a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
+  body, as it reads when the tokens around it are stripped): keyword arguments only, the
+  list closed right after its last call's ``)``.
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
@@ -34,7 +39,9 @@ call of any tool). Without them the call markup above is the evidence, but a bar
 looks like when the user asked for an example call or for JSON with those keys, and nothing in
 the text tells the two apart. It counts without declared tools only for the dialects whose own
 call is bare JSON (:data:`JSON_CALL_DIALECTS`: Llama 3), where it is the call the parser
-missed. Only the last
+missed. A pythonic call list is the same (``[f(x=1)]`` also ends Python answers): without
+declared tools it counts only for the dialects whose own call it is
+(:data:`PYTHONIC_CALL_DIALECTS`). Only the last
 :data:`SPAN` characters are read, so a longer call is not flagged. The hit depends on the end of
 the text: a stream decides it at the end and holds back a tail that may still become one.
 """
@@ -54,6 +61,9 @@ SPAN = 2048
 #: dialects whose own tool call is a bare JSON object: there, without declared tools, a JSON
 #: call as text is the call the server's parser missed
 JSON_CALL_DIALECTS = frozenset({"llama3"})
+#: dialects whose own tool call is a pythonic list: there, without declared tools, such a list
+#: as text is the call the server's parser missed
+PYTHONIC_CALL_DIALECTS = frozenset({"pythonic", "lfm2"})
 
 #: Claude's XML namespace prefix (built, so the spelling is not a literal tag here).
 _NS = "(?:" + "antml" + ":)?"
@@ -81,16 +91,22 @@ _DEFINE = r"""(?(DEFINE)
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
   (?<gapi>(?:declaration:)?default_api:(?<aname>[A-Za-z_][\w\-]*)(?=(?&gopen))(?&gbody))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi))
+  (?<tcalls><tool_calls>\s*(?:\[\s*(?&call)(?:\s*,\s*(?&call))*\s*\]|(?&call))\s*</tool_calls>)
+  (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
+  (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi)|(?&tcalls))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
     _DEFINE + r"(?:\[\s*(?:(?&call)|(?&oai))(?:\s*,\s*(?:(?&call)|(?&oai)))*\s*\]"
-    r"|(?&one)(?:\s*(?&one))*)\s*"
+    r"|(?&pylist)|(?&one)(?:\s*(?&one))*)\s*"
 )
+#: a pythonic call list, and the names of its calls
+_PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
+_PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _STARTS = regex.compile(
-    r"[\[{]|<tool_call>|<function[=\s]|functions\.|(?<![\w.])call:"
+    r"[\[{]|<tool_calls?>|<function[=\s]|functions\.|(?<![\w.])call:"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
@@ -107,12 +123,13 @@ _CLAUDE_LITERALS = tuple(
 _TRIGGERS = Triggers(
     literals=(
         '"name"',
-        "<tool_call>",
+        "<tool_call",
         "<function=",
         "functions.",
         "call:",
         "default_api",
         "<function",
+        ")]",  # a pythonic call list
         *_CLAUDE_LITERALS,
     ),
     scope="ending",
@@ -156,9 +173,14 @@ class ToolCallText:
             if _TAIL.fullmatch(norm, at) is None:
                 continue
             call = norm[at:].rstrip()
-            if ctx.tools is None and call[0] in "[{" and ctx.dialect.name not in JSON_CALL_DIALECTS:
-                continue  # a bare JSON call without declared tools: see the module docstring
-            names = _names(call)
+            pythonic = call[0] == "[" and _PYLIST.fullmatch(call) is not None
+            if ctx.tools is None and call[0] in "[{":
+                # a bare JSON call or a pythonic list without declared tools: see the module
+                # docstring
+                own = PYTHONIC_CALL_DIALECTS if pythonic else JSON_CALL_DIALECTS
+                if ctx.dialect.name not in own:
+                    continue
+            names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
             if ctx.tools is not None:
                 if not any(
                     n in ctx.tools or n.removeprefix("functions.") in ctx.tools for n in names

@@ -1,0 +1,256 @@
+"""Shapes of stop 41 (issue 31): a pythonic call list and a ``<tool_calls>`` wrapper as text (J),
+a stripped role header and a glued or italic ``thought`` opening (K), a Gemini thought summary
+(L), and prompt templates inside tool arguments (P's placeholder rule): positives, near misses
+and every chunk split."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from guard import detect
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY, SurfaceMonitor
+from guard.models import Surface
+
+
+def streamed(text: str, cut: int, dialect: str, **context: Any) -> Any:
+    """The monitor's final verdict and release when ``text`` arrives in two chunks."""
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect(dialect), DEFAULT_POLICY, **context)
+    monitor.feed(text[:cut])
+    first = monitor.release
+    if monitor.tripped is not None:
+        assert first <= monitor.tripped.cut
+    monitor.feed(text[cut:])
+    assert monitor.release >= first
+    return monitor.finish(), monitor.release
+
+
+# --- J: a pythonic call list -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "tools"),
+    [
+        ('[shell(command="cat README.md")]', "pythonic", ["shell", "text_editor"]),
+        ("[search_flights(origin='LIS', date='2026-03-14')]", "lfm2", ["search_flights"]),
+        ("[search_flights(origin='LIS', date='2026-03-14')]", "lfm2", None),
+        ("[get_time()]", "pythonic", None),
+        ('Checking.\n[a(x=1), b(y="two", z=[1, 2])]', "chatml", ["a", "b"]),
+    ],
+)
+def test_a_pythonic_call_list_as_text_trips(text: str, dialect: str, tools: Any) -> None:
+    v = detect(text, dialect=dialect, tools=tools)
+    assert v.leak and "J" in v.signals and v.cut == text.index("["), v.explain()
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "tools"),
+    [
+        # no declared tools, and the dialect's own call is not a pythonic list
+        ("[search_flights(origin='LIS')]", "chatml", None),
+        ("[search_flights(origin='LIS')]", "llama3", None),
+        # declared tools, none of them named
+        ('[shell(command="ls")]', "pythonic", ["grep"]),
+        # positional arguments: a Python expression, not a call body
+        ("[f(1), g(2)]", "pythonic", None),
+        ("values = [len(x) for x in rows]", "pythonic", ["len"]),
+        # not at the end of the text
+        ('[shell(command="ls")] is how the model writes it.', "pythonic", ["shell"]),
+        # closed code
+        ('```python\n[shell(command="ls")]\n```', "pythonic", ["shell"]),
+    ],
+)
+def test_pythonic_near_misses_pass(text: str, dialect: str, tools: Any) -> None:
+    assert not detect(text, dialect=dialect, tools=tools).leak, text
+
+
+@pytest.mark.parametrize("cut", range(1, len('Sure.\n[shell(command="ls")]')))
+def test_pythonic_every_split_gives_the_whole_verdict(cut: int) -> None:
+    text = 'Sure.\n[shell(command="ls")]'
+    whole = detect(text, dialect="pythonic", tools=["shell"])
+    verdict, release = streamed(text, cut, "pythonic", tools=frozenset({"shell"}))
+    assert verdict == whole and whole.leak and release == whole.cut == 6
+
+
+# --- J: a <tool_calls> wrapper ---------------------------------------------------------------
+
+_WRAPPED = '<tool_calls>[{"name": "bash", "arguments": {"cmd": "ls /tmp"}}]</tool_calls>'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        _WRAPPED,
+        '<tool_calls>{"name": "bash", "arguments": {"cmd": "ls"}}</tool_calls>',
+        'Listing.\n<tool_calls>\n[{"name": "a", "arguments": {}}, {"name": "b", "arguments": {}}]\n'
+        "</tool_calls>\n",
+    ],
+)
+def test_a_tool_calls_wrapper_as_text_trips(text: str) -> None:
+    for dialect in ("llama3", "chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "J" in v.signals and v.cut == text.index("<tool_calls>"), dialect
+
+
+def test_a_tool_calls_wrapper_with_declared_tools_counts_only_when_it_names_one() -> None:
+    assert detect(_WRAPPED, dialect="llama3", tools=["bash"]).leak
+    assert not detect(_WRAPPED, dialect="llama3", tools=["search"]).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<tool_calls>[1, 2]</tool_calls>",  # no call inside
+        '<tool_calls>{"name": "bash"}</tool_calls>',  # no arguments
+        f"`{_WRAPPED}`",  # inline code
+        f"{_WRAPPED} is what the model printed.",  # not the end of the text
+    ],
+)
+def test_tool_calls_wrapper_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="llama3").leak, text
+
+
+@pytest.mark.parametrize("cut", range(1, len(_WRAPPED)))
+def test_tool_calls_wrapper_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(_WRAPPED, dialect="llama3")
+    verdict, release = streamed(_WRAPPED, cut, "llama3")
+    assert verdict == whole and whole.leak and release == whole.cut == 0
+
+
+# --- K: a stripped role header, a glued or italic thought opening ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"),
+    [
+        ("assistant\n\nRome", "assistant"),
+        ("  assistant\nHere are three prime numbers:\n\n1. 5", "assistant"),
+        ("thoughtThe user said hello. Greet back.Hello!", "thought"),
+        ("thought\n*Analyze the request:* a summary.\nThe article argues ...", "thought"),
+        ("thought\n**Plan**\nKeep it short.", "thought"),
+    ],
+)
+def test_k_stripped_openings_trip(text: str, evidence: str) -> None:
+    for dialect in ("llama3", "gemma", "chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and v.signals == ("K",), (dialect, v.explain())
+        assert v.hits[0].evidence == evidence and v.cut == text.index(evidence)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "assistant",  # the header alone: nothing after it (a lone role word is not K's shape)
+        "assistant\n",
+        "Assistant\nHow can I help?",  # capitalised: a heading
+        "assistant: hello",  # a transcript line
+        "assistants\nare helpful",
+        "The assistant\nanswered.",
+        "thoughtful answers help.",
+        "thought\nprocess is key.",
+        "thoughts\nThe user ...",
+    ],
+)
+def test_k_stripped_opening_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="llama3").leak, text
+
+
+def test_k_role_and_thought_openings_count_only_in_the_answer() -> None:
+    for text in ("assistant\n\nRome", "thoughtThe user said hello."):
+        assert detect(text, dialect="llama3").leak
+        assert not detect(text, surface="thinking", dialect="llama3").leak
+        assert not detect(text, surface="tool_arg", dialect="llama3").leak
+
+
+@pytest.mark.parametrize("text", ["assistant\n\nRome", "thoughtThe user said hi.Hello!"])
+def test_k_openings_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="llama3")
+    for cut in range(1, len(text)):
+        verdict, release = streamed(text, cut, "llama3")
+        assert verdict == whole and release == whole.cut == 0, cut
+
+
+# --- L: a Gemini thought summary -------------------------------------------------------------
+
+_SUMMARY = (
+    "**Weighing the options**\n\nI'm comparing the two libraries the user mentioned. I'll"
+    " recommend httpx.\n\nFor an asyncio codebase, use httpx."
+)
+
+
+def test_a_bold_gerund_heading_then_the_user_in_the_third_person_trips() -> None:
+    v = detect(_SUMMARY, dialect="gemma")
+    assert v.leak and v.signals == ("L",), v.explain()
+    assert "reasoning-summary heading 'Weighing the options'" in v.hits[0].detail
+    assert v.cut == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a bold gerund heading in an ordinary answer: no cue of the reasoning voice after it
+        "**Installing the package**\n\nRun `pip install httpx`, then import it.",
+        # a heading that is no gerund
+        "**Options**\n\nI'm comparing the two libraries the user mentioned.",
+        # the gerund heading inside a sentence line, not alone
+        "**Weighing the options** is the first step; the user mentioned two libraries.",
+    ],
+)
+def test_bold_gerund_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="gemma").leak, text
+
+
+def test_a_thought_summary_where_a_reasoning_part_was_sent_needs_more() -> None:
+    assert not detect(_SUMMARY, dialect="gemma", reasoning=True).leak
+
+
+@pytest.mark.parametrize("cut", range(1, len(_SUMMARY), 7))
+def test_a_thought_summary_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(_SUMMARY, dialect="gemma")
+    verdict, release = streamed(_SUMMARY, cut, "gemma")
+    assert verdict == whole and release == whole.cut == 0
+
+
+# --- P: a prompt template in a tool argument -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "dialect"),
+    [
+        (
+            "<|begin_of_text|><|start_header_id|>system<|end_header_id|>\n\n{system}<|eot_id|>",
+            "llama3",
+        ),
+        ('TEMPLATE """<|im_start|>system\n{{ .System }}<|im_end|>\n"""', "chatml"),
+        ("{% for m in messages %}<|im_start|>{{ m.role }}\n<|im_end|>{% endfor %}", "chatml"),
+        ("<|tool_calls_section_begin|>{calls}<|tool_calls_section_end|>", "kimi"),
+    ],
+)
+def test_a_prompt_template_in_a_string_is_data(content: str, dialect: str) -> None:
+    args = json.dumps({"path": "prompts/template.txt", "content": content})
+    v = detect(args, surface="tool_arg", dialect=dialect, tools=["write_file"])
+    assert not v.leak, v.explain()
+
+
+@pytest.mark.parametrize(
+    ("value", "dialect"),
+    [
+        ("ls -la <|tool_call_end|>", "kimi"),  # no placeholder
+        ("echo ${name} <|tool_call_end|>", "kimi"),  # a shell variable is no placeholder
+        ("echo ${HOME} <|im_end|>", "chatml"),
+        ("run {X} <|im_end|>", "chatml"),  # upper case: not a format field
+    ],
+)
+def test_a_call_token_beside_no_placeholder_still_trips(value: str, dialect: str) -> None:
+    args = json.dumps({"command": value})
+    v = detect(args, surface="tool_arg", dialect=dialect, tools=["bash"])
+    assert v.leak and "P" in v.signals, v.explain()
+
+
+def test_a_placeholder_in_another_string_of_the_arguments_does_not_quote_a_token() -> None:
+    args = json.dumps({"template": "{{ .System }}", "command": "ls -la <|tool_call_end|>"})
+    v = detect(args, surface="tool_arg", dialect="kimi", tools=["bash"])
+    assert v.leak and "P" in v.signals, v.explain()
