@@ -57,6 +57,13 @@ class Dialect:
         escape_patterns: token-shaped spellings that are escaped in untrusted text for safety
             but are not known control tokens, so detection does not treat them as such.
         call_open / call_close: spellings that open and close a tool call in model output.
+            A dialect with openings and no closings (Mistral) writes open-ended calls: each runs
+            to the next opening, a stop, a result opening or the end of the output (where the
+            server consumed the end-of-sequence token).
+        call_args: spellings that end a call's name and start its arguments in a named body,
+            ``NAME<call_args>{...}`` (Mistral's ``get_weather[ARGS]{"city": "Paris"}``).
+        call_id: spellings that start a call id between a named body's name and its arguments
+            (Mistral v11's ``NAME[CALL_ID]abc123XYZ[ARGS]{...}``).
         result_open: spellings only the host may write (a tool result opening); in model
             output they mean a forged tool result.
         result_open_patterns: the same, as patterns (Harmony: ``<|start|>`` with an author
@@ -72,8 +79,10 @@ class Dialect:
         call_body: how a call is written between ``call_open[k]`` and ``call_close[k]``, for the
             generic scanner that serves a registered dialect without a scanner of its own:
             ``"json"`` is one JSON object ``{"name": ..., "arguments": ...}`` (arguments an
-            object, or a JSON string holding one); ``"pythonic"`` a Python list of calls with
-            literal keyword arguments, ``[f(a=1), g(b="x")]``.
+            object, or a JSON string holding one; an ``"id"`` string may ride along), a JSON
+            list of such objects, or, where ``call_args`` is set, a named body
+            ``NAME<call_args>{...}``; ``"pythonic"`` a Python list of calls with literal
+            keyword arguments, ``[f(a=1), g(b="x")]``.
         transcript: how a whole conversation is written (turn openings, ends, tool-result
             wrapping), read by ``guard audit --format raw``; ``None``: raw transcripts of the
             dialect cannot be audited.
@@ -94,6 +103,8 @@ class Dialect:
     sources: tuple[str, ...] = field(default=(), compare=False)
     models: tuple[str, ...] = ()
     call_body: Literal["json", "pythonic"] = "json"
+    call_args: tuple[str, ...] = ()
+    call_id: tuple[str, ...] = ()
     transcript: TurnGrammar | None = None
     #: the hash of the compared fields, computed once: a record keys the gate's caches, which
     #: hash it several times per scanned text (not pickled: hashes differ between processes)
@@ -126,7 +137,8 @@ class Dialect:
                     f"dialect {self.name!r}: reserved spelling {spelling!r} contains a backslash,"
                     " which the escaping scheme reserves for itself"
                 )
-        for spelling in (*self.call_open, *self.call_close, *self.result_open, *self.stop):
+        markers = (*self.call_open, *self.call_close, *self.call_args, *self.call_id)
+        for spelling in (*markers, *self.result_open, *self.stop):
             if not spelling:
                 raise ValueError(f"dialect {self.name!r}: empty marker spelling")
         for key in self.models:

@@ -10,11 +10,16 @@ What it reads, from the record's fields:
 * ``call_open[k]`` ... ``call_close[k]`` (paired by position when both lists are as long; else
   any closing marker closes any call): a call whose body is written as ``call_body`` says
   (``"json"``: one object ``{"name": ..., "arguments": ...}``, the arguments an object or a JSON
-  string holding one, absent meaning ``{}``; ``"pythonic"``: a list of calls with literal
-  keyword arguments, ``[f(a=1), g(b="x")]``, each call its own events). The body is held
-  (capped at ``max_arguments``); ``ToolStart``, ``ToolArgs`` and ``ToolEnd`` go out at the
-  closing marker. A body that does not parse, or a call cut by another call, a result opening,
-  a stop or the end of the stream, is ``Malformed``;
+  string holding one, absent meaning ``{}``, or a JSON list of such objects, or with
+  ``call_args`` a named body ``NAME[<call_id>ID]<call_args>{...}``; ``"pythonic"``: a list of
+  calls with literal keyword arguments, ``[f(a=1), g(b="x")]``; each call of a list its own
+  events; :mod:`._call_bodies`). The body is held (capped at ``max_arguments``); ``ToolStart``,
+  ``ToolArgs`` and ``ToolEnd`` go out at the closing marker. A body that does not parse, or a
+  call cut by another call, a result opening, a stop or the end of the stream, is
+  ``Malformed``;
+* with ``call_open`` and no ``call_close``, calls are open-ended (Mistral's end at the
+  end-of-sequence token, which servers consume): a call ends, well formed, at the next call
+  opening, a stop, a result opening (then read as a forgery) or the end of the stream;
 * ``result_open``: only the host writes it, so in model output it is a forgery
   (``ResultForgery`` at its offset; everything after it goes out as ``Malformed`` blocks);
 * ``stop``: ``Text`` with empty visible text;
@@ -26,40 +31,25 @@ detection cover them, the scanner only knows literal spellings.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from typing import Any, ClassVar
 
 from guard.dialects import Dialect
 from guard.errors import ConfigError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, check_name
-from guard.scanners.base import HOLD, Markers, json_value
+from guard.scanners._call_bodies import (
+    Call,
+    parse_json_call,
+    parse_json_calls,
+    parse_named_call,
+)
+from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
+from guard.scanners.base import HOLD, Markers
 from guard.scanners.pythonic import parse_calls
 
 __all__ = ["GrammarScanner", "grammar_scanner", "parse_json_call"]
 
 _CALL = FIRST_STATE
-
-
-def parse_json_call(body: str) -> tuple[str, str] | str:
-    """``(name, arguments JSON)`` of a ``"json"`` call body, or the reason it does not parse."""
-    value = json_value(body.strip())
-    if not isinstance(value, dict):
-        return "tool call body is not a JSON object"
-    if set(value) - {"name", "arguments"}:
-        return "tool call body holds keys other than name and arguments"
-    name = value.get("name")
-    try:
-        check_name(name)  # type: ignore[arg-type]
-    except ValueError:
-        return "tool call body without a valid name"
-    args: Any = value.get("arguments", {})
-    if isinstance(args, str):
-        args = json_value(args)
-    if not isinstance(args, dict):
-        return "tool call arguments are not a JSON object"
-    return str(name), json.dumps(args, ensure_ascii=False)
 
 
 class GrammarScanner(TaggedScanner):
@@ -124,6 +114,9 @@ class GrammarScanner(TaggedScanner):
         if m in self._closes[self._open]:
             self._close_call(m, out)
             return i + len(m)
+        if not self._closes[self._open]:  # open-ended: the call ends where the marker starts
+            self._close_call("", out)
+            return i
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
@@ -132,26 +125,32 @@ class GrammarScanner(TaggedScanner):
         if held is None:
             return
         hdr, body = held
-        if self.DIALECT.call_body == "pythonic":
-            self._close_pythonic(hdr, body, close, out)
+        d = self.DIALECT
+        lead = body.lstrip()[:1]
+        calls: list[Call] | Call | str | None
+        if d.call_body == "pythonic":
+            calls = parse_calls(body)
+            if calls is None:
+                calls = "tool call body is not a list of calls"
+        elif lead == "[":
+            calls = parse_json_calls(body)
+        elif d.call_args and lead != "{":
+            calls = parse_named_call(body, d.call_args, d.call_id)
+        else:
+            one = parse_json_call(body)
+            # one object: the whole body is the arguments' raw text, as written
+            calls = (*one, 0, len(body)) if isinstance(one, tuple) else one
+        if isinstance(calls, str):
+            out.append(Malformed(calls, hdr + body + close))
             return
-        parsed = parse_json_call(body)
-        if isinstance(parsed, str):
-            out.append(Malformed(parsed, hdr + body + close))
-            return
-        name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, hdr))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        self._emit_calls(hdr, body, close, [calls] if isinstance(calls, tuple) else calls, out)
 
-    def _close_pythonic(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
-        """The calls of a pythonic list body, one ``ToolStart``/``ToolArgs``/``ToolEnd`` each;
-        the opening goes out with the first call, the closing marker with the last."""
-        calls = parse_calls(body)
-        if calls is None:
-            out.append(Malformed("tool call body is not a list of calls", hdr + body + close))
-            return
+    def _emit_calls(
+        self, hdr: str, body: str, close: str, calls: list[Call], out: list[Event]
+    ) -> None:
+        """One ``ToolStart``/``ToolArgs``/``ToolEnd`` per call of a body, their raw texts
+        together the body: the opening goes out with the first call, the closing marker with
+        the last."""
         cursor = 0
         for index, (name, args, start, end) in enumerate(calls):
             last = index == len(calls) - 1
@@ -163,14 +162,18 @@ class GrammarScanner(TaggedScanner):
             cursor = nxt
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
-        if state == _CALL:
+        if state != _CALL:
+            return
+        if self._closes[self._open]:
             self._unclosed("tool call not closed at end of stream", out)
+        else:  # open-ended: the end of the output ends the call
+            self._close_call("", out)
 
 
 def _closes(d: Dialect) -> dict[str, frozenset[str]]:
-    """Each call opening and the closing markers that end it."""
+    """Each call opening and the closing markers that end it (none: open-ended calls)."""
     if not d.call_close:
-        return {}
+        return {o: frozenset() for o in d.call_open}
     if len(d.call_close) == len(d.call_open):
         return {o: frozenset({c}) for o, c in zip(d.call_open, d.call_close, strict=True)}
     return {o: frozenset(d.call_close) for o in d.call_open}

@@ -27,6 +27,7 @@ DIALECTS = [
     "llama3",
     "pythonic",
     "lfm2",
+    "mistral",
     "glm",
     "kimi",
     "kimi_k3",
