@@ -24,6 +24,7 @@ SETS_APART = (
     ("heldout4", "h4-", 60, 10),
     ("heldout5", "h5-", 60, 10),
     ("heldout6", "h6-", 60, 10),
+    ("heldout7", "h7-", 66, 12),
 )
 NAMES = [s[0] for s in SETS_APART]
 
