@@ -24,6 +24,10 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   bullet or after a semicolon ("; maybe add example"), "Wait,", a scaffold step "**Analyze the
   request**", a reasoning-summary heading line: one of a few gerunds, or any gerund in bold
   alone on its line, as Gemini titles its thought summaries: "**Weighing the options**");
+  the model narrating its own thinking ("I'm looking at the output now", "I'm weighing");
+  2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
+  model's thinking: "I'm focusing on ...", "I've decided ...") and for a self-check ("Did I
+  miss the mock? Yes, ...");
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
   opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
   answer, as in a FAQ, and no cue;
@@ -70,6 +74,19 @@ _NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
 _IMPERATIVE = (
     r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust"
     r"|[Ss]ay|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
+)
+
+#: what a model says it is doing while it thinks ("I'm focusing on", "I'm weighing"), and
+#: what it says it has thought ("I've decided", "I've determined")
+_THINKING_ING = (
+    r"(?:focusing|considering|analy[sz]ing|evaluating|weighing|comparing|thinking|exploring"
+    r"|reviewing|assessing|examining|investigating|figuring|planning|deciding|checking"
+    r"|looking\s+(?:at|into)|interpreting|structuring|refining|formulating|drafting|crafting"
+    r"|working\s+(?:out|through)|trying\s+to|zeroing|narrowing|leaning|prioriti[sz]ing)\b"
+)
+_THOUGHT_ED = (
+    r"(?:decided|determined|identified|realized|realised|noted|concluded|confirmed"
+    r"|established|pinpointed|understood|recognized|recognised|settled|narrowed|figured)\b"
 )
 
 #: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
@@ -221,6 +238,34 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
         ),
     ),
+    # Gemini's thought summary: a bold gerund title alone on its line (or glued after a
+    # sentence), then a paragraph in which the model reports its own thinking ("I'm focusing
+    # on", "I've decided to"); an agent's report says what it did ("I've updated ...")
+    (
+        "thought summary",
+        2,
+        re.compile(
+            r"(?m)(?:^[ \t]*|(?<=[.!?]))(?P<c>\*\*[A-Z][a-z]{2,}ing\b[^*\n.!?]{0,60}\*\*)"
+            r"[ \t]*\n\s*\n[ \t]*I(?:(?:'m|\s+am)\s+(?:now\s+|also\s+|still\s+)?"
+            + _THINKING_ING
+            + r"|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
+            + _THOUGHT_ED
+            + ")"
+        ),
+    ),
+    # a first-person question about its own work, answered at once: "Did I miss the mock? Yes,
+    # one more there." (a FAQ asks "Do I need ...?", the present, and is no cue)
+    (
+        "self-check",
+        2,
+        re.compile(
+            r"\b(?:Did|Have)\s+I\s+(?:miss|forget|check|cover|handle|include|update|break"
+            r"|mention|answer|get)\w*\b[^?\n]{0,80}(?P<c>\? (?:Yes|No)\b)"
+        ),
+    ),
+    # the model narrating its own thinking: "I'm looking at the tool output now", "I'm
+    # weighing two options" (weak: an agent's preamble may say so too)
+    ("thinking aloud", 1, re.compile(r"\bI(?:'m|\s+am)\s+(?:now\s+)?" + _THINKING_ING)),
     (
         "reasoning-summary heading",
         1,
@@ -291,6 +336,9 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "scratch note": ("maybe", "then", "also"),
     "wait": ("Wait", "Actually,"),
     "scaffold step": ("**", "Final"),
+    "thought summary": ("**",),
+    "thinking aloud": ("I'm", "I am"),
+    "self-check": ("? Yes", "? No"),
     "reasoning-summary heading": ("ing",),
 }
 _STRONG = 2

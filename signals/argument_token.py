@@ -18,7 +18,9 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
 * named in a sentence: on its line, a word of two or more letters (after a blank or the line's
-  start) and one blank right before it, and one blank and a lowercase word right after it that
+  start) and one blank right before it (a tag's opening spelling read with the rest of its tag
+  when it closes right away: ``<parameter>`` for ``<parameter``), and one blank and a lowercase
+  word right after it that
   does not head a dotted or called name (``functions.bash``, ``f(``): "Kimi ends each call with
   <|tool_call_end|> and closes the section", "what does <|tool_call_begin|> mean". A leak of
   call syntax is glued to its call (``functions.bash:1 <|tool_call_argument_begin|>{``), ends a
@@ -26,8 +28,9 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * a plain tag (no bar) that is paired in its string: an opener with its closer after it, or a
   closer with its opener before it (``<think>...</think>`` in an HTML page, ``<tool_call>NAME
   </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
-  counts). Well-formed markup is a document; the leaks are the stray
-  halves (``src/</think>main.py``, ``"page</arg_key><arg_value>5"``, ``ls</invoke>``);
+  counts; so do Mistral's bracket tags, ``[THINK] ... [/THINK]``). Well-formed markup is a
+  document; the leaks are the stray halves (``src/</think>main.py``,
+  ``"page</arg_key><arg_value>5"``, ``ls</invoke>``);
 * in a prompt template: its string holds a template placeholder (``{{ .System }}``,
   ``{% for m in messages %}``, ``{system}``; not a shell's ``${var}``). A file that writes a
   chat template, an Ollama ``Modelfile`` or a prompt format spells the tokens around its
@@ -72,6 +75,8 @@ _PLACEHOLDER = re.compile(
 )
 
 
+#: The rest of a tag whose opening spelling was matched: attributes, then ``>`` (at most 64).
+_CLOSED_RIGHT_AWAY = re.compile(r"[^<>\n\\]{0,64}>")
 #: A plain tag's name: the tags inside a call name an argument, a parameter, a call or a tool.
 _CALL_PART = re.compile(r"arg_|param|call|function|invoke|tool_", re.IGNORECASE)
 _TAG_NAME = re.compile(r"</?([A-Za-z_][\w:.-]*)")
@@ -93,10 +98,28 @@ def _markers(dialect: Dialect) -> frozenset[str]:
     )
 
 
+#: A bracket tag: ``[THINK]`` or its closer ``[/THINK]`` (Mistral's spellings).
+_BRACKET_TAG = re.compile(r"\[(/?)([A-Z][A-Z_]*)\]\Z")
+
+
+def _bracket_paired(text: str, start: int, end: int, lo: int, hi: int) -> bool:
+    """Whether the bracket tag at ``[start, end)`` has its other half in ``text[lo:hi]``."""
+    m = _BRACKET_TAG.match(text, start, end)
+    if m is None:
+        return False
+    closer, name = m.group(1), m.group(2)
+    if closer:
+        return text.find(f"[{name}]", lo, start) >= 0
+    return text.find(f"[/{name}]", end, hi) >= 0
+
+
 def paired_in_string(text: str, start: int, end: int) -> bool:
     """Whether the plain tag at ``[start, end)`` has its other half in the same JSON string:
-    its closer after an opener, its opener before a closer."""
+    its closer after an opener, its opener before a closer (``<think>...</think>``, and the
+    bracket tags ``[THINK]...[/THINK]``)."""
     tag = text[start:end]
+    if tag.startswith("["):
+        return _bracket_paired(text, start, end, *_string_around(text, start, end))
     name = _TAG_NAME.match(tag)
     if name is None or _TOKEN_SHAPED.search(tag) is not None:
         return False
@@ -127,6 +150,11 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
         return True
     if paired_in_string(text, start, end):
         return True
+    if text[end - 1 : end] != ">" and text.startswith("<", start):
+        # a tag's opening spelling (``<parameter``) closed right away: the tag as written
+        closed = _CLOSED_RIGHT_AWAY.match(text, end)
+        if closed is not None:
+            end = closed.end()
     lo, hi = _string_around(text, start, end)
     if _PLACEHOLDER.search(text, lo, hi) is not None:
         return True

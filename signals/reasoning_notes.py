@@ -7,15 +7,16 @@ multiline."), a sentence that corrects itself ("... twenty minutes? No. Ensure u
 normal."), a block of drafting instructions ("Need final concise. Let's craft. Wait, must
 ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`: kinds,
 weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
-decisive cluster that holds a self-correction or a terse note, the two kinds whose spelling
-(``? No``, ``? no``, ``Need ``) it publishes as its trigger: a text without them costs a
-prefilter one search, never a full detection.
+decisive cluster that holds a self-correction, a terse note or a self-check ("Did I miss the
+mock? Yes, one more there."), the kinds whose spelling (``? No``, ``? no``, ``Need ``,
+``? Yes``) it publishes as its trigger: a text without them costs a prefilter one search, never
+a full detection.
 
 Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
 cluster's first self-correction or note and ends at the end of the paragraph of its last cue;
 its detail lists the score, the threshold and its context, and every cue. It depends on the end
-of the text: a stream decides it at the end and holds back from the first ``Need `` or ``? No``
-on (ordinary answers rarely hold either).
+of the text: a stream decides it at the end and holds back from the first ``Need ``, ``? No``
+or ``? Yes`` on (ordinary answers rarely hold them).
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ from ._voice import judge
 #: characters at the end of the text that are read
 SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
-_KEYS = frozenset({"self-correction", "terse note"})
-_LITERALS = ("? No", "? no", "Need ")
+_KEYS = frozenset({"self-correction", "terse note", "self-check"})
+_LITERALS = ("? No", "? no", "Need ", "? Yes")
 _TRIGGERS = Triggers(
     literals=_LITERALS,
     scope="ending",
-    tail=r"(?:\? [Nn]o|Need )[\s\S]*",
-    tail_start=r"\? [Nn]o|Need ",
-    hold_words=("Need", "? No", "? no"),
+    tail=r"(?:\? [Nn]o|Need |\? Yes)[\s\S]*",
+    tail_start=r"\? [Nn]o|Need |\? Yes",
+    hold_words=("Need", "? No", "? no", "? Yes"),
 )
 
 

@@ -4,6 +4,7 @@ Reasoning that leaks whole into the answer often announces itself in its first w
 shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
 process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
 bug report", or any gerund in bold alone on its line: Gemini's "**Weighing the options**"),
+the model narrating its own thinking ("I'm looking at the tool output now"),
 "The user wants me to ...", "To answer the user's question ...", a terse note
 ("Need verify.", "- need short reply"), the telegraphic "user want ...", the openers other
 families reason with ("Okay, so the user ...", "Alright, let me think", "Let me analyze",
@@ -33,7 +34,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice import _KINDS, _STEP_VERBS, _VERBS, _ZH_PLAN, _ZH_USER, OPENING, judge
+from ._voice import _KINDS, _STEP_VERBS, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER, OPENING, judge
 from .reasoning_voice import _LEAD_RE as _V_LEAD
 from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
@@ -53,10 +54,12 @@ LEAD = (
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"
+    # the model narrating its own thinking (Gemini's thinking text with its tags stripped)
+    r"|I(?:'m|\s+am)\s+(?:now\s+)?" + _THINKING_ING + r"|"
     # a bold gerund heading alone on its line (Gemini's thought summaries)
     # (the emphasis prefix above matches nothing here, so only a text that opens with ``**``
     # is held back for it)
-    r"|\*\*[A-Z][a-z]{2,}ing\b[^\n*.!?]{0,60}\*\*[ \t]*\n"
+    r"\*\*[A-Z][a-z]{2,}ing\b[^\n*.!?]{0,60}\*\*[ \t]*\n"
     r"|[Nn]eed\s+"
     + _VERBS
     + r"|I\s+(?:need|have)\s+to\s+(?:"

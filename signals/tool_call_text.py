@@ -28,6 +28,10 @@ each as the whole rest of the text (trailing blanks allowed):
   ``<tool_code>NAME(...)</tool_code>`` elements;
 * a ``<tool_calls>`` wrapper holding a JSON call or a list of them (the plural tag some Llama
   and Mistral fine-tunes write);
+* with declared tools only, an element named after one of them, ``<read_file><path>a.py</path>
+  </read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style agents,
+  which models fall back to when native tool calls fail); without declared tools such an
+  element is any XML or HTML;
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -94,13 +98,20 @@ _DEFINE = r"""(?(DEFINE)
   (?<tcalls><tool_calls>\s*(?:\[\s*(?&call)(?:\s*,\s*(?&call))*\s*\]|(?&call))\s*</tool_calls>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi)|(?&tcalls))
+  (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
     _DEFINE + r"(?:\[\s*(?:(?&call)|(?&oai))(?:\s*,\s*(?:(?&call)|(?&oai)))*\s*\]"
     r"|(?&pylist)|(?&one)(?:\s*(?&one))*)\s*"
 )
+#: a call as an element named after its tool (``<read_file><path>a.py</path></read_file>``),
+#: and the trailing calls of every other form (an element that is also one of those, such as
+#: ``<tool_call>...</tool_call>``, is read as that form)
+_TAGCALL = regex.compile(_DEFINE + r"(?&tagcall)(?:\s*(?&tagcall))*\s*", regex.VERSION1)
+_UNTAGGED = regex.compile(_TAIL_SOURCE.replace("|(?&tagcall))", ")", 1), regex.VERSION1)
+_TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
 #: a pythonic call list, and the names of its calls
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
 _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
@@ -110,6 +121,8 @@ _STARTS = regex.compile(
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
+#: with declared tools, an element may be a call too
+_STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
 _NAMES = regex.compile(
     r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
@@ -130,6 +143,7 @@ _TRIGGERS = Triggers(
         "default_api",
         "<function",
         ")]",  # a pythonic call list
+        "</",  # an element named after a declared tool
         *_CLAUDE_LITERALS,
     ),
     scope="ending",
@@ -168,7 +182,8 @@ class ToolCallText:
         tail = norm[lo:]  # only the end is read: clean long text costs nothing more
         if not any(lit in tail for lit in _TRIGGERS.literals):
             return
-        for m in _STARTS.finditer(norm, lo):
+        starts = _STARTS if ctx.tools is None else _STARTS_TOOLS
+        for m in starts.finditer(norm, lo):
             at = m.start()
             if _TAIL.fullmatch(norm, at) is None:
                 continue
@@ -181,6 +196,12 @@ class ToolCallText:
                 if ctx.dialect.name not in own:
                     continue
             names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
+            if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
+                # an element named after a tool: a call only when it names a declared one
+                tag = _TAG.match(call)
+                if ctx.tools is None or tag is None or tag.group(1) not in ctx.tools:
+                    continue
+                names = [tag.group(1)]
             if ctx.tools is not None:
                 if not any(
                     n in ctx.tools or n.removeprefix("functions.") in ctx.tools for n in names

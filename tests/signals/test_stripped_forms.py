@@ -184,7 +184,7 @@ _SUMMARY = (
 def test_a_bold_gerund_heading_then_the_user_in_the_third_person_trips() -> None:
     v = detect(_SUMMARY, dialect="gemma")
     assert v.leak and v.signals == ("L",), v.explain()
-    assert "reasoning-summary heading 'Weighing the options'" in v.hits[0].detail
+    assert "thought summary '**Weighing the options**'" in v.hits[0].detail
     assert v.cut == 0
 
 
@@ -203,8 +203,13 @@ def test_bold_gerund_near_misses_pass(text: str) -> None:
     assert not detect(text, dialect="gemma").leak, text
 
 
-def test_a_thought_summary_where_a_reasoning_part_was_sent_needs_more() -> None:
-    assert not detect(_SUMMARY, dialect="gemma", reasoning=True).leak
+def test_a_bold_heading_where_a_reasoning_part_was_sent_needs_more() -> None:
+    # no paragraph of the model's thinking under the heading: a heading and one cue
+    text = "**Weighing the options**\n\nRequests is simpler, as the user mentioned.\n\nUse httpx."
+    assert detect(text, dialect="gemma").leak
+    assert not detect(text, dialect="gemma", reasoning=True).leak
+    # the model reporting its own thinking under the title is a thought summary: enough there
+    assert detect(_SUMMARY, dialect="gemma", reasoning=True).leak
 
 
 @pytest.mark.parametrize("cut", range(1, len(_SUMMARY), 7))
@@ -254,3 +259,134 @@ def test_a_placeholder_in_another_string_of_the_arguments_does_not_quote_a_token
     args = json.dumps({"template": "{{ .System }}", "command": "ls -la <|tool_call_end|>"})
     v = detect(args, surface="tool_arg", dialect="kimi", tools=["bash"])
     assert v.leak and "P" in v.signals, v.explain()
+
+
+# --- J: an element named after a declared tool ------------------------------------------------
+
+_EXEC = "Running the suite now.\n<exec>npm test -- --watch=false</exec>"
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (_EXEC, ["exec", "read"]),
+        ("Pins:\n<get_pins>\n<board>stm32f4-disco</board>\n</get_pins>", ["get_pins"]),
+        ("<read_file><path>a.py</path></read_file>\n<exec>ls</exec>", ["read_file", "exec"]),
+    ],
+)
+def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str]) -> None:
+    v = detect(text, dialect="chatml", tools=tools)
+    assert v.leak and v.signals == ("J",), v.explain()
+    assert v.cut == text.index("<") and "of declared" in v.hits[0].detail
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (_EXEC, None),  # no declared tools: any XML or HTML element
+        (_EXEC, ["bash"]),  # not a declared tool
+        ("Use <b>bold</b>", ["b2"]),
+        ("<exec>ls</exec> runs it.", ["exec"]),  # not the end of the text
+        ("Write `<exec>ls</exec>`", ["exec"]),  # inline code
+        ("<exec>ls</exec2>", ["exec"]),  # unpaired
+    ],
+)
+def test_element_near_misses_pass(text: str, tools: list[str] | None) -> None:
+    assert not detect(text, dialect="chatml", tools=tools).leak, text
+
+
+def test_a_hermes_call_is_still_read_as_its_own_form() -> None:
+    text = '<tool_call>{"name": "a", "arguments": {}}</tool_call>'
+    assert "tool call written as text ('a')" in detect(text, dialect="chatml").hits[0].detail
+    assert not detect('<tool_calls>{"name": "a"}</tool_calls>', dialect="chatml").leak
+
+
+@pytest.mark.parametrize("cut", range(1, len(_EXEC)))
+def test_an_element_call_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(_EXEC, dialect="chatml", tools=["exec"])
+    verdict, release = streamed(_EXEC, cut, "chatml", tools=frozenset({"exec"}))
+    assert verdict == whole and whole.leak and release == whole.cut == _EXEC.index("<")
+
+
+# --- D and L: a self-check, the model narrating its thinking -----------------------------------
+
+_SELF_CHECK = (
+    "I renamed `fetchUser` in the three call sites. The user wants the rename everywhere, so I"
+    " should also check the tests. Did I miss the mock? Yes, one more there.\n\nAll four"
+    " references now use `loadUser`."
+)
+
+
+def test_a_self_check_in_a_cluster_of_reasoning_cues_trips_d() -> None:
+    v = detect(_SELF_CHECK, dialect="kimi")
+    assert v.leak and v.signals == ("D",), v.explain()
+    assert "self-check '? Yes'" in v.hits[0].detail
+    assert v.cut == _SELF_CHECK.index("? Yes")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do I need a GPU? No, the CPU build works.",  # a FAQ asks in the present
+        "Did I miss anything? Let me know.",  # not answered
+        "Have I covered the question? Yes, I think so.",  # one cue alone
+    ],
+)
+def test_self_check_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="kimi").leak, text
+
+
+@pytest.mark.parametrize("cut", range(1, len(_SELF_CHECK), 5))
+def test_a_self_check_every_split_gives_the_whole_verdict(cut: int) -> None:
+    whole = detect(_SELF_CHECK, dialect="kimi")
+    verdict, release = streamed(_SELF_CHECK, cut, "kimi")
+    assert verdict == whole and release == whole.cut
+
+
+_ALOUD = (
+    "I'm looking at the weather tool output now. It says 18 degrees and light rain, which"
+    " matches the forecast the user mentioned. I should confirm and suggest an umbrella"
+)
+
+
+def test_an_answer_that_narrates_its_thinking_about_the_user_trips_l() -> None:
+    v = detect(_ALOUD, dialect="gemma")
+    assert v.leak and v.signals == ("L",), v.explain()
+    assert "thinking aloud" in v.hits[0].detail and v.cut == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm looking at the logs now. The failing test is in parser.py; I'll fix the import.",
+        "I'm checking the config. It sets the timeout to 30 seconds, which stops the job.",
+        "I'm looking forward to it. The user guide has the details.",
+        "**Fixing the bug**\n\nI've updated the parser.\n\n**Testing**\n\nI've run the suite.",
+        "**Choosing a database**\n\nI've decided to go with Postgres: it handles JSON well.",
+    ],
+)
+def test_an_agent_reporting_its_work_passes(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+# --- P: bracket-tag pairs, a tag's opening spelling closed right away --------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "dialect", "leak"),
+    [
+        (
+            "Magistral wraps its reasoning in [THINK] ... [/THINK]; then the answer",
+            "mistral",
+            False,
+        ),
+        ("ls [THINK]", "mistral", True),  # no closer after it
+        ("ls\n[/THINK]", "mistral", True),  # no opener before it
+        ("a word like <parameter> in your notes is just text.", "anthropic", False),
+        ("<parameter> and more", "anthropic", True),  # no word before it
+    ],
+)
+def test_argument_tokens_quoted_as_data(value: str, dialect: str, leak: bool) -> None:
+    args = json.dumps({"content": value})
+    v = detect(args, surface="tool_arg", dialect=dialect, tools=["write_file"])
+    assert v.leak is leak, v.explain()
