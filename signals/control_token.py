@@ -3,7 +3,9 @@
 Matching runs on the normalised view, so fullwidth or other bar lookalikes, zero-width characters
 and homoglyphs inside a spelling still match; bar-delimited names also match in any case and with
 a stray space inside the bars (``<| CHANNEL |>``). The dialect's reserved patterns cover families
-such as ``<|reserved_N|>`` and header forms (``<|assistant to=functions.bash|>``).
+such as ``<|reserved_N|>`` and header forms (``<|assistant to=functions.bash|>``). A spelling
+that holds a double quote is also matched as JSON escapes it inside a string (Gemma's string
+delimiter ``<|"|>`` reads ``<|\\"|>`` in a tool argument's JSON text).
 """
 
 from __future__ import annotations
@@ -201,7 +203,10 @@ def _pattern_literal(pattern: str) -> str:
 def _triggers(dialect: Dialect) -> Triggers:
     literals: set[str] = set()
     holds: list[str] = []
-    for spelling in sorted(set(dialect.reserved), key=lambda s: (-len(s), s)):
+    # a spelling with a quote also as JSON writes it inside a string (Gemma's ``<|"|>`` is
+    # ``<|\"|>`` in a tool argument's JSON text)
+    quoted = {s.replace('"', '\\"') for s in dialect.reserved if '"' in s}
+    for spelling in sorted(set(dialect.reserved) | quoted, key=lambda s: (-len(s), s)):
         norm = _normalise_spelling(spelling)
         literals.add("<|" if norm.startswith("<|") else norm)
         holds.append(_literal(spelling))

@@ -6,8 +6,9 @@ of calling the tool. A call the model writes at the end of its reasoning part is
 way (parsers read calls from ``content`` only), so J reads the ``thinking`` surface too. Forms,
 each as the whole rest of the text (trailing blanks allowed):
 
-* a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``; arguments as an
-  object or as a string holding one), a list of them, or an OpenAI ``tool_calls`` item
+* a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``, or ``"input"`` as
+  in an Anthropic ``tool_use`` block; arguments as an object or as a string holding one; a
+  ``"type"`` and an ``"id"`` may come first), a list of them, or an OpenAI ``tool_calls`` item
   ``{"type": "function", "function": {...}}``;
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
@@ -77,7 +78,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<o>\{\s*(?:(?&s)\s*:\s*(?&v)(?:\s*,\s*(?&s)\s*:\s*(?&v))*)?\s*\})
   (?<a>\[\s*(?:(?&v)(?:\s*,\s*(?&v))*)?\s*\])
   (?<args>(?&o)|"\{(?:[^"\\]|\\.)*\}")
-  (?<call>\{\s*"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters)"\s*:\s*(?&args)\s*\})
+  (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)\s*\})
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml))\s*</tool_call>)
