@@ -265,48 +265,31 @@ class _LineCounter:
         return self.line
 
 
-#: Openings that identify a raw transcript's dialect at the start of a file, checked in order
-#: after the leading blanks; a marker found in the head refines a family.
-_OPENINGS: tuple[tuple[bytes, str], ...] = (
-    ("<｜begin▁of▁sentence｜>".encode(), "deepseek"),
-    (b"[gMASK]<sop>", "glm"),
-    (b"<|startoftext|><|im_start|>", "lfm2"),
-    (b"<|im_start|>", "chatml"),
-    (b"<|im_system|>", "kimi"),
-    (b"<|im_user|>", "kimi"),
-    (b"]~!b[", "minimax"),
-    (b"]~b]", "minimax"),
-    (b"<|begin_of_text|><|start_header_id|>", "llama3"),
-    (b"<|start_header_id|>", "llama3"),
-    (b"<|begin_of_text|><|header_start|>", "pythonic"),
-    (b"<|header_start|>", "pythonic"),
-    (b"<bos><|turn>", "gemma"),
-    (b"<|turn>", "gemma"),
-    (b"<bos><start_of_turn>", "pythonic"),
-    (b"<start_of_turn>", "pythonic"),
-)
-_REFINE: dict[str, tuple[bytes, str]] = {
-    "deepseek": ("｜DSML｜".encode(), "deepseek_v32"),
-    "chatml": (b"<function=", "qwen3_coder"),
-    "pythonic": (b"<start_function_call>", "gemma"),
-}
-
-
 def sniff_dialect(head: bytes) -> str | None:
-    """The dialect of a raw transcript starting with ``head`` (``None``: not one). After the
-    dialect's begin-of-text spelling a turn opening must follow (DeepSeek: the system prompt,
-    then a turn opening somewhere in the head), so a chat template is not taken for a
-    transcript."""
+    """The dialect of a raw transcript starting with ``head`` (``None``: not one), from the
+    records' turn grammars (a registered dialect with a ``transcript`` is sniffed too): each
+    grammar whose turns open the head (after leading blanks and its begin-of-text spelling; a
+    chat template is no transcript) is a candidate, and the one whose begin-of-text spelling
+    matched longest wins, then one whose ``marks`` occur in the head, then the first in the
+    table (ChatML before the formats that reuse its turns). A legacy ``Human:`` prompt, which
+    has no special tokens, needs an ``Assistant:`` turn in the head too."""
     if head.startswith((b"\n\nHuman:", b"Human:")):
         return "anthropic" if b"\n\nAssistant:" in head else None
     stripped = head.lstrip()
-    for opening, dialect in _OPENINGS:
-        if stripped.startswith(opening):
-            refine = _REFINE.get(dialect)
-            if refine is not None and refine[0] in head:
-                dialect = refine[1]
-            return dialect if _opens_turns(stripped, dialect) else None
-    return None
+    text = stripped.decode("utf-8", "replace")
+    whole = head.decode("utf-8", "replace")
+    best: tuple[int, bool] | None = None
+    found = None
+    for name, grammar in GRAMMARS.items():
+        if not _opens_turns(stripped, name):
+            continue
+        key = (
+            max((len(b) for b in grammar.bos if text.startswith(b)), default=0),
+            any(mark in whole for mark in grammar.marks),
+        )
+        if best is None or key > best:
+            best, found = key, name
+    return found
 
 
 def _opens_turns(head: bytes, dialect: str) -> bool:

@@ -14,11 +14,13 @@ CHATML_TURNS: tuple[tuple[str, str | None], ...] = ((rf"<\|im_start\|>{ROLE}\n?"
 TOOL_RESPONSE = (r"\s*<tool_response>\n?(?P<body>.*?)\n?</tool_response>\s*",)
 
 
-def chatml_transcript() -> TurnGrammar:
-    """ChatML conversations (Qwen3-Coder writes its conversations in ChatML too)."""
+def chatml_transcript(marks: tuple[str, ...] = ()) -> TurnGrammar:
+    """ChatML conversations (Qwen3-Coder writes its conversations in ChatML too; ``marks``
+    tell its transcripts apart)."""
     return TurnGrammar(
         CHATML_TURNS,
         ends=("<|im_end|>", "<|endoftext|>"),
         result_bodies=("<tool_response>",),
         results=TOOL_RESPONSE,
+        marks=marks,
     )

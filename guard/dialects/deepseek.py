@@ -163,5 +163,7 @@ DEEPSEEK_V32 = Dialect(
         spans=(("<function_results>", "</function_results>"),),
         bos=("<｜begin▁of▁sentence｜>",),
         results=(r"<function_results>\s*<result>(?P<body>.*?)</result>\s*</function_results>",),
+        # DSML tags tell its transcripts from DeepSeek V3's
+        marks=("｜DSML｜",),
     ),
 )

@@ -96,5 +96,7 @@ GEMMA = Dialect(
             r"<end_function_response>",
         ),
         quotes=('<|"|>', "<escape>"),
+        # FunctionGemma's call tokens tell its Gemma 3 turns from a pythonic Gemma 3's
+        marks=("<start_function_call>",),
     ),
 )

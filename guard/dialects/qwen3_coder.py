@@ -51,5 +51,6 @@ QWEN3_CODER = Dialect(
         "sgl-project/sglang python/sglang/srt/function_call/qwen3_coder_detector.py",
         "ggml-org/llama.cpp common/chat-parsers (seed_oss); vllm-project/vllm seed_oss parsers",
     ),
-    transcript=chatml_transcript(),
+    # its calls' XML body tells its transcripts from ChatML's
+    transcript=chatml_transcript(marks=("<function=",)),
 )

@@ -21,6 +21,9 @@ class TurnGrammar:
     ``results``: the host's wrapping of a tool result, patterns matching the whole segment whose
     ``body`` group is the tool's own text (a result that matches none is judged whole).
     ``quotes``: the format's own string delimiters inside a result (read as ``"``).
+    ``marks``: spellings whose presence in a transcript's head picks this dialect over another
+    whose turns open it too (Qwen3-Coder's ``<function=`` over ChatML), when ``guard audit``
+    sniffs a file's dialect.
     """
 
     turns: tuple[tuple[str, str | None], ...]
@@ -31,6 +34,7 @@ class TurnGrammar:
     result_bodies: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
     quotes: tuple[str, ...] = ()
+    marks: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.turns:
