@@ -127,27 +127,16 @@ class GrammarScanner(TaggedScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
-        if self.DIALECT.call_body == "pythonic":
-            self._close_pythonic(hdr, body, close, out)
-            return
-        parsed = parse_json_call(body)
-        if isinstance(parsed, str):
-            out.append(Malformed(parsed, hdr + body + close))
-            return
-        name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, hdr))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
+        return parse_json_call(body)
 
-    def _close_pythonic(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
-        """The calls of a pythonic list body, one ``ToolStart``/``ToolArgs``/``ToolEnd`` each;
-        the opening goes out with the first call, the closing marker with the last."""
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """A ``"json"`` body is one call; a pythonic list body holds one ``ToolStart`` /
+        ``ToolArgs`` / ``ToolEnd`` per call, the opening going out with the first call and the
+        closing marker with the last."""
+        if self.DIALECT.call_body != "pythonic":
+            super()._close_held(hdr, body, close, out)
+            return
         calls = parse_calls(body)
         if calls is None:
             out.append(Malformed("tool call body is not a list of calls", hdr + body + close))

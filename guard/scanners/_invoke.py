@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HOLD, Markers
 
@@ -222,13 +222,7 @@ class InvokeScanner(TaggedScanner):
         opener = next(s for s in self.INVOKE_OPENS if self._hdr.startswith(s))
         name = parse_attributes(self._hdr[len(opener) : -1]).get("name", "").strip()
         self._state = _BODY
-        self._call_name = name
-        if name and not any(c.isspace() or c in "<>" for c in name):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, name, self._hdr))
-            self._hdr = ""
-        else:
-            self._call_id = ""
+        self._start_call(name, bool(name) and not any(c.isspace() or c in "<>" for c in name), out)
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._body_until(self._body_markers, "invoke body", buf, pos, out, final)
@@ -261,25 +255,15 @@ class InvokeScanner(TaggedScanner):
     def _back(self) -> int:
         return _WRAP
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         cid, name = self._call_id, self._call_name
         if not cid:
-            out.append(Malformed(f"invoke without a valid name: {name[:64]!r}", hdr + body + close))
-            return
+            return f"invoke without a valid name: {name[:64]!r}"
         params = self.parse_parameters(body)
         if params is None:
-            out.append(
-                Malformed(f"tool call {cid} ({name}): body is not parameter elements", body + close)
-            )
-            return
+            return f"tool call {cid} ({name}): body is not parameter elements"
         pairs = [(k, self._param_value(name, k, attrs, v)) for k, v, attrs in params]
-        args = self._types.arguments(name, pairs)
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        return name, self._types.arguments(name, pairs)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _WRAP:

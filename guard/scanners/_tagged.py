@@ -21,6 +21,9 @@ from guard.models import (
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
 )
 from guard.scanners.base import (
     HEADER_CAP,
@@ -73,6 +76,11 @@ class TaggedScanner(ScannerBase):
     _leads: ClassVar[frozenset[str]] = frozenset("<")
     #: the held opening of the call whose body is read (it goes out with an overflowing body)
     _hdr: str
+    #: The id of the call being read when its ``ToolStart`` went out at its opening (the
+    #: dialects that name a call before its body); empty when it goes out at its close.
+    _call_id: str = ""
+    #: The name of the call being read, once its opening named it.
+    _call_name: str = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -122,6 +130,46 @@ class TaggedScanner(ScannerBase):
         if self._body_skip_end(close, out):
             return None
         return hdr, self._body_take()
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        """A call's closing marker ``close`` was read: the call ends (:meth:`_close_held`),
+        unless its body overflowed and went out already."""
+        held = self._closing(close, out)
+        if held is not None:
+            self._close_held(*held, close, out)
+
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """A closed call, its held opening ``hdr`` and ``body`` read by :meth:`_parse_body`:
+        ``ToolArgs`` + ``ToolEnd`` (after a ``ToolStart`` with ``hdr`` when none went out at
+        the opening), or ``Malformed`` with the raw text and the parser's reason."""
+        parsed = self._parse_body(body)
+        if isinstance(parsed, str):
+            out.append(Malformed(parsed, hdr + body + close))
+            return
+        name, args = parsed
+        cid = self._call_id
+        if not cid:
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, hdr))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
+        """``(name, arguments JSON)`` of a closed call's body, or the reason the call is
+        ``Malformed`` (a dialect that ends calls with :meth:`_close_call` implements it)."""
+        raise NotImplementedError
+
+    def _start_call(self, name: str, valid: bool, out: list[Event]) -> None:
+        """A call's opening (held in ``_hdr``) named it ``name``: when the name is ``valid``,
+        ``ToolStart`` goes out now with the opening; else the opening stays held and
+        :meth:`_parse_body` makes the call ``Malformed`` at its close."""
+        self._call_name = name
+        if valid:
+            self._call_id = self._next_id()
+            out.append(ToolStart(self._call_id, name, self._hdr))
+            self._hdr = ""
+        else:
+            self._call_id = ""
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         """A call cut short (by another marker, or the end of the stream): its held opening and

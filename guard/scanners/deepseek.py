@@ -198,13 +198,8 @@ class DeepSeekScanner(TaggedScanner):
         header = self._hdr[len(CALL_BEGIN) :].strip()
         self._hdr += sep
         self._state = _BODY
-        self._call_id = ""
-        self._call_name = header
         self._deferred = header == TYPE_WORD
-        if not self._deferred and _valid(header):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, header, self._hdr))
-            self._hdr = ""
+        self._start_call(header, not self._deferred and _valid(header), out)
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
@@ -216,29 +211,17 @@ class DeepSeekScanner(TaggedScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
-        if self._deferred:
-            self._close_deferred(hdr, body, close, out)
-            return
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:
-            out.append(
-                Malformed(
-                    f"tool call without a valid name: {self._call_name[:64]!r}",
-                    hdr + body + close,
-                )
-            )
-            return
-        args = json_arguments(body)
-        out.append(ToolArgs(self._call_id, args, body))
-        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+            return f"tool call without a valid name: {self._call_name[:64]!r}"
+        return self._call_name, json_arguments(body)
 
-    def _close_deferred(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
-        """A ``function`` header: a V3 body (name line and fenced JSON), or a V3.1 call of a
-        tool named ``function``."""
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """After a ``function`` header: a V3 body (name line and fenced JSON), or a V3.1 call
+        of a tool named ``function``; after any other, a V3.1 call."""
+        if not self._deferred:
+            super()._close_held(hdr, body, close, out)
+            return
         if body.lstrip().startswith("{"):
             split, name, args = 0, TYPE_WORD, json_arguments(body)
         else:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, ResultForgery, Text
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
@@ -197,13 +197,7 @@ class GLMScanner(TaggedScanner):
         held and the call ends ``Malformed``); the body follows."""
         name = self._hdr[len(CALL_OPEN) :].strip()
         self._state = _BODY
-        self._call_name = name
-        if _NAME.fullmatch(name):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, name, self._hdr))
-            self._hdr = ""
-        else:
-            self._call_id = ""
+        self._start_call(name, _NAME.fullmatch(name) is not None, out)
 
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
@@ -216,29 +210,14 @@ class GLMScanner(TaggedScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         cid, name = self._call_id, self._call_name
         if not cid:
-            out.append(
-                Malformed(f"tool call without a valid name: {name[:64]!r}", hdr + body + close)
-            )
-            return
+            return f"tool call without a valid name: {name[:64]!r}"
         pairs = parse_arguments(body)
         if pairs is None:
-            out.append(
-                Malformed(
-                    f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs",
-                    body + close,
-                )
-            )
-            return
-        args = self._types.arguments(name, pairs)
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+            return f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs"
+        return name, self._types.arguments(name, pairs)
 
     def _stopped(self, buf: str, pos: int, out: list[Event]) -> int:
         """After a stop: whitespace is held (capped) until something else or the end."""

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text, ToolStart
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
@@ -200,22 +200,10 @@ class KimiScanner(TaggedScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:
-            out.append(
-                Malformed(
-                    f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}",
-                    hdr + body + close,
-                )
-            )
-            return
-        args = json_arguments(body)
-        out.append(ToolArgs(self._call_id, args, body))
-        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+            return f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}"
+        return self._call_name, json_arguments(body)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

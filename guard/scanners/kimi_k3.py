@@ -40,7 +40,7 @@ from guard._depth import check_depth
 from guard._json_walk import value_end
 from guard.dialects.kimi_k3 import CLOSE, END_OF_MSG, OPEN, SEP
 from guard.errors import NestingError
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
@@ -299,20 +299,11 @@ class KimiK3Scanner(TaggedScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         parsed = parse_arguments(body)
         if isinstance(parsed, str):
-            out.append(Malformed(parsed, hdr + body + close))
-            return
-        args = dump_arguments(parsed)
-        cid = self._next_id()
-        out.append(ToolStart(cid, self._call_name, hdr))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, self._call_name, args, close))
+            return parsed
+        return self._call_name, dump_arguments(parsed)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:
