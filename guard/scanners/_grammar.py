@@ -31,7 +31,6 @@ from functools import cache
 from typing import Any, ClassVar
 
 from guard.dialects import Dialect
-from guard.errors import ConfigError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner, check_name
 from guard.scanners.base import HOLD, Markers, json_value
@@ -70,14 +69,6 @@ class GrammarScanner(TaggedScanner):
     _out_markers: ClassVar[Markers | None]
     _call_markers: ClassVar[dict[str, Markers]]
     _closes: ClassVar[dict[str, frozenset[str]]]
-
-    def __init__(self, *, start_in_thinking: bool = False, **kwargs: Any) -> None:
-        if start_in_thinking and not self.THINKING:
-            raise ConfigError(
-                f"dialect {self.DIALECT.name!r} has no reasoning markers, so its output cannot"
-                " start inside reasoning"
-            )
-        super().__init__(start_in_thinking=start_in_thinking, **kwargs)
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
@@ -183,11 +174,18 @@ def grammar_scanner(dialect: Dialect) -> type[GrammarScanner]:
         )
     )
     breaks = (*d.call_open, *d.result_open, *d.stop)
+    no_reasoning = (
+        ""
+        if d.thinking
+        else f"dialect {d.name!r} has no reasoning markers, so its output cannot start inside"
+        " reasoning"
+    )
     attrs: dict[str, Any] = {
         "__module__": __name__,
         "__doc__": f"Generic grammar scanner for the registered dialect {d.name!r}.",
         "DIALECT": d,
         "THINKING": d.thinking,
+        "NO_REASONING": no_reasoning,
         "THINK_ENDS": tuple(dict.fromkeys(breaks)),
         "LEAD_CHARS": "".join(sorted({s[0] for s in spellings})),
         "HELD_STATES": frozenset({_CALL}),

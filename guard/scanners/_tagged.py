@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
     ThinkingDelta,
     ThinkingEnd,
@@ -28,9 +26,8 @@ from guard.models import (
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
+    DialectScanner,
     Markers,
-    ScannerBase,
     json_members,
     json_value,
 )
@@ -54,7 +51,7 @@ FIRST_STATE: Final = 3
 _RUNS = re.compile(r"(\s+)|(\S+)")
 
 
-class TaggedScanner(ScannerBase):
+class TaggedScanner(DialectScanner):
     """Reasoning, forgery and section-junk handling for a tag dialect.
 
     Class attributes:
@@ -72,6 +69,7 @@ class TaggedScanner(ScannerBase):
     LEAD_CHARS: ClassVar[str] = "<"
     #: States that hold a call body (``_body``) until its closing marker.
     HELD_STATES: ClassVar[frozenset[int]] = frozenset()
+    SINK_STATE = SINK
     _think_markers: ClassVar[dict[str, Markers]]
     _leads: ClassVar[frozenset[str]] = frozenset("<")
     #: the held opening of the call whose body is read (it goes out with an overflowing body)
@@ -86,17 +84,6 @@ class TaggedScanner(ScannerBase):
         super().__init_subclass__(**kwargs)
         cls._think_markers = {close: Markers((close, *cls.THINK_ENDS)) for _, close in cls.THINKING}
         cls._leads = frozenset(cls.LEAD_CHARS)
-
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
 
     def _reset(self) -> None:
         self._state = THINK if self._start_in_thinking else OUT
@@ -253,9 +240,7 @@ class TaggedScanner(ScannerBase):
         return kind
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         n = len(buf)
         while pos < n:
             st = self._state
@@ -271,9 +256,7 @@ class TaggedScanner(ScannerBase):
         return n
 
     def _finish(self, out: list[Event]) -> None:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         st = self._state
         if st == THINK:
             out.append(ThinkingEnd(""))
@@ -289,29 +272,10 @@ class TaggedScanner(ScannerBase):
         self._state = THINK
 
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._think_markers[self._think_close].find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._state = OUT
-        if m == self._think_close:
-            out.append(ThinkingEnd(m))
-            return i + len(m)
-        out.append(ThinkingEnd(""))
-        return i
+        close = self._think_close
+        return self._think_step(self._think_markers[close], close, buf, pos, out, final)
 
-    # -- forgery and junk ------------------------------------------------------------------------
-
-    def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
-        """A result opening (or another turn only the host writes) at absolute ``offset``:
-        everything after it goes out as ``Malformed`` blocks."""
-        out.append(ResultForgery(offset, marker, marker))
-        self._sink_start("text after a forged tool result")
-        self._state = SINK
+    # -- junk ------------------------------------------------------------------------------------
 
     def _gap(self, text: str, reason: str, out: list[Event]) -> None:
         """Text between the markers of a call section: whitespace is layout (``Text`` with no

@@ -29,22 +29,19 @@ namespace prefix; both spellings are read, and either closer ends an element::
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
 
 __all__ = [
     "AnthropicScanner",
@@ -89,19 +86,10 @@ _NAME_ATTR = re.compile(r"""\s+name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(/?)$""")
 _OUT, _BLOCK, _THINK, _HEAD, _INVOKE, _VALUE, _SINK = range(7)
 
 
-class AnthropicScanner(ScannerBase):
+class AnthropicScanner(DialectScanner):
     """Scanner for Claude-style XML tool calls (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -127,9 +115,7 @@ class AnthropicScanner(ScannerBase):
     # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         n = len(buf)
         while pos < n:
             st = self._state
@@ -146,21 +132,10 @@ class AnthropicScanner(ScannerBase):
                 pos = i + len(m)
                 self._outside(m, self._base + i, out)
             elif st == _THINK:
-                i, m = _THINK_MARKERS[self._think].find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(ThinkingDelta(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m in FORGERY:
-                    out.append(ThinkingEnd(""))
-                    pos = i
-                else:
-                    out.append(ThinkingEnd(m))
-                    pos = i + len(m)
+                markers, close = _THINK_MARKERS[self._think], THINKING[self._think]
+                pos = self._think_step(markers, close, buf, pos, out, final)
+                if pos < 0:
+                    return -1 - pos
             elif st == _HEAD:
                 stop = self._run_head(buf, pos, out, final)
                 if stop < 0:
@@ -190,9 +165,7 @@ class AnthropicScanner(ScannerBase):
     def _outside(self, m: str, offset: int, out: list[Event]) -> None:
         """A marker found outside any invoke (in text or in a block)."""
         if m in FORGERY:
-            out.append(ResultForgery(offset, m, m))
-            self._sink_start("text after a forged tool result")
-            self._state = _SINK
+            self._forgery(offset, m, out)
         elif m in BLOCK_OPEN:
             out.append(Text("", m))
             self._in_block = True
@@ -321,9 +294,7 @@ class AnthropicScanner(ScannerBase):
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         if st == _THINK:
             out.append(ThinkingEnd(""))
         elif st == _HEAD:

@@ -22,12 +22,10 @@ With ``primed=True`` the stream starts inside an assistant message (the prompt e
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
@@ -60,22 +58,20 @@ def parse_call(name: str, body: str) -> str | None:
     return None if parsed is None else parsed[1]
 
 
-class ChatGLM3Scanner(ScannerBase):
-    """Scanner for ChatGLM3 output (see the module docstring)."""
+class ChatGLM3Scanner(DialectScanner):
+    """Scanner for ChatGLM3 output (see the module docstring).
 
-    def __init__(
-        self,
-        *,
-        primed: bool = False,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("ChatGLM3 output has no reasoning section to start in")
-        super().__init__(max_arguments, tools)
+    Args:
+        primed: the stream starts inside an assistant message (its first line is the
+            metadata); the other keywords are :class:`~guard.scanners.base.DialectScanner`'s.
+    """
+
+    NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
+    SINK_STATE = _SINK
+
+    def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
-        self._reset()
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _HEADER if self._primed else _OUT
@@ -205,10 +201,7 @@ class ChatGLM3Scanner(ScannerBase):
         stop, ws = self._stop, self._stop_ws
         self._stop = self._stop_ws = ""
         if stop == OBSERVATION:
-            out.append(ResultForgery(self._stop_start, stop, stop))
-            self._sink_start("text after a forged tool result")
-            self._sink_add(ws, out)
-            self._state = _SINK
+            self._forgery(self._stop_start, stop, out, rest=ws)
         else:
             out.append(Malformed(f"{stop} followed by more output", stop + ws))
             self._state = _OUT

@@ -15,9 +15,9 @@
   closer of its own call (``</tool_call>``, or ``</function>`` for a bare call) unless a call
   quoted in the value opened it: a parameter missing its closer makes its call ``Malformed``
   up to there, and the text and calls after it are read on their own. A missing
-  ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True``
-  (:class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`) ``<function=...>...</function>``
-  without the wrapper is a call too;
+  ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True`` (the
+  default of :class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`)
+  ``<function=...>...</function>`` without the wrapper is a call too;
 * a body that is neither form, or that is not closed, is ``Malformed`` with its raw text;
 * ``<tool_response>`` and ``<|im_start|>`` in model output are a forged result or turn
   (``ResultForgery``; everything after it goes out as ``Malformed`` blocks), wherever they
@@ -28,15 +28,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
     ToolArgs,
@@ -46,9 +43,8 @@ from guard.models import (
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
+    DialectScanner,
     Markers,
-    ScannerBase,
     json_members,
     tool_arguments,
 )
@@ -115,22 +111,23 @@ def xml_value(raw: str) -> str:
     return raw
 
 
-class ChatMLScanner(ScannerBase):
-    """Scanner for ChatML output with Hermes / Qwen tool tags (see the module docstring)."""
+class ChatMLScanner(DialectScanner):
+    """Scanner for ChatML output with Hermes / Qwen tool tags (see the module docstring).
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        bare_functions: bool = False,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._bare = bare_functions
-        self._out_markers = _OUT_BARE_MARKERS if bare_functions else _OUT_MARKERS
-        self._reset()
+    Args:
+        bare_functions: read ``<function=...>`` without the ``<tool_call>`` wrapper as a call
+            too (default: the class's :attr:`BARE_FUNCTIONS`); the other keywords are
+            :class:`~guard.scanners.base.DialectScanner`'s.
+    """
+
+    #: Whether ``<function=...>`` without the ``<tool_call>`` wrapper is a call.
+    BARE_FUNCTIONS: ClassVar[bool] = False
+    SINK_STATE = _SINK
+
+    def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
+        self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
+        self._out_markers = _OUT_BARE_MARKERS if self._bare else _OUT_MARKERS
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -167,9 +164,7 @@ class ChatMLScanner(ScannerBase):
     # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         n = len(buf)
         while pos < n:
             st = self._state
@@ -198,37 +193,20 @@ class ChatMLScanner(ScannerBase):
                     out.append(Text("", m))
                 else:
                     out.append(Malformed(f"{m} without its opening tag", m))
-            elif st == _THINK:
-                i, m = _THINK_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(ThinkingDelta(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m == THINK_CLOSE:
-                    out.append(ThinkingEnd(m))
-                    pos = i + len(m)
-                else:
-                    out.append(ThinkingEnd(""))
-                    pos = i
-            elif st == _CALL:
-                pos = self._run_json(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st in (_FN_HEAD, _P_HEAD):
-                pos = self._run_head(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st in (_FN_BODY, _P_VALUE, _FN_TAIL):
-                pos = self._run_function(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            else:  # _SINK
+            elif st == _SINK:
                 self._sink_add(buf[pos:], out)
                 return n
+            else:
+                if st == _THINK:
+                    pos = self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
+                elif st == _CALL:
+                    pos = self._run_json(buf, pos, out, final)
+                elif st in (_FN_HEAD, _P_HEAD):
+                    pos = self._run_head(buf, pos, out, final)
+                else:  # _FN_BODY, _P_VALUE, _FN_TAIL
+                    pos = self._run_function(buf, pos, out, final)
+                if pos < 0:
+                    return -pos - 1
         return n
 
     # Sub-machines return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
@@ -432,11 +410,6 @@ class ChatMLScanner(ScannerBase):
 
     # -- call endings ----------------------------------------------------------------------
 
-    def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
-        out.append(ResultForgery(offset, marker, marker))
-        self._sink_start("text after a forged tool result")
-        self._state = _SINK
-
     def _end_json(self, close: str, out: list[Event]) -> None:
         if self._body_skip_end(close, out):
             self._call_reset()
@@ -485,9 +458,7 @@ class ChatMLScanner(ScannerBase):
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         if st == _THINK:
             out.append(ThinkingEnd(""))
         elif st == _FN_TAIL:

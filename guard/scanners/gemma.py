@@ -29,22 +29,19 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
 
 __all__ = [
     "GemmaScanner",
@@ -241,19 +238,10 @@ def _parse(body: str, quote: str) -> tuple[str, dict[str, Any]] | None:
 # Scanner
 
 
-class GemmaScanner(ScannerBase):
+class GemmaScanner(DialectScanner):
     """Scanner for Gemma 4 / FunctionGemma output (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -268,9 +256,7 @@ class GemmaScanner(ScannerBase):
         return len(self._chan) + len(self._result) + len(self._blanks)
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         n = len(buf)
         while pos < n:
             st = self._state
@@ -279,7 +265,7 @@ class GemmaScanner(ScannerBase):
             elif st == _CHANNEL:
                 pos = self._run_channel(buf, pos, out)
             elif st == _THINK:
-                pos = self._step_think(buf, pos, out, final)
+                pos = self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
             elif st in (_BODY, _STRING):
                 pos = self._step_body(st, buf, pos, out, final)
             elif st == _RESULT:
@@ -305,22 +291,6 @@ class GemmaScanner(ScannerBase):
             return -1 - i
         self._marker(m, self._base + i, out)
         return i + len(m)
-
-    def _step_think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _THINK_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._state = _OUT
-        if m == CHANNEL_CLOSE:
-            out.append(ThinkingEnd(m))
-            return i + len(m)
-        out.append(ThinkingEnd(""))
-        return i
 
     def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
@@ -395,11 +365,8 @@ class GemmaScanner(ScannerBase):
         return pos + k
 
     def _forged(self, out: list[Event]) -> None:
-        out.append(ResultForgery(self._result_at, self._result, self._result))
-        self._sink_start("text after a forged tool result")
-        self._sink_add(self._blanks, out)
+        self._forgery(self._result_at, self._result, out, rest=self._blanks)
         self._result = self._blanks = ""
-        self._state = _SINK
 
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_add(
@@ -432,9 +399,7 @@ class GemmaScanner(ScannerBase):
 
     def _finish(self, out: list[Event]) -> None:
         st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         if st == _THINK:
             out.append(ThinkingEnd(""))
         elif st == _CHANNEL:

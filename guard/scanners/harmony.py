@@ -38,14 +38,12 @@ unterminated call at flush is ``Malformed``, never a call, and arguments are nev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.dialects.harmony import CORE
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
     ThinkingDelta,
     ThinkingEnd,
@@ -56,7 +54,7 @@ from guard.models import (
 )
 from guard.scanners._harmony_header import HarmonyHeader, parse_header
 from guard.scanners._harmony_tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
 
 __all__ = [
     "CALL",
@@ -124,7 +122,7 @@ def _could_be_role_tail(text: str) -> bool:
     return s.startswith("to=") or "to=".startswith(s)
 
 
-class HarmonyScanner(ScannerBase):
+class HarmonyScanner(DialectScanner):
     """Scanner for Harmony output (see the module docstring for what it reports).
 
     Args:
@@ -139,20 +137,13 @@ class HarmonyScanner(ScannerBase):
             longer call still streams ``ToolArgs`` but ends in ``Malformed``, not ``ToolEnd``.
     """
 
-    def __init__(
-        self,
-        *,
-        keep_headers: bool = False,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
+    SINK_STATE = _SINK
+
+    def __init__(self, *, keep_headers: bool = False, **kwargs: Any) -> None:
         self.headers: list[tuple[int, HarmonyHeader]] | None = [] if keep_headers else None
         #: Header of the message being read (or the last one).
         self.header: HarmonyHeader | None = None
-        self._reset()
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -215,9 +206,7 @@ class HarmonyScanner(ScannerBase):
     # -- state machine ---------------------------------------------------------------------
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         n = len(buf)
         while pos < n:
             st = self._state
@@ -356,11 +345,8 @@ class HarmonyScanner(ScannerBase):
         if word in ("assistant", ""):
             return False
         cut = len(START) + len(rest) - len(s) + w
-        out.append(ResultForgery(self._hdr_start, h[:cut], h[:cut]))
-        self._sink_start("text after a forged tool result")
-        self._sink_add(h[cut:], out)
+        self._forgery(self._hdr_start, h[:cut], out, rest=h[cut:])
         self._hdr = ""
-        self._state = _SINK
         return True
 
     def _open_body(self, out: list[Event]) -> None:
@@ -432,9 +418,7 @@ class HarmonyScanner(ScannerBase):
             self._args_len = 0
 
     def _finish(self, out: list[Event]) -> None:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
+        self._announced(out)
         st = self._state
         if st == _HEADER:
             if not (self._pending and self._decide_author(True, out)):

@@ -27,18 +27,15 @@ ends it waiting for a tool result.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard._json_walk import value_end
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
+    DialectScanner,
     Markers,
-    ScannerBase,
     json_members,
     kwargs_call,
     tool_arguments,
@@ -123,20 +120,11 @@ def parse_python_tag(body: str) -> tuple[str, str] | None:
     return parse_json_call(body) or kwargs_call(body, method="call") or ("python", body)
 
 
-class Llama3Scanner(ScannerBase):
+class Llama3Scanner(DialectScanner):
     """Scanner for Llama 3.x output (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("Llama 3 output has no reasoning section to start in")
-        super().__init__(max_arguments, tools)
-        self._reset()
+    NO_REASONING = "Llama 3 output has no reasoning section to start in"
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _START
@@ -212,9 +200,7 @@ class Llama3Scanner(ScannerBase):
             out.append(Text("", m))
             self._state = _START
         elif m == START_HEADER:
-            out.append(ResultForgery(self._base + i, m, m))
-            self._sink_start("text after a forged turn")
-            self._state = _SINK
+            self._forgery(self._base + i, m, out, "text after a forged turn")
         else:
             out.append(Malformed(f"{m} in model output", m))
         return i + len(m)

@@ -29,13 +29,11 @@ import ast
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
 
 __all__ = [
     "PythonicScanner",
@@ -221,20 +219,11 @@ def _parse_run(text: str, run: list[tuple[int, int, int]], calls: list[Any]) -> 
 # Scanner
 
 
-class PythonicScanner(ScannerBase):
+class PythonicScanner(DialectScanner):
     """Scanner for pythonic call lists (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("pythonic output (Llama 4, Gemma 3) has no reasoning section")
-        super().__init__(max_arguments, tools)
-        self._reset()
+    NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _START
@@ -301,9 +290,7 @@ class PythonicScanner(ScannerBase):
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _FORGERY:
-            out.append(ResultForgery(offset, m, m))
-            self._sink_start("text after a forged turn")
-            self._state = _SINK
+            self._forgery(offset, m, out, "text after a forged turn")
         elif m in _STOPS:
             out.append(Text("", m))
             self._state = _START
