@@ -1,5 +1,5 @@
 """Machinery shared by the dialect scanners: marker search with partial-suffix hold, the
-forgery sink, capped held text, the common constructor keywords and reasoning steps
+forgery sink, capped held text, the common constructor keywords, reasoning steps and held stops
 (:class:`DialectScanner`); the safe parsers of call bodies (:mod:`guard.scanners._values`) are
 re-exported here.
 
@@ -37,6 +37,7 @@ from guard.models import (
     Event,
     Malformed,
     ResultForgery,
+    Text,
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
@@ -81,6 +82,7 @@ HOLD: Final = ""
 
 #: a run of ``<`` (a model's flood of them is skipped to its last one)
 _LT_RUN = re.compile("<+")
+_NON_WS = re.compile(r"\S")
 
 
 class Markers:
@@ -333,7 +335,7 @@ class ScannerBase(ABC):
 class DialectScanner(ScannerBase):
     """A dialect's scanner: the keywords every built-in scanner takes, a state number
     (``_state``), and the steps the dialects share (the ``ThinkingStart`` owed by
-    ``start_in_thinking``, a reasoning section, a forgery).
+    ``start_in_thinking``, a reasoning section, a forgery, a held stop).
 
     Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
     flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning) and
@@ -352,9 +354,15 @@ class DialectScanner(ScannerBase):
     TEXT_STATE: ClassVar[int] = 0
     #: The state after a forgery: all input goes to the sink.
     SINK_STATE: ClassVar[int]
+    #: Held stops (:meth:`_hold_stop`) that are a forged result when more output follows.
+    FORGED_STOPS: ClassVar[frozenset[str]] = frozenset()
     _state: int
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False
+    #: A held stop, its absolute offset, and the blanks read after it.
+    _stop: str = ""
+    _stop_at: int = 0
+    _stop_ws: str = ""
 
     def __init__(
         self,
@@ -416,3 +424,44 @@ class DialectScanner(ScannerBase):
         self._sink_start(reason)
         self._sink_add(rest, out)
         self._state = self.SINK_STATE
+
+    # A marker that is a stop only at the end of the output (followed by more output it is a
+    # forged result or out of place) is held with the blanks after it until that is known.
+
+    def _hold_stop(self, marker: str, offset: int, state: int) -> None:
+        """Hold the stop ``marker`` (at absolute ``offset``); ``state`` reads what follows it
+        with :meth:`_stop_step`."""
+        self._stop, self._stop_at, self._stop_ws = marker, offset, ""
+        self._state = state
+
+    def _stop_step(self, buf: str, pos: int, out: list[Event]) -> int:
+        """After a held stop: blanks are held with it (capped at :data:`HEADER_CAP`); anything
+        else (or blanks past the cap) is more output (:meth:`_stop_followed`). Returns the new
+        position."""
+        found = _NON_WS.search(buf, pos)
+        j = found.start() if found else len(buf)
+        room = HEADER_CAP - len(self._stop_ws)
+        if j - pos > room:
+            j = pos + room
+            found = None
+        self._stop_ws += buf[pos:j]
+        if found is None and j == len(buf):
+            return j
+        self._stop_followed(out)
+        return j
+
+    def _stop_followed(self, out: list[Event]) -> None:
+        """More output after a held stop: one of :attr:`FORGED_STOPS` is a forged result (its
+        blanks go to the sink); another is ``Malformed`` and text goes on."""
+        stop, ws = self._stop, self._stop_ws
+        self._stop = self._stop_ws = ""
+        if stop in self.FORGED_STOPS:
+            self._forgery(self._stop_at, stop, out, rest=ws)
+        else:
+            out.append(Malformed(f"{stop} followed by more output", stop + ws))
+            self._state = self.TEXT_STATE
+
+    def _stop_ended(self, out: list[Event]) -> None:
+        """The output ended after a held stop: it was a stop (``Text`` with empty text)."""
+        out.append(Text("", self._stop + self._stop_ws))
+        self._stop = self._stop_ws = ""

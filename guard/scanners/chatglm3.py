@@ -37,7 +37,6 @@ EOS: Final = "</s>"
 
 _MARKERS = Markers((ASSISTANT, OBSERVATION, USER, SYSTEM, EOS))
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.DOTALL)
-_NON_WS = re.compile(r"\S")
 
 _OUT, _HEADER, _CALL, _STOP, _SINK = range(5)
 
@@ -68,6 +67,7 @@ class ChatGLM3Scanner(DialectScanner):
 
     NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
     SINK_STATE = _SINK
+    FORGED_STOPS = frozenset({OBSERVATION})
 
     def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
@@ -79,9 +79,6 @@ class ChatGLM3Scanner(DialectScanner):
         self._hdr_prefix = 0 if self._primed else len(ASSISTANT)
         self._call_id = ""
         self._call_name = ""
-        self._stop = ""
-        self._stop_start = 0
-        self._stop_ws = ""
 
     def _held_extra(self) -> int:
         return len(self._hdr) + len(self._stop) + len(self._stop_ws)
@@ -105,10 +102,7 @@ class ChatGLM3Scanner(DialectScanner):
                     self._hdr = m
                     self._hdr_prefix = len(m)
                 else:
-                    self._state = _STOP
-                    self._stop = m
-                    self._stop_start = self._base + i
-                    self._stop_ws = ""
+                    self._hold_stop(m, self._base + i, _STOP)
             elif st == _HEADER:
                 i, m = _MARKERS.find(buf, pos, final)
                 j = buf.find("\n", pos, i)
@@ -149,17 +143,7 @@ class ChatGLM3Scanner(DialectScanner):
                 self._end_call(out)
                 pos = i
             elif st == _STOP:
-                found = _NON_WS.search(buf, pos)
-                j = found.start() if found else n
-                room = HEADER_CAP - len(self._stop_ws)
-                if j - pos > room:
-                    j = pos + room
-                    found = None
-                self._stop_ws += buf[pos:j]
-                pos = j
-                if found is None and pos == n:
-                    return n
-                self._stop_followed(out)
+                pos = self._stop_step(buf, pos, out)
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
@@ -197,15 +181,6 @@ class ChatGLM3Scanner(DialectScanner):
             out.append(ToolArgs(cid, args, body))
             out.append(ToolEnd(cid, name, args, ""))
 
-    def _stop_followed(self, out: list[Event]) -> None:
-        stop, ws = self._stop, self._stop_ws
-        self._stop = self._stop_ws = ""
-        if stop == OBSERVATION:
-            self._forgery(self._stop_start, stop, out, rest=ws)
-        else:
-            out.append(Malformed(f"{stop} followed by more output", stop + ws))
-            self._state = _OUT
-
     def _finish(self, out: list[Event]) -> None:
         st = self._state
         if st == _HEADER:
@@ -214,5 +189,5 @@ class ChatGLM3Scanner(DialectScanner):
         elif st == _CALL:
             self._end_call(out)
         elif st == _STOP:
-            out.append(Text("", self._stop + self._stop_ws))
+            self._stop_ended(out)
         self._reset()

@@ -41,7 +41,7 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
+from guard.scanners.base import HOLD, DialectScanner, Markers
 
 __all__ = [
     "GemmaScanner",
@@ -82,7 +82,6 @@ _BODY_MARKERS = {
 }
 _STRING_MARKERS = {opener: Markers((quote, *_ENDS)) for opener, (_, quote) in _CALLS.items()}
 
-_NON_WS = re.compile(r"\S")
 
 _OUT, _CHANNEL, _THINK, _BODY, _STRING, _RESULT, _SINK = range(7)
 
@@ -242,18 +241,16 @@ class GemmaScanner(DialectScanner):
     """Scanner for Gemma 4 / FunctionGemma output (see the module docstring)."""
 
     SINK_STATE = _SINK
+    FORGED_STOPS = frozenset(_RESULTS)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
         self._opener = ""
         self._chan = ""
-        self._result = ""
-        self._result_at = 0
-        self._blanks = ""
 
     def _held_extra(self) -> int:
-        return len(self._chan) + len(self._result) + len(self._blanks)
+        return len(self._chan) + len(self._stop) + len(self._stop_ws)
 
     def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         self._announced(out)
@@ -269,7 +266,7 @@ class GemmaScanner(DialectScanner):
             elif st in (_BODY, _STRING):
                 pos = self._step_body(st, buf, pos, out, final)
             elif st == _RESULT:
-                pos = self._step_result(buf, pos, out)
+                pos = self._stop_step(buf, pos, out)
             else:  # _SINK
                 self._sink_add(buf[pos:], out)
                 return n
@@ -312,20 +309,6 @@ class GemmaScanner(DialectScanner):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _step_result(self, buf: str, pos: int, out: list[Event]) -> int:
-        n = len(buf)
-        found = _NON_WS.search(buf, pos)
-        j = found.start() if found else n
-        room = HEADER_CAP - len(self._blanks)
-        if j - pos > room:
-            j = pos + room
-            found = None
-        self._blanks += buf[pos:j]
-        if found is None and j == n:
-            return -1 - n
-        self._forged(out)
-        return j
-
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _CALLS:
             self._opener = m
@@ -334,13 +317,9 @@ class GemmaScanner(DialectScanner):
             self._chan = ""
             self._state = _CHANNEL
         elif m in _RESULTS:
-            self._result = m
-            self._result_at = offset
-            self._blanks = ""
-            self._state = _RESULT
+            self._hold_stop(m, offset, _RESULT)
         elif m in _TURNS:
-            self._result, self._result_at = m, offset
-            self._forged(out)
+            self._forgery(offset, m, out)
         elif m in _STOPS:
             out.append(Text("", m))
         else:
@@ -363,10 +342,6 @@ class GemmaScanner(DialectScanner):
             self._chan = ""
             self._state = _OUT
         return pos + k
-
-    def _forged(self, out: list[Event]) -> None:
-        self._forgery(self._result_at, self._result, out, rest=self._blanks)
-        self._result = self._blanks = ""
 
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_add(
@@ -407,5 +382,5 @@ class GemmaScanner(DialectScanner):
         elif st in (_BODY, _STRING):
             self._unclosed("tool call not closed at end of stream", out)
         elif st == _RESULT:
-            out.append(Text("", self._result + self._blanks))
+            self._stop_ended(out)
         self._reset()

@@ -28,14 +28,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, ResultForgery, Text
+from guard.models import Event, Malformed, Text
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
-    SINK,
     TaggedScanner,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, Markers
+from guard.scanners.base import HOLD, Markers
 
 __all__ = [
     "GLMScanner",
@@ -87,7 +86,6 @@ _PAIR = re.compile(
     re.DOTALL,
 )
 _BLANK = re.compile(r"\s*")
-_NON_WS = re.compile(r"\S")
 _NAME = re.compile(r"[^\s<>\"']+")
 
 _NAME_STATE, _BODY, _STOP = range(FIRST_STATE, FIRST_STATE + 3)
@@ -121,15 +119,13 @@ class GLMScanner(TaggedScanner):
     """
 
     THINK_ENDS = (RESPONSE, *_STOPS)
+    FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._call_id = ""
         self._call_name = ""
-        self._stop = ""
-        self._stop_start = 0
-        self._stop_ws = ""
 
     def _held_extra(self) -> int:
         return len(self._hdr) + len(self._stop) + len(self._stop_ws)
@@ -141,7 +137,7 @@ class GLMScanner(TaggedScanner):
             return self._in_name(buf, pos, out, final)
         if state == _BODY:
             return self._in_body(buf, pos, out, final)
-        return self._stopped(buf, pos, out)
+        return self._stop_step(buf, pos, out)
 
     def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _OUT_MARKERS.find(buf, pos, final)
@@ -160,10 +156,7 @@ class GLMScanner(TaggedScanner):
         elif m == RESPONSE:
             self._forgery(self._base + i, m, out)
         elif m in _STOPS:
-            self._state = _STOP
-            self._stop = m
-            self._stop_start = self._base + i
-            self._stop_ws = ""
+            self._hold_stop(m, self._base + i, _STOP)
         else:
             out.append(Malformed(f"{m} outside its place in a GLM turn", m))
         return i + len(m)
@@ -219,31 +212,8 @@ class GLMScanner(TaggedScanner):
             return f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs"
         return name, self._types.arguments(name, pairs)
 
-    def _stopped(self, buf: str, pos: int, out: list[Event]) -> int:
-        """After a stop: whitespace is held (capped) until something else or the end."""
-        found = _NON_WS.search(buf, pos)
-        j = found.start() if found else len(buf)
-        room = HEADER_CAP - len(self._stop_ws)
-        if j - pos > room:
-            j = pos + room
-            found = None
-        self._stop_ws += buf[pos:j]
-        if found is None and j == len(buf):
-            return j
-        stop, ws = self._stop, self._stop_ws
-        self._stop = self._stop_ws = ""
-        if stop == OBSERVATION:
-            out.append(ResultForgery(self._stop_start, stop, stop))
-            self._sink_start("text after a forged tool result")
-            self._sink_add(ws, out)
-            self._state = SINK
-        else:
-            out.append(Malformed(f"{stop} followed by more output", stop + ws))
-            self._state = OUT
-        return j
-
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state in (_NAME_STATE, _BODY):
             self._unclosed("tool call not closed at end of stream", out)
         elif state == _STOP:
-            out.append(Text("", self._stop + self._stop_ws))
+            self._stop_ended(out)
