@@ -80,7 +80,15 @@ class GrammarScanner(TaggedScanner):
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
             return self._outside(buf, pos, out, final)
-        return self._in_call(buf, pos, out, final)
+        return self._call_body(
+            self._call_markers[self._open],
+            self._closes[self._open],
+            "tool call arguments",
+            buf,
+            pos,
+            out,
+            final,
+        )
 
     def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         markers = self._out_markers
@@ -105,18 +113,6 @@ class GrammarScanner(TaggedScanner):
         else:
             out.append(Malformed(f"{m} out of place in a {d.name} message", m))
         return i + len(m)
-
-    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(
-            self._call_markers[self._open], "tool call arguments", buf, pos, out, final
-        )
-        if m is None:
-            return i
-        if m in self._closes[self._open]:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
 
     def _parse_body(self, body: str) -> tuple[str, str] | str:
         return parse_json_call(body)

@@ -138,18 +138,22 @@ class InvokeScanner(TaggedScanner):
         if state == _TAG:
             return self._in_tag(buf, pos, out, final)
         if state == _BODY:
-            return self._in_body(buf, pos, out, final)
+            return self._call_body(
+                self._body_markers,
+                self.INVOKE_CLOSES,
+                "invoke body",
+                buf,
+                pos,
+                out,
+                final,
+                "invoke",
+            )
         return self._step_extra(state, buf, pos, out, final)
 
     def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._out_markers.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(self._out_markers, buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         thinking = dict(self.THINKING)
         if m in thinking:
             self._open_thinking(m, out)
@@ -223,16 +227,6 @@ class InvokeScanner(TaggedScanner):
         name = parse_attributes(self._hdr[len(opener) : -1]).get("name", "").strip()
         self._state = _BODY
         self._start_call(name, bool(name) and not any(c.isspace() or c in "<>" for c in name), out)
-
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(self._body_markers, "invoke body", buf, pos, out, final)
-        if m is None:
-            return i
-        if m in self.INVOKE_CLOSES:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"invoke not closed before {m}", out)
-        return i
 
     def parse_parameters(self, body: str) -> list[tuple[str, str, dict[str, str]]] | None:
         """The ``(key, value text, attributes)`` of each parameter element of an invoke body, or

@@ -1,15 +1,18 @@
-"""States shared by the scanners of tag dialects (GLM, Kimi, DeepSeek, MiniMax): reasoning
-sections, a start inside reasoning, the forgery sink, junk inside a call section, and the
-renderers' common checks.
+"""States shared by the scanners of tag dialects (GLM, Kimi, Kimi K3, DeepSeek, MiniMax, the
+generic grammar scanner): reasoning sections, a start inside reasoning, the forgery sink, a held
+call body and its close, and the renderers' common checks.
 
 A subclass sets the class attributes below and implements :meth:`TaggedScanner._step` for its
-own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning and sink states.
+own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning and sink states
+(with the steps of :class:`~guard.scanners._dialect.DialectScanner`). A call's body is held up
+to its closer (:meth:`TaggedScanner._call_body`); at the closer the dialect's
+:meth:`TaggedScanner._parse_body` reads it and :meth:`TaggedScanner._close_call` reports it.
 """
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
+from collections.abc import Iterable
 from typing import Any, ClassVar, Final
 
 from guard.models import (
@@ -23,10 +26,10 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    DialectScanner,
     Markers,
     json_members,
     json_value,
@@ -48,11 +51,9 @@ SINK: Final = 2
 #: The first state number a subclass may use for its own states.
 FIRST_STATE: Final = 3
 
-_RUNS = re.compile(r"(\s+)|(\S+)")
-
 
 class TaggedScanner(DialectScanner):
-    """Reasoning, forgery and section-junk handling for a tag dialect.
+    """Reasoning, forgery and held-call handling for a tag dialect.
 
     Class attributes:
         THINKING: ``(open, close)`` reasoning tag pairs; the first pair is the one a template
@@ -117,6 +118,30 @@ class TaggedScanner(DialectScanner):
         if self._body_skip_end(close, out):
             return None
         return hdr, self._body_take()
+
+    def _call_body(
+        self,
+        markers: Markers,
+        closes: Iterable[str],
+        what: str,
+        buf: str,
+        pos: int,
+        out: list[Event],
+        final: bool,
+        call: str = "tool call",
+    ) -> int:
+        """One step in a held call body (``what`` names it, :meth:`_body_until`) up to the next
+        of ``markers``: one of ``closes`` ends the call (:meth:`_close_call`); another marker
+        cuts it short (``Malformed``, ``call`` naming it in the reason; the marker is read
+        again). Returns what :meth:`_step` returns."""
+        i, m = self._body_until(markers, what, buf, pos, out, final)
+        if m is None:
+            return i
+        if m in closes:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"{call} not closed before {m}", out)
+        return i
 
     def _close_call(self, close: str, out: list[Event]) -> None:
         """A call's closing marker ``close`` was read: the call ends (:meth:`_close_held`),
@@ -274,21 +299,6 @@ class TaggedScanner(DialectScanner):
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         close = self._think_close
         return self._think_step(self._think_markers[close], close, buf, pos, out, final)
-
-    # -- junk ------------------------------------------------------------------------------------
-
-    def _gap(self, text: str, reason: str, out: list[Event]) -> None:
-        """Text between the markers of a call section: whitespace is layout (``Text`` with no
-        visible text), anything else is ``Malformed``, one event per run (held until the run
-        ends, so the events do not depend on chunking)."""
-        for m in _RUNS.finditer(text):
-            blank = m.group(1)
-            if blank is not None:
-                self._sink_flush(out)
-                out.append(Text("", blank))
-            else:
-                self._sink_start(reason)
-                self._sink_add(m.group(2), out)
 
 
 def json_arguments(text: str) -> str:

@@ -41,7 +41,8 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "AnthropicScanner",
@@ -121,14 +122,9 @@ class AnthropicScanner(DialectScanner):
             st = self._state
             if st in (_OUT, _BLOCK):
                 markers = _BLOCK_MARKERS if st == _BLOCK else _OUT_MARKERS
-                i, m = markers.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
+                i, m = self._text_until(markers, buf, pos, out, final)
                 if m is None:
-                    return n
-                if m == HOLD:
-                    return i
+                    return -1 - i
                 pos = i + len(m)
                 self._outside(m, self._base + i, out)
             elif st == _THINK:

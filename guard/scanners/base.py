@@ -1,7 +1,7 @@
 """Machinery shared by the dialect scanners: marker search with partial-suffix hold, the
-forgery sink, capped held text, the common constructor keywords, reasoning steps and held stops
-(:class:`DialectScanner`); the safe parsers of call bodies (:mod:`guard.scanners._values`) are
-re-exported here.
+forgery sink, capped held text; the safe parsers of call bodies (:mod:`guard.scanners._values`)
+are re-exported here. The steps the dialects share on top of it are in
+:mod:`guard.scanners._dialect`.
 
 Every scanner built on :class:`ScannerBase` keeps one short string between calls (``_tail``:
 the longest proper prefix of a marker that the input ends with) plus whatever structure it is
@@ -21,8 +21,8 @@ end at positions fixed by the text alone. Text after a forgery, for instance, go
 ``Malformed`` blocks of exactly :data:`SINK_BLOCK` characters plus a remainder at flush, never
 one event per chunk.
 
-This module imports only :mod:`guard.models`, :mod:`guard.errors` and the standard library
-(docs/architecture.md, "Layering").
+This module imports only :mod:`guard.models` and the standard library (docs/architecture.md,
+"Layering").
 """
 
 from __future__ import annotations
@@ -30,19 +30,9 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Final
+from typing import Any, Final
 
-from guard.errors import ConfigError
-from guard.models import (
-    Event,
-    Malformed,
-    ResultForgery,
-    Text,
-    ThinkingDelta,
-    ThinkingEnd,
-    ThinkingStart,
-    lazy_re,
-)
+from guard.models import Event, Malformed, lazy_re
 from guard.scanners._values import (
     ToolTypes,
     json_members,
@@ -57,7 +47,6 @@ __all__ = [
     "HOLD",
     "MAX_ARGUMENTS",
     "SINK_BLOCK",
-    "DialectScanner",
     "Markers",
     "ScannerBase",
     "ToolTypes",
@@ -82,7 +71,6 @@ HOLD: Final = ""
 
 #: a run of ``<`` (a model's flood of them is skipped to its last one)
 _LT_RUN = re.compile("<+")
-_NON_WS = re.compile(r"\S")
 
 
 class Markers:
@@ -330,138 +318,3 @@ class ScannerBase(ABC):
         self._sink_flush(out)
         self._skipping = False
         return True
-
-
-class DialectScanner(ScannerBase):
-    """A dialect's scanner: the keywords every built-in scanner takes, a state number
-    (``_state``), and the steps the dialects share (the ``ThinkingStart`` owed by
-    ``start_in_thinking``, a reasoning section, a forgery, a held stop).
-
-    Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
-    flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning) and
-    set the class attributes below.
-
-    Args:
-        start_in_thinking: the output starts inside reasoning (the prompt opened it).
-        tools: OpenAI tool definitions, whose schemas type values sent as strings.
-        max_arguments: cap on the argument text held for one call (characters).
-    """
-
-    #: For a dialect whose output has no reasoning section: why ``start_in_thinking`` is
-    #: refused (the ``ConfigError`` message). Empty when the dialect has reasoning.
-    NO_REASONING: ClassVar[str] = ""
-    #: The state of text outside any structure (where a reasoning section ends).
-    TEXT_STATE: ClassVar[int] = 0
-    #: The state after a forgery: all input goes to the sink.
-    SINK_STATE: ClassVar[int]
-    #: Held stops (:meth:`_hold_stop`) that are a forged result when more output follows.
-    FORGED_STOPS: ClassVar[frozenset[str]] = frozenset()
-    _state: int
-    #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
-    _announce: bool = False
-    #: A held stop, its absolute offset, and the blanks read after it.
-    _stop: str = ""
-    _stop_at: int = 0
-    _stop_ws: str = ""
-
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking and self.NO_REASONING:
-            raise ConfigError(self.NO_REASONING)
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
-
-    @abstractmethod
-    def _reset(self) -> None:
-        """Set the state of a new stream (at construction and after each flush)."""
-
-    def _announced(self, out: list[Event]) -> None:
-        """Emit the ``ThinkingStart`` owed by ``start_in_thinking``, once."""
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-
-    def _think_step(
-        self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool
-    ) -> int:
-        """Reasoning up to the next of ``markers`` goes out as ``ThinkingDelta``. Its ``close``
-        ends it (``ThinkingEnd`` carrying it); any other marker ends it with an empty
-        ``ThinkingEnd`` and is read again in :attr:`TEXT_STATE`. Returns the new position, or
-        ``-1 - i`` to stop consuming at ``i`` (the end of ``buf``, or a possible marker)."""
-        i, m = markers.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._state = self.TEXT_STATE
-        if m == close:
-            out.append(ThinkingEnd(m))
-            return i + len(m)
-        out.append(ThinkingEnd(""))
-        return i
-
-    def _forgery(
-        self,
-        offset: int,
-        marker: str,
-        out: list[Event],
-        reason: str = "text after a forged tool result",
-        rest: str = "",
-    ) -> None:
-        """A result opening (or a turn only the host writes) ``marker`` at absolute ``offset``:
-        everything after it (first ``rest``, read with it) goes out as ``Malformed`` blocks
-        (``reason``)."""
-        out.append(ResultForgery(offset, marker, marker))
-        self._sink_start(reason)
-        self._sink_add(rest, out)
-        self._state = self.SINK_STATE
-
-    # A marker that is a stop only at the end of the output (followed by more output it is a
-    # forged result or out of place) is held with the blanks after it until that is known.
-
-    def _hold_stop(self, marker: str, offset: int, state: int) -> None:
-        """Hold the stop ``marker`` (at absolute ``offset``); ``state`` reads what follows it
-        with :meth:`_stop_step`."""
-        self._stop, self._stop_at, self._stop_ws = marker, offset, ""
-        self._state = state
-
-    def _stop_step(self, buf: str, pos: int, out: list[Event]) -> int:
-        """After a held stop: blanks are held with it (capped at :data:`HEADER_CAP`); anything
-        else (or blanks past the cap) is more output (:meth:`_stop_followed`). Returns the new
-        position."""
-        found = _NON_WS.search(buf, pos)
-        j = found.start() if found else len(buf)
-        room = HEADER_CAP - len(self._stop_ws)
-        if j - pos > room:
-            j = pos + room
-            found = None
-        self._stop_ws += buf[pos:j]
-        if found is None and j == len(buf):
-            return j
-        self._stop_followed(out)
-        return j
-
-    def _stop_followed(self, out: list[Event]) -> None:
-        """More output after a held stop: one of :attr:`FORGED_STOPS` is a forged result (its
-        blanks go to the sink); another is ``Malformed`` and text goes on."""
-        stop, ws = self._stop, self._stop_ws
-        self._stop = self._stop_ws = ""
-        if stop in self.FORGED_STOPS:
-            self._forgery(self._stop_at, stop, out, rest=ws)
-        else:
-            out.append(Malformed(f"{stop} followed by more output", stop + ws))
-            self._state = self.TEXT_STATE
-
-    def _stop_ended(self, out: list[Event]) -> None:
-        """The output ended after a held stop: it was a stop (``Text`` with empty text)."""
-        out.append(Text("", self._stop + self._stop_ws))
-        self._stop = self._stop_ws = ""

@@ -25,7 +25,8 @@ import re
 from typing import Any, Final
 
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers, kwargs_call
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import HEADER_CAP, HOLD, Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
@@ -88,14 +89,9 @@ class ChatGLM3Scanner(DialectScanner):
         while pos < n:
             st = self._state
             if st == _OUT:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
+                i, m = self._text_until(_MARKERS, buf, pos, out, final)
                 if m is None:
-                    return n
-                if m == HOLD:
-                    return i
+                    return -1 - i
                 pos = i + len(m)
                 if m == ASSISTANT:
                     self._state = _HEADER

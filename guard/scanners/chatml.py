@@ -40,10 +40,10 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    DialectScanner,
     Markers,
     json_members,
     tool_arguments,
@@ -169,14 +169,9 @@ class ChatMLScanner(DialectScanner):
         while pos < n:
             st = self._state
             if st == _OUT:
-                i, m = self._out_markers.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
+                i, m = self._text_until(self._out_markers, buf, pos, out, final)
                 if m is None:
-                    return n
-                if m == HOLD:
-                    return i
+                    return -1 - i
                 pos = i + len(m)
                 if m == THINK_OPEN:
                     out.append(ThinkingStart(m))

@@ -132,25 +132,15 @@ class DeepSeekScanner(TaggedScanner):
             return self._outside(state == _SECTION, buf, pos, out, final)
         if state == _HEADER:
             return self._in_header(buf, pos, out, final)
-        return self._in_body(buf, pos, out, final)
+        return self._call_body(_BODY_MARKERS, (CALL_END,), "tool call body", buf, pos, out, final)
 
     def _back(self) -> int:
         return _SECTION if self._in_section else OUT
 
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if section:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, _JUNK if section else "")
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        if section:
-            self._sink_flush(out)
+            return i
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
@@ -200,16 +190,6 @@ class DeepSeekScanner(TaggedScanner):
         self._state = _BODY
         self._deferred = header == TYPE_WORD
         self._start_call(header, not self._deferred and _valid(header), out)
-
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_END:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
 
     def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:

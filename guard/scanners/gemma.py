@@ -41,7 +41,8 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HOLD, DialectScanner, Markers
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import HOLD, Markers
 
 __all__ = [
     "GemmaScanner",
@@ -278,14 +279,9 @@ class GemmaScanner(DialectScanner):
     # the buffer, or where a possible marker starts and is held).
 
     def _step_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._marker(m, self._base + i, out)
         return i + len(m)
 

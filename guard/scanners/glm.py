@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, Text
+from guard.models import Event, Malformed
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
@@ -136,18 +136,15 @@ class GLMScanner(TaggedScanner):
         if state == _NAME_STATE:
             return self._in_name(buf, pos, out, final)
         if state == _BODY:
-            return self._in_body(buf, pos, out, final)
+            return self._call_body(
+                _BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final
+            )
         return self._stop_step(buf, pos, out)
 
     def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == THINK_OPEN:
             self._open_thinking(m, out)
         elif m == CALL_OPEN:
@@ -191,17 +188,6 @@ class GLMScanner(TaggedScanner):
         name = self._hdr[len(CALL_OPEN) :].strip()
         self._state = _BODY
         self._start_call(name, _NAME.fullmatch(name) is not None, out)
-
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
-        if m is None:
-            return i
-        self._state = OUT
-        if m == CALL_CLOSE:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
 
     def _parse_body(self, body: str) -> tuple[str, str] | str:
         cid, name = self._call_id, self._call_name

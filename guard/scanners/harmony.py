@@ -52,9 +52,10 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners._harmony_header import HarmonyHeader, parse_header
 from guard.scanners._harmony_tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START
-from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "CALL",

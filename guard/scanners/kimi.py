@@ -114,25 +114,18 @@ class KimiScanner(TaggedScanner):
             return self._outside(state == _SECTION, buf, pos, out, final)
         if state == _HEADER:
             return self._in_header(buf, pos, out, final)
-        return self._in_args(buf, pos, out, final)
+        return self._call_body(
+            _ARGS_MARKERS, (CALL_END,), "tool call arguments", buf, pos, out, final
+        )
 
     def _back(self) -> int:
         return _SECTION if self._in_section else OUT
 
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = (_SECTION_MARKERS if section else _OUT_MARKERS).find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if section:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        markers = _SECTION_MARKERS if section else _OUT_MARKERS
+        i, m = self._text_until(markers, buf, pos, out, final, _JUNK if section else "")
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        if section:
-            self._sink_flush(out)
+            return i
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
@@ -189,16 +182,6 @@ class KimiScanner(TaggedScanner):
             self._hdr = ""
         else:
             self._call_id = ""
-
-    def _in_args(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_ARGS_MARKERS, "tool call arguments", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_END:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
 
     def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:

@@ -204,21 +204,15 @@ class KimiK3Scanner(TaggedScanner):
             return self._outside(state, buf, pos, out, final)
         if state == _TAG_STATE:
             return self._in_tag(buf, pos, out, final)
-        return self._in_call(buf, pos, out, final)
+        return self._call_body(
+            _CALL_MARKERS, (CALL_CLOSE,), "tool call arguments", buf, pos, out, final
+        )
 
     def _outside(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if state == _SECTION:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        junk = _JUNK if state == _SECTION else ""
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, junk)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._sink_flush(out)
+            return i
         if m in (OPEN, CLOSE):
             self._hdr, self._hdr_at, self._hdr_from = m, self._base + i, state
             self._state = _TAG_STATE
@@ -288,16 +282,6 @@ class KimiK3Scanner(TaggedScanner):
             out.append(Text("", raw))
         else:
             out.append(Malformed(f"{raw[:64]!r} out of place in a Kimi K3 message", raw))
-
-    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_CALL_MARKERS, "tool call arguments", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_CLOSE:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
 
     def _parse_body(self, body: str) -> tuple[str, str] | str:
         parsed = parse_arguments(body)

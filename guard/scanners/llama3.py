@@ -31,10 +31,10 @@ from typing import Final
 
 from guard._json_walk import value_end
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    DialectScanner,
     Markers,
     json_members,
     kwargs_call,
@@ -183,14 +183,9 @@ class Llama3Scanner(DialectScanner):
         return j
 
     def _step_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _TEXT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == PYTHON_TAG:
             self._state = _TAG
         elif m == FUNCTION:

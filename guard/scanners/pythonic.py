@@ -32,8 +32,9 @@ import re
 from typing import Any, Final
 
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._dialect import DialectScanner
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
-from guard.scanners.base import HEADER_CAP, HOLD, DialectScanner, Markers
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "PythonicScanner",
@@ -273,14 +274,9 @@ class PythonicScanner(DialectScanner):
                 self._unclosed(f"call list not closed before {m}", out)
                 pos = i
             elif st == _TEXT:
-                i, m = _TEXT_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
+                i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
                 if m is None:
-                    return n
-                if m == HOLD:
-                    return i
+                    return -1 - i
                 pos = i + len(m)
                 self._marker(m, self._base + i, out)
             else:  # _SINK
