@@ -30,13 +30,15 @@ _RUNS = re.compile(r"(\s+)|(\S+)")
 
 
 class DialectScanner(ScannerBase):
-    """A dialect's scanner: the keywords every built-in scanner takes, a state number
-    (``_state``), and the steps the dialects share (the ``ThinkingStart`` owed by
-    ``start_in_thinking``, a reasoning section, a forgery, a held stop).
+    """A dialect's scanner: the keywords every built-in scanner takes, a state machine over
+    numbered states (``_state``), and the steps the dialects share (the ``ThinkingStart`` owed
+    by ``start_in_thinking``, a reasoning section, text up to a marker, a forgery, a held stop).
 
     Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
-    flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning) and
-    set the class attributes below.
+    flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning),
+    ``_step`` (one step in one of their states), ``_finish_dialect`` (what a state holds at the
+    end of the stream) and, with a :attr:`THINK_STATE`, ``_think``; and set the class
+    attributes below.
 
     Args:
         start_in_thinking: the output starts inside reasoning (the prompt opened it).
@@ -51,11 +53,16 @@ class DialectScanner(ScannerBase):
     TEXT_STATE: ClassVar[int] = 0
     #: The state after a forgery: all input goes to the sink.
     SINK_STATE: ClassVar[int]
+    #: The reasoning state, read by :meth:`_think` (-1: the dialect has none of its own).
+    THINK_STATE: ClassVar[int] = -1
     #: Held stops (:meth:`_hold_stop`) that are a forged result when more output follows.
     FORGED_STOPS: ClassVar[frozenset[str]] = frozenset()
     _state: int
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False
+    #: A held header, or the held opening of the call whose body is read (it goes out with an
+    #: overflowing body).
+    _hdr: str = ""
     #: A held stop, its absolute offset, and the blanks read after it.
     _stop: str = ""
     _stop_at: int = 0
@@ -77,6 +84,45 @@ class DialectScanner(ScannerBase):
     @abstractmethod
     def _reset(self) -> None:
         """Set the state of a new stream (at construction and after each flush)."""
+
+    @abstractmethod
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step in one of the dialect's states: the new position, or ``-1 - i`` to stop
+        consuming at ``i`` (the end of ``buf``, or a partial marker held from there)."""
+
+    @abstractmethod
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        """Close what the dialect's state holds at the end of the stream."""
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """One step in :attr:`THINK_STATE` (as :meth:`_step`), for a dialect that has it."""
+        raise NotImplementedError
+
+    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if self._announce:
+            self._announced(out)
+        n = len(buf)
+        while pos < n:
+            st = self._state
+            if st == self.THINK_STATE:
+                pos = self._think(buf, pos, out, final)
+            elif st == self.SINK_STATE:
+                self._sink_add(buf[pos:], out)
+                return n
+            else:
+                pos = self._step(st, buf, pos, out, final)
+            if pos < 0:
+                return -1 - pos
+        return n
+
+    def _finish(self, out: list[Event]) -> None:
+        self._announced(out)
+        st = self._state
+        if st == self.THINK_STATE:
+            out.append(ThinkingEnd(""))
+        elif st != self.SINK_STATE:
+            self._finish_dialect(st, out)
+        self._reset()
 
     def _announced(self, out: list[Event]) -> None:
         """Emit the ``ThinkingStart`` owed by ``start_in_thinking``, once."""
@@ -118,6 +164,21 @@ class DialectScanner(ScannerBase):
             else:
                 self._sink_start(reason)
                 self._sink_add(m.group(2), out)
+
+    def _header_overflows(
+        self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
+    ) -> int | None:
+        """Whether holding ``buf[pos:end]`` in the header would pass :data:`HEADER_CAP`: then
+        what is held and what fits go out as ``Malformed`` (``what`` names the header), the
+        state goes ``back``, and the offset to go on from is returned; else None."""
+        room = HEADER_CAP - len(self._hdr)
+        if end - pos <= room:
+            return None
+        reason = f"{what} longer than {HEADER_CAP} characters"
+        out.append(Malformed(reason, self._hdr + buf[pos : pos + room]))
+        self._hdr = ""
+        self._state = back
+        return pos + room
 
     def _think_step(
         self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool

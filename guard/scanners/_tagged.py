@@ -2,9 +2,9 @@
 generic grammar scanner): reasoning sections, a start inside reasoning, the forgery sink, a held
 call body and its close, and the renderers' common checks.
 
-A subclass sets the class attributes below and implements :meth:`TaggedScanner._step` for its
-own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning and sink states
-(with the steps of :class:`~guard.scanners._dialect.DialectScanner`). A call's body is held up
+A subclass sets the class attributes below and implements ``_step`` for its own states
+(numbered from :data:`FIRST_STATE`); the reasoning and sink states are run here and by the loop
+of :class:`~guard.scanners._dialect.DialectScanner`. A call's body is held up
 to its closer (:meth:`TaggedScanner._call_body`); at the closer the dialect's
 :meth:`TaggedScanner._parse_body` reads it and :meth:`TaggedScanner._close_call` reports it.
 """
@@ -20,7 +20,6 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingDelta,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
@@ -28,7 +27,6 @@ from guard.models import (
 )
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
-    HEADER_CAP,
     HOLD,
     Markers,
     json_members,
@@ -71,10 +69,9 @@ class TaggedScanner(DialectScanner):
     #: States that hold a call body (``_body``) until its closing marker.
     HELD_STATES: ClassVar[frozenset[int]] = frozenset()
     SINK_STATE = SINK
+    THINK_STATE = THINK
     _think_markers: ClassVar[dict[str, Markers]]
     _leads: ClassVar[frozenset[str]] = frozenset("<")
-    #: the held opening of the call whose body is read (it goes out with an overflowing body)
-    _hdr: str
     #: The id of the call being read when its ``ToolStart`` went out at its opening (the
     #: dialects that name a call before its body); empty when it goes out at its close.
     _call_id: str = ""
@@ -95,15 +92,6 @@ class TaggedScanner(DialectScanner):
     @abstractmethod
     def _reset_dialect(self) -> None:
         """Reset the dialect's own state (called at construction and after each flush)."""
-
-    @abstractmethod
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        """One step in one of the dialect's states: the new position, or ``-1 - i`` to stop
-        consuming at ``i`` (a partial marker is held from there)."""
-
-    @abstractmethod
-    def _finish_dialect(self, state: int, out: list[Event]) -> None:
-        """Close what the dialect's state holds at the end of the stream."""
 
     def _back(self) -> int:
         """The state a call goes back to when it closes or is cut short."""
@@ -208,21 +196,6 @@ class TaggedScanner(DialectScanner):
             return -1 - i, None
         return i, m
 
-    def _header_overflows(
-        self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
-    ) -> int | None:
-        """Whether holding ``buf[pos:end]`` in the header would pass :data:`HEADER_CAP`: then
-        what is held and what fits go out as ``Malformed`` (``what`` names the header), the
-        state goes ``back``, and the offset to go on from is returned; else None."""
-        room = HEADER_CAP - len(self._hdr)
-        if end - pos <= room:
-            return None
-        reason = f"{what} longer than {HEADER_CAP} characters"
-        out.append(Malformed(reason, self._hdr + buf[pos : pos + room]))
-        self._hdr = ""
-        self._state = back
-        return pos + room
-
     # -- the loop ------------------------------------------------------------------------------
 
     def feed(self, text: str) -> list[Event]:
@@ -263,31 +236,6 @@ class TaggedScanner(DialectScanner):
         self._base += len(text)
         self._emitted += 1
         return kind
-
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        self._announced(out)
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == THINK:
-                pos = self._think(buf, pos, out, final)
-            elif st == SINK:
-                self._sink_add(buf[pos:], out)
-                return n
-            else:
-                pos = self._step(st, buf, pos, out, final)
-            if pos < 0:
-                return -pos - 1
-        return n
-
-    def _finish(self, out: list[Event]) -> None:
-        self._announced(out)
-        st = self._state
-        if st == THINK:
-            out.append(ThinkingEnd(""))
-        elif st != SINK:
-            self._finish_dialect(st, out)
-        self._reset()
 
     # -- reasoning -------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._dialect import DialectScanner
-from guard.scanners.base import HEADER_CAP, HOLD, Markers, kwargs_call
+from guard.scanners.base import HOLD, Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
@@ -84,66 +84,60 @@ class ChatGLM3Scanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._hdr) + len(self._stop) + len(self._stop_ws)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                i, m = self._text_until(_MARKERS, buf, pos, out, final)
-                if m is None:
-                    return -1 - i
-                pos = i + len(m)
-                if m == ASSISTANT:
-                    self._state = _HEADER
-                    self._hdr = m
-                    self._hdr_prefix = len(m)
-                else:
-                    self._hold_stop(m, self._base + i, _STOP)
-            elif st == _HEADER:
-                i, m = _MARKERS.find(buf, pos, final)
-                j = buf.find("\n", pos, i)
-                end = j + 1 if j >= 0 else i
-                room = HEADER_CAP - len(self._hdr)
-                if end - pos > room:
-                    out.append(
-                        Malformed(
-                            f"assistant header longer than {HEADER_CAP} characters",
-                            self._hdr + buf[pos : pos + room],
-                        )
-                    )
-                    self._hdr = ""
-                    self._state = _OUT
-                    pos += room
-                    continue
-                self._hdr += buf[pos:end]
-                pos = end
-                if j >= 0:
-                    self._open_body(out)
-                elif m is None:
-                    return n
-                elif m == HOLD:
-                    return i
-                else:
-                    if self._hdr:
-                        out.append(Malformed("assistant header without a newline", self._hdr))
-                    self._hdr = ""
-                    self._state = _OUT
-            elif st == _CALL:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    self._body_add(buf[pos:i], out, "", self._overflow_reason())
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._end_call(out)
-                pos = i
-            elif st == _STOP:
-                pos = self._stop_step(buf, pos, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker starts and is held).
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            i, m = self._text_until(_MARKERS, buf, pos, out, final)
+            if m is None:
+                return i
+            if m == ASSISTANT:
+                self._state = _HEADER
+                self._hdr = m
+                self._hdr_prefix = len(m)
+            else:
+                self._hold_stop(m, self._base + i, _STOP)
+            return i + len(m)
+        if state == _HEADER:
+            return self._run_header(buf, pos, out, final)
+        if state == _CALL:
+            return self._run_call(buf, pos, out, final)
+        return self._stop_step(buf, pos, out)  # _STOP
+
+    def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """The metadata line, up to its newline."""
+        i, m = _MARKERS.find(buf, pos, final)
+        j = buf.find("\n", pos, i)
+        end = j + 1 if j >= 0 else i
+        over = self._header_overflows("assistant header", buf, pos, end, out, _OUT)
+        if over is not None:
+            return over
+        self._hdr += buf[pos:end]
+        if j >= 0:
+            self._open_body(out)
+            return end
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if self._hdr:
+            out.append(Malformed("assistant header without a newline", self._hdr))
+        self._hdr = ""
+        self._state = _OUT
+        return i
+
+    def _run_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A call's body, held up to the next role token (or the end of the stream)."""
+        i, m = _MARKERS.find(buf, pos, final)
+        if i > pos:
+            self._body_add(buf[pos:i], out, "", self._overflow_reason())
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._end_call(out)
+        return i
 
     def _overflow_reason(self) -> str:
         return (
@@ -177,13 +171,11 @@ class ChatGLM3Scanner(DialectScanner):
             out.append(ToolArgs(cid, args, body))
             out.append(ToolEnd(cid, name, args, ""))
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st == _HEADER:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _HEADER:
             if self._hdr:
                 out.append(Malformed("assistant header without a newline", self._hdr))
-        elif st == _CALL:
+        elif state == _CALL:
             self._end_call(out)
-        elif st == _STOP:
+        elif state == _STOP:
             self._stop_ended(out)
-        self._reset()

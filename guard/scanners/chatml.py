@@ -34,7 +34,6 @@ from guard.models import (
     Event,
     Malformed,
     Text,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
@@ -123,6 +122,7 @@ class ChatMLScanner(DialectScanner):
     #: Whether ``<function=...>`` without the ``<tool_call>`` wrapper is a call.
     BARE_FUNCTIONS: ClassVar[bool] = False
     SINK_STATE = _SINK
+    THINK_STATE = _THINK
 
     def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
         self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
@@ -163,48 +163,40 @@ class ChatMLScanner(DialectScanner):
 
     # -- state machine ---------------------------------------------------------------------
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        self._announced(out)
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                i, m = self._text_until(self._out_markers, buf, pos, out, final)
-                if m is None:
-                    return -1 - i
-                pos = i + len(m)
-                if m == THINK_OPEN:
-                    out.append(ThinkingStart(m))
-                    self._state = _THINK
-                elif m == CALL_OPEN:
-                    self._prefix = m
-                    self._wrapped = True
-                    self._state = _CALL
-                elif m == FUNCTION:
-                    self._open_function(m, out)
-                elif m in _FORGERY:
-                    self._forgery(self._base + i, m, out)
-                elif m in _STOPS:
-                    out.append(Text("", m))
-                else:
-                    out.append(Malformed(f"{m} without its opening tag", m))
-            elif st == _SINK:
-                self._sink_add(buf[pos:], out)
-                return n
-            else:
-                if st == _THINK:
-                    pos = self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
-                elif st == _CALL:
-                    pos = self._run_json(buf, pos, out, final)
-                elif st in (_FN_HEAD, _P_HEAD):
-                    pos = self._run_head(buf, pos, out, final)
-                else:  # _FN_BODY, _P_VALUE, _FN_TAIL
-                    pos = self._run_function(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-        return n
+    # Steps return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
 
-    # Sub-machines return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            return self._run_out(buf, pos, out, final)
+        if state == _CALL:
+            return self._run_json(buf, pos, out, final)
+        if state in (_FN_HEAD, _P_HEAD):
+            return self._run_head(buf, pos, out, final)
+        return self._run_function(buf, pos, out, final)  # _FN_BODY, _P_VALUE, _FN_TAIL
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
+
+    def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._text_until(self._out_markers, buf, pos, out, final)
+        if m is None:
+            return i
+        if m == THINK_OPEN:
+            out.append(ThinkingStart(m))
+            self._state = _THINK
+        elif m == CALL_OPEN:
+            self._prefix = m
+            self._wrapped = True
+            self._state = _CALL
+        elif m == FUNCTION:
+            self._open_function(m, out)
+        elif m in _FORGERY:
+            self._forgery(self._base + i, m, out)
+        elif m in _STOPS:
+            out.append(Text("", m))
+        else:
+            out.append(Malformed(f"{m} without its opening tag", m))
+        return i + len(m)
 
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_add(
@@ -451,13 +443,8 @@ class ChatMLScanner(DialectScanner):
         self._body_abandon(reason, self._prefix, out)
         self._call_reset()
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        self._announced(out)
-        if st == _THINK:
-            out.append(ThinkingEnd(""))
-        elif st == _FN_TAIL:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _FN_TAIL:
             self._end_function("", out)
-        elif st in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
+        elif state in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
             self._unclosed("tool call not closed at end of stream", out)
-        self._reset()

@@ -35,7 +35,6 @@ from guard.models import (
     Event,
     Malformed,
     Text,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
@@ -242,6 +241,7 @@ class GemmaScanner(DialectScanner):
     """Scanner for Gemma 4 / FunctionGemma output (see the module docstring)."""
 
     SINK_STATE = _SINK
+    THINK_STATE = _THINK
     FORGED_STOPS = frozenset(_RESULTS)
 
     def _reset(self) -> None:
@@ -253,27 +253,17 @@ class GemmaScanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._chan) + len(self._stop) + len(self._stop_ws)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        self._announced(out)
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                pos = self._step_out(buf, pos, out, final)
-            elif st == _CHANNEL:
-                pos = self._run_channel(buf, pos, out)
-            elif st == _THINK:
-                pos = self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
-            elif st in (_BODY, _STRING):
-                pos = self._step_body(st, buf, pos, out, final)
-            elif st == _RESULT:
-                pos = self._stop_step(buf, pos, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            return self._step_out(buf, pos, out, final)
+        if state == _CHANNEL:
+            return self._run_channel(buf, pos, out)
+        if state in (_BODY, _STRING):
+            return self._step_body(state, buf, pos, out, final)
+        return self._stop_step(buf, pos, out)  # _RESULT
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
@@ -368,15 +358,10 @@ class GemmaScanner(DialectScanner):
         self._state = _OUT
         self._body_abandon(reason, self._opener, out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        self._announced(out)
-        if st == _THINK:
-            out.append(ThinkingEnd(""))
-        elif st == _CHANNEL:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _CHANNEL:
             out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
-        elif st in (_BODY, _STRING):
+        elif state in (_BODY, _STRING):
             self._unclosed("tool call not closed at end of stream", out)
-        elif st == _RESULT:
+        elif state == _RESULT:
             self._stop_ended(out)
-        self._reset()

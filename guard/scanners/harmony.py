@@ -206,23 +206,12 @@ class HarmonyScanner(DialectScanner):
 
     # -- state machine ---------------------------------------------------------------------
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        self._announced(out)
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if _TEXT <= st <= _TOOL:
-                pos = self._body_step(st, buf, pos, out, final)
-            elif st == _OUT:
-                pos = self._out_step(buf, pos, out, final)
-            elif st == _HEADER:
-                pos = self._header(buf, pos, out, final)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if _TEXT <= state <= _TOOL:
+            return self._body_step(state, buf, pos, out, final)
+        if state == _OUT:
+            return self._out_step(buf, pos, out, final)
+        return self._header(buf, pos, out, final)  # _HEADER
 
     def _body_step(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """One step in a message body. Returns the new position, or ``-1 - i`` to stop at
@@ -418,17 +407,15 @@ class HarmonyScanner(DialectScanner):
             self._args = []
             self._args_len = 0
 
-    def _finish(self, out: list[Event]) -> None:
-        self._announced(out)
-        st = self._state
-        if st == _HEADER:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _HEADER:
             if not (self._pending and self._decide_author(True, out)):
                 out.append(
                     Malformed("message header without <|message|> at end of stream", self._hdr)
                 )
-        elif st == _THINK:
+        elif state == _THINK:
             out.append(ThinkingEnd(""))
-        elif st == _TOOL:
+        elif state == _TOOL:
             out.append(
                 Malformed(
                     f"tool call {self._call_id} ({self._call_name}) not terminated"
@@ -436,4 +423,3 @@ class HarmonyScanner(DialectScanner):
                     "",
                 )
             )
-        self._reset()

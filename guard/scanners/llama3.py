@@ -135,28 +135,18 @@ class Llama3Scanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._lead) + len(self._head)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _START:
-                pos = self._step_start(buf, pos, out)
-            elif st == _TEXT:
-                pos = self._step_text(buf, pos, out, final)
-            elif st == _JSON:
-                pos = self._step_json(buf, pos, out, final)
-            elif st == _TAG:
-                pos = self._step_tag(buf, pos, out, final)
-            elif st == _FN_HEAD:
-                pos = self._step_fn_head(buf, pos, out)
-            elif st == _FN_BODY:
-                pos = self._step_fn_body(buf, pos, out, final)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _START:
+            return self._step_start(buf, pos, out)
+        if state == _TEXT:
+            return self._step_text(buf, pos, out, final)
+        if state == _JSON:
+            return self._step_json(buf, pos, out, final)
+        if state == _TAG:
+            return self._step_tag(buf, pos, out, final)
+        if state == _FN_HEAD:
+            return self._step_fn_head(buf, pos, out)
+        return self._step_fn_body(buf, pos, out, final)  # _FN_BODY
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
@@ -353,19 +343,17 @@ class Llama3Scanner(DialectScanner):
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._body_abandon(reason, PYTHON_TAG, out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st == _START and self._lead:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _START and self._lead:
             out.append(Text(self._lead, self._lead))
-        elif st == _JSON:
+        elif state == _JSON:
             self._end_json("", 0, out)
-        elif st == _TAG:
+        elif state == _TAG:
             # Servers consume the closing <|eom_id|>, so a tag call that ends the stream is
             # whole; an empty one is still Malformed.
             self._end_tag("", out)
-        elif st == _FN_HEAD:
+        elif state == _FN_HEAD:
             out.append(Malformed(f"{FUNCTION}...> tag not closed at end of stream", self._head))
-        elif st == _FN_BODY and not self._body_skip_end("", out):
+        elif state == _FN_BODY and not self._body_skip_end("", out):
             reason = f"{FUNCTION}...> call not closed at end of stream"
             out.append(Malformed(reason, self._head + self._body_take()))
-        self._reset()

@@ -244,45 +244,41 @@ class PythonicScanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._lead)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _START:
-                pos = self._run_start(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st == _HEAD:
-                pos = self._run_head(buf, pos, out)
-            elif st == _LIST:
-                i, m = _LIST_MARKERS.find(buf, pos, final)
-                end = self._track(buf, pos, i, final)
-                if end == -2:  # a quote at the edge of the input: wait for more
-                    self._add(buf[pos : self._wait], out)
-                    return self._wait
-                if end >= 0:
-                    self._add(buf[pos:end], out)
-                    self._end_list(out)
-                    pos = end
-                    continue
-                if i > pos:
-                    self._add(buf[pos:i], out)
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._unclosed(f"call list not closed before {m}", out)
-                pos = i
-            elif st == _TEXT:
-                i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
-                if m is None:
-                    return -1 - i
-                pos = i + len(m)
-                self._marker(m, self._base + i, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker or a quote that needs more input starts).
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _START:
+            return self._run_start(buf, pos, out, final)
+        if state == _HEAD:
+            return self._run_head(buf, pos, out)
+        if state == _LIST:
+            return self._run_list(buf, pos, out, final)
+        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)  # _TEXT
+        if m is None:
+            return i
+        self._marker(m, self._base + i, out)
+        return i + len(m)
+
+    def _run_list(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """The held list, up to its closing ``]`` (or a marker that cuts it short)."""
+        i, m = _LIST_MARKERS.find(buf, pos, final)
+        end = self._track(buf, pos, i, final)
+        if end == -2:  # a quote at the edge of the input: wait for more
+            self._add(buf[pos : self._wait], out)
+            return -1 - self._wait
+        if end >= 0:
+            self._add(buf[pos:end], out)
+            self._end_list(out)
+            return end
+        if i > pos:
+            self._add(buf[pos:i], out)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._unclosed(f"call list not closed before {m}", out)
+        return i
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _FORGERY:
@@ -457,12 +453,10 @@ class PythonicScanner(DialectScanner):
         self._state = _TEXT
         self._body_abandon(reason, "", out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st in (_START, _HEAD):
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state in (_START, _HEAD):
             lead = self._lead
             if lead:
                 out.append(Text(lead, lead))
-        elif st == _LIST:
+        elif state == _LIST:
             self._unclosed("call list not closed at end of stream", out)
-        self._reset()
