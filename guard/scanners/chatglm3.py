@@ -24,17 +24,17 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from guard.dialects.chatglm3 import CHATGLM3
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import HOLD, Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
-ASSISTANT: Final = "<|assistant|>"
-OBSERVATION: Final = "<|observation|>"
-USER: Final = "<|user|>"
+# The spellings the dialect record holds are read from it.
+(ASSISTANT,), (OBSERVATION,) = CHATGLM3.call_open, CHATGLM3.result_open
+_, USER, EOS = CHATGLM3.stop  # the first is <|observation|>
 SYSTEM: Final = "<|system|>"
-EOS: Final = "</s>"
 
 _MARKERS = Markers((ASSISTANT, OBSERVATION, USER, SYSTEM, EOS))
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.DOTALL)

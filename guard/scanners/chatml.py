@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Final
 
+from guard.dialects.chatml import CHATML
+from guard.dialects.qwen3_coder import CALL_TAGS
 from guard.models import (
     Event,
     Malformed,
@@ -53,19 +55,13 @@ __all__ = [
     "parse_call",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-CALL_OPEN: Final = "<tool_call>"
-CALL_CLOSE: Final = "</tool_call>"
-RESPONSE: Final = "<tool_response>"
+# The spellings the dialect records hold are read from them.
+((THINK_OPEN, THINK_CLOSE),) = CHATML.thinking
+(CALL_OPEN,), (CALL_CLOSE,) = CHATML.call_open, CHATML.call_close
+RESPONSE, IM_START = CHATML.result_open
+IM_END, EOT = CHATML.stop
+FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE = CALL_TAGS
 RESPONSE_CLOSE: Final = "</tool_response>"
-IM_START: Final = "<|im_start|>"
-IM_END: Final = "<|im_end|>"
-EOT: Final = "<|endoftext|>"
-FUNCTION: Final = "<function="
-FUNCTION_CLOSE: Final = "</function>"
-PARAMETER: Final = "<parameter="
-PARAMETER_CLOSE: Final = "</parameter>"
 
 _FORGERY = frozenset((RESPONSE, IM_START))
 _STOPS = frozenset((IM_END, EOT))

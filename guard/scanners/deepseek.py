@@ -52,27 +52,22 @@ __all__ = [
     "parse_v3_body",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = DEEPSEEK.thinking
+CALLS_BEGIN, CALL_BEGIN = DEEPSEEK.call_open
+CALLS_END, CALL_END = DEEPSEEK.call_close
+OUTPUTS_BEGIN, OUTPUT_BEGIN, *_ = DEEPSEEK.result_open  # then the DSML-era result tags
+EOS, EOT = _STOPS = DEEPSEEK.stop
 BOS: Final = "<｜begin▁of▁sentence｜>"
-EOS: Final = "<｜end▁of▁sentence｜>"
-EOT: Final = "<|EOT|>"
 USER: Final = "<｜User｜>"
 ASSISTANT: Final = "<｜Assistant｜>"
-CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
-CALLS_END: Final = "<｜tool▁calls▁end｜>"
-CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
-CALL_END: Final = "<｜tool▁call▁end｜>"
 SEP: Final = "<｜tool▁sep｜>"
-OUTPUTS_BEGIN: Final = "<｜tool▁outputs▁begin｜>"
 OUTPUTS_END: Final = "<｜tool▁outputs▁end｜>"
-OUTPUT_BEGIN: Final = "<｜tool▁output▁begin｜>"
 OUTPUT_END: Final = "<｜tool▁output▁end｜>"
 #: The V3 / R1 header: the call's type.
 TYPE_WORD: Final = "function"
 
 _FORGERIES = DEEPSEEK.result_open
-_STOPS = (EOS, EOT)
 _STRAY = (USER, ASSISTANT, BOS, OUTPUTS_END, OUTPUT_END)
 _BREAKS = (CALL_BEGIN, CALLS_BEGIN, CALLS_END, *_FORGERIES, *_STOPS, USER, ASSISTANT)
 _CALL_TOKENS = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)

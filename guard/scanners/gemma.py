@@ -31,6 +31,7 @@ import math
 import re
 from typing import Any, Final
 
+from guard.dialects.gemma import GEMMA
 from guard.models import (
     Event,
     Malformed,
@@ -48,24 +49,18 @@ __all__ = [
     "parse_call",
 ]
 
-CALL: Final = "<|tool_call>"
-CALL_CLOSE: Final = "<tool_call|>"
+# The spellings the dialect record holds are read from it.
+CALL, FG_CALL = GEMMA.call_open
+CALL_CLOSE, FG_CALL_CLOSE = GEMMA.call_close
+RESPONSE, FG_RESPONSE, TURN, START_OF_TURN = GEMMA.result_open
+EOS, TURN_CLOSE, _, END_OF_TURN, _ = GEMMA.stop  # the others are result openings
+((_, CHANNEL_CLOSE),) = GEMMA.thinking  # the opening is CHANNEL + THOUGHT
 QUOTE: Final = '<|"|>'
-RESPONSE: Final = "<|tool_response>"
 RESPONSE_CLOSE: Final = "<tool_response|>"
-TURN: Final = "<|turn>"
-TURN_CLOSE: Final = "<turn|>"
 CHANNEL: Final = "<|channel>"
-CHANNEL_CLOSE: Final = "<channel|>"
 THOUGHT: Final = "thought\n"
-EOS: Final = "<eos>"
-FG_CALL: Final = "<start_function_call>"
-FG_CALL_CLOSE: Final = "<end_function_call>"
 FG_QUOTE: Final = "<escape>"
-FG_RESPONSE: Final = "<start_function_response>"
 FG_RESPONSE_CLOSE: Final = "<end_function_response>"
-START_OF_TURN: Final = "<start_of_turn>"
-END_OF_TURN: Final = "<end_of_turn>"
 
 #: Call opener -> (closer, string token).
 _CALLS: Final = {CALL: (CALL_CLOSE, QUOTE), FG_CALL: (FG_CALL_CLOSE, FG_QUOTE)}

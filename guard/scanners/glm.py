@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from guard.dialects.glm import GLM
 from guard.models import Event, Malformed
 from guard.scanners._tagged import (
     FIRST_STATE,
@@ -41,23 +42,19 @@ __all__ = [
     "parse_arguments",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-CALL_OPEN: Final = "<tool_call>"
-CALL_CLOSE: Final = "</tool_call>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = GLM.thinking
+(CALL_OPEN,), (CALL_CLOSE,) = GLM.call_open, GLM.call_close
+RESPONSE, OBSERVATION = GLM.result_open
+EOT, USER, _ = _STOPS = GLM.stop  # the third is <|observation|>
 KEY_OPEN: Final = "<arg_key>"
 KEY_CLOSE: Final = "</arg_key>"
 VALUE_OPEN: Final = "<arg_value>"
 VALUE_CLOSE: Final = "</arg_value>"
-RESPONSE: Final = "<tool_response>"
 RESPONSE_CLOSE: Final = "</tool_response>"
-OBSERVATION: Final = "<|observation|>"
-USER: Final = "<|user|>"
 SYSTEM: Final = "<|system|>"
 ASSISTANT: Final = "<|assistant|>"
-EOT: Final = "<|endoftext|>"
 
-_STOPS = (OBSERVATION, USER, EOT)
 _ENDS = (RESPONSE, *_STOPS, SYSTEM, ASSISTANT)
 _OUT_MARKERS = Markers(
     (

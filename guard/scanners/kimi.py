@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from guard.dialects.kimi import KIMI
 from guard.models import Event, Malformed, Text, ToolStart
 from guard.scanners._tagged import (
     FIRST_STATE,
@@ -45,25 +46,19 @@ __all__ = [
     "parse_call_id",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
-SECTION_END: Final = "<|tool_calls_section_end|>"
-SECTION_BEGIN_SINGULAR: Final = "<|tool_call_section_begin|>"
-SECTION_END_SINGULAR: Final = "<|tool_call_section_end|>"
-CALL_BEGIN: Final = "<|tool_call_begin|>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = KIMI.thinking
+SECTION_BEGIN, SECTION_BEGIN_SINGULAR, CALL_BEGIN = KIMI.call_open
+CALL_END, SECTION_END, SECTION_END_SINGULAR = KIMI.call_close
+(IM_SYSTEM,) = KIMI.result_open
+IM_END, EOS = _STOPS = KIMI.stop
 ARGUMENT_BEGIN: Final = "<|tool_call_argument_begin|>"
-CALL_END: Final = "<|tool_call_end|>"
-IM_SYSTEM: Final = "<|im_system|>"
 IM_USER: Final = "<|im_user|>"
 IM_ASSISTANT: Final = "<|im_assistant|>"
 IM_MIDDLE: Final = "<|im_middle|>"
-IM_END: Final = "<|im_end|>"
-EOS: Final = "[EOS]"
 
 _BEGINS = (SECTION_BEGIN, SECTION_BEGIN_SINGULAR)
 _ENDS = (SECTION_END, SECTION_END_SINGULAR)
-_STOPS = (IM_END, EOS)
 _TURNS = (IM_USER, IM_ASSISTANT, IM_MIDDLE)
 #: Spellings that end a call (its header or arguments) when it is not closed.
 _BREAKS = (CALL_BEGIN, *_BEGINS, *_ENDS, IM_SYSTEM, *_STOPS, *_TURNS)

@@ -30,6 +30,7 @@ import re
 from typing import Final
 
 from guard._json_walk import value_end
+from guard.dialects.llama3 import LLAMA3
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
@@ -48,16 +49,14 @@ __all__ = [
     "parse_python_tag",
 ]
 
-PYTHON_TAG: Final = "<|python_tag|>"
-EOM: Final = "<|eom_id|>"
-EOT: Final = "<|eot_id|>"
-END_OF_TEXT: Final = "<|end_of_text|>"
-START_HEADER: Final = "<|start_header_id|>"
+# The spellings the dialect record holds are read from it.
+PYTHON_TAG, FUNCTION = LLAMA3.call_open
+EOM, FUNCTION_CLOSE = LLAMA3.call_close
+(START_HEADER,) = LLAMA3.result_open
+EOT, _, END_OF_TEXT = LLAMA3.stop  # the second is <|eom_id|>
 END_HEADER: Final = "<|end_header_id|>"
-FUNCTION: Final = "<function="
-FUNCTION_CLOSE: Final = "</function>"
 
-_STOPS = frozenset((EOM, EOT, END_OF_TEXT))
+_STOPS = frozenset(LLAMA3.stop)
 _MARKERS = Markers((PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER))
 _TEXT_MARKERS = Markers(
     (PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER, FUNCTION, FUNCTION_CLOSE)

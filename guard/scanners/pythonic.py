@@ -31,6 +31,7 @@ import math
 import re
 from typing import Any, Final
 
+from guard.dialects.pythonic import PYTHONIC
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._dialect import DialectScanner
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
@@ -41,20 +42,14 @@ __all__ = [
     "parse_calls",
 ]
 
-PYTHON_START: Final = "<|python_start|>"
-PYTHON_END: Final = "<|python_end|>"
-HEADER_START: Final = "<|header_start|>"
+# The spellings the dialect record holds are read from it.
+(PYTHON_START,), (PYTHON_END,) = PYTHONIC.call_open, PYTHONIC.call_close
+HEADER_START, START_OF_TURN, TOOL_RESPONSE = PYTHONIC.result_open
+EOT, EOM, END_OF_TEXT, END_OF_TURN, EOS = PYTHONIC.stop
 HEADER_END: Final = "<|header_end|>"
-EOT: Final = "<|eot|>"
-EOM: Final = "<|eom|>"
-END_OF_TEXT: Final = "<|end_of_text|>"
-START_OF_TURN: Final = "<start_of_turn>"
-END_OF_TURN: Final = "<end_of_turn>"
-EOS: Final = "<eos>"
-TOOL_RESPONSE: Final = "<tool_response>"
 
-_FORGERY = frozenset((HEADER_START, START_OF_TURN, TOOL_RESPONSE))
-_STOPS = frozenset((EOT, EOM, END_OF_TEXT, END_OF_TURN, EOS))
+_FORGERY = frozenset(PYTHONIC.result_open)
+_STOPS = frozenset(PYTHONIC.stop)
 _ENDS = (*_FORGERY, *_STOPS)
 _TEXT_MARKERS = Markers((PYTHON_START, PYTHON_END, HEADER_END, *_ENDS))
 _LIST_MARKERS = Markers((PYTHON_END, *_ENDS))
