@@ -68,19 +68,25 @@ class TaggedScanner(DialectScanner):
     LEAD_CHARS: ClassVar[str] = "<"
     #: States that hold a call body (``_body``) until its closing marker.
     HELD_STATES: ClassVar[frozenset[int]] = frozenset()
+    #: The state of a call section (calls with layout between them), if the dialect has one.
+    SECTION_STATE: ClassVar[int] = -1
     SINK_STATE = SINK
     THINK_STATE = THINK
     _think_markers: ClassVar[dict[str, Markers]]
+    _think_opens: ClassVar[frozenset[str]]
     _leads: ClassVar[frozenset[str]] = frozenset("<")
     #: The id of the call being read when its ``ToolStart`` went out at its opening (the
     #: dialects that name a call before its body); empty when it goes out at its close.
     _call_id: str = ""
     #: The name of the call being read, once its opening named it.
     _call_name: str = ""
+    #: The call being read stands in a call section (it goes back there when it ends).
+    _in_section: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._think_markers = {close: Markers((close, *cls.THINK_ENDS)) for _, close in cls.THINKING}
+        cls._think_opens = frozenset(open_ for open_, _ in cls.THINKING)
         cls._leads = frozenset(cls.LEAD_CHARS)
 
     def _reset(self) -> None:
@@ -94,8 +100,30 @@ class TaggedScanner(DialectScanner):
         """Reset the dialect's own state (called at construction and after each flush)."""
 
     def _back(self) -> int:
-        """The state a call goes back to when it closes or is cut short."""
-        return OUT
+        """The state a call goes back to when it closes or is cut short: the call section it
+        stands in, else text."""
+        return self.SECTION_STATE if self._in_section else OUT
+
+    def _section_layout(
+        self, m: str, section: bool, opens: Iterable[str], closes: Iterable[str], out: list[Event]
+    ) -> bool:
+        """Whether the marker ``m``, read outside a call (in a call section when ``section``),
+        is a section's opening in text or its closing in the section (layout: ``Text`` with
+        empty text, entering or leaving :attr:`SECTION_STATE`), or a reasoning opening in text
+        (reasoning opens); it has been handled then."""
+        if section:
+            if m not in closes:
+                return False
+            out.append(Text("", m))
+            self._state = OUT
+        elif m in opens:
+            out.append(Text("", m))
+            self._state = self.SECTION_STATE
+        elif m in self._think_opens:
+            self._open_thinking(m, out)
+        else:
+            return False
+        return True
 
     def _closing(self, close: str, out: list[Event]) -> tuple[str, str] | None:
         """A call's closing marker ``close`` was read: the state goes back, and the held opening

@@ -111,6 +111,7 @@ class DeepSeekScanner(TaggedScanner):
 
     THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
     HELD_STATES = frozenset({_BODY})
+    SECTION_STATE = _SECTION
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
@@ -129,25 +130,16 @@ class DeepSeekScanner(TaggedScanner):
             return self._in_header(buf, pos, out, final)
         return self._call_body(_BODY_MARKERS, (CALL_END,), "tool call body", buf, pos, out, final)
 
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
-
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, _JUNK if section else "")
         if m is None:
             return i
+        if self._section_layout(m, section, (CALLS_BEGIN,), (CALLS_END,), out):
+            return i + len(m)
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
             self._hdr = m
-        elif m == CALLS_BEGIN and not section:
-            out.append(Text("", m))
-            self._state = _SECTION
-        elif m == CALLS_END and section:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m == THINK_OPEN and not section:
-            self._open_thinking(m, out)
         elif m == THINK_CLOSE and self._base + i == 0:
             out.append(Text("", m))  # the template's </think>, echoed back
         elif m in _FORGERIES:

@@ -91,6 +91,7 @@ class KimiScanner(TaggedScanner):
 
     THINK_ENDS = (IM_SYSTEM, *_STOPS, *_BEGINS)
     HELD_STATES = frozenset({_ARGS})
+    SECTION_STATE = _SECTION
     LEAD_CHARS = "<["
 
     def _reset_dialect(self) -> None:
@@ -113,26 +114,17 @@ class KimiScanner(TaggedScanner):
             _ARGS_MARKERS, (CALL_END,), "tool call arguments", buf, pos, out, final
         )
 
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
-
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
         markers = _SECTION_MARKERS if section else _OUT_MARKERS
         i, m = self._text_until(markers, buf, pos, out, final, _JUNK if section else "")
         if m is None:
             return i
+        if self._section_layout(m, section, _BEGINS, _ENDS, out):
+            return i + len(m)
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
             self._hdr = m
-        elif m in _BEGINS and not section:
-            out.append(Text("", m))
-            self._state = _SECTION
-        elif m in _ENDS and section:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m == THINK_OPEN and not section:
-            self._open_thinking(m, out)
         elif m == IM_SYSTEM:
             self._forgery(self._base + i, m, out)
         elif m in _STOPS:

@@ -184,6 +184,7 @@ class KimiK3Scanner(TaggedScanner):
     THINKING = ((THINK_OPEN, THINK_CLOSE),)
     THINK_ENDS = (END_OF_MSG, MESSAGE_OPEN, TOOLS_OPEN, f"{OPEN}response{SEP}")
     HELD_STATES = frozenset({_CALL})
+    SECTION_STATE = _SECTION
     LEAD_CHARS = "<"
 
     def _reset_dialect(self) -> None:
@@ -195,9 +196,6 @@ class KimiK3Scanner(TaggedScanner):
 
     def _held_extra(self) -> int:
         return len(self._hdr)
-
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
 
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state in (OUT, _SECTION):
@@ -256,6 +254,8 @@ class KimiK3Scanner(TaggedScanner):
         raw, self._hdr = self._hdr, ""
         section = self._hdr_from == _SECTION
         self._state = self._hdr_from
+        if self._section_layout(raw, section, (TOOLS_OPEN,), (TOOLS_CLOSE,), out):
+            return
         m = _TAG.match(raw)
         kind, name, rest = (m.group(1), m.group(2) or "", m.group(3)) if m else ("", "", raw)
         if kind == "open" and name == "message":
@@ -270,14 +270,6 @@ class KimiK3Scanner(TaggedScanner):
             self._call_name = tool
             self._hdr = raw
             self._state = _CALL
-        elif raw == TOOLS_OPEN and not section:
-            out.append(Text("", raw))
-            self._state = _SECTION
-        elif raw == TOOLS_CLOSE and section:
-            out.append(Text("", raw))
-            self._state = OUT
-        elif raw == THINK_OPEN and not section:
-            self._open_thinking(raw, out)
         elif raw in _LAYOUT and not section:
             out.append(Text("", raw))
         else:
