@@ -152,6 +152,29 @@ class DialectScanner(ScannerBase):
             self._sink_flush(out)
         return i, m
 
+    def _held_until(
+        self,
+        markers: Markers,
+        what: str,
+        prefix: str,
+        buf: str,
+        pos: int,
+        out: list[Event],
+        final: bool,
+    ) -> tuple[int, str | None]:
+        """Hold a call body up to the next of ``markers`` (capped: past the cap it goes out
+        with ``prefix``, the call's opening not yet reported, ``what`` naming the body in the
+        reason). Returns as :meth:`_text_until` does."""
+        i, m = markers.find(buf, pos, final)
+        if i > pos:
+            reason = f"{what} longer than {self._max_arguments} characters"
+            self._body_add(buf[pos:i], out, prefix, reason)
+        if m is None:
+            return -1 - len(buf), None
+        if m == HOLD:
+            return -1 - i, None
+        return i, m
+
     def _gap(self, text: str, reason: str, out: list[Event]) -> None:
         """Text between the markers of a call section: whitespace is layout (``Text`` with no
         visible text), anything else is ``Malformed``, one event per run (held until the run

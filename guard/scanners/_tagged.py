@@ -206,22 +206,31 @@ class TaggedScanner(DialectScanner):
         self._state = self._back()
         self._body_abandon(reason, hdr, out)
 
+    def _header_until(
+        self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
+    ) -> tuple[int, str | None]:
+        """Hold a call's header in ``_hdr`` up to the next of ``markers``. Returns as
+        :meth:`_text_until` does; a header past :data:`~guard.scanners.base.HEADER_CAP`
+        (``what`` names it) goes out as ``Malformed`` and ``(where to go on, None)`` is
+        returned."""
+        i, m = markers.find(buf, pos, final)
+        over = self._header_overflows(what, buf, pos, i, out, self._back())
+        if over is not None:
+            return over, None
+        self._hdr += buf[pos:i]
+        if m is None:
+            return -1 - len(buf), None
+        if m == HOLD:
+            return -1 - i, None
+        return i, m
+
     def _body_until(
         self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
     ) -> tuple[int, str | None]:
-        """Hold a call body (``what`` names it in the overflow reason) up to the next of
-        ``markers``: ``(i, marker)`` when one starts at ``i``; else ``(resume, None)`` with what
-        :meth:`_step` returns (the end of ``buf``, or ``-1 - i`` to hold a possible marker)."""
-        i, m = markers.find(buf, pos, final)
-        if i > pos:
-            reason = f"{what} longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, self._hdr, reason)
-            if self._skipping:  # the held opening went out with the overflowing body
-                self._hdr = ""
-        if m is None:
-            return len(buf), None
-        if m == HOLD:
-            return -1 - i, None
+        """:meth:`_held_until` for the body of the call whose opening is held in ``_hdr``."""
+        i, m = self._held_until(markers, what, self._hdr, buf, pos, out, final)
+        if self._skipping:  # the held opening went out with the overflowing body
+            self._hdr = ""
         return i, m
 
     # -- the loop ------------------------------------------------------------------------------

@@ -129,21 +129,12 @@ class ChatGLM3Scanner(DialectScanner):
 
     def _run_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """A call's body, held up to the next role token (or the end of the stream)."""
-        i, m = _MARKERS.find(buf, pos, final)
-        if i > pos:
-            self._body_add(buf[pos:i], out, "", self._overflow_reason())
+        what = f"tool call {self._call_id} ({self._call_name}): body"
+        i, m = self._held_until(_MARKERS, what, "", buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._end_call(out)
         return i
-
-    def _overflow_reason(self) -> str:
-        return (
-            f"tool call {self._call_id} ({self._call_name}): body longer than "
-            f"{self._max_arguments} characters"
-        )
 
     def _open_body(self, out: list[Event]) -> None:
         raw, self._hdr = self._hdr, ""

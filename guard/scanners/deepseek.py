@@ -45,7 +45,7 @@ from guard.scanners._tagged import (
     TaggedScanner,
     json_arguments,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "DeepSeekScanner",
@@ -152,15 +152,9 @@ class DeepSeekScanner(TaggedScanner):
         return i + len(m)
 
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _HEADER_MARKERS.find(buf, pos, final)
-        over = self._header_overflows("tool call header", buf, pos, i, out, self._back())
-        if over is not None:
-            return over
-        self._hdr += buf[pos:i]
+        i, m = self._header_until(_HEADER_MARKERS, "tool call header", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == SEP:
             self._open_call(m, out)
             return i + len(m)

@@ -42,7 +42,7 @@ from guard.models import (
     ToolStart,
 )
 from guard.scanners._dialect import DialectScanner
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "GemmaScanner",
@@ -272,13 +272,10 @@ class GemmaScanner(DialectScanner):
 
     def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
-        i, m = table[self._opener].find(buf, pos, final)
-        if i > pos:
-            self._add(buf[pos:i], out)
+        opener = self._opener
+        i, m = self._held_until(table[opener], "tool call body", opener, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         closer, quote = _CALLS[self._opener]
         if m == quote:
             self._add(m, out)

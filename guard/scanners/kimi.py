@@ -39,7 +39,7 @@ from guard.scanners._tagged import (
     TaggedScanner,
     json_arguments,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "KimiScanner",
@@ -135,15 +135,9 @@ class KimiScanner(TaggedScanner):
         return i + len(m)
 
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _HEADER_MARKERS.find(buf, pos, final)
-        over = self._header_overflows("tool call id", buf, pos, i, out, self._back())
-        if over is not None:
-            return over
-        self._hdr += buf[pos:i]
+        i, m = self._header_until(_HEADER_MARKERS, "tool call id", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == ARGUMENT_BEGIN:
             self._open_call(m, out)
             return i + len(m)

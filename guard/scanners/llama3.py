@@ -208,14 +208,9 @@ class Llama3Scanner(DialectScanner):
         return self._end_json(m, i, out)
 
     def _step_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _MARKERS.find(buf, pos, final)
-        if i > pos:
-            reason = f"{PYTHON_TAG} call longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, PYTHON_TAG, reason)
+        i, m = self._held_until(_MARKERS, f"{PYTHON_TAG} call", PYTHON_TAG, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m in _STOPS:
             self._end_tag(m, out)
             self._state = _START
@@ -251,14 +246,10 @@ class Llama3Scanner(DialectScanner):
         return j + 1
 
     def _step_fn_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _FUNCTION_MARKERS.find(buf, pos, final)
-        if i > pos:
-            reason = f"{FUNCTION}...> call longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, self._head, reason)
+        what = f"{FUNCTION}...> call"
+        i, m = self._held_until(_FUNCTION_MARKERS, what, self._head, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._state = _TEXT
         if m == FUNCTION_CLOSE:
             self._end_function(m, out)
