@@ -1,7 +1,8 @@
 """The scanners' safe parsers of call bodies (:mod:`guard.scanners.base` re-exports them): JSON
 objects read member by member with their offsets, call arguments as JSON text, Python-style
-keyword calls, and parameter values a format sends as strings typed by the tool's JSON schema
-(:class:`ToolTypes`). Depth and size are capped; model output never raises out of them."""
+keyword calls, a value written between tags, and parameter values a format sends as strings
+typed by the tool's JSON schema (:class:`ToolTypes`). Depth and size are capped; model output
+never raises out of them."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ __all__ = [
     "json_members",
     "json_value",
     "kwargs_call",
+    "tag_value",
     "tool_arguments",
     "typed_value",
 ]
@@ -107,6 +109,16 @@ def _json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
     if ws(text, i) != len(text):
         return None
     return members
+
+
+def tag_value(raw: str) -> str:
+    """A value written between tags (``<parameter=...>``, MiniMax's parameter elements) as
+    sent: one leading and one trailing newline (the layout around the text) trimmed."""
+    if raw.startswith("\n"):
+        raw = raw[1:]
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+    return raw
 
 
 def tool_arguments(

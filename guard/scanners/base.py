@@ -38,6 +38,7 @@ from guard.scanners._values import (
     json_members,
     json_value,
     kwargs_call,
+    tag_value,
     tool_arguments,
     typed_value,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "json_members",
     "json_value",
     "kwargs_call",
+    "tag_value",
     "tool_arguments",
     "typed_value",
 ]

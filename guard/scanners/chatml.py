@@ -47,6 +47,7 @@ from guard.scanners.base import (
     HOLD,
     Markers,
     json_members,
+    tag_value,
     tool_arguments,
 )
 
@@ -95,15 +96,6 @@ def parse_call(body: str) -> tuple[str, str] | None:
     if not isinstance(name, str) or not name:
         return None
     return name, tool_arguments(body, members, ("arguments", "parameters")) or "{}"
-
-
-def xml_value(raw: str) -> str:
-    """A ``<parameter=...>`` value as sent: one leading and one trailing newline trimmed."""
-    if raw.startswith("\n"):
-        raw = raw[1:]
-    if raw.endswith("\n"):
-        raw = raw[:-1]
-    return raw
 
 
 class ChatMLScanner(DialectScanner):
@@ -318,7 +310,7 @@ class ChatMLScanner(DialectScanner):
             return i + len(m)
         if m == PARAMETER_CLOSE:
             self._add(m, out)
-            self._pairs.append((self._key, xml_value("".join(self._value))))
+            self._pairs.append((self._key, tag_value("".join(self._value))))
             self._value = []
             self._state = _FN_BODY
             return i + len(m)
