@@ -1,5 +1,6 @@
 """The scanners' safe parsers of call bodies (:mod:`guard.scanners.base` re-exports them): JSON
-objects read member by member with their offsets, call arguments as JSON text, Python-style
+objects read member by member with their offsets, JSON call objects and their arguments as JSON
+text, Python-style
 keyword calls, a value written between tags, and parameter values a format sends as strings
 typed by the tool's JSON schema (:class:`ToolTypes`). Depth and size are capped; model output
 never raises out of them."""
@@ -21,6 +22,7 @@ from guard.scanners._pysource import MAX_CALL_CODE, code_size
 
 __all__ = [
     "ToolTypes",
+    "json_call",
     "json_members",
     "json_value",
     "kwargs_call",
@@ -139,6 +141,24 @@ def tool_arguments(
                     return value
             return text[start:end]
     return "{}"
+
+
+def json_call(
+    body: str, keys: tuple[str, ...] = ("arguments", "parameters"), *, need_arguments: bool = False
+) -> tuple[str, str] | None:
+    """``(name, arguments JSON)`` of a JSON call object ``{"name": ..., KEY: ...}`` (the
+    arguments as :func:`tool_arguments` takes them from the first of ``keys`` present), or
+    ``None`` when ``body`` is no object with a non-empty string ``name`` (or, with
+    ``need_arguments``, has none of ``keys``)."""
+    members = json_members(body)
+    if members is None or "name" not in members:
+        return None
+    if need_arguments and not any(k in members for k in keys):
+        return None
+    name = members["name"][0]
+    if not isinstance(name, str) or not name:
+        return None
+    return name, tool_arguments(body, members, keys) or "{}"
 
 
 def kwargs_call(

@@ -35,6 +35,7 @@ from typing import Any, Final
 from guard.models import Event, Malformed, lazy_re
 from guard.scanners._values import (
     ToolTypes,
+    json_call,
     json_members,
     json_value,
     kwargs_call,
@@ -51,6 +52,7 @@ __all__ = [
     "Markers",
     "ScannerBase",
     "ToolTypes",
+    "json_call",
     "json_members",
     "json_value",
     "kwargs_call",

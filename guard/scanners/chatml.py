@@ -46,9 +46,8 @@ from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
     Markers,
-    json_members,
+    json_call,
     tag_value,
-    tool_arguments,
 )
 
 __all__ = [
@@ -89,13 +88,7 @@ _OUT, _THINK, _CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE, _FN_TAIL, _SINK = ra
 
 def parse_call(body: str) -> tuple[str, str] | None:
     """``(name, arguments)`` of a JSON ``<tool_call>`` body, or ``None``."""
-    members = json_members(body)
-    if members is None or "name" not in members:
-        return None
-    name = members["name"][0]
-    if not isinstance(name, str) or not name:
-        return None
-    return name, tool_arguments(body, members, ("arguments", "parameters")) or "{}"
+    return json_call(body)
 
 
 class ChatMLScanner(DialectScanner):

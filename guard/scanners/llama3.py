@@ -37,9 +37,9 @@ from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
     Markers,
+    json_call,
     json_members,
     kwargs_call,
-    tool_arguments,
 )
 
 __all__ = [
@@ -73,15 +73,7 @@ _START, _TEXT, _JSON, _TAG, _FN_HEAD, _FN_BODY, _SINK = range(7)
 def parse_json_call(body: str) -> tuple[str, str] | None:
     """``(name, parameters JSON)`` of a ``{"name": ..., "parameters": ...}`` call, or ``None``
     (``arguments`` is accepted for ``parameters``; a ``type`` member is ignored)."""
-    members = json_members(body)
-    if members is None or "name" not in members:
-        return None
-    if "parameters" not in members and "arguments" not in members:
-        return None
-    name = members["name"][0]
-    if not isinstance(name, str) or not name:
-        return None
-    return name, tool_arguments(body, members, ("parameters", "arguments")) or "{}"
+    return json_call(body, ("parameters", "arguments"), need_arguments=True)
 
 
 def parse_json_calls(body: str) -> list[tuple[str, str, int, int]] | None:

@@ -42,7 +42,7 @@ from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
 from guard.scanners._minimax_m3 import parse_block
 from guard.scanners._tagged import OUT
-from guard.scanners.base import Markers, json_members, tag_value, tool_arguments
+from guard.scanners.base import Markers, json_call, tag_value
 
 __all__ = [
     "MiniMaxScanner",
@@ -182,14 +182,8 @@ class MiniMaxScanner(InvokeScanner):
             end = value_end(body, start, strict=True)
         except ValueError:
             return None
-        text = body[start:end]
-        members = json_members(text)
-        if members is None or "name" not in members:
-            return None
-        name = members["name"][0]
-        if not isinstance(name, str) or not name:
-            return None
-        return end, name, tool_arguments(text, members, ("arguments", "parameters")) or "{}"
+        parsed = json_call(body[start:end])
+        return None if parsed is None else (end, *parsed)
 
     def _finish_extra(self, state: int, out: list[Event]) -> None:
         hdr, self._hdr = self._hdr, ""
