@@ -1,7 +1,8 @@
-"""The steps the dialect scanners share on top of :class:`~guard.scanners.base.ScannerBase`:
-the constructor keywords every built-in scanner takes, the ``ThinkingStart`` owed by
+"""The steps the dialect scanners share on top of :class:`~guard.scanners.base.ScannerBase`
+(:class:`DialectScanner`): the constructor keywords every built-in scanner takes, the loop over
+numbered states and the close at the end of the stream, the ``ThinkingStart`` owed by
 ``start_in_thinking``, a reasoning section, text up to a marker (or the layout and junk of a call
-section), a forgery, and a stop held until what follows it is known (:class:`DialectScanner`).
+section), a held header or call body, a forgery, and a stop held until what follows it is known.
 """
 
 from __future__ import annotations
@@ -31,8 +32,7 @@ _RUNS = re.compile(r"(\s+)|(\S+)")
 
 class DialectScanner(ScannerBase):
     """A dialect's scanner: the keywords every built-in scanner takes, a state machine over
-    numbered states (``_state``), and the steps the dialects share (the ``ThinkingStart`` owed
-    by ``start_in_thinking``, a reasoning section, text up to a marker, a forgery, a held stop).
+    numbered states (``_state``), and the steps the dialects share (see the module docstring).
 
     Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
     flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning),
