@@ -35,7 +35,6 @@ from functools import cache
 from typing import Any, ClassVar
 
 from guard.dialects import Dialect
-from guard.errors import ConfigError
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._call_bodies import (
     Call,
@@ -61,14 +60,6 @@ class GrammarScanner(TaggedScanner):
     _call_markers: ClassVar[dict[str, Markers]]
     _closes: ClassVar[dict[str, frozenset[str]]]
 
-    def __init__(self, *, start_in_thinking: bool = False, **kwargs: Any) -> None:
-        if start_in_thinking and not self.THINKING:
-            raise ConfigError(
-                f"dialect {self.DIALECT.name!r} has no reasoning markers, so its output cannot"
-                " start inside reasoning"
-            )
-        super().__init__(start_in_thinking=start_in_thinking, **kwargs)
-
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._open = ""
@@ -79,7 +70,17 @@ class GrammarScanner(TaggedScanner):
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
             return self._outside(buf, pos, out, final)
-        return self._in_call(buf, pos, out, final)
+        if not self._closes[self._open]:
+            return self._open_ended(buf, pos, out, final)
+        return self._call_body(
+            self._call_markers[self._open],
+            self._closes[self._open],
+            "tool call arguments",
+            buf,
+            pos,
+            out,
+            final,
+        )
 
     def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         markers = self._out_markers
@@ -105,41 +106,34 @@ class GrammarScanner(TaggedScanner):
             out.append(Malformed(f"{m} out of place in a {d.name} message", m))
         return i + len(m)
 
-    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+    def _open_ended(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A call with no closing marker: the next call opening, stop or result opening ends
+        it, well formed, and is read again outside."""
         i, m = self._body_until(
             self._call_markers[self._open], "tool call arguments", buf, pos, out, final
         )
-        if m is None:
-            return i
-        if m in self._closes[self._open]:
-            self._close_call(m, out)
-            return i + len(m)
-        if not self._closes[self._open]:  # open-ended: the call ends where the marker starts
+        if m is not None:
             self._close_call("", out)
-            return i
-        self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
+        return parse_json_call(body)
+
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """One object is one call (:meth:`_parse_body`); a list body (pythonic, or JSON) and a
+        named body give one ``ToolStart`` / ``ToolArgs`` / ``ToolEnd`` per call."""
         d = self.DIALECT
         lead = body.lstrip()[:1]
-        calls: list[Call] | Call | str | None
+        calls: list[Call] | Call | str
         if d.call_body == "pythonic":
-            calls = parse_calls(body)
-            if calls is None:
-                calls = "tool call body is not a list of calls"
+            calls = parse_calls(body) or "tool call body is not a list of calls"
         elif lead == "[":
             calls = parse_json_calls(body)
         elif d.call_args and lead != "{":
             calls = parse_named_call(body, d.call_args, d.call_id)
         else:
-            one = parse_json_call(body)
-            # one object: the whole body is the arguments' raw text, as written
-            calls = (*one, 0, len(body)) if isinstance(one, tuple) else one
+            super()._close_held(hdr, body, close, out)
+            return
         if isinstance(calls, str):
             out.append(Malformed(calls, hdr + body + close))
             return
@@ -197,11 +191,18 @@ def grammar_scanner(dialect: Dialect) -> type[GrammarScanner]:
         )
     )
     breaks = (*d.call_open, *d.result_open, *d.stop)
+    no_reasoning = (
+        ""
+        if d.thinking
+        else f"dialect {d.name!r} has no reasoning markers, so its output cannot start inside"
+        " reasoning"
+    )
     attrs: dict[str, Any] = {
         "__module__": __name__,
         "__doc__": f"Generic grammar scanner for the registered dialect {d.name!r}.",
         "DIALECT": d,
         "THINKING": d.thinking,
+        "NO_REASONING": no_reasoning,
         "THINK_ENDS": tuple(dict.fromkeys(breaks)),
         "LEAD_CHARS": "".join(sorted({s[0] for s in spellings})),
         "HELD_STATES": frozenset({_CALL}),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar
 
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HOLD, Markers
 
@@ -138,18 +138,22 @@ class InvokeScanner(TaggedScanner):
         if state == _TAG:
             return self._in_tag(buf, pos, out, final)
         if state == _BODY:
-            return self._in_body(buf, pos, out, final)
+            return self._call_body(
+                self._body_markers,
+                self.INVOKE_CLOSES,
+                "invoke body",
+                buf,
+                pos,
+                out,
+                final,
+                "invoke",
+            )
         return self._step_extra(state, buf, pos, out, final)
 
     def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._out_markers.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(self._out_markers, buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         thinking = dict(self.THINKING)
         if m in thinking:
             self._open_thinking(m, out)
@@ -222,23 +226,7 @@ class InvokeScanner(TaggedScanner):
         opener = next(s for s in self.INVOKE_OPENS if self._hdr.startswith(s))
         name = parse_attributes(self._hdr[len(opener) : -1]).get("name", "").strip()
         self._state = _BODY
-        self._call_name = name
-        if name and not any(c.isspace() or c in "<>" for c in name):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, name, self._hdr))
-            self._hdr = ""
-        else:
-            self._call_id = ""
-
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(self._body_markers, "invoke body", buf, pos, out, final)
-        if m is None:
-            return i
-        if m in self.INVOKE_CLOSES:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"invoke not closed before {m}", out)
-        return i
+        self._start_call(name, bool(name) and not any(c.isspace() or c in "<>" for c in name), out)
 
     def parse_parameters(self, body: str) -> list[tuple[str, str, dict[str, str]]] | None:
         """The ``(key, value text, attributes)`` of each parameter element of an invoke body, or
@@ -261,25 +249,15 @@ class InvokeScanner(TaggedScanner):
     def _back(self) -> int:
         return _WRAP
 
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         cid, name = self._call_id, self._call_name
         if not cid:
-            out.append(Malformed(f"invoke without a valid name: {name[:64]!r}", hdr + body + close))
-            return
+            return f"invoke without a valid name: {name[:64]!r}"
         params = self.parse_parameters(body)
         if params is None:
-            out.append(
-                Malformed(f"tool call {cid} ({name}): body is not parameter elements", body + close)
-            )
-            return
+            return f"tool call {cid} ({name}): body is not parameter elements"
         pairs = [(k, self._param_value(name, k, attrs, v)) for k, v, attrs in params]
-        args = self._types.arguments(name, pairs)
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        return name, self._types.arguments(name, pairs)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _WRAP:

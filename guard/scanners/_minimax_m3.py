@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from guard.scanners._values import tag_value
+
 __all__ = ["BLOCK_CLOSE", "BLOCK_OPEN", "NS", "Invoke", "parse_block"]
 
 NS: Final = "]<]minimax[>["
@@ -37,14 +39,6 @@ Invoke = tuple[int, int, int, int, str, list[tuple[str, Any]]]
 
 class _Bad(ValueError):
     """The block does not parse (the message says why)."""
-
-
-def _trim(value: str) -> str:
-    if value.startswith("\n"):
-        value = value[1:]
-    if value.endswith("\n"):
-        value = value[:-1]
-    return value
 
 
 def _skip(text: str, pos: int) -> int:
@@ -77,7 +71,7 @@ def _element(text: str, pos: int, depth: int) -> tuple[str, Any, int]:
     leaf = text[body:end]
     if NS in leaf:
         raise _Bad(f"argument {key[:64]!r} holds a namespaced tag after its text")
-    return key, _trim(leaf), end + len(close)
+    return key, tag_value(leaf), end + len(close)
 
 
 def _collect(children: list[tuple[str, Any]]) -> Any:

@@ -1,33 +1,34 @@
-"""States shared by the scanners of tag dialects (GLM, Kimi, DeepSeek, MiniMax): reasoning
-sections, a start inside reasoning, the forgery sink, junk inside a call section, and the
-renderers' common checks.
+"""States shared by the scanners of tag dialects (GLM, Kimi, Kimi K3, DeepSeek, MiniMax, the
+generic grammar scanner): reasoning sections, a start inside reasoning, the forgery sink, a held
+call body and its close, and the renderers' common checks.
 
-A subclass sets the class attributes below and implements :meth:`TaggedScanner._step` for its
-own states (numbered from :data:`FIRST_STATE`); this module runs the reasoning and sink states.
+A subclass sets the class attributes below and implements ``_step`` for its own states
+(numbered from :data:`FIRST_STATE`); the reasoning and sink states are run here and by the loop
+of :class:`~guard.scanners._dialect.DialectScanner`. A call's body is held up
+to its closer (:meth:`TaggedScanner._call_body`); at the closer the dialect's
+:meth:`TaggedScanner._parse_body` reads it and :meth:`TaggedScanner._close_call` reports it.
 """
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any, ClassVar, Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
     ThinkingDelta,
-    ThinkingEnd,
     ThinkingStart,
+    ToolArgs,
+    ToolEnd,
+    ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
-    HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
     Markers,
-    ScannerBase,
     json_members,
     json_value,
 )
@@ -48,11 +49,9 @@ SINK: Final = 2
 #: The first state number a subclass may use for its own states.
 FIRST_STATE: Final = 3
 
-_RUNS = re.compile(r"(\s+)|(\S+)")
 
-
-class TaggedScanner(ScannerBase):
-    """Reasoning, forgery and section-junk handling for a tag dialect.
+class TaggedScanner(DialectScanner):
+    """Reasoning, forgery and held-call handling for a tag dialect.
 
     Class attributes:
         THINKING: ``(open, close)`` reasoning tag pairs; the first pair is the one a template
@@ -69,26 +68,26 @@ class TaggedScanner(ScannerBase):
     LEAD_CHARS: ClassVar[str] = "<"
     #: States that hold a call body (``_body``) until its closing marker.
     HELD_STATES: ClassVar[frozenset[int]] = frozenset()
+    #: The state of a call section (calls with layout between them), if the dialect has one.
+    SECTION_STATE: ClassVar[int] = -1
+    SINK_STATE = SINK
+    THINK_STATE = THINK
     _think_markers: ClassVar[dict[str, Markers]]
+    _think_opens: ClassVar[frozenset[str]]
     _leads: ClassVar[frozenset[str]] = frozenset("<")
-    #: the held opening of the call whose body is read (it goes out with an overflowing body)
-    _hdr: str
+    #: The id of the call being read when its ``ToolStart`` went out at its opening (the
+    #: dialects that name a call before its body); empty when it goes out at its close.
+    _call_id: str = ""
+    #: The name of the call being read, once its opening named it.
+    _call_name: str = ""
+    #: The call being read stands in a call section (it goes back there when it ends).
+    _in_section: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._think_markers = {close: Markers((close, *cls.THINK_ENDS)) for _, close in cls.THINKING}
+        cls._think_opens = frozenset(open_ for open_, _ in cls.THINKING)
         cls._leads = frozenset(cls.LEAD_CHARS)
-
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
 
     def _reset(self) -> None:
         self._state = THINK if self._start_in_thinking else OUT
@@ -100,18 +99,31 @@ class TaggedScanner(ScannerBase):
     def _reset_dialect(self) -> None:
         """Reset the dialect's own state (called at construction and after each flush)."""
 
-    @abstractmethod
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        """One step in one of the dialect's states: the new position, or ``-1 - i`` to stop
-        consuming at ``i`` (a partial marker is held from there)."""
-
-    @abstractmethod
-    def _finish_dialect(self, state: int, out: list[Event]) -> None:
-        """Close what the dialect's state holds at the end of the stream."""
-
     def _back(self) -> int:
-        """The state a call goes back to when it closes or is cut short."""
-        return OUT
+        """The state a call goes back to when it closes or is cut short: the call section it
+        stands in, else text."""
+        return self.SECTION_STATE if self._in_section else OUT
+
+    def _section_layout(
+        self, m: str, section: bool, opens: Iterable[str], closes: Iterable[str], out: list[Event]
+    ) -> bool:
+        """Whether the marker ``m``, read outside a call (in a call section when ``section``),
+        is a section's opening in text or its closing in the section (layout: ``Text`` with
+        empty text, entering or leaving :attr:`SECTION_STATE`), or a reasoning opening in text
+        (reasoning opens); it has been handled then."""
+        if section:
+            if m not in closes:
+                return False
+            out.append(Text("", m))
+            self._state = OUT
+        elif m in opens:
+            out.append(Text("", m))
+            self._state = self.SECTION_STATE
+        elif m in self._think_opens:
+            self._open_thinking(m, out)
+        else:
+            return False
+        return True
 
     def _closing(self, close: str, out: list[Event]) -> tuple[str, str] | None:
         """A call's closing marker ``close`` was read: the state goes back, and the held opening
@@ -123,6 +135,70 @@ class TaggedScanner(ScannerBase):
             return None
         return hdr, self._body_take()
 
+    def _call_body(
+        self,
+        markers: Markers,
+        closes: Iterable[str],
+        what: str,
+        buf: str,
+        pos: int,
+        out: list[Event],
+        final: bool,
+        call: str = "tool call",
+    ) -> int:
+        """One step in a held call body (``what`` names it, :meth:`_body_until`) up to the next
+        of ``markers``: one of ``closes`` ends the call (:meth:`_close_call`); another marker
+        cuts it short (``Malformed``, ``call`` naming it in the reason; the marker is read
+        again). Returns what :meth:`_step` returns."""
+        i, m = self._body_until(markers, what, buf, pos, out, final)
+        if m is None:
+            return i
+        if m in closes:
+            self._close_call(m, out)
+            return i + len(m)
+        self._unclosed(f"{call} not closed before {m}", out)
+        return i
+
+    def _close_call(self, close: str, out: list[Event]) -> None:
+        """A call's closing marker ``close`` was read: the call ends (:meth:`_close_held`),
+        unless its body overflowed and went out already."""
+        held = self._closing(close, out)
+        if held is not None:
+            self._close_held(*held, close, out)
+
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """A closed call, its held opening ``hdr`` and ``body`` read by :meth:`_parse_body`:
+        ``ToolArgs`` + ``ToolEnd`` (after a ``ToolStart`` with ``hdr`` when none went out at
+        the opening), or ``Malformed`` with the raw text and the parser's reason."""
+        parsed = self._parse_body(body)
+        if isinstance(parsed, str):
+            out.append(Malformed(parsed, hdr + body + close))
+            return
+        name, args = parsed
+        cid = self._call_id
+        if not cid:
+            cid = self._next_id()
+            out.append(ToolStart(cid, name, hdr))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, close))
+
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
+        """``(name, arguments JSON)`` of a closed call's body, or the reason the call is
+        ``Malformed`` (a dialect that ends calls with :meth:`_close_call` implements it)."""
+        raise NotImplementedError
+
+    def _start_call(self, name: str, valid: bool, out: list[Event]) -> None:
+        """A call's opening (held in ``_hdr``) named it ``name``: when the name is ``valid``,
+        ``ToolStart`` goes out now with the opening; else the opening stays held and
+        :meth:`_parse_body` makes the call ``Malformed`` at its close."""
+        self._call_name = name
+        if valid:
+            self._call_id = self._next_id()
+            out.append(ToolStart(self._call_id, name, self._hdr))
+            self._hdr = ""
+        else:
+            self._call_id = ""
+
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         """A call cut short (by another marker, or the end of the stream): its held opening and
         body go out as one ``Malformed``."""
@@ -130,38 +206,32 @@ class TaggedScanner(ScannerBase):
         self._state = self._back()
         self._body_abandon(reason, hdr, out)
 
-    def _body_until(
+    def _header_until(
         self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
     ) -> tuple[int, str | None]:
-        """Hold a call body (``what`` names it in the overflow reason) up to the next of
-        ``markers``: ``(i, marker)`` when one starts at ``i``; else ``(resume, None)`` with what
-        :meth:`_step` returns (the end of ``buf``, or ``-1 - i`` to hold a possible marker)."""
+        """Hold a call's header in ``_hdr`` up to the next of ``markers``. Returns as
+        :meth:`_text_until` does; a header past :data:`~guard.scanners.base.HEADER_CAP`
+        (``what`` names it) goes out as ``Malformed`` and ``(where to go on, None)`` is
+        returned."""
         i, m = markers.find(buf, pos, final)
-        if i > pos:
-            reason = f"{what} longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, self._hdr, reason)
-            if self._skipping:  # the held opening went out with the overflowing body
-                self._hdr = ""
+        over = self._header_overflows(what, buf, pos, i, out, self._back())
+        if over is not None:
+            return over, None
+        self._hdr += buf[pos:i]
         if m is None:
-            return len(buf), None
+            return -1 - len(buf), None
         if m == HOLD:
             return -1 - i, None
         return i, m
 
-    def _header_overflows(
-        self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
-    ) -> int | None:
-        """Whether holding ``buf[pos:end]`` in the header would pass :data:`HEADER_CAP`: then
-        what is held and what fits go out as ``Malformed`` (``what`` names the header), the
-        state goes ``back``, and the offset to go on from is returned; else None."""
-        room = HEADER_CAP - len(self._hdr)
-        if end - pos <= room:
-            return None
-        reason = f"{what} longer than {HEADER_CAP} characters"
-        out.append(Malformed(reason, self._hdr + buf[pos : pos + room]))
-        self._hdr = ""
-        self._state = back
-        return pos + room
+    def _body_until(
+        self, markers: Markers, what: str, buf: str, pos: int, out: list[Event], final: bool
+    ) -> tuple[int, str | None]:
+        """:meth:`_held_until` for the body of the call whose opening is held in ``_hdr``."""
+        i, m = self._held_until(markers, what, self._hdr, buf, pos, out, final)
+        if self._skipping:  # the held opening went out with the overflowing body
+            self._hdr = ""
+        return i, m
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -204,35 +274,6 @@ class TaggedScanner(ScannerBase):
         self._emitted += 1
         return kind
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == THINK:
-                pos = self._think(buf, pos, out, final)
-            elif st == SINK:
-                self._sink_add(buf[pos:], out)
-                return n
-            else:
-                pos = self._step(st, buf, pos, out, final)
-            if pos < 0:
-                return -pos - 1
-        return n
-
-    def _finish(self, out: list[Event]) -> None:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        st = self._state
-        if st == THINK:
-            out.append(ThinkingEnd(""))
-        elif st != SINK:
-            self._finish_dialect(st, out)
-        self._reset()
-
     # -- reasoning -------------------------------------------------------------------------------
 
     def _open_thinking(self, open_tag: str, out: list[Event]) -> None:
@@ -241,42 +282,8 @@ class TaggedScanner(ScannerBase):
         self._state = THINK
 
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._think_markers[self._think_close].find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._state = OUT
-        if m == self._think_close:
-            out.append(ThinkingEnd(m))
-            return i + len(m)
-        out.append(ThinkingEnd(""))
-        return i
-
-    # -- forgery and junk ------------------------------------------------------------------------
-
-    def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
-        """A result opening (or another turn only the host writes) at absolute ``offset``:
-        everything after it goes out as ``Malformed`` blocks."""
-        out.append(ResultForgery(offset, marker, marker))
-        self._sink_start("text after a forged tool result")
-        self._state = SINK
-
-    def _gap(self, text: str, reason: str, out: list[Event]) -> None:
-        """Text between the markers of a call section: whitespace is layout (``Text`` with no
-        visible text), anything else is ``Malformed``, one event per run (held until the run
-        ends, so the events do not depend on chunking)."""
-        for m in _RUNS.finditer(text):
-            blank = m.group(1)
-            if blank is not None:
-                self._sink_flush(out)
-                out.append(Text("", blank))
-            else:
-                self._sink_start(reason)
-                self._sink_add(m.group(2), out)
+        close = self._think_close
+        return self._think_step(self._think_markers[close], close, buf, pos, out, final)
 
 
 def json_arguments(text: str) -> str:

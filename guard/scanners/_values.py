@@ -1,7 +1,9 @@
 """The scanners' safe parsers of call bodies (:mod:`guard.scanners.base` re-exports them): JSON
-objects read member by member with their offsets, call arguments as JSON text, Python-style
-keyword calls, and parameter values a format sends as strings typed by the tool's JSON schema
-(:class:`ToolTypes`). Depth and size are capped; model output never raises out of them."""
+objects read member by member with their offsets, JSON call objects and their arguments as JSON
+text, Python-style
+keyword calls, a value written between tags, and parameter values a format sends as strings
+typed by the tool's JSON schema (:class:`ToolTypes`). Depth and size are capped; model output
+never raises out of them."""
 
 from __future__ import annotations
 
@@ -20,9 +22,11 @@ from guard.scanners._pysource import MAX_CALL_CODE, code_size
 
 __all__ = [
     "ToolTypes",
+    "json_call",
     "json_members",
     "json_value",
     "kwargs_call",
+    "tag_value",
     "tool_arguments",
     "typed_value",
 ]
@@ -109,6 +113,16 @@ def _json_members(text: str) -> dict[str, tuple[Any, int, int]] | None:
     return members
 
 
+def tag_value(raw: str) -> str:
+    """A value written between tags (``<parameter=...>``, MiniMax's parameter elements) as
+    sent: one leading and one trailing newline (the layout around the text) trimmed."""
+    if raw.startswith("\n"):
+        raw = raw[1:]
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+    return raw
+
+
 def tool_arguments(
     text: str, members: dict[str, tuple[Any, int, int]], keys: tuple[str, ...]
 ) -> str | None:
@@ -127,6 +141,24 @@ def tool_arguments(
                     return value
             return text[start:end]
     return "{}"
+
+
+def json_call(
+    body: str, keys: tuple[str, ...] = ("arguments", "parameters"), *, need_arguments: bool = False
+) -> tuple[str, str] | None:
+    """``(name, arguments JSON)`` of a JSON call object ``{"name": ..., KEY: ...}`` (the
+    arguments as :func:`tool_arguments` takes them from the first of ``keys`` present), or
+    ``None`` when ``body`` is no object with a non-empty string ``name`` (or, with
+    ``need_arguments``, has none of ``keys``)."""
+    members = json_members(body)
+    if members is None or "name" not in members:
+        return None
+    if need_arguments and not any(k in members for k in keys):
+        return None
+    name = members["name"][0]
+    if not isinstance(name, str) or not name:
+        return None
+    return name, tool_arguments(body, members, keys) or "{}"
 
 
 def kwargs_call(

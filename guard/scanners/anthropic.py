@@ -29,22 +29,19 @@ namespace prefix; both spellings are read, and either closer ends an element::
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "AnthropicScanner",
@@ -89,23 +86,15 @@ _NAME_ATTR = re.compile(r"""\s+name\s*=\s*(?:"([^"]*)"|'([^']*)')\s*(/?)$""")
 _OUT, _BLOCK, _THINK, _HEAD, _INVOKE, _VALUE, _SINK = range(7)
 
 
-class AnthropicScanner(ScannerBase):
+class AnthropicScanner(DialectScanner):
     """Scanner for Claude-style XML tool calls (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
+    SINK_STATE = _SINK
+    THINK_STATE = _THINK
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
-        self._think = "<thinking>"
+        self._think_open = "<thinking>"
         self._announce = self._start_in_thinking
         self._in_block = False
         self._call_reset()
@@ -126,73 +115,44 @@ class AnthropicScanner(ScannerBase):
 
     # -- state machine ---------------------------------------------------------------------
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st in (_OUT, _BLOCK):
-                markers = _BLOCK_MARKERS if st == _BLOCK else _OUT_MARKERS
-                i, m = markers.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                self._outside(m, self._base + i, out)
-            elif st == _THINK:
-                i, m = _THINK_MARKERS[self._think].find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(ThinkingDelta(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m in FORGERY:
-                    out.append(ThinkingEnd(""))
-                    pos = i
-                else:
-                    out.append(ThinkingEnd(m))
-                    pos = i + len(m)
-            elif st == _HEAD:
-                stop = self._run_head(buf, pos, out, final)
-                if stop < 0:
-                    return n
-                pos = stop
-            elif st in (_INVOKE, _VALUE):
-                markers = _VALUE_MARKERS if st == _VALUE else _INVOKE_MARKERS
-                i, m = markers.find(buf, pos, final)
-                if i > pos:
-                    piece = buf[pos:i]
-                    self._add(piece, out)
-                    if st == _VALUE:
-                        if not self._skipping:
-                            self._value.append(piece)
-                    elif piece.strip():
-                        self._junk = True
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = self._in_invoke(m, i, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state in (_OUT, _BLOCK):
+            markers = _BLOCK_MARKERS if state == _BLOCK else _OUT_MARKERS
+            i, m = self._text_until(markers, buf, pos, out, final)
+            if m is None:
+                return i
+            self._outside(m, self._base + i, out)
+            return i + len(m)
+        if state == _HEAD:
+            return self._run_head(buf, pos, out, final)
+        return self._in_invoke_body(state, buf, pos, out, final)
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        close = THINKING[self._think_open]
+        return self._think_step(_THINK_MARKERS[self._think_open], close, buf, pos, out, final)
+
+    def _in_invoke_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """Between an invoke's parameters (``_INVOKE``) or in a value (``_VALUE``)."""
+        markers = _VALUE_MARKERS if st == _VALUE else _INVOKE_MARKERS
+        i, m = markers.find(buf, pos, final)
+        if i > pos:
+            piece = buf[pos:i]
+            self._add(piece, out)
+            if st == _VALUE:
+                if not self._skipping:
+                    self._value.append(piece)
+            elif piece.strip():
+                self._junk = True
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        return self._in_invoke(m, i, out)
 
     def _outside(self, m: str, offset: int, out: list[Event]) -> None:
         """A marker found outside any invoke (in text or in a block)."""
         if m in FORGERY:
-            out.append(ResultForgery(offset, m, m))
-            self._sink_start("text after a forged tool result")
-            self._state = _SINK
+            self._forgery(offset, m, out)
         elif m in BLOCK_OPEN:
             out.append(Text("", m))
             self._in_block = True
@@ -210,7 +170,7 @@ class AnthropicScanner(ScannerBase):
             self._state = _HEAD
         elif m in THINKING:
             out.append(ThinkingStart(m))
-            self._think = m
+            self._think_open = m
             self._state = _THINK
         else:
             out.append(Malformed(f"{m} without its opening tag", m))
@@ -225,13 +185,13 @@ class AnthropicScanner(ScannerBase):
 
     def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """An ``<invoke ...>`` or ``<parameter ...>`` tag, up to its ``>``. Returns where
-        scanning goes on, or -1 when the whole buffer was taken."""
+        scanning goes on, or ``-1 - len(buf)`` when the whole buffer was taken."""
         room = HEADER_CAP - len(self._head)
         found = _HEAD_END.search(buf, pos, min(len(buf), pos + room + 1))
         if found is None:
             if len(buf) - pos <= room:
                 self._head += buf[pos:]
-                return -1
+                return -1 - len(buf)
             self._head += buf[pos : pos + room]
             return self._bad_head(pos + room, out)
         j = found.start()
@@ -319,20 +279,13 @@ class AnthropicScanner(ScannerBase):
         self._body_abandon(reason, self._open_raw, out)
         self._call_reset()
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        if st == _THINK:
-            out.append(ThinkingEnd(""))
-        elif st == _HEAD:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _HEAD:
             if self._head_tag in INVOKE:
                 out.append(Malformed("tag not closed at end of stream", self._head))
             else:
                 self._add(self._head, out)
                 self._head = ""
                 self._unclosed("invoke not closed at end of stream", out)
-        elif st in (_INVOKE, _VALUE):
+        elif state in (_INVOKE, _VALUE):
             self._unclosed("invoke not closed at end of stream", out)
-        self._reset()

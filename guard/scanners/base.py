@@ -1,6 +1,7 @@
 """Machinery shared by the dialect scanners: marker search with partial-suffix hold, the
 forgery sink, capped held text; the safe parsers of call bodies (:mod:`guard.scanners._values`)
-are re-exported here.
+are re-exported here. The steps the dialects share on top of it are in
+:mod:`guard.scanners._dialect`.
 
 Every scanner built on :class:`ScannerBase` keeps one short string between calls (``_tail``:
 the longest proper prefix of a marker that the input ends with) plus whatever structure it is
@@ -34,9 +35,11 @@ from typing import Any, Final
 from guard.models import Event, Malformed, lazy_re
 from guard.scanners._values import (
     ToolTypes,
+    json_call,
     json_members,
     json_value,
     kwargs_call,
+    tag_value,
     tool_arguments,
     typed_value,
 )
@@ -49,9 +52,11 @@ __all__ = [
     "Markers",
     "ScannerBase",
     "ToolTypes",
+    "json_call",
     "json_members",
     "json_value",
     "kwargs_call",
+    "tag_value",
     "tool_arguments",
     "typed_value",
 ]

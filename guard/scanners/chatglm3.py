@@ -22,24 +22,22 @@ With ``primed=True`` the stream starts inside an assistant message (the prompt e
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase, kwargs_call
+from guard.dialects.chatglm3 import CHATGLM3
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import HOLD, Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
-ASSISTANT: Final = "<|assistant|>"
-OBSERVATION: Final = "<|observation|>"
-USER: Final = "<|user|>"
+# The spellings the dialect record holds are read from it.
+(ASSISTANT,), (OBSERVATION,) = CHATGLM3.call_open, CHATGLM3.result_open
+_, USER, EOS = CHATGLM3.stop  # the first is <|observation|>
 SYSTEM: Final = "<|system|>"
-EOS: Final = "</s>"
 
 _MARKERS = Markers((ASSISTANT, OBSERVATION, USER, SYSTEM, EOS))
 _FENCE = re.compile(r"```([^\n`]*)\n(.*?)```", re.DOTALL)
-_NON_WS = re.compile(r"\S")
 
 _OUT, _HEADER, _CALL, _STOP, _SINK = range(5)
 
@@ -60,22 +58,21 @@ def parse_call(name: str, body: str) -> str | None:
     return None if parsed is None else parsed[1]
 
 
-class ChatGLM3Scanner(ScannerBase):
-    """Scanner for ChatGLM3 output (see the module docstring)."""
+class ChatGLM3Scanner(DialectScanner):
+    """Scanner for ChatGLM3 output (see the module docstring).
 
-    def __init__(
-        self,
-        *,
-        primed: bool = False,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("ChatGLM3 output has no reasoning section to start in")
-        super().__init__(max_arguments, tools)
+    Args:
+        primed: the stream starts inside an assistant message (its first line is the
+            metadata); the other keywords are :class:`~guard.scanners.base.DialectScanner`'s.
+    """
+
+    NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
+    SINK_STATE = _SINK
+    FORGED_STOPS = frozenset({OBSERVATION})
+
+    def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
-        self._reset()
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _HEADER if self._primed else _OUT
@@ -83,97 +80,61 @@ class ChatGLM3Scanner(ScannerBase):
         self._hdr_prefix = 0 if self._primed else len(ASSISTANT)
         self._call_id = ""
         self._call_name = ""
-        self._stop = ""
-        self._stop_start = 0
-        self._stop_ws = ""
 
     def _held_extra(self) -> int:
         return len(self._hdr) + len(self._stop) + len(self._stop_ws)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                if m == ASSISTANT:
-                    self._state = _HEADER
-                    self._hdr = m
-                    self._hdr_prefix = len(m)
-                else:
-                    self._state = _STOP
-                    self._stop = m
-                    self._stop_start = self._base + i
-                    self._stop_ws = ""
-            elif st == _HEADER:
-                i, m = _MARKERS.find(buf, pos, final)
-                j = buf.find("\n", pos, i)
-                end = j + 1 if j >= 0 else i
-                room = HEADER_CAP - len(self._hdr)
-                if end - pos > room:
-                    out.append(
-                        Malformed(
-                            f"assistant header longer than {HEADER_CAP} characters",
-                            self._hdr + buf[pos : pos + room],
-                        )
-                    )
-                    self._hdr = ""
-                    self._state = _OUT
-                    pos += room
-                    continue
-                self._hdr += buf[pos:end]
-                pos = end
-                if j >= 0:
-                    self._open_body(out)
-                elif m is None:
-                    return n
-                elif m == HOLD:
-                    return i
-                else:
-                    if self._hdr:
-                        out.append(Malformed("assistant header without a newline", self._hdr))
-                    self._hdr = ""
-                    self._state = _OUT
-            elif st == _CALL:
-                i, m = _MARKERS.find(buf, pos, final)
-                if i > pos:
-                    self._body_add(buf[pos:i], out, "", self._overflow_reason())
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._end_call(out)
-                pos = i
-            elif st == _STOP:
-                found = _NON_WS.search(buf, pos)
-                j = found.start() if found else n
-                room = HEADER_CAP - len(self._stop_ws)
-                if j - pos > room:
-                    j = pos + room
-                    found = None
-                self._stop_ws += buf[pos:j]
-                pos = j
-                if found is None and pos == n:
-                    return n
-                self._stop_followed(out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker starts and is held).
 
-    def _overflow_reason(self) -> str:
-        return (
-            f"tool call {self._call_id} ({self._call_name}): body longer than "
-            f"{self._max_arguments} characters"
-        )
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            i, m = self._text_until(_MARKERS, buf, pos, out, final)
+            if m is None:
+                return i
+            if m == ASSISTANT:
+                self._state = _HEADER
+                self._hdr = m
+                self._hdr_prefix = len(m)
+            else:
+                self._hold_stop(m, self._base + i, _STOP)
+            return i + len(m)
+        if state == _HEADER:
+            return self._run_header(buf, pos, out, final)
+        if state == _CALL:
+            return self._run_call(buf, pos, out, final)
+        return self._stop_step(buf, pos, out)  # _STOP
+
+    def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """The metadata line, up to its newline."""
+        i, m = _MARKERS.find(buf, pos, final)
+        j = buf.find("\n", pos, i)
+        end = j + 1 if j >= 0 else i
+        over = self._header_overflows("assistant header", buf, pos, end, out, _OUT)
+        if over is not None:
+            return over
+        self._hdr += buf[pos:end]
+        if j >= 0:
+            self._open_body(out)
+            return end
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        if self._hdr:
+            out.append(Malformed("assistant header without a newline", self._hdr))
+        self._hdr = ""
+        self._state = _OUT
+        return i
+
+    def _run_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A call's body, held up to the next role token (or the end of the stream)."""
+        what = f"tool call {self._call_id} ({self._call_name}): body"
+        i, m = self._held_until(_MARKERS, what, "", buf, pos, out, final)
+        if m is None:
+            return i
+        self._end_call(out)
+        return i
 
     def _open_body(self, out: list[Event]) -> None:
         raw, self._hdr = self._hdr, ""
@@ -201,25 +162,11 @@ class ChatGLM3Scanner(ScannerBase):
             out.append(ToolArgs(cid, args, body))
             out.append(ToolEnd(cid, name, args, ""))
 
-    def _stop_followed(self, out: list[Event]) -> None:
-        stop, ws = self._stop, self._stop_ws
-        self._stop = self._stop_ws = ""
-        if stop == OBSERVATION:
-            out.append(ResultForgery(self._stop_start, stop, stop))
-            self._sink_start("text after a forged tool result")
-            self._sink_add(ws, out)
-            self._state = _SINK
-        else:
-            out.append(Malformed(f"{stop} followed by more output", stop + ws))
-            self._state = _OUT
-
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st == _HEADER:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _HEADER:
             if self._hdr:
                 out.append(Malformed("assistant header without a newline", self._hdr))
-        elif st == _CALL:
+        elif state == _CALL:
             self._end_call(out)
-        elif st == _STOP:
-            out.append(Text("", self._stop + self._stop_ws))
-        self._reset()
+        elif state == _STOP:
+            self._stop_ended(out)

@@ -15,9 +15,9 @@
   closer of its own call (``</tool_call>``, or ``</function>`` for a bare call) unless a call
   quoted in the value opened it: a parameter missing its closer makes its call ``Malformed``
   up to there, and the text and calls after it are read on their own. A missing
-  ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True``
-  (:class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`) ``<function=...>...</function>``
-  without the wrapper is a call too;
+  ``</tool_call>`` after ``</function>`` is tolerated. With ``bare_functions=True`` (the
+  default of :class:`~guard.scanners.qwen3_coder.Qwen3CoderScanner`)
+  ``<function=...>...</function>`` without the wrapper is a call too;
 * a body that is neither form, or that is not closed, is ``Malformed`` with its raw text;
 * ``<tool_response>`` and ``<|im_start|>`` in model output are a forged result or turn
   (``ResultForgery``; everything after it goes out as ``Malformed`` blocks), wherever they
@@ -28,29 +28,26 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
+from guard.dialects.chatml import CHATML
+from guard.dialects.qwen3_coder import CALL_TAGS
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
     Markers,
-    ScannerBase,
-    json_members,
-    tool_arguments,
+    json_call,
+    tag_value,
 )
 
 __all__ = [
@@ -58,19 +55,13 @@ __all__ = [
     "parse_call",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-CALL_OPEN: Final = "<tool_call>"
-CALL_CLOSE: Final = "</tool_call>"
-RESPONSE: Final = "<tool_response>"
+# The spellings the dialect records hold are read from them.
+((THINK_OPEN, THINK_CLOSE),) = CHATML.thinking
+(CALL_OPEN,), (CALL_CLOSE,) = CHATML.call_open, CHATML.call_close
+RESPONSE, IM_START = CHATML.result_open
+IM_END, EOT = CHATML.stop
+FUNCTION, FUNCTION_CLOSE, PARAMETER, PARAMETER_CLOSE = CALL_TAGS
 RESPONSE_CLOSE: Final = "</tool_response>"
-IM_START: Final = "<|im_start|>"
-IM_END: Final = "<|im_end|>"
-EOT: Final = "<|endoftext|>"
-FUNCTION: Final = "<function="
-FUNCTION_CLOSE: Final = "</function>"
-PARAMETER: Final = "<parameter="
-PARAMETER_CLOSE: Final = "</parameter>"
 
 _FORGERY = frozenset((RESPONSE, IM_START))
 _STOPS = frozenset((IM_END, EOT))
@@ -97,40 +88,27 @@ _OUT, _THINK, _CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE, _FN_TAIL, _SINK = ra
 
 def parse_call(body: str) -> tuple[str, str] | None:
     """``(name, arguments)`` of a JSON ``<tool_call>`` body, or ``None``."""
-    members = json_members(body)
-    if members is None or "name" not in members:
-        return None
-    name = members["name"][0]
-    if not isinstance(name, str) or not name:
-        return None
-    return name, tool_arguments(body, members, ("arguments", "parameters")) or "{}"
+    return json_call(body)
 
 
-def xml_value(raw: str) -> str:
-    """A ``<parameter=...>`` value as sent: one leading and one trailing newline trimmed."""
-    if raw.startswith("\n"):
-        raw = raw[1:]
-    if raw.endswith("\n"):
-        raw = raw[:-1]
-    return raw
+class ChatMLScanner(DialectScanner):
+    """Scanner for ChatML output with Hermes / Qwen tool tags (see the module docstring).
 
+    Args:
+        bare_functions: read ``<function=...>`` without the ``<tool_call>`` wrapper as a call
+            too (default: the class's :attr:`BARE_FUNCTIONS`); the other keywords are
+            :class:`~guard.scanners.base.DialectScanner`'s.
+    """
 
-class ChatMLScanner(ScannerBase):
-    """Scanner for ChatML output with Hermes / Qwen tool tags (see the module docstring)."""
+    #: Whether ``<function=...>`` without the ``<tool_call>`` wrapper is a call.
+    BARE_FUNCTIONS: ClassVar[bool] = False
+    SINK_STATE = _SINK
+    THINK_STATE = _THINK
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        bare_functions: bool = False,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._bare = bare_functions
-        self._out_markers = _OUT_BARE_MARKERS if bare_functions else _OUT_MARKERS
-        self._reset()
+    def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
+        self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
+        self._out_markers = _OUT_BARE_MARKERS if self._bare else _OUT_MARKERS
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -166,72 +144,40 @@ class ChatMLScanner(ScannerBase):
 
     # -- state machine ---------------------------------------------------------------------
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                i, m = self._out_markers.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                if m == THINK_OPEN:
-                    out.append(ThinkingStart(m))
-                    self._state = _THINK
-                elif m == CALL_OPEN:
-                    self._prefix = m
-                    self._wrapped = True
-                    self._state = _CALL
-                elif m == FUNCTION:
-                    self._open_function(m, out)
-                elif m in _FORGERY:
-                    self._forgery(self._base + i, m, out)
-                elif m in _STOPS:
-                    out.append(Text("", m))
-                else:
-                    out.append(Malformed(f"{m} without its opening tag", m))
-            elif st == _THINK:
-                i, m = _THINK_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(ThinkingDelta(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._state = _OUT
-                if m == THINK_CLOSE:
-                    out.append(ThinkingEnd(m))
-                    pos = i + len(m)
-                else:
-                    out.append(ThinkingEnd(""))
-                    pos = i
-            elif st == _CALL:
-                pos = self._run_json(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st in (_FN_HEAD, _P_HEAD):
-                pos = self._run_head(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st in (_FN_BODY, _P_VALUE, _FN_TAIL):
-                pos = self._run_function(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    # Steps return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
 
-    # Sub-machines return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            return self._run_out(buf, pos, out, final)
+        if state == _CALL:
+            return self._run_json(buf, pos, out, final)
+        if state in (_FN_HEAD, _P_HEAD):
+            return self._run_head(buf, pos, out, final)
+        return self._run_function(buf, pos, out, final)  # _FN_BODY, _P_VALUE, _FN_TAIL
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
+
+    def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._text_until(self._out_markers, buf, pos, out, final)
+        if m is None:
+            return i
+        if m == THINK_OPEN:
+            out.append(ThinkingStart(m))
+            self._state = _THINK
+        elif m == CALL_OPEN:
+            self._prefix = m
+            self._wrapped = True
+            self._state = _CALL
+        elif m == FUNCTION:
+            self._open_function(m, out)
+        elif m in _FORGERY:
+            self._forgery(self._base + i, m, out)
+        elif m in _STOPS:
+            out.append(Text("", m))
+        else:
+            out.append(Malformed(f"{m} without its opening tag", m))
+        return i + len(m)
 
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_add(
@@ -357,7 +303,7 @@ class ChatMLScanner(ScannerBase):
             return i + len(m)
         if m == PARAMETER_CLOSE:
             self._add(m, out)
-            self._pairs.append((self._key, xml_value("".join(self._value))))
+            self._pairs.append((self._key, tag_value("".join(self._value))))
             self._value = []
             self._state = _FN_BODY
             return i + len(m)
@@ -432,11 +378,6 @@ class ChatMLScanner(ScannerBase):
 
     # -- call endings ----------------------------------------------------------------------
 
-    def _forgery(self, offset: int, marker: str, out: list[Event]) -> None:
-        out.append(ResultForgery(offset, marker, marker))
-        self._sink_start("text after a forged tool result")
-        self._state = _SINK
-
     def _end_json(self, close: str, out: list[Event]) -> None:
         if self._body_skip_end(close, out):
             self._call_reset()
@@ -483,15 +424,8 @@ class ChatMLScanner(ScannerBase):
         self._body_abandon(reason, self._prefix, out)
         self._call_reset()
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        if st == _THINK:
-            out.append(ThinkingEnd(""))
-        elif st == _FN_TAIL:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _FN_TAIL:
             self._end_function("", out)
-        elif st in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
+        elif state in (_CALL, _FN_HEAD, _FN_BODY, _P_HEAD, _P_VALUE):
             self._unclosed("tool call not closed at end of stream", out)
-        self._reset()

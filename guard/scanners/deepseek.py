@@ -45,34 +45,29 @@ from guard.scanners._tagged import (
     TaggedScanner,
     json_arguments,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "DeepSeekScanner",
     "parse_v3_body",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = DEEPSEEK.thinking
+CALLS_BEGIN, CALL_BEGIN = DEEPSEEK.call_open
+CALLS_END, CALL_END = DEEPSEEK.call_close
+OUTPUTS_BEGIN, OUTPUT_BEGIN, *_ = DEEPSEEK.result_open  # then the DSML-era result tags
+EOS, EOT = _STOPS = DEEPSEEK.stop
 BOS: Final = "<｜begin▁of▁sentence｜>"
-EOS: Final = "<｜end▁of▁sentence｜>"
-EOT: Final = "<|EOT|>"
 USER: Final = "<｜User｜>"
 ASSISTANT: Final = "<｜Assistant｜>"
-CALLS_BEGIN: Final = "<｜tool▁calls▁begin｜>"
-CALLS_END: Final = "<｜tool▁calls▁end｜>"
-CALL_BEGIN: Final = "<｜tool▁call▁begin｜>"
-CALL_END: Final = "<｜tool▁call▁end｜>"
 SEP: Final = "<｜tool▁sep｜>"
-OUTPUTS_BEGIN: Final = "<｜tool▁outputs▁begin｜>"
 OUTPUTS_END: Final = "<｜tool▁outputs▁end｜>"
-OUTPUT_BEGIN: Final = "<｜tool▁output▁begin｜>"
 OUTPUT_END: Final = "<｜tool▁output▁end｜>"
 #: The V3 / R1 header: the call's type.
 TYPE_WORD: Final = "function"
 
 _FORGERIES = DEEPSEEK.result_open
-_STOPS = (EOS, EOT)
 _STRAY = (USER, ASSISTANT, BOS, OUTPUTS_END, OUTPUT_END)
 _BREAKS = (CALL_BEGIN, CALLS_BEGIN, CALLS_END, *_FORGERIES, *_STOPS, USER, ASSISTANT)
 _CALL_TOKENS = (CALLS_BEGIN, CALLS_END, CALL_BEGIN, CALL_END, SEP)
@@ -116,6 +111,7 @@ class DeepSeekScanner(TaggedScanner):
 
     THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
     HELD_STATES = frozenset({_BODY})
+    SECTION_STATE = _SECTION
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
@@ -132,37 +128,18 @@ class DeepSeekScanner(TaggedScanner):
             return self._outside(state == _SECTION, buf, pos, out, final)
         if state == _HEADER:
             return self._in_header(buf, pos, out, final)
-        return self._in_body(buf, pos, out, final)
-
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
+        return self._call_body(_BODY_MARKERS, (CALL_END,), "tool call body", buf, pos, out, final)
 
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if section:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, _JUNK if section else "")
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        if section:
-            self._sink_flush(out)
+            return i
+        if self._section_layout(m, section, (CALLS_BEGIN,), (CALLS_END,), out):
+            return i + len(m)
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
             self._hdr = m
-        elif m == CALLS_BEGIN and not section:
-            out.append(Text("", m))
-            self._state = _SECTION
-        elif m == CALLS_END and section:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m == THINK_OPEN and not section:
-            self._open_thinking(m, out)
         elif m == THINK_CLOSE and self._base + i == 0:
             out.append(Text("", m))  # the template's </think>, echoed back
         elif m in _FORGERIES:
@@ -175,15 +152,9 @@ class DeepSeekScanner(TaggedScanner):
         return i + len(m)
 
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _HEADER_MARKERS.find(buf, pos, final)
-        over = self._header_overflows("tool call header", buf, pos, i, out, self._back())
-        if over is not None:
-            return over
-        self._hdr += buf[pos:i]
+        i, m = self._header_until(_HEADER_MARKERS, "tool call header", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == SEP:
             self._open_call(m, out)
             return i + len(m)
@@ -198,47 +169,20 @@ class DeepSeekScanner(TaggedScanner):
         header = self._hdr[len(CALL_BEGIN) :].strip()
         self._hdr += sep
         self._state = _BODY
-        self._call_id = ""
-        self._call_name = header
         self._deferred = header == TYPE_WORD
-        if not self._deferred and _valid(header):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, header, self._hdr))
-            self._hdr = ""
+        self._start_call(header, not self._deferred and _valid(header), out)
 
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_END:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
-
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
-        if self._deferred:
-            self._close_deferred(hdr, body, close, out)
-            return
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:
-            out.append(
-                Malformed(
-                    f"tool call without a valid name: {self._call_name[:64]!r}",
-                    hdr + body + close,
-                )
-            )
-            return
-        args = json_arguments(body)
-        out.append(ToolArgs(self._call_id, args, body))
-        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+            return f"tool call without a valid name: {self._call_name[:64]!r}"
+        return self._call_name, json_arguments(body)
 
-    def _close_deferred(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
-        """A ``function`` header: a V3 body (name line and fenced JSON), or a V3.1 call of a
-        tool named ``function``."""
+    def _close_held(self, hdr: str, body: str, close: str, out: list[Event]) -> None:
+        """After a ``function`` header: a V3 body (name line and fenced JSON), or a V3.1 call
+        of a tool named ``function``; after any other, a V3.1 call."""
+        if not self._deferred:
+            super()._close_held(hdr, body, close, out)
+            return
         if body.lstrip().startswith("{"):
             split, name, args = 0, TYPE_WORD, json_arguments(body)
         else:

@@ -29,46 +29,38 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
+from guard.dialects.gemma import GEMMA
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
-    ThinkingDelta,
-    ThinkingEnd,
     ThinkingStart,
     ToolArgs,
     ToolEnd,
     ToolStart,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners._dialect import DialectScanner
+from guard.scanners.base import Markers
 
 __all__ = [
     "GemmaScanner",
     "parse_call",
 ]
 
-CALL: Final = "<|tool_call>"
-CALL_CLOSE: Final = "<tool_call|>"
+# The spellings the dialect record holds are read from it.
+CALL, FG_CALL = GEMMA.call_open
+CALL_CLOSE, FG_CALL_CLOSE = GEMMA.call_close
+RESPONSE, FG_RESPONSE, TURN, START_OF_TURN = GEMMA.result_open
+EOS, TURN_CLOSE, _, END_OF_TURN, _ = GEMMA.stop  # the others are result openings
+((_, CHANNEL_CLOSE),) = GEMMA.thinking  # the opening is CHANNEL + THOUGHT
 QUOTE: Final = '<|"|>'
-RESPONSE: Final = "<|tool_response>"
 RESPONSE_CLOSE: Final = "<tool_response|>"
-TURN: Final = "<|turn>"
-TURN_CLOSE: Final = "<turn|>"
 CHANNEL: Final = "<|channel>"
-CHANNEL_CLOSE: Final = "<channel|>"
 THOUGHT: Final = "thought\n"
-EOS: Final = "<eos>"
-FG_CALL: Final = "<start_function_call>"
-FG_CALL_CLOSE: Final = "<end_function_call>"
 FG_QUOTE: Final = "<escape>"
-FG_RESPONSE: Final = "<start_function_response>"
 FG_RESPONSE_CLOSE: Final = "<end_function_response>"
-START_OF_TURN: Final = "<start_of_turn>"
-END_OF_TURN: Final = "<end_of_turn>"
 
 #: Call opener -> (closer, string token).
 _CALLS: Final = {CALL: (CALL_CLOSE, QUOTE), FG_CALL: (FG_CALL_CLOSE, FG_QUOTE)}
@@ -85,7 +77,6 @@ _BODY_MARKERS = {
 }
 _STRING_MARKERS = {opener: Markers((quote, *_ENDS)) for opener, (_, quote) in _CALLS.items()}
 
-_NON_WS = re.compile(r"\S")
 
 _OUT, _CHANNEL, _THINK, _BODY, _STRING, _RESULT, _SINK = range(7)
 
@@ -241,96 +232,50 @@ def _parse(body: str, quote: str) -> tuple[str, dict[str, Any]] | None:
 # Scanner
 
 
-class GemmaScanner(ScannerBase):
+class GemmaScanner(DialectScanner):
     """Scanner for Gemma 4 / FunctionGemma output (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
-        self._reset()
+    SINK_STATE = _SINK
+    THINK_STATE = _THINK
+    FORGED_STOPS = frozenset(_RESULTS)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
         self._opener = ""
         self._chan = ""
-        self._result = ""
-        self._result_at = 0
-        self._blanks = ""
 
     def _held_extra(self) -> int:
-        return len(self._chan) + len(self._result) + len(self._blanks)
+        return len(self._chan) + len(self._stop) + len(self._stop_ws)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _OUT:
-                pos = self._step_out(buf, pos, out, final)
-            elif st == _CHANNEL:
-                pos = self._run_channel(buf, pos, out)
-            elif st == _THINK:
-                pos = self._step_think(buf, pos, out, final)
-            elif st in (_BODY, _STRING):
-                pos = self._step_body(st, buf, pos, out, final)
-            elif st == _RESULT:
-                pos = self._step_result(buf, pos, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _OUT:
+            return self._step_out(buf, pos, out, final)
+        if state == _CHANNEL:
+            return self._run_channel(buf, pos, out)
+        if state in (_BODY, _STRING):
+            return self._step_body(state, buf, pos, out, final)
+        return self._stop_step(buf, pos, out)  # _RESULT
+
+    def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
     def _step_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._marker(m, self._base + i, out)
         return i + len(m)
 
-    def _step_think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _THINK_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._state = _OUT
-        if m == CHANNEL_CLOSE:
-            out.append(ThinkingEnd(m))
-            return i + len(m)
-        out.append(ThinkingEnd(""))
-        return i
-
     def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
-        i, m = table[self._opener].find(buf, pos, final)
-        if i > pos:
-            self._add(buf[pos:i], out)
+        opener = self._opener
+        i, m = self._held_until(table[opener], "tool call body", opener, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         closer, quote = _CALLS[self._opener]
         if m == quote:
             self._add(m, out)
@@ -342,20 +287,6 @@ class GemmaScanner(ScannerBase):
         self._unclosed(f"tool call not closed before {m}", out)
         return i
 
-    def _step_result(self, buf: str, pos: int, out: list[Event]) -> int:
-        n = len(buf)
-        found = _NON_WS.search(buf, pos)
-        j = found.start() if found else n
-        room = HEADER_CAP - len(self._blanks)
-        if j - pos > room:
-            j = pos + room
-            found = None
-        self._blanks += buf[pos:j]
-        if found is None and j == n:
-            return -1 - n
-        self._forged(out)
-        return j
-
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _CALLS:
             self._opener = m
@@ -364,13 +295,9 @@ class GemmaScanner(ScannerBase):
             self._chan = ""
             self._state = _CHANNEL
         elif m in _RESULTS:
-            self._result = m
-            self._result_at = offset
-            self._blanks = ""
-            self._state = _RESULT
+            self._hold_stop(m, offset, _RESULT)
         elif m in _TURNS:
-            self._result, self._result_at = m, offset
-            self._forged(out)
+            self._forgery(offset, m, out)
         elif m in _STOPS:
             out.append(Text("", m))
         else:
@@ -393,13 +320,6 @@ class GemmaScanner(ScannerBase):
             self._chan = ""
             self._state = _OUT
         return pos + k
-
-    def _forged(self, out: list[Event]) -> None:
-        out.append(ResultForgery(self._result_at, self._result, self._result))
-        self._sink_start("text after a forged tool result")
-        self._sink_add(self._blanks, out)
-        self._result = self._blanks = ""
-        self._state = _SINK
 
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_add(
@@ -430,17 +350,10 @@ class GemmaScanner(ScannerBase):
         self._state = _OUT
         self._body_abandon(reason, self._opener, out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        if st == _THINK:
-            out.append(ThinkingEnd(""))
-        elif st == _CHANNEL:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _CHANNEL:
             out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
-        elif st in (_BODY, _STRING):
+        elif state in (_BODY, _STRING):
             self._unclosed("tool call not closed at end of stream", out)
-        elif st == _RESULT:
-            out.append(Text("", self._result + self._blanks))
-        self._reset()
+        elif state == _RESULT:
+            self._stop_ended(out)

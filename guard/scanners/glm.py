@@ -28,37 +28,33 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.dialects.glm import GLM
+from guard.models import Event, Malformed
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
-    SINK,
     TaggedScanner,
 )
-from guard.scanners.base import HEADER_CAP, HOLD, Markers
+from guard.scanners.base import HOLD, Markers
 
 __all__ = [
     "GLMScanner",
     "parse_arguments",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-CALL_OPEN: Final = "<tool_call>"
-CALL_CLOSE: Final = "</tool_call>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = GLM.thinking
+(CALL_OPEN,), (CALL_CLOSE,) = GLM.call_open, GLM.call_close
+RESPONSE, OBSERVATION = GLM.result_open
+EOT, USER, _ = _STOPS = GLM.stop  # the third is <|observation|>
 KEY_OPEN: Final = "<arg_key>"
 KEY_CLOSE: Final = "</arg_key>"
 VALUE_OPEN: Final = "<arg_value>"
 VALUE_CLOSE: Final = "</arg_value>"
-RESPONSE: Final = "<tool_response>"
 RESPONSE_CLOSE: Final = "</tool_response>"
-OBSERVATION: Final = "<|observation|>"
-USER: Final = "<|user|>"
 SYSTEM: Final = "<|system|>"
 ASSISTANT: Final = "<|assistant|>"
-EOT: Final = "<|endoftext|>"
 
-_STOPS = (OBSERVATION, USER, EOT)
 _ENDS = (RESPONSE, *_STOPS, SYSTEM, ASSISTANT)
 _OUT_MARKERS = Markers(
     (
@@ -87,7 +83,6 @@ _PAIR = re.compile(
     re.DOTALL,
 )
 _BLANK = re.compile(r"\s*")
-_NON_WS = re.compile(r"\S")
 _NAME = re.compile(r"[^\s<>\"']+")
 
 _NAME_STATE, _BODY, _STOP = range(FIRST_STATE, FIRST_STATE + 3)
@@ -121,15 +116,13 @@ class GLMScanner(TaggedScanner):
     """
 
     THINK_ENDS = (RESPONSE, *_STOPS)
+    FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._call_id = ""
         self._call_name = ""
-        self._stop = ""
-        self._stop_start = 0
-        self._stop_ws = ""
 
     def _held_extra(self) -> int:
         return len(self._hdr) + len(self._stop) + len(self._stop_ws)
@@ -140,18 +133,15 @@ class GLMScanner(TaggedScanner):
         if state == _NAME_STATE:
             return self._in_name(buf, pos, out, final)
         if state == _BODY:
-            return self._in_body(buf, pos, out, final)
-        return self._stopped(buf, pos, out)
+            return self._call_body(
+                _BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final
+            )
+        return self._stop_step(buf, pos, out)
 
     def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == THINK_OPEN:
             self._open_thinking(m, out)
         elif m == CALL_OPEN:
@@ -160,10 +150,7 @@ class GLMScanner(TaggedScanner):
         elif m == RESPONSE:
             self._forgery(self._base + i, m, out)
         elif m in _STOPS:
-            self._state = _STOP
-            self._stop = m
-            self._stop_start = self._base + i
-            self._stop_ws = ""
+            self._hold_stop(m, self._base + i, _STOP)
         else:
             out.append(Malformed(f"{m} outside its place in a GLM turn", m))
         return i + len(m)
@@ -197,74 +184,19 @@ class GLMScanner(TaggedScanner):
         held and the call ends ``Malformed``); the body follows."""
         name = self._hdr[len(CALL_OPEN) :].strip()
         self._state = _BODY
-        self._call_name = name
-        if _NAME.fullmatch(name):
-            self._call_id = self._next_id()
-            out.append(ToolStart(self._call_id, name, self._hdr))
-            self._hdr = ""
-        else:
-            self._call_id = ""
+        self._start_call(name, _NAME.fullmatch(name) is not None, out)
 
-    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_BODY_MARKERS, "tool call body", buf, pos, out, final)
-        if m is None:
-            return i
-        self._state = OUT
-        if m == CALL_CLOSE:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
-
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         cid, name = self._call_id, self._call_name
         if not cid:
-            out.append(
-                Malformed(f"tool call without a valid name: {name[:64]!r}", hdr + body + close)
-            )
-            return
+            return f"tool call without a valid name: {name[:64]!r}"
         pairs = parse_arguments(body)
         if pairs is None:
-            out.append(
-                Malformed(
-                    f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs",
-                    body + close,
-                )
-            )
-            return
-        args = self._types.arguments(name, pairs)
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
-
-    def _stopped(self, buf: str, pos: int, out: list[Event]) -> int:
-        """After a stop: whitespace is held (capped) until something else or the end."""
-        found = _NON_WS.search(buf, pos)
-        j = found.start() if found else len(buf)
-        room = HEADER_CAP - len(self._stop_ws)
-        if j - pos > room:
-            j = pos + room
-            found = None
-        self._stop_ws += buf[pos:j]
-        if found is None and j == len(buf):
-            return j
-        stop, ws = self._stop, self._stop_ws
-        self._stop = self._stop_ws = ""
-        if stop == OBSERVATION:
-            out.append(ResultForgery(self._stop_start, stop, stop))
-            self._sink_start("text after a forged tool result")
-            self._sink_add(ws, out)
-            self._state = SINK
-        else:
-            out.append(Malformed(f"{stop} followed by more output", stop + ws))
-            self._state = OUT
-        return j
+            return f"tool call {cid} ({name}): body is not <arg_key>/<arg_value> pairs"
+        return name, self._types.arguments(name, pairs)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state in (_NAME_STATE, _BODY):
             self._unclosed("tool call not closed at end of stream", out)
         elif state == _STOP:
-            out.append(Text("", self._stop + self._stop_ws))
+            self._stop_ended(out)

@@ -38,14 +38,12 @@ unterminated call at flush is ``Malformed``, never a call, and arguments are nev
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.dialects.harmony import CORE
 from guard.models import (
     Event,
     Malformed,
-    ResultForgery,
     Text,
     ThinkingDelta,
     ThinkingEnd,
@@ -54,9 +52,10 @@ from guard.models import (
     ToolEnd,
     ToolStart,
 )
+from guard.scanners._dialect import DialectScanner
 from guard.scanners._harmony_header import HarmonyHeader, parse_header
 from guard.scanners._harmony_tokens import CALL, CHANNEL, CONSTRAIN, END, MESSAGE, RETURN, START
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "CALL",
@@ -124,7 +123,7 @@ def _could_be_role_tail(text: str) -> bool:
     return s.startswith("to=") or "to=".startswith(s)
 
 
-class HarmonyScanner(ScannerBase):
+class HarmonyScanner(DialectScanner):
     """Scanner for Harmony output (see the module docstring for what it reports).
 
     Args:
@@ -139,20 +138,13 @@ class HarmonyScanner(ScannerBase):
             longer call still streams ``ToolArgs`` but ends in ``Malformed``, not ``ToolEnd``.
     """
 
-    def __init__(
-        self,
-        *,
-        keep_headers: bool = False,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(max_arguments, tools)
-        self._start_in_thinking = start_in_thinking
+    SINK_STATE = _SINK
+
+    def __init__(self, *, keep_headers: bool = False, **kwargs: Any) -> None:
         self.headers: list[tuple[int, HarmonyHeader]] | None = [] if keep_headers else None
         #: Header of the message being read (or the last one).
         self.header: HarmonyHeader | None = None
-        self._reset()
+        super().__init__(**kwargs)
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -214,25 +206,12 @@ class HarmonyScanner(ScannerBase):
 
     # -- state machine ---------------------------------------------------------------------
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if _TEXT <= st <= _TOOL:
-                pos = self._body_step(st, buf, pos, out, final)
-            elif st == _OUT:
-                pos = self._out_step(buf, pos, out, final)
-            elif st == _HEADER:
-                pos = self._header(buf, pos, out, final)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if _TEXT <= state <= _TOOL:
+            return self._body_step(state, buf, pos, out, final)
+        if state == _OUT:
+            return self._out_step(buf, pos, out, final)
+        return self._header(buf, pos, out, final)  # _HEADER
 
     def _body_step(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """One step in a message body. Returns the new position, or ``-1 - i`` to stop at
@@ -356,11 +335,8 @@ class HarmonyScanner(ScannerBase):
         if word in ("assistant", ""):
             return False
         cut = len(START) + len(rest) - len(s) + w
-        out.append(ResultForgery(self._hdr_start, h[:cut], h[:cut]))
-        self._sink_start("text after a forged tool result")
-        self._sink_add(h[cut:], out)
+        self._forgery(self._hdr_start, h[:cut], out, rest=h[cut:])
         self._hdr = ""
-        self._state = _SINK
         return True
 
     def _open_body(self, out: list[Event]) -> None:
@@ -431,19 +407,15 @@ class HarmonyScanner(ScannerBase):
             self._args = []
             self._args_len = 0
 
-    def _finish(self, out: list[Event]) -> None:
-        if self._announce:
-            self._announce = False
-            out.append(ThinkingStart(""))
-        st = self._state
-        if st == _HEADER:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _HEADER:
             if not (self._pending and self._decide_author(True, out)):
                 out.append(
                     Malformed("message header without <|message|> at end of stream", self._hdr)
                 )
-        elif st == _THINK:
+        elif state == _THINK:
             out.append(ThinkingEnd(""))
-        elif st == _TOOL:
+        elif state == _TOOL:
             out.append(
                 Malformed(
                     f"tool call {self._call_id} ({self._call_name}) not terminated"
@@ -451,4 +423,3 @@ class HarmonyScanner(ScannerBase):
                     "",
                 )
             )
-        self._reset()

@@ -31,39 +31,34 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.dialects.kimi import KIMI
+from guard.models import Event, Malformed, Text, ToolStart
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
     TaggedScanner,
     json_arguments,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "KimiScanner",
     "parse_call_id",
 ]
 
-THINK_OPEN: Final = "<think>"
-THINK_CLOSE: Final = "</think>"
-SECTION_BEGIN: Final = "<|tool_calls_section_begin|>"
-SECTION_END: Final = "<|tool_calls_section_end|>"
-SECTION_BEGIN_SINGULAR: Final = "<|tool_call_section_begin|>"
-SECTION_END_SINGULAR: Final = "<|tool_call_section_end|>"
-CALL_BEGIN: Final = "<|tool_call_begin|>"
+# The spellings the dialect record holds are read from it.
+((THINK_OPEN, THINK_CLOSE),) = KIMI.thinking
+SECTION_BEGIN, SECTION_BEGIN_SINGULAR, CALL_BEGIN = KIMI.call_open
+CALL_END, SECTION_END, SECTION_END_SINGULAR = KIMI.call_close
+(IM_SYSTEM,) = KIMI.result_open
+IM_END, EOS = _STOPS = KIMI.stop
 ARGUMENT_BEGIN: Final = "<|tool_call_argument_begin|>"
-CALL_END: Final = "<|tool_call_end|>"
-IM_SYSTEM: Final = "<|im_system|>"
 IM_USER: Final = "<|im_user|>"
 IM_ASSISTANT: Final = "<|im_assistant|>"
 IM_MIDDLE: Final = "<|im_middle|>"
-IM_END: Final = "<|im_end|>"
-EOS: Final = "[EOS]"
 
 _BEGINS = (SECTION_BEGIN, SECTION_BEGIN_SINGULAR)
 _ENDS = (SECTION_END, SECTION_END_SINGULAR)
-_STOPS = (IM_END, EOS)
 _TURNS = (IM_USER, IM_ASSISTANT, IM_MIDDLE)
 #: Spellings that end a call (its header or arguments) when it is not closed.
 _BREAKS = (CALL_BEGIN, *_BEGINS, *_ENDS, IM_SYSTEM, *_STOPS, *_TURNS)
@@ -96,6 +91,7 @@ class KimiScanner(TaggedScanner):
 
     THINK_ENDS = (IM_SYSTEM, *_STOPS, *_BEGINS)
     HELD_STATES = frozenset({_ARGS})
+    SECTION_STATE = _SECTION
     LEAD_CHARS = "<["
 
     def _reset_dialect(self) -> None:
@@ -114,37 +110,21 @@ class KimiScanner(TaggedScanner):
             return self._outside(state == _SECTION, buf, pos, out, final)
         if state == _HEADER:
             return self._in_header(buf, pos, out, final)
-        return self._in_args(buf, pos, out, final)
-
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
+        return self._call_body(
+            _ARGS_MARKERS, (CALL_END,), "tool call arguments", buf, pos, out, final
+        )
 
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = (_SECTION_MARKERS if section else _OUT_MARKERS).find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if section:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        markers = _SECTION_MARKERS if section else _OUT_MARKERS
+        i, m = self._text_until(markers, buf, pos, out, final, _JUNK if section else "")
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        if section:
-            self._sink_flush(out)
+            return i
+        if self._section_layout(m, section, _BEGINS, _ENDS, out):
+            return i + len(m)
         if m == CALL_BEGIN:
             self._state = _HEADER
             self._in_section = section
             self._hdr = m
-        elif m in _BEGINS and not section:
-            out.append(Text("", m))
-            self._state = _SECTION
-        elif m in _ENDS and section:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m == THINK_OPEN and not section:
-            self._open_thinking(m, out)
         elif m == IM_SYSTEM:
             self._forgery(self._base + i, m, out)
         elif m in _STOPS:
@@ -155,15 +135,9 @@ class KimiScanner(TaggedScanner):
         return i + len(m)
 
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _HEADER_MARKERS.find(buf, pos, final)
-        over = self._header_overflows("tool call id", buf, pos, i, out, self._back())
-        if over is not None:
-            return over
-        self._hdr += buf[pos:i]
+        i, m = self._header_until(_HEADER_MARKERS, "tool call id", buf, pos, out, final)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == ARGUMENT_BEGIN:
             self._open_call(m, out)
             return i + len(m)
@@ -190,32 +164,10 @@ class KimiScanner(TaggedScanner):
         else:
             self._call_id = ""
 
-    def _in_args(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_ARGS_MARKERS, "tool call arguments", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_END:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
-
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         if not self._call_id:
-            out.append(
-                Malformed(
-                    f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}",
-                    hdr + body + close,
-                )
-            )
-            return
-        args = json_arguments(body)
-        out.append(ToolArgs(self._call_id, args, body))
-        out.append(ToolEnd(self._call_id, self._call_name, args, close))
+            return f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}"
+        return self._call_name, json_arguments(body)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

@@ -40,7 +40,7 @@ from guard._depth import check_depth
 from guard._json_walk import value_end
 from guard.dialects.kimi_k3 import CLOSE, END_OF_MSG, OPEN, SEP
 from guard.errors import NestingError
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
@@ -184,6 +184,7 @@ class KimiK3Scanner(TaggedScanner):
     THINKING = ((THINK_OPEN, THINK_CLOSE),)
     THINK_ENDS = (END_OF_MSG, MESSAGE_OPEN, TOOLS_OPEN, f"{OPEN}response{SEP}")
     HELD_STATES = frozenset({_CALL})
+    SECTION_STATE = _SECTION
     LEAD_CHARS = "<"
 
     def _reset_dialect(self) -> None:
@@ -196,29 +197,20 @@ class KimiK3Scanner(TaggedScanner):
     def _held_extra(self) -> int:
         return len(self._hdr)
 
-    def _back(self) -> int:
-        return _SECTION if self._in_section else OUT
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state in (OUT, _SECTION):
             return self._outside(state, buf, pos, out, final)
         if state == _TAG_STATE:
             return self._in_tag(buf, pos, out, final)
-        return self._in_call(buf, pos, out, final)
+        return self._call_body(
+            _CALL_MARKERS, (CALL_CLOSE,), "tool call arguments", buf, pos, out, final
+        )
 
     def _outside(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _OUT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            if state == _SECTION:
-                self._gap(d, _JUNK, out)
-            else:
-                out.append(Text(d, d))
+        junk = _JUNK if state == _SECTION else ""
+        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, junk)
         if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
-        self._sink_flush(out)
+            return i
         if m in (OPEN, CLOSE):
             self._hdr, self._hdr_at, self._hdr_from = m, self._base + i, state
             self._state = _TAG_STATE
@@ -262,6 +254,8 @@ class KimiK3Scanner(TaggedScanner):
         raw, self._hdr = self._hdr, ""
         section = self._hdr_from == _SECTION
         self._state = self._hdr_from
+        if self._section_layout(raw, section, (TOOLS_OPEN,), (TOOLS_CLOSE,), out):
+            return
         m = _TAG.match(raw)
         kind, name, rest = (m.group(1), m.group(2) or "", m.group(3)) if m else ("", "", raw)
         if kind == "open" and name == "message":
@@ -276,43 +270,16 @@ class KimiK3Scanner(TaggedScanner):
             self._call_name = tool
             self._hdr = raw
             self._state = _CALL
-        elif raw == TOOLS_OPEN and not section:
-            out.append(Text("", raw))
-            self._state = _SECTION
-        elif raw == TOOLS_CLOSE and section:
-            out.append(Text("", raw))
-            self._state = OUT
-        elif raw == THINK_OPEN and not section:
-            self._open_thinking(raw, out)
         elif raw in _LAYOUT and not section:
             out.append(Text("", raw))
         else:
             out.append(Malformed(f"{raw[:64]!r} out of place in a Kimi K3 message", raw))
 
-    def _in_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._body_until(_CALL_MARKERS, "tool call arguments", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == CALL_CLOSE:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
-
-    def _close_call(self, close: str, out: list[Event]) -> None:
-        held = self._closing(close, out)
-        if held is None:
-            return
-        hdr, body = held
+    def _parse_body(self, body: str) -> tuple[str, str] | str:
         parsed = parse_arguments(body)
         if isinstance(parsed, str):
-            out.append(Malformed(parsed, hdr + body + close))
-            return
-        args = dump_arguments(parsed)
-        cid = self._next_id()
-        out.append(ToolStart(cid, self._call_name, hdr))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, self._call_name, args, close))
+            return parsed
+        return self._call_name, dump_arguments(parsed)
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _SECTION:

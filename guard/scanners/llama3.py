@@ -27,21 +27,19 @@ ends it waiting for a tool result.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Final
 
 from guard._json_walk import value_end
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.dialects.llama3 import LLAMA3
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
-    MAX_ARGUMENTS,
     Markers,
-    ScannerBase,
+    json_call,
     json_members,
     kwargs_call,
-    tool_arguments,
 )
 
 __all__ = [
@@ -51,16 +49,14 @@ __all__ = [
     "parse_python_tag",
 ]
 
-PYTHON_TAG: Final = "<|python_tag|>"
-EOM: Final = "<|eom_id|>"
-EOT: Final = "<|eot_id|>"
-END_OF_TEXT: Final = "<|end_of_text|>"
-START_HEADER: Final = "<|start_header_id|>"
+# The spellings the dialect record holds are read from it.
+PYTHON_TAG, FUNCTION = LLAMA3.call_open
+EOM, FUNCTION_CLOSE = LLAMA3.call_close
+(START_HEADER,) = LLAMA3.result_open
+EOT, _, END_OF_TEXT = LLAMA3.stop  # the second is <|eom_id|>
 END_HEADER: Final = "<|end_header_id|>"
-FUNCTION: Final = "<function="
-FUNCTION_CLOSE: Final = "</function>"
 
-_STOPS = frozenset((EOM, EOT, END_OF_TEXT))
+_STOPS = frozenset(LLAMA3.stop)
 _MARKERS = Markers((PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER))
 _TEXT_MARKERS = Markers(
     (PYTHON_TAG, EOM, EOT, END_OF_TEXT, START_HEADER, END_HEADER, FUNCTION, FUNCTION_CLOSE)
@@ -77,15 +73,7 @@ _START, _TEXT, _JSON, _TAG, _FN_HEAD, _FN_BODY, _SINK = range(7)
 def parse_json_call(body: str) -> tuple[str, str] | None:
     """``(name, parameters JSON)`` of a ``{"name": ..., "parameters": ...}`` call, or ``None``
     (``arguments`` is accepted for ``parameters``; a ``type`` member is ignored)."""
-    members = json_members(body)
-    if members is None or "name" not in members:
-        return None
-    if "parameters" not in members and "arguments" not in members:
-        return None
-    name = members["name"][0]
-    if not isinstance(name, str) or not name:
-        return None
-    return name, tool_arguments(body, members, ("parameters", "arguments")) or "{}"
+    return json_call(body, ("parameters", "arguments"), need_arguments=True)
 
 
 def parse_json_calls(body: str) -> list[tuple[str, str, int, int]] | None:
@@ -123,20 +111,11 @@ def parse_python_tag(body: str) -> tuple[str, str] | None:
     return parse_json_call(body) or kwargs_call(body, method="call") or ("python", body)
 
 
-class Llama3Scanner(ScannerBase):
+class Llama3Scanner(DialectScanner):
     """Scanner for Llama 3.x output (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("Llama 3 output has no reasoning section to start in")
-        super().__init__(max_arguments, tools)
-        self._reset()
+    NO_REASONING = "Llama 3 output has no reasoning section to start in"
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _START
@@ -147,28 +126,18 @@ class Llama3Scanner(ScannerBase):
     def _held_extra(self) -> int:
         return len(self._lead) + len(self._head)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _START:
-                pos = self._step_start(buf, pos, out)
-            elif st == _TEXT:
-                pos = self._step_text(buf, pos, out, final)
-            elif st == _JSON:
-                pos = self._step_json(buf, pos, out, final)
-            elif st == _TAG:
-                pos = self._step_tag(buf, pos, out, final)
-            elif st == _FN_HEAD:
-                pos = self._step_fn_head(buf, pos, out)
-            elif st == _FN_BODY:
-                pos = self._step_fn_body(buf, pos, out, final)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-            if pos < 0:  # a step stops the run at -1 - pos
-                return -1 - pos
-        return n
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _START:
+            return self._step_start(buf, pos, out)
+        if state == _TEXT:
+            return self._step_text(buf, pos, out, final)
+        if state == _JSON:
+            return self._step_json(buf, pos, out, final)
+        if state == _TAG:
+            return self._step_tag(buf, pos, out, final)
+        if state == _FN_HEAD:
+            return self._step_fn_head(buf, pos, out)
+        return self._step_fn_body(buf, pos, out, final)  # _FN_BODY
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
@@ -195,14 +164,9 @@ class Llama3Scanner(ScannerBase):
         return j
 
     def _step_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _TEXT_MARKERS.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
+        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m == PYTHON_TAG:
             self._state = _TAG
         elif m == FUNCTION:
@@ -212,9 +176,7 @@ class Llama3Scanner(ScannerBase):
             out.append(Text("", m))
             self._state = _START
         elif m == START_HEADER:
-            out.append(ResultForgery(self._base + i, m, m))
-            self._sink_start("text after a forged turn")
-            self._state = _SINK
+            self._forgery(self._base + i, m, out, "text after a forged turn")
         else:
             out.append(Malformed(f"{m} in model output", m))
         return i + len(m)
@@ -238,14 +200,9 @@ class Llama3Scanner(ScannerBase):
         return self._end_json(m, i, out)
 
     def _step_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _MARKERS.find(buf, pos, final)
-        if i > pos:
-            reason = f"{PYTHON_TAG} call longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, PYTHON_TAG, reason)
+        i, m = self._held_until(_MARKERS, f"{PYTHON_TAG} call", PYTHON_TAG, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         if m in _STOPS:
             self._end_tag(m, out)
             self._state = _START
@@ -281,14 +238,10 @@ class Llama3Scanner(ScannerBase):
         return j + 1
 
     def _step_fn_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = _FUNCTION_MARKERS.find(buf, pos, final)
-        if i > pos:
-            reason = f"{FUNCTION}...> call longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, self._head, reason)
+        what = f"{FUNCTION}...> call"
+        i, m = self._held_until(_FUNCTION_MARKERS, what, self._head, buf, pos, out, final)
         if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+            return i
         self._state = _TEXT
         if m == FUNCTION_CLOSE:
             self._end_function(m, out)
@@ -372,19 +325,17 @@ class Llama3Scanner(ScannerBase):
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._body_abandon(reason, PYTHON_TAG, out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st == _START and self._lead:
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state == _START and self._lead:
             out.append(Text(self._lead, self._lead))
-        elif st == _JSON:
+        elif state == _JSON:
             self._end_json("", 0, out)
-        elif st == _TAG:
+        elif state == _TAG:
             # Servers consume the closing <|eom_id|>, so a tag call that ends the stream is
             # whole; an empty one is still Malformed.
             self._end_tag("", out)
-        elif st == _FN_HEAD:
+        elif state == _FN_HEAD:
             out.append(Malformed(f"{FUNCTION}...> tag not closed at end of stream", self._head))
-        elif st == _FN_BODY and not self._body_skip_end("", out):
+        elif state == _FN_BODY and not self._body_skip_end("", out):
             reason = f"{FUNCTION}...> call not closed at end of stream"
             out.append(Malformed(reason, self._head + self._body_take()))
-        self._reset()

@@ -42,7 +42,7 @@ from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
 from guard.scanners._minimax_m3 import parse_block
 from guard.scanners._tagged import OUT
-from guard.scanners.base import Markers, json_members, tool_arguments
+from guard.scanners.base import Markers, json_call, tag_value
 
 __all__ = [
     "MiniMaxScanner",
@@ -65,15 +65,6 @@ _FORGERIES = (*(s for s in MINIMAX.result_open if not s.startswith(TURN)), TURN)
 _M1 = NEXT_STATE
 _M3 = NEXT_STATE + 1
 _NON_WS = re.compile(r"\S")
-
-
-def _trim(value: str) -> str:
-    """A value without one leading and one trailing newline (layout around the text)."""
-    if value.startswith("\n"):
-        value = value[1:]
-    if value.endswith("\n"):
-        value = value[:-1]
-    return value
 
 
 class MiniMaxScanner(InvokeScanner):
@@ -111,7 +102,7 @@ class MiniMaxScanner(InvokeScanner):
     }
 
     def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
-        return _trim(text)
+        return tag_value(text)
 
     def _extra(self, marker: str, i: int, out: list[Event]) -> None:
         self._state = _M1 if marker == M1_OPEN else _M3
@@ -191,14 +182,8 @@ class MiniMaxScanner(InvokeScanner):
             end = value_end(body, start, strict=True)
         except ValueError:
             return None
-        text = body[start:end]
-        members = json_members(text)
-        if members is None or "name" not in members:
-            return None
-        name = members["name"][0]
-        if not isinstance(name, str) or not name:
-            return None
-        return end, name, tool_arguments(text, members, ("arguments", "parameters")) or "{}"
+        parsed = json_call(body[start:end])
+        return None if parsed is None else (end, *parsed)
 
     def _finish_extra(self, state: int, out: list[Event]) -> None:
         hdr, self._hdr = self._hdr, ""

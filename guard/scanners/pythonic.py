@@ -29,33 +29,27 @@ import ast
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.errors import ConfigError
-from guard.models import Event, Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.dialects.pythonic import PYTHONIC
+from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.scanners._dialect import DialectScanner
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
-from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
+from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
     "PythonicScanner",
     "parse_calls",
 ]
 
-PYTHON_START: Final = "<|python_start|>"
-PYTHON_END: Final = "<|python_end|>"
-HEADER_START: Final = "<|header_start|>"
+# The spellings the dialect record holds are read from it.
+(PYTHON_START,), (PYTHON_END,) = PYTHONIC.call_open, PYTHONIC.call_close
+HEADER_START, START_OF_TURN, TOOL_RESPONSE = PYTHONIC.result_open
+EOT, EOM, END_OF_TEXT, END_OF_TURN, EOS = PYTHONIC.stop
 HEADER_END: Final = "<|header_end|>"
-EOT: Final = "<|eot|>"
-EOM: Final = "<|eom|>"
-END_OF_TEXT: Final = "<|end_of_text|>"
-START_OF_TURN: Final = "<start_of_turn>"
-END_OF_TURN: Final = "<end_of_turn>"
-EOS: Final = "<eos>"
-TOOL_RESPONSE: Final = "<tool_response>"
 
-_FORGERY = frozenset((HEADER_START, START_OF_TURN, TOOL_RESPONSE))
-_STOPS = frozenset((EOT, EOM, END_OF_TEXT, END_OF_TURN, EOS))
+_FORGERY = frozenset(PYTHONIC.result_open)
+_STOPS = frozenset(PYTHONIC.stop)
 _ENDS = (*_FORGERY, *_STOPS)
 _TEXT_MARKERS = Markers((PYTHON_START, PYTHON_END, HEADER_END, *_ENDS))
 _LIST_MARKERS = Markers((PYTHON_END, *_ENDS))
@@ -221,20 +215,11 @@ def _parse_run(text: str, run: list[tuple[int, int, int]], calls: list[Any]) -> 
 # Scanner
 
 
-class PythonicScanner(ScannerBase):
+class PythonicScanner(DialectScanner):
     """Scanner for pythonic call lists (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        if start_in_thinking:
-            raise ConfigError("pythonic output (Llama 4, Gemma 3) has no reasoning section")
-        super().__init__(max_arguments, tools)
-        self._reset()
+    NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
+    SINK_STATE = _SINK
 
     def _reset(self) -> None:
         self._state = _START
@@ -254,56 +239,45 @@ class PythonicScanner(ScannerBase):
     def _held_extra(self) -> int:
         return len(self._lead)
 
-    def _run(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        n = len(buf)
-        while pos < n:
-            st = self._state
-            if st == _START:
-                pos = self._run_start(buf, pos, out, final)
-                if pos < 0:
-                    return -pos - 1
-            elif st == _HEAD:
-                pos = self._run_head(buf, pos, out)
-            elif st == _LIST:
-                i, m = _LIST_MARKERS.find(buf, pos, final)
-                end = self._track(buf, pos, i, final)
-                if end == -2:  # a quote at the edge of the input: wait for more
-                    self._add(buf[pos : self._wait], out)
-                    return self._wait
-                if end >= 0:
-                    self._add(buf[pos:end], out)
-                    self._end_list(out)
-                    pos = end
-                    continue
-                if i > pos:
-                    self._add(buf[pos:i], out)
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                self._unclosed(f"call list not closed before {m}", out)
-                pos = i
-            elif st == _TEXT:
-                i, m = _TEXT_MARKERS.find(buf, pos, final)
-                if i > pos:
-                    d = buf[pos:i]
-                    out.append(Text(d, d))
-                if m is None:
-                    return n
-                if m == HOLD:
-                    return i
-                pos = i + len(m)
-                self._marker(m, self._base + i, out)
-            else:  # _SINK
-                self._sink_add(buf[pos:], out)
-                return n
-        return n
+    # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
+    # the buffer, or where a possible marker or a quote that needs more input starts).
+
+    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        if state == _START:
+            return self._run_start(buf, pos, out, final)
+        if state == _HEAD:
+            return self._run_head(buf, pos, out)
+        if state == _LIST:
+            return self._run_list(buf, pos, out, final)
+        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)  # _TEXT
+        if m is None:
+            return i
+        self._marker(m, self._base + i, out)
+        return i + len(m)
+
+    def _run_list(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """The held list, up to its closing ``]`` (or a marker that cuts it short)."""
+        i, m = _LIST_MARKERS.find(buf, pos, final)
+        end = self._track(buf, pos, i, final)
+        if end == -2:  # a quote at the edge of the input: wait for more
+            self._add(buf[pos : self._wait], out)
+            return -1 - self._wait
+        if end >= 0:
+            self._add(buf[pos:end], out)
+            self._end_list(out)
+            return end
+        if i > pos:
+            self._add(buf[pos:i], out)
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        self._unclosed(f"call list not closed before {m}", out)
+        return i
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _FORGERY:
-            out.append(ResultForgery(offset, m, m))
-            self._sink_start("text after a forged turn")
-            self._state = _SINK
+            self._forgery(offset, m, out, "text after a forged turn")
         elif m in _STOPS:
             out.append(Text("", m))
             self._state = _START
@@ -474,12 +448,10 @@ class PythonicScanner(ScannerBase):
         self._state = _TEXT
         self._body_abandon(reason, "", out)
 
-    def _finish(self, out: list[Event]) -> None:
-        st = self._state
-        if st in (_START, _HEAD):
+    def _finish_dialect(self, state: int, out: list[Event]) -> None:
+        if state in (_START, _HEAD):
             lead = self._lead
             if lead:
                 out.append(Text(lead, lead))
-        elif st == _LIST:
+        elif state == _LIST:
             self._unclosed("call list not closed at end of stream", out)
-        self._reset()

@@ -20,13 +20,7 @@ a string unless the ``tools`` schemas type it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
-
-from guard.scanners.base import MAX_ARGUMENTS
-from guard.scanners.chatml import (
-    ChatMLScanner,
-)
+from guard.scanners.chatml import ChatMLScanner
 
 __all__ = [
     "Qwen3CoderScanner",
@@ -36,16 +30,4 @@ __all__ = [
 class Qwen3CoderScanner(ChatMLScanner):
     """Scanner for Qwen3-Coder output (see the module docstring)."""
 
-    def __init__(
-        self,
-        *,
-        start_in_thinking: bool = False,
-        tools: Iterable[Mapping[str, Any]] | None = None,
-        max_arguments: int = MAX_ARGUMENTS,
-    ) -> None:
-        super().__init__(
-            start_in_thinking=start_in_thinking,
-            tools=tools,
-            bare_functions=True,
-            max_arguments=max_arguments,
-        )
+    BARE_FUNCTIONS = True
