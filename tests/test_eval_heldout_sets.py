@@ -25,6 +25,7 @@ SETS_APART = (
     ("heldout5", "h5-", 60, 10),
     ("heldout6", "h6-", 60, 10),
     ("heldout7", "h7-", 66, 12),
+    ("heldout8", "h8-", 70, 12),
 )
 NAMES = [s[0] for s in SETS_APART]
 

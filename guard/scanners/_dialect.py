@@ -102,15 +102,16 @@ class DialectScanner(ScannerBase):
         if self._announce:
             self._announced(out)
         n = len(buf)
+        think, sink, step = self.THINK_STATE, self.SINK_STATE, self._step
         while pos < n:
             st = self._state
-            if st == self.THINK_STATE:
+            if st == think:
                 pos = self._think(buf, pos, out, final)
-            elif st == self.SINK_STATE:
+            elif st == sink:
                 self._sink_add(buf[pos:], out)
                 return n
             else:
-                pos = self._step(st, buf, pos, out, final)
+                pos = step(st, buf, pos, out, final)
             if pos < 0:
                 return -1 - pos
         return n
@@ -167,8 +168,15 @@ class DialectScanner(ScannerBase):
         reason). Returns as :meth:`_text_until` does."""
         i, m = markers.find(buf, pos, final)
         if i > pos:
-            reason = f"{what} longer than {self._max_arguments} characters"
-            self._body_add(buf[pos:i], out, prefix, reason)
+            piece = buf[pos:i]
+            size = self._body_len + len(piece)
+            if size <= self._max_arguments and not self._skipping:
+                # the common case, inline: the piece fits (the reason is built only past the cap)
+                self._body.append(piece)
+                self._body_len = size
+            else:
+                reason = f"{what} longer than {self._max_arguments} characters"
+                self._body_add(piece, out, prefix, reason)
         if m is None:
             return -1 - len(buf), None
         if m == HOLD:
