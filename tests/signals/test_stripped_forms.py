@@ -9,24 +9,12 @@ import json
 from typing import Any
 
 import pytest
+from support.monitor import streamed
 
 from guard import detect
 from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY, SurfaceMonitor
 from guard.models import Surface
-
-
-def streamed(text: str, cut: int, dialect: str, **context: Any) -> Any:
-    """The monitor's final verdict and release when ``text`` arrives in two chunks."""
-    monitor = SurfaceMonitor(Surface.TEXT, get_dialect(dialect), DEFAULT_POLICY, **context)
-    monitor.feed(text[:cut])
-    first = monitor.release
-    if monitor.tripped is not None:
-        assert first <= monitor.tripped.cut
-    monitor.feed(text[cut:])
-    assert monitor.release >= first
-    return monitor.finish(), monitor.release
-
 
 # --- J: a pythonic call list -----------------------------------------------------------------
 
@@ -71,7 +59,7 @@ def test_pythonic_near_misses_pass(text: str, dialect: str, tools: Any) -> None:
 def test_pythonic_every_split_gives_the_whole_verdict(cut: int) -> None:
     text = 'Sure.\n[shell(command="ls")]'
     whole = detect(text, dialect="pythonic", tools=["shell"])
-    verdict, release = streamed(text, cut, "pythonic", tools=frozenset({"shell"}))
+    verdict, release = streamed(text, cut, "text", "pythonic", tools=frozenset({"shell"}))
     assert verdict == whole and whole.leak and release == whole.cut == 6
 
 
@@ -116,7 +104,7 @@ def test_tool_calls_wrapper_near_misses_pass(text: str) -> None:
 @pytest.mark.parametrize("cut", range(1, len(_WRAPPED)))
 def test_tool_calls_wrapper_every_split_gives_the_whole_verdict(cut: int) -> None:
     whole = detect(_WRAPPED, dialect="llama3")
-    verdict, release = streamed(_WRAPPED, cut, "llama3")
+    verdict, release = streamed(_WRAPPED, cut, "text", "llama3")
     assert verdict == whole and whole.leak and release == whole.cut == 0
 
 
@@ -169,7 +157,7 @@ def test_k_role_and_thought_openings_count_only_in_the_answer() -> None:
 def test_k_openings_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="llama3")
     for cut in range(1, len(text)):
-        verdict, release = streamed(text, cut, "llama3")
+        verdict, release = streamed(text, cut, "text", "llama3")
         assert verdict == whole and release == whole.cut == 0, cut
 
 
@@ -215,7 +203,7 @@ def test_a_bold_heading_where_a_reasoning_part_was_sent_needs_more() -> None:
 @pytest.mark.parametrize("cut", range(1, len(_SUMMARY), 7))
 def test_a_thought_summary_every_split_gives_the_whole_verdict(cut: int) -> None:
     whole = detect(_SUMMARY, dialect="gemma")
-    verdict, release = streamed(_SUMMARY, cut, "gemma")
+    verdict, release = streamed(_SUMMARY, cut, "text", "gemma")
     assert verdict == whole and release == whole.cut == 0
 
 
@@ -304,7 +292,7 @@ def test_a_hermes_call_is_still_read_as_its_own_form() -> None:
 @pytest.mark.parametrize("cut", range(1, len(_EXEC)))
 def test_an_element_call_every_split_gives_the_whole_verdict(cut: int) -> None:
     whole = detect(_EXEC, dialect="chatml", tools=["exec"])
-    verdict, release = streamed(_EXEC, cut, "chatml", tools=frozenset({"exec"}))
+    verdict, release = streamed(_EXEC, cut, "text", "chatml", tools=frozenset({"exec"}))
     assert verdict == whole and whole.leak and release == whole.cut == _EXEC.index("<")
 
 
@@ -339,7 +327,7 @@ def test_self_check_near_misses_pass(text: str) -> None:
 @pytest.mark.parametrize("cut", range(1, len(_SELF_CHECK), 5))
 def test_a_self_check_every_split_gives_the_whole_verdict(cut: int) -> None:
     whole = detect(_SELF_CHECK, dialect="kimi")
-    verdict, release = streamed(_SELF_CHECK, cut, "kimi")
+    verdict, release = streamed(_SELF_CHECK, cut, "text", "kimi")
     assert verdict == whole and release == whole.cut
 
 

@@ -4,27 +4,10 @@ declared tools (or Llama 3's own call form): positive, negative and every chunk 
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from support.monitor import streamed
 
 from guard import detect
-from guard.dialects import get_dialect
-from guard.gate import DEFAULT_POLICY, SurfaceMonitor
-from guard.models import Surface
-
-
-def streamed(text: str, cut: int, surface: str, dialect: str, **context: Any) -> Any:
-    """The monitor's final verdict and release when ``text`` arrives in two chunks."""
-    monitor = SurfaceMonitor(Surface(surface), get_dialect(dialect), DEFAULT_POLICY, **context)
-    monitor.feed(text[:cut])
-    first = monitor.release
-    if monitor.tripped is not None:
-        assert first <= monitor.tripped.cut
-    monitor.feed(text[cut:])
-    assert monitor.release >= first
-    return monitor.finish(), monitor.release
-
 
 # --- Gemma's call body -------------------------------------------------------------------------
 
