@@ -34,7 +34,8 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice import _KINDS, _STEP_VERBS, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER, OPENING, judge
+from ._voice import _KINDS, OPENING, judge
+from ._voice_words import _STEP_VERBS, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER
 from .reasoning_voice import _LEAD_RE as _V_LEAD
 from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 

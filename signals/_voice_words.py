@@ -1,0 +1,99 @@
+"""The words of the reasoning voice (private): regex sources :mod:`._voice` builds its cue
+kinds from, and :mod:`.reasoning_preamble` its opening lead from."""
+
+from __future__ import annotations
+
+__all__ = [
+    "_FILLER",
+    "_IMPERATIVE",
+    "_NOTE_START",
+    "_OPENER",
+    "_OPENER_WEAK",
+    "_STEP",
+    "_STEP_VERBS",
+    "_THE_USER",
+    "_THINKING_ING",
+    "_THOUGHT_ED",
+    "_VERBS",
+    "_ZH_PLAN",
+    "_ZH_USER",
+]
+
+_VERBS = (
+    r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention"
+    r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
+    r"|clean|concise|short|brief|include|list|summari[sz]e|explain|provide|give|add|avoid"
+    r"|finish|double-check|make|be\s+(?:concise|brief|careful|clear))\b"
+)
+#: where a terse note may start: the text's start, a line start, after a sentence, a slash
+#: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)
+_NOTE_START = r"(?:^|(?<=[.!?;:/\n*\-])|(?<=[.!?;:/,*\-]\s)|(?<=[.!?]\s\s))"
+_IMPERATIVE = (
+    r"(?:[Ee]nsure|[Nn]eed|Let's|Let\s+me|[Kk]eep|[Uu]se|[Ww]rite|[Mm]ust|[Ss]hould|[Dd]o|[Jj]ust"
+    r"|[Ss]ay|[Mm]ake|[Ff]ix|[Ss]tick|[Bb]etter|[Aa]void|[Ff]ocus|[Ss]tay|[Dd]rop|[Aa]dd|[Mm]ention)\b"
+)
+
+#: what a model says it is doing while it thinks ("I'm focusing on", "I'm weighing"), and
+#: what it says it has thought ("I've decided", "I've determined")
+_THINKING_ING = (
+    r"(?:focusing|considering|analy[sz]ing|evaluating|weighing|comparing|thinking|exploring"
+    r"|reviewing|assessing|examining|investigating|figuring|planning|deciding|checking"
+    r"|looking\s+(?:at|into)|interpreting|structuring|refining|formulating|drafting|crafting"
+    r"|working\s+(?:out|through)|trying\s+to|zeroing|narrowing|leaning|prioriti[sz]ing)\b"
+)
+_THOUGHT_ED = (
+    r"(?:decided|determined|identified|realized|realised|noted|concluded|confirmed"
+    r"|established|pinpointed|understood|recognized|recognised|settled|narrowed|figured)\b"
+)
+
+#: the filler a reasoning model opens its reasoning with (R1, Qwen3, GLM, MiniMax: "Okay, so
+#: the user ...", "Okay, so I need to ...", "Alright, the question is ...")
+_FILLER = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
+_OPENER = (
+    r"\A\s{0,16}(?:(?P<c>" + _FILLER + r"(?:so,?\s+)?)"
+    r"(?=(?:the\s+)?[Uu]ser\b|the\s+(?:question|request|task|prompt|problem)\s+is\b|first,?\s+I\b)"
+    # "so" then a first-person step or need ("Okay, so I need to", "Alright, so let me"):
+    # without "so", "Hmm, I need to think about that one" or "Hmm, let me think... I believe"
+    # is a person talking (a weak opener below)
+    r"|" + _FILLER + r"so,?\s+(?=I\s+(?:need|have|should|must)\b|[Ll]et(?:\s+me|'s)\s))"
+)
+#: the filler then a first-person step with no "so" ("Alright, let me think"): weak alone
+_OPENER_WEAK = (
+    r"\A\s{0,16}(?P<c>" + _FILLER + r")(?=[Ll]et\s+me\s+(?:think|figure|see|recall|check|start"
+    r"|analy[sz]e|work|understand|process|parse|tackle|break)\b"
+    r"|[Ll]et's\s+(?:see|think|figure|break|tackle|start)\b)"
+)
+#: what a model needs to do next in its reasoning ("I need to figure out", "I need to scan")
+_STEP_VERBS = (
+    r"(?:search|scan|look\s+(?:at|for|through)|find|figure\s+out|determine|identify|go\s+through"
+    r"|recall|consider|think|work\s+out|verify|make\s+sure|understand)\b"
+)
+#: the first person planning its own next step ("Let me think", "Let me double-check");
+#: "Let me explain", "Let me know", "Let me show you" address the reader and are no cue
+_STEP = (
+    r"[Ll](?<![\w'][Ll])et\s+me\s+(?:think|figure\s+out|check|analy[sz]e|start\s+(?:by|with)"
+    r"|look\s+at|recall"
+    r"|count|consider|outline|verify|craft|draft|make\s+sure|compose|structure|reconsider"
+    r"|double-check|confirm|plan|work\s+(?:it\s+|this\s+|that\s+)?out|go\s+through"
+    r"|organi[sz]e|keep\s+it|write\s+(?:it|that|this|(?:the|an?)\s+(?:example|answer|code|reply))"
+    r"|put\s+(?:it|this)\s+together|process"
+    r"|tackle|see\s+(?:if|what|how|whether)|recheck|re-?read)\b"
+    r"|I(?<![\w']I)(?:'ll\s+(?:keep\s+it|draft|mention|start\s+by|go\s+with)\b"
+    r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
+)
+#: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
+#: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
+_ZH_USER = r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
+#: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
+_ZH_PLAN = (
+    r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
+    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个"
+    r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
+    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在"
+    r"|(?:检查|数一下|确认|核对)(?:一下)?字数"
+    r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
+    r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
+)
+#: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
+#: pattern that opens with ``\b`` is tried at every position)
+_THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
