@@ -30,6 +30,24 @@ _NON_WS = re.compile(r"\S")
 _RUNS = re.compile(r"(\s+)|(\S+)")
 
 
+def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
+    """``feed`` of a dialect with :attr:`DialectScanner.FAST_MARKERS`: a chunk that cannot hold
+    a marker of the text or reasoning state, in one of those states with nothing held, skips
+    the state machine."""
+    if text and not self._tail and not self._announce and self._fast_leads.isdisjoint(text):
+        st = self._state
+        if st == self.TEXT_STATE:
+            ev: Event = Text(text, text)
+        elif st == self.THINK_STATE:
+            ev = ThinkingDelta(text, text)
+        else:
+            return ScannerBase.feed(self, text)
+        self._base += len(text)
+        self._emitted += 1
+        return [ev]
+    return ScannerBase.feed(self, text)
+
+
 class DialectScanner(ScannerBase):
     """A dialect's scanner: the keywords every built-in scanner takes, a state machine over
     numbered states (``_state``), and the steps the dialects share (see the module docstring).
@@ -57,7 +75,21 @@ class DialectScanner(ScannerBase):
     THINK_STATE: ClassVar[int] = -1
     #: Held stops (:meth:`_hold_stop`) that are a forged result when more output follows.
     FORGED_STOPS: ClassVar[frozenset[str]] = frozenset()
+    #: Every marker the text state and the reasoning state look for, for a dialect whose text
+    #: and reasoning steps turn marker-free input into one ``Text`` or ``ThinkingDelta`` each:
+    #: a chunk holding none of their first characters, with nothing held, then skips the state
+    #: machine (the common case: one token). Empty: no such path.
+    FAST_MARKERS: ClassVar[tuple[Markers, ...]] = ()
+    _fast_leads: ClassVar[frozenset[str]] = frozenset()
     _state: int
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fast_leads = frozenset(s[0] for m in cls.FAST_MARKERS for s in m.spellings)
+        if cls._fast_leads:
+            # only such a dialect pays for the test (a call per token shows in a stream's cost)
+            cls.feed = _fast_feed  # type: ignore[method-assign,assignment]
+
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False
     #: A held header, or the held opening of the call whose body is read (it goes out with an
@@ -171,12 +203,11 @@ class DialectScanner(ScannerBase):
             piece = buf[pos:i]
             size = self._body_len + len(piece)
             if size <= self._max_arguments and not self._skipping:
-                # the common case, inline: the piece fits (the reason is built only past the cap)
+                # the common case, inline (a call per token shows in a stream's cost)
                 self._body.append(piece)
                 self._body_len = size
             else:
-                reason = f"{what} longer than {self._max_arguments} characters"
-                self._body_add(piece, out, prefix, reason)
+                self._body_hold(piece, out, prefix, what)
         if m is None:
             return -1 - len(buf), None
         if m == HOLD:

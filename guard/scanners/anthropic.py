@@ -91,6 +91,7 @@ class AnthropicScanner(DialectScanner):
 
     SINK_STATE = _SINK
     THINK_STATE = _THINK
+    FAST_MARKERS = (_OUT_MARKERS, *_THINK_MARKERS.values())
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -176,12 +177,7 @@ class AnthropicScanner(DialectScanner):
             out.append(Malformed(f"{m} without its opening tag", m))
 
     def _add(self, piece: str, out: list[Event]) -> None:
-        self._body_add(
-            piece,
-            out,
-            self._open_raw,
-            f"tool call body longer than {self._max_arguments} characters",
-        )
+        self._body_hold(piece, out, self._open_raw, "tool call body")
 
     def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """An ``<invoke ...>`` or ``<parameter ...>`` tag, up to its ``>``. Returns where

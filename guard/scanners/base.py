@@ -302,6 +302,16 @@ class ScannerBase(ABC):
         self._sink_start(reason)
         self._sink_add(piece[room:], out)
 
+    def _body_hold(self, piece: str, out: list[Event], prefix: str, what: str) -> None:
+        """:meth:`_body_add` whose reason (``what`` longer than the cap) is built only when the
+        body passes the cap: the piece that fits, the common case, is appended inline."""
+        size = self._body_len + len(piece)
+        if size <= self._max_arguments and not self._skipping:
+            self._body.append(piece)
+            self._body_len = size
+            return
+        self._body_add(piece, out, prefix, f"{what} longer than {self._max_arguments} characters")
+
     def _body_take(self) -> str:
         body = "".join(self._body)
         self._body = []

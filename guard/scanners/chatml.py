@@ -104,6 +104,7 @@ class ChatMLScanner(DialectScanner):
     BARE_FUNCTIONS: ClassVar[bool] = False
     SINK_STATE = _SINK
     THINK_STATE = _THINK
+    FAST_MARKERS = (_OUT_BARE_MARKERS, _THINK_MARKERS)
 
     def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
         self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
@@ -180,12 +181,7 @@ class ChatMLScanner(DialectScanner):
         return i + len(m)
 
     def _add(self, piece: str, out: list[Event]) -> None:
-        self._body_add(
-            piece,
-            out,
-            self._prefix,
-            f"tool call body longer than {self._max_arguments} characters",
-        )
+        self._body_hold(piece, out, self._prefix, "tool call body")
 
     def _run_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _CALL_MARKERS.find(buf, pos, final)

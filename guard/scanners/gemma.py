@@ -322,12 +322,7 @@ class GemmaScanner(DialectScanner):
         return pos + k
 
     def _add(self, piece: str, out: list[Event]) -> None:
-        self._body_add(
-            piece,
-            out,
-            self._opener,
-            f"tool call body longer than {self._max_arguments} characters",
-        )
+        self._body_hold(piece, out, self._opener, "tool call body")
 
     def _end_call(self, close: str, out: list[Event]) -> None:
         opener = self._opener

@@ -422,7 +422,7 @@ class PythonicScanner(DialectScanner):
         return -1
 
     def _add(self, piece: str, out: list[Event]) -> None:
-        self._body_add(piece, out, "", f"call list longer than {self._max_arguments} characters")
+        self._body_hold(piece, out, "", "call list")
 
     def _end_list(self, out: list[Event]) -> None:
         self._state = _TEXT
