@@ -193,8 +193,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "self-check",
         2,
         re.compile(
-            r"\b(?:Did|Have)\s+I\s+(?:miss|forget|check|cover|handle|include|update|break"
-            r"|mention|answer|get)\w*\b[^?\n]{0,80}(?P<c>\? (?:Yes|No)\b)"
+            r"\b(?P<c>(?:Did|Have) I\s+(?:miss|forget|check|cover|handle|include|update|break"
+            r"|mention|answer|get)\w*\b[^?\n]{0,80}\? (?:Yes|No)\b)"
         ),
     ),
     # the model narrating its own thinking: "I'm looking at the tool output now", "I'm
@@ -272,7 +272,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "scaffold step": ("**", "Final"),
     "thought summary": ("**",),
     "thinking aloud": ("I'm", "I am"),
-    "self-check": ("? Yes", "? No"),
+    "self-check": ("Did I ", "Have I "),
     "reasoning-summary heading": ("ing",),
 }
 _STRONG = 2

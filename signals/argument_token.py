@@ -31,10 +31,11 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   counts; so do Mistral's bracket tags, ``[THINK] ... [/THINK]``). Well-formed markup is a
   document; the leaks are the stray halves (``src/</think>main.py``,
   ``"page</arg_key><arg_value>5"``, ``ls</invoke>``);
-* in a prompt template: its string holds a template placeholder (``{{ .System }}``,
-  ``{% for m in messages %}``, ``{system}``; not a shell's ``${var}``). A file that writes a
-  chat template, an Ollama ``Modelfile`` or a prompt format spells the tokens around its
-  placeholders; a model's call syntax leaking into a value has none.
+* in a prompt template: a template placeholder stands within :data:`TEMPLATE_REACH`
+  characters of it in its string (``{{ .System }}``, ``{% for m in messages %}``,
+  ``{system}``; not a shell's ``${var}``). A file that writes a chat template, an Ollama
+  ``Modelfile`` or a prompt format spells the tokens around its placeholders; a model's call
+  syntax leaking into a value has none next to it.
 
 It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
 and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
@@ -54,6 +55,9 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 #: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
+#: How close to the token a template placeholder must stand (in a template the tokens wrap the
+#: placeholders; a placeholder far away in the same string does not quote a token)
+TEMPLATE_REACH = 256
 #: Dialects whose own collapse signals judge tokens inside argument strings.
 OWN_RULE = frozenset({"harmony"})
 
@@ -156,7 +160,8 @@ def quoted_as_data(text: str, start: int, end: int) -> bool:
         if closed is not None:
             end = closed.end()
     lo, hi = _string_around(text, start, end)
-    if _PLACEHOLDER.search(text, lo, hi) is not None:
+    near = _PLACEHOLDER.search(text, max(lo, start - TEMPLATE_REACH), min(hi, end + TEMPLATE_REACH))
+    if near is not None:
         return True
     if text.count(_FENCE, lo, start) % 2:
         return True

@@ -9,14 +9,15 @@ ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`
 weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
 decisive cluster that holds a self-correction, a terse note or a self-check ("Did I miss the
 mock? Yes, one more there."), the kinds whose spelling (``? No``, ``? no``, ``Need ``,
-``? Yes``) it publishes as its trigger: a text without them costs a prefilter one search, never
-a full detection.
+``Did I ``, ``Have I ``) it publishes as its trigger: a text without them costs a prefilter one
+search, never a full detection.
 
 Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
 cluster's first self-correction or note and ends at the end of the paragraph of its last cue;
 its detail lists the score, the threshold and its context, and every cue. It depends on the end
-of the text: a stream decides it at the end and holds back from the first ``Need ``, ``? No``
-or ``? Yes`` on (ordinary answers rarely hold them).
+of the text: a stream decides it at the end and holds back from the first ``Need ``, ``? No``,
+``Did I `` or ``Have I `` on (ordinary answers rarely hold them; an answer's own "? Yes" is
+common, so the self-check is held from its question's first words instead).
 """
 
 from __future__ import annotations
@@ -33,13 +34,13 @@ from ._voice import judge
 SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
 _KEYS = frozenset({"self-correction", "terse note", "self-check"})
-_LITERALS = ("? No", "? no", "Need ", "? Yes")
+_LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
 _TRIGGERS = Triggers(
     literals=_LITERALS,
     scope="ending",
-    tail=r"(?:\? [Nn]o|Need |\? Yes)[\s\S]*",
-    tail_start=r"\? [Nn]o|Need |\? Yes",
-    hold_words=("Need", "? No", "? no", "? Yes"),
+    tail=r"(?:\? [Nn]o|Need |Did I |Have I )[\s\S]*",
+    tail_start=r"\? [Nn]o|Need |Did I |Have I ",
+    hold_words=("Need", "? No", "? no", "Did I", "Have I"),
 )
 
 

@@ -308,8 +308,8 @@ _SELF_CHECK = (
 def test_a_self_check_in_a_cluster_of_reasoning_cues_trips_d() -> None:
     v = detect(_SELF_CHECK, dialect="kimi")
     assert v.leak and v.signals == ("D",), v.explain()
-    assert "self-check '? Yes'" in v.hits[0].detail
-    assert v.cut == _SELF_CHECK.index("? Yes")
+    assert "self-check 'Did I miss the mock? Yes'" in v.hits[0].detail
+    assert v.cut == _SELF_CHECK.index("Did I")
 
 
 @pytest.mark.parametrize(
@@ -428,3 +428,21 @@ def test_an_escaped_delimiter_every_split_gives_the_whole_verdict(cut: int) -> N
     monitor.feed(args[:cut])
     monitor.feed(args[cut:])
     assert monitor.finish() == whole and whole.leak
+
+
+def test_a_placeholder_far_from_the_token_does_not_quote_it() -> None:
+    value = "print(f'{name}')" + " # pad" * 60 + " <|tool_call_end|>"
+    args = json.dumps({"content": value})
+    v = detect(args, surface="tool_arg", dialect="kimi", tools=["write_file"])
+    assert v.leak and "P" in v.signals, v.explain()
+
+
+def test_an_answers_own_yes_is_not_held_by_the_self_check() -> None:
+    text = "Does it stream? Yes. It sends one chunk per token, and it "
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("kimi"), DEFAULT_POLICY)
+    monitor.feed(text)
+    assert monitor.release > text.index("It sends")  # shown while the stream goes on
+    held = "I renamed it. Did I miss the mock? Yes, one more there. "
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("kimi"), DEFAULT_POLICY)
+    monitor.feed(held)
+    assert monitor.release <= held.index("Did I")  # a self-check may still become D's hit
