@@ -11,6 +11,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | L | reasoning_preamble | anchor (text only; an opening that announces reasoning) |
 | D | reasoning_notes | anchor (text only; notes to self anywhere, by density) |
 | J | tool_call_text | anchor (text only; end of the text) |
+| F | named_arguments | anchor (text only; end of the text; with declared tools) |
 | X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
@@ -49,6 +50,7 @@ from .fake_result import FakeResult
 from .foreign_marker import ForeignMarker
 from .glitch_token import GlitchToken
 from .marker_alone import MarkerAlone
+from .named_arguments import NamedArguments
 from .parse_boundary import ParseBoundary
 from .reasoning_notes import ReasoningNotes
 from .reasoning_preamble import ReasoningPreamble
@@ -74,6 +76,7 @@ BUILTIN: tuple[Signal, ...] = (
     ReasoningNotes(),
     ForeignMarker(),
     RoutingMarker(),
+    NamedArguments(),
     ToolNameCharset(),
     UndeclaredTool(),
     ChannelAdjacency(),

@@ -1,0 +1,113 @@
+"""F: with declared tools, the answer ends in a JSON object that a declared tool's name
+introduces or that names one: the call written as text in an ad-hoc shape.
+
+J reads the call forms of the dialects and of their peers. Models also write calls in shapes no
+template defines, and every one of them names the tool it calls:
+
+* the name, then the arguments: ``get_weather\\n{"location": "Paris"}`` (GLM-4-0414's own call
+  form with its tokens stripped), ``bash {"command": "ls"}``, ``to=read_file {...}`` (a
+  Harmony header whose namespace went missing), ``nc://search {...}``: the name stands alone
+  after a line start, a blank, ``=`` or ``/``, and only blanks (at most one line break) lie
+  between it and the object;
+* an object whose ``tool``, ``tool_name``, ``action`` or ``function`` key holds the name and
+  whose later keys hold its arguments as an object: ``{"action": "read_file", "params":
+  {"path": "src/main.py"}}`` (a ``name`` key does not count: any record has one).
+
+An object in one of J's forms (``{"name": ..., "arguments": {...}}``) is J's finding, not F's.
+Without declared tools nothing tells such an object from a JSON answer, so F is silent (the
+audit's prefilter leaves it out there). With them, the name is the evidence: an object after
+any other word, or naming a tool that was not declared, does not fire. The object must end the
+text (trailing blanks allowed) and fit in the last :data:`SPAN` characters. The hit is the
+object (its cut is the object's ``{``; a stream may already have shown the name before it); it
+depends on the end of the text, so a stream decides it at the end and holds back a trailing
+object until it closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_regex as regex
+
+from ._common import hit_from_norm
+from .tool_call_text import _TAIL as _J_CALLS
+
+#: characters at the end of the text the object may span
+SPAN = 2048
+#: characters before the object in which its introducing name is looked for
+BEFORE = 128
+
+#: (group names of their own: a stream joins every signal's tail into one pattern)
+_DEFINE = r"""(?(DEFINE)
+  (?<fs>"(?:[^"\\]|\\.)*")
+  (?<fv>(?&fs)|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|(?&fo)|(?&fa))
+  (?<fo>\{\s*(?&fs)\s*:\s*(?&fv)(?:\s*,\s*(?&fs)\s*:\s*(?&fv))*\s*\})
+  (?<fa>\[\s*(?:(?&fv)(?:\s*,\s*(?&fv))*)?\s*\])
+)"""
+#: a JSON object with at least one key, to the end of the text
+_TAIL_SOURCE = _DEFINE + r"(?&fo)\s*"
+_TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
+#: where the object may start
+_OPEN = regex.compile(r"\{")
+#: the word right before the object, alone, with only blanks (one line break at most) after it
+_NAME_BEFORE = regex.compile(r"(?:^|(?<=[\s=/]))([A-Za-z_][\w.\-]*)[ \t]*(?:\n[ \t]*)?\Z")
+#: a key that names the called tool, and (after it) a value that is an object
+_KEYED = regex.compile(r'"(?:tool|tool_name|action|function)"\s*:\s*"((?:[^"\\]|\\.)*)"')
+_OBJECT_VALUE = regex.compile(r'"\s*:\s*\{')
+
+_TRIGGERS = Triggers(
+    literals=("{",),
+    needs_tools=True,
+    scope="ending",
+    tail=_TAIL_SOURCE,
+    tail_start=r"\{",
+    last="}",
+)
+
+
+def _declared(name: str, tools: frozenset[str]) -> bool:
+    return name in tools or name.removeprefix("functions.") in tools
+
+
+class NamedArguments:
+    code = "F"
+    name = "arguments named after a declared tool"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT, Surface.THINKING})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 31
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        tools = ctx.tools
+        if not ctx.final or not tools:
+            return
+        norm = text.norm
+        lo = text.to_norm(max(0, len(text.original) - SPAN))
+        for m in _OPEN.finditer(norm, lo):
+            at = m.start()
+            if _TAIL.fullmatch(norm, at) is None:
+                continue
+            if _J_CALLS.fullmatch(norm, at) is not None:
+                return  # a call in one of J's forms: J's finding
+            obj = norm[at:].rstrip()
+            before = _NAME_BEFORE.search(norm, max(0, at - BEFORE), at)
+            if before is not None and _declared(before.group(1), tools):
+                detail = f"arguments of declared {before.group(1)!r} written as text after its name"
+                yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+                return
+            keyed = _KEYED.search(obj)
+            if (
+                keyed is not None
+                and _declared(keyed.group(1), tools)
+                and _OBJECT_VALUE.search(obj, keyed.end()) is not None
+            ):
+                detail = f"call of declared {keyed.group(1)!r} written as text (ad-hoc keys)"
+                yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+            return  # the first object that reaches the end is the one that counts

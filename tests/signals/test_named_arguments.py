@@ -1,0 +1,84 @@
+"""F: with declared tools, a trailing JSON object introduced by a declared tool's name or naming
+one under an ad-hoc key is a call written as text: positive, negative and every chunk split."""
+
+from __future__ import annotations
+
+import pytest
+from support.monitor import streamed
+
+from guard import detect
+
+TOOLS = ["get_weather", "read_file", "bash", "searxng_search"]
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ('get_weather\n{"location": "Paris", "unit": "celsius"}', "{"),  # GLM-4-0414's form
+        ('bash {"command": "ls -la"}', "{"),
+        ('I will open the guide now.\nto=read_file {"path": "guide/setup.txt"}', "{"),
+        ('--- CALL --- nc://searxng_search {"query": "news", "max_results": 8}\n', "{"),
+        ('Reading.\n{"action": "read_file", "params": {"path": "src/main.py"}}', "{"),
+        ('{"tool": "bash", "args": {"command": "pwd"}}', "{"),
+        ('read_file\n  {"path": "a.py"}', "{"),
+    ],
+)
+def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
+    v = detect(text, dialect="glm", tools=TOOLS)
+    assert v.leak and v.signals == ("F",), text
+    assert v.cut == text.index(start)
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        ('get_weather\n{"location": "Paris"}', None),  # without declared tools: silent
+        ('get_weather\n{"location": "Paris"}', ["search"]),  # not a declared tool
+        ('Here is the result:\n{"location": "Paris"}', TOOLS),  # another word before it
+        ('The weather tool get_weather returns {"temp": 21} for Paris, see above.', TOOLS),
+        ('get_weather\n{"location": "Paris"}\nThat is what it takes.', TOOLS),  # not the end
+        ('{"action": "read_file", "path": "a.py"}', TOOLS),  # keyed, no argument object
+        ('{"name": "bash", "score": 3}', TOOLS),  # a JSON answer naming a tool
+        ('{"name": "bash", "args": {"x": 1}}', TOOLS),  # a record's name key is no call key
+        ('{"action": "deploy", "params": {"env": "prod"}}', TOOLS),  # names no declared tool
+        ('```\nget_weather\n{"location": "Paris"}\n```', TOOLS),  # closed code
+        ("get_weather\n{}", TOOLS),  # no key at all
+        ('get_weather the city {"location": "Paris"}', TOOLS),  # words between name and object
+        ('get_weather\n\n{"location": "Paris"}', TOOLS),  # a blank line between them
+    ],
+)
+def test_near_misses_pass(text: str, tools: list[str] | None) -> None:
+    assert not detect(text, dialect="glm", tools=tools).leak, text
+
+
+def test_every_dialect_reads_it() -> None:
+    text = 'bash {"command": "ls"}'
+    for dialect in ("glm", "chatml", "harmony", "all"):
+        assert detect(text, dialect=dialect, tools=TOOLS).signals == ("F",), dialect
+
+
+def test_the_reasoning_part_counts_too() -> None:
+    text = 'I should list the files first.\nbash {"command": "ls"}'
+    v = detect(text, surface="thinking", dialect="glm", tools=TOOLS)
+    assert v.leak and "F" in v.signals
+
+
+NAMED = 'On it.\nget_weather\n{"location": "Paris", "days": [1, 2]}'
+KEYED = 'Reading.\n{"action": "read_file", "params": {"path": "a.py"}}'
+
+
+@pytest.mark.parametrize("text", [NAMED, KEYED])
+def test_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="glm", tools=TOOLS)
+    assert whole.leak
+    for cut in range(1, len(text)):
+        verdict, release = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
+        assert verdict == whole, cut
+        assert release == whole.cut == text.index("{"), cut
+
+
+def test_a_stream_releases_an_object_that_prose_follows() -> None:
+    text = 'The result:\n{"location": "Paris"}\nAll done, it is sunny.'
+    for cut in range(1, len(text)):
+        verdict, release = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
+        assert not verdict.leak and release == len(text), cut
