@@ -13,6 +13,7 @@ __all__ = [
     "_STEP_VERBS",
     "_THE_USER",
     "_THINKING_ING",
+    "_THINK_TAG",
     "_THOUGHT_ED",
     "_VERBS",
     "_ZH_PLAN",
@@ -83,11 +84,14 @@ _STEP = (
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
 #: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
-_ZH_USER = r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|在问|提到|需要我|给了|发来)"
+_ZH_USER = (
+    r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|要我|要把|在问|提到|需要我|给了"
+    r"|发来)"
+)
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (
     r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
-    r"|简洁|简短|先|推荐|介绍|举)|先(?:写|给出|举)一个"
+    r"|简洁|简短|先|推荐|介绍|举|说|讲|按)|先(?:写|给出|举)一个"
     r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
     r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在"
     r"|(?:检查|数一下|确认|核对)(?:一下)?字数"
@@ -97,3 +101,9 @@ _ZH_PLAN = (
 #: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
 #: pattern that opens with ``\b`` is tried at every position)
 _THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
+#: a think tag, with attributes on it as some bridges write them (``<think redacted="true">``,
+#: ``<think signature="...">``)
+_THINK_TAG = (
+    r"</?(?:think|thinking|thought|reasoning|reflection)"
+    r"(?:\s+[\w:-]+=(?:\"[^\"<>\n]{0,200}\"|'[^'<>\n]{0,200}'))*\s*>"
+)

@@ -35,7 +35,7 @@ from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
 from ._voice import _KINDS, OPENING, judge
-from ._voice_words import _STEP_VERBS, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER
+from ._voice_words import _STEP_VERBS, _THINK_TAG, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER
 from .reasoning_voice import _LEAD_RE as _V_LEAD
 from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
@@ -50,8 +50,13 @@ LEAD = (
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
-    r"|</?(?:think|thinking|thought|reasoning|reflection)>"
-    r"|[Tt]he\s+user(?:'s)?\s+" + _SPEAK + r"|User(?:'s)?\s+" + _SPEAK + r"|[Uu]ser\s+want\b"
+    r"|"
+    + _THINK_TAG
+    + r"|[Tt]he\s+user(?:'s)?\s+"
+    + _SPEAK
+    + r"|User(?:'s)?\s+"
+    + _SPEAK
+    + r"|[Uu]ser\s+want\b"
     r"|To\s+(?:answer|respond\s+to|reply\s+to|address)\s+the\s+user"
     r"|(?:Crafting|Planning|Considering|Drafting|Evaluating|Exploring|Analy[sz]ing|Writing"
     r"|Reviewing|Clarifying|Formulating)\b[^\n.!?]{0,60}\n"

@@ -27,8 +27,11 @@ each as the whole rest of the text (trailing blanks allowed):
   (with or without a leading ``declaration:``; not the Python ``default_api.NAME(...)``, which
   generated API clients name their calls too), and a ``<function_calls>`` wrapper holding
   ``<tool_code>NAME(...)</tool_code>`` elements;
-* a ``<tool_calls>`` wrapper holding a JSON call or a list of them (the plural tag some Llama
-  and Mistral fine-tunes write);
+* a wrapper holding a JSON call or a list of them: ``<tool_calls>`` (the plural tag some Llama
+  and Mistral fine-tunes write), ``<tool>``, ``<TOOLCALL>`` (Llama Nemotron), ``<function_call>``,
+  ``[TOOL_CALL] ... [/TOOL_CALL]`` (MiniMax M2 in some clients), or such a list closed by a
+  wrapper tag whose opening was lost (``[...]</TOOLCALL>``); inside a wrapper the call may also
+  spell its keys ``tool``/``tool_name``/``function`` and ``args``/``params``;
 * with declared tools only, an element named after one of them, ``<read_file><path>a.py</path>
   </read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style agents,
   which models fall back to when native tool calls fail); without declared tools such an
@@ -96,7 +99,9 @@ _DEFINE = r"""(?(DEFINE)
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
   (?<gapi>(?:declaration:)?default_api:(?<aname>[A-Za-z_][\w\-]*)(?=(?&gopen))(?&gbody))
-  (?<tcalls><tool_calls>\s*(?:\[\s*(?&call)(?:\s*,\s*(?&call))*\s*\]|(?&call))\s*</tool_calls>)
+  (?<wcall>\{\s*"(?:name|tool|tool_name|function)"\s*:\s*(?&s)\s*,\s*"(?:arguments|parameters|input|args|params)"\s*:\s*(?&args)\s*\})
+  (?<wbody>\[\s*(?&wcall)(?:\s*,\s*(?&wcall))*\s*\]|(?&wcall))
+  (?<tcalls><(?<wt>tool_calls|tool|TOOLCALL|function_calls?)>\s*(?&wbody)\s*</(?P=wt)>|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
@@ -117,15 +122,18 @@ _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
 _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
+#: a call inside a bracket wrapper, or closed by a wrapper tag: markup, not bare JSON
+_WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
 _STARTS = regex.compile(
-    r"[\[{]|<tool_calls?>|<function[=\s]|functions\.|(?<![\w.])call:"
+    r"[\[{]|<(?:tool(?:_calls?)?|TOOLCALL|function_calls?)>|<function[=\s]|functions\.|(?<![\w.])call:"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
 )
 #: with declared tools, an element may be a call too
 _STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
 _NAMES = regex.compile(
-    r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>|functions\.([^\W\d][\w-]*)'
+    r'"(?:name|tool|tool_name|function)"\s*:\s*"((?:[^"\\]|\\.)*)"|<function=([^>\s]*)>'
+    r"|functions\.([^\W\d][\w-]*)"
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
@@ -137,7 +145,11 @@ _CLAUDE_LITERALS = tuple(
 _TRIGGERS = Triggers(
     literals=(
         '"name"',
+        '"tool"',
         "<tool_call",
+        "<tool>",
+        "TOOLCALL>",
+        "[TOOL_CALL",
         "<function=",
         "functions.",
         "call:",
@@ -190,7 +202,7 @@ class ToolCallText:
                 continue
             call = norm[at:].rstrip()
             pythonic = call[0] == "[" and _PYLIST.fullmatch(call) is not None
-            if ctx.tools is None and call[0] in "[{":
+            if ctx.tools is None and call[0] in "[{" and not _WRAPPED.match(call):
                 # a bare JSON call or a pythonic list without declared tools: see the module
                 # docstring
                 own = PYTHONIC_CALL_DIALECTS if pythonic else JSON_CALL_DIALECTS
