@@ -1,8 +1,9 @@
 """The local engine's building blocks, for engines that run units elsewhere.
 
 ``guard audit --engine ray`` (:mod:`guard.integrations.ray`) plans with the local engine's own
-planner, registers inputs in the same report builder and judges each unit with the same
-function, so its report is the local engine's by construction; only where units run differs.
+planner, registers inputs in the same report builder, judges each unit with the same function
+and hands its executor (Ray actors instead of worker processes) to the same :func:`run`, so its
+report is the local engine's by construction; only where units run differs.
 These names are that contract, re-exported from the private modules that define them. They
 are for executors inside guard, not a stable API.
 """
