@@ -46,7 +46,7 @@ if _TYPE_CHECKING:
     from guard.transport import async_http_client as async_http_client
     from guard.transport import http_client as http_client
 
-# Each name is cached on first use. Importing `guard.audit` binds the subpackage to the name
-# `audit` here first; its first use rebinds the name to the function, which is what
-# `guard.audit(...)` means (the subpackage forwards calls too).
+# Each name is cached on first use. Loading `audit` imports `guard.audit`, which binds the
+# subpackage to the name here first; caching then rebinds the name to the function, which is
+# what `guard.audit(...)` means (the subpackage forwards calls too).
 __getattr__, __dir__ = _lazy_exports(__name__, globals())

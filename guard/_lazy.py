@@ -9,7 +9,6 @@ type checkers read is the list the package loads from, and no table repeats it.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from collections.abc import Callable
@@ -20,40 +19,35 @@ __all__ = ["lazy_exports"]
 _CHECKING = frozenset({"TYPE_CHECKING", "_TYPE_CHECKING"})
 
 
-def _reexports(nodes: list[ast.stmt]) -> dict[str, str]:
-    """Name -> module of every ``from module import name as name`` among ``nodes``."""
-    found = {}
-    for node in nodes:
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for alias in node.names:
-                if alias.asname == alias.name:
-                    found[alias.name] = node.module
-    return found
-
-
-def _checking_block(node: ast.stmt) -> list[ast.stmt]:
-    """The body of ``if TYPE_CHECKING:`` (also spelled ``typing.TYPE_CHECKING`` or
-    ``_TYPE_CHECKING``), or nothing for any other statement."""
-    if not isinstance(node, ast.If):
-        return []
-    test = node.test
-    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
-    return node.body if name in _CHECKING else []
-
-
-def read_exports(module: str) -> tuple[dict[str, str], frozenset[str]]:
-    """A loaded module's lazy names (name -> defining module, from its ``if TYPE_CHECKING:``
-    blocks) and its eager re-exports (its top-level ``from m import name as name``)."""
+def _source(module: str) -> str:
     spec = sys.modules[module].__spec__
     get_source = getattr(spec and spec.loader, "get_source", None)
     source = None if get_source is None else get_source(module)
     if source is None:
         raise ImportError(f"{module}: its source is needed to list its lazy names", name=module)
-    body = ast.parse(source).body
+    return str(source)
+
+
+def read_exports(module: str) -> tuple[dict[str, str], frozenset[str]]:
+    """A loaded module's lazy names (name -> defining module: each ``from m import name as
+    name`` in its ``if TYPE_CHECKING:`` blocks, also spelled ``_TYPE_CHECKING`` or
+    ``typing.TYPE_CHECKING``) and its eager re-exports (the same imports at its top level)."""
+    import ast  # only once a name is missing: `import guard` stays light
+
     lazy: dict[str, str] = {}
-    for node in body:
-        lazy.update(_reexports(_checking_block(node)))
-    return lazy, frozenset(_reexports(body))
+    eager: dict[str, str] = {}
+    for node in ast.parse(_source(module)).body:
+        found, block = eager, [node]
+        if isinstance(node, ast.If):
+            test = node.test
+            flag = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+            found, block = lazy, node.body if flag in _CHECKING else []
+        for stmt in block:
+            if isinstance(stmt, ast.ImportFrom) and stmt.module and not stmt.level:
+                for alias in stmt.names:
+                    if alias.asname == alias.name:
+                        found[alias.name] = stmt.module
+    return lazy, frozenset(eager)
 
 
 def lazy_exports(
