@@ -7,11 +7,10 @@ program that only escapes text never imports the audit, the proxy or an integrat
 
 from __future__ import annotations
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
 
-from guard._version import __version__
+from guard._lazy import lazy_exports as _lazy_exports
+from guard._version import __version__ as __version__
 
 if _TYPE_CHECKING:
     from guard._detect import detect as detect
@@ -47,55 +46,7 @@ if _TYPE_CHECKING:
     from guard.transport import async_http_client as async_http_client
     from guard.transport import http_client as http_client
 
-#: public name -> the module that defines it
-_EXPORTS: dict[str, str] = {
-    "AsyncGuardedStream": "guard.stream",
-    "AuditReport": "guard.audit",
-    "DEFAULT_POLICY": "guard.gate",
-    "DIALECTS": "guard.dialects",
-    "Dialect": "guard.dialects",
-    "GuardError": "guard.errors",
-    "GuardedStream": "guard.stream",
-    "Hit": "guard.models",
-    "LeakAborted": "guard.errors",
-    "Policy": "guard.gate",
-    "RowAuditor": "guard.audit",
-    "PolicyError": "guard.errors",
-    "ScanContext": "guard.models",
-    "Surface": "guard.models",
-    "SurfaceRule": "guard.gate",
-    "Verdict": "guard.models",
-    "audit": "guard.audit",
-    "async_http_client": "guard.transport",
-    "audit_rows": "guard.audit",
-    "detect": "guard._detect",
-    "detect_message": "guard._detect",
-    "escape": "guard._escape",
-    "escape_json": "guard._escape",
-    "escape_messages": "guard._escape",
-    "escape_tools": "guard._escape",
-    "get_dialect": "guard.dialects",
-    "guard_stream": "guard.stream",
-    "http_client": "guard.transport",
-    "register_scanner": "guard.scanners",
-    "scanner": "guard.scanners",
-    "unescape": "guard._escape",
-    "unescape_json": "guard._escape",
-}
-
-__all__ = ["__version__", *sorted(_EXPORTS)]
-
-
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'guard' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    # Cache it. Importing `guard.audit` binds the subpackage to the name `audit` here first;
-    # this rebinds the name to the function, which is what `guard.audit(...)` means.
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS} - {"annotations"})
+# Each name is cached on first use. Loading `audit` imports `guard.audit`, which binds the
+# subpackage to the name here first; caching then rebinds the name to the function, which is
+# what `guard.audit(...)` means (the subpackage forwards calls too).
+__getattr__, __dir__ = _lazy_exports(__name__, globals())

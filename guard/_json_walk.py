@@ -68,6 +68,10 @@ def _scalar_end(text: str, i: int, strict: bool) -> int:
     return m.end()
 
 
+#: the closer of each opening bracket
+_CLOSERS = {"[": "]", "{": "}"}
+
+
 def walk_end(text: str, i: int, *, strict: bool = False) -> int:
     """End of the JSON value at ``i``, read iteratively (``ValueError`` if none is there).
 
@@ -77,20 +81,15 @@ def walk_end(text: str, i: int, *, strict: bool = False) -> int:
     stack: list[str] = []  # the closers of the open arrays and objects
     while True:
         # a value starts at i
-        if text.startswith("[", i):
+        closer = _CLOSERS.get(text[i : i + 1])
+        if closer is not None:
             i = _space(text, i + 1)
-            if text.startswith("]", i):
+            if text.startswith(closer, i):
                 i += 1
             else:
-                stack.append("]")
-                continue
-        elif text.startswith("{", i):
-            i = _space(text, i + 1)
-            if text.startswith("}", i):
-                i += 1
-            else:
-                stack.append("}")
-                i = _key(text, i, strict)
+                stack.append(closer)
+                if closer == "}":
+                    i = _key(text, i, strict)
                 continue
         else:
             i = _scalar_end(text, i, strict)

@@ -7,8 +7,9 @@
 * ``guard.testing`` (the renderers of tests, benchmarks and corpora) imports only the scanners'
   layers, and no module of the library imports it;
 * no module imports another subpackage's private (``_x``) modules or names;
-* the leaf helpers of :data:`LEAVES` (JSON depth checks and the stack-free JSON walk) import
-  nothing of the project but ``guard.errors``, so every layer may use them.
+* the leaf helpers of :data:`LEAVES` (JSON depth checks, the stack-free JSON walk, the packages'
+  lazy names, ...) import nothing of the project but ``guard.errors``, so every layer may use
+  them.
 
 Every ``import`` and ``from ... import`` statement is read with :mod:`ast`, including those inside
 functions (lazy imports count too); ``if TYPE_CHECKING:`` blocks count as well.
@@ -89,7 +90,9 @@ ALLOWED = {
 
 #: guard's own top-level helpers that any layer may import: they import only ``guard.errors``
 #: and one another
-LEAVES = frozenset({"guard._depth", "guard._json_walk", "guard._regex_source", "guard._windows"})
+LEAVES = frozenset(
+    {"guard._depth", "guard._json_walk", "guard._lazy", "guard._regex_source", "guard._windows"}
+)
 
 
 def _target_owner(target: str) -> str:

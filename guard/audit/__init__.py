@@ -34,13 +34,17 @@ and :data:`FAIL_ON`): every other public name loads its module when first used (
 
 from __future__ import annotations
 
-import importlib as _importlib
 import sys as _sys
 import types as _types
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 from typing import Any as _Any
 
-from guard.audit._choices import DEFAULT_FAIL_ON, FAIL_ON, FORMATS, MAX_LINE_BYTES, parse_fail_on
+from guard._lazy import lazy_exports as _lazy_exports
+from guard.audit._choices import DEFAULT_FAIL_ON as DEFAULT_FAIL_ON
+from guard.audit._choices import FAIL_ON as FAIL_ON
+from guard.audit._choices import FORMATS as FORMATS
+from guard.audit._choices import MAX_LINE_BYTES as MAX_LINE_BYTES
+from guard.audit._choices import parse_fail_on as parse_fail_on
 
 if _TYPE_CHECKING:
     from guard.audit._context import load_tools_option as load_tools_option
@@ -60,47 +64,7 @@ if _TYPE_CHECKING:
     from guard.audit.report import Finding as Finding
     from guard.audit.report import SkippedFile as SkippedFile
 
-#: public name -> the module that defines it
-_EXPORTS: dict[str, str] = {
-    "AuditError": "guard.audit.report",
-    "AuditReport": "guard.audit.report",
-    "AuditSummary": "guard.audit.report",
-    "FileSummary": "guard.audit.report",
-    "Finding": "guard.audit.report",
-    "ProgressBar": "guard.audit._progress",
-    "RowAuditor": "guard.audit._rows",
-    "SkippedFile": "guard.audit.report",
-    "audit": "guard.audit._run",
-    "audit_rows": "guard.audit._rows",
-    "finding_for": "guard.audit._evidence",
-    "finding_rows": "guard.audit._table",
-    "input_bytes": "guard.audit._sources",
-    "load_tools_option": "guard.audit._context",
-    "render": "guard.audit._table",
-    "to_sarif": "guard.audit._sarif",
-}
-
-__all__ = [
-    "DEFAULT_FAIL_ON",
-    "FAIL_ON",
-    "FORMATS",
-    "MAX_LINE_BYTES",
-    "parse_fail_on",
-    *sorted(_EXPORTS),
-]
-
-
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'guard.audit' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS} - {"annotations"})
+__getattr__, __dir__ = _lazy_exports(__name__, globals())
 
 
 class _CallableModule(_types.ModuleType):

@@ -3,7 +3,15 @@
 
 from __future__ import annotations
 
-__all__ = ["DEFAULT_FAIL_ON", "FAIL_ON", "FORMATS", "MAX_LINE_BYTES", "parse_fail_on"]
+__all__ = [
+    "DEFAULT_FAIL_ON",
+    "FAIL_ON",
+    "FORMATS",
+    "MAX_LINE_BYTES",
+    "check_count",
+    "check_format",
+    "parse_fail_on",
+]
 
 #: Transcript formats ``guard audit`` reads; ``auto`` sniffs each file.
 FORMATS = ("auto", "openai", "responses", "harmony", "chatglm3", "sharegpt", "raw", "text")
@@ -37,3 +45,15 @@ def parse_fail_on(value: str | tuple[str, ...] | list[str] | frozenset[str]) -> 
 #: The default cap on one line of a transcript file (``--max-line-bytes``): a longer line is an
 #: error entry and is never held whole.
 MAX_LINE_BYTES = 64 << 20
+
+
+def check_format(format: str) -> None:
+    """Raise ``ValueError`` unless ``format`` is one of :data:`FORMATS`."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
+
+
+def check_count(name: str, value: object) -> None:
+    """Raise ``ValueError`` unless ``value`` is an int >= 1 (``True`` is no count)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an int >= 1, got {value!r}")

@@ -17,6 +17,7 @@ from guard.audit._format_parts import (
     ShapeError,
     Sink,
     _target,
+    each_message,
     json_type,
     short,
 )
@@ -185,14 +186,7 @@ def _chat_messages(obj: object) -> list[Any]:
 def openai(obj: object, sink: Sink, line: int) -> int:
     messages = _chat_messages(obj)
     inp, seq = sink.inp, sink.seq
-    for i, m in enumerate(messages):
-        if type(m) is not dict:
-            sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
-            continue
-        role = m.get("role")
-        if type(role) is not str:
-            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
-            continue
+    for i, m, role in each_message(sink, messages, line):
         if role == "assistant":
             _chat_assistant(sink, m, line, i)
             continue

@@ -6,16 +6,15 @@ import json
 
 from guard.audit._format_chat import _call_parts
 from guard.audit._format_parts import (
-    TEXT,
-    TOOL_ARG,
-    TOOL_NAME,
-    TOOL_RESULT,
-    USER,
     ShapeError,
     Sink,
+    add_part,
+    each_message,
     json_type,
     short,
+    text_field,
 )
+from guard.models import Surface
 
 # ---------------------------------------------------------------------------------------------
 # ChatGLM3
@@ -33,46 +32,24 @@ def chatglm3(obj: object, sink: Sink, line: int) -> int:
     if type(messages) is not list:
         where = "messages" if type(obj) is dict else "a transcript"
         raise ShapeError(f"{where} must be a message list, got {json_type(messages)}")
-    for i, m in enumerate(messages):
-        if type(m) is not dict:
-            sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
-            continue
-        role = m.get("role")
-        if type(role) is not str:
-            sink.error(line, f"message {i}: role must be a string, got {json_type(role)}")
-            continue
-        content = m.get("content")
-        if type(content) is not str:
-            if content is not None:
-                sink.error(line, f"message {i}: content must be a string, got {json_type(content)}")
-            content = None
+    for i, m, role in each_message(sink, messages, line):
+        content = text_field(sink, m, "content", line, i)
         if role == "assistant":
-            metadata = m.get("metadata")
-            if metadata is not None and type(metadata) is not str:
-                sink.error(
-                    line, f"message {i}: metadata must be a string, got {json_type(metadata)}"
-                )
-                metadata = None
+            metadata = text_field(sink, m, "metadata", line, i)
             name = metadata.strip() if metadata else ""
             if name:
                 # `<|assistant|>NAME` then the call (a fenced tool_call(...) or code)
-                sink.names.append(
-                    (next(sink.seq), TOOL_NAME, name, line, i, role, "metadata", None)
-                )
+                add_part(sink, Surface.TOOL_NAME, name, line, i, role, "metadata")
                 if content is not None:
-                    sink.out.append(
-                        (next(sink.seq), TOOL_ARG, content, line, i, role, "content", name)
-                    )
+                    add_part(sink, Surface.TOOL_ARG, content, line, i, role, "content", name)
             elif content is not None:
-                sink.out.append((next(sink.seq), TEXT, content, line, i, role, "content", None))
+                add_part(sink, Surface.TEXT, content, line, i, role, "content")
         elif role in ("system", "user"):
             if content is not None:
-                sink.inp.append((next(sink.seq), USER, content, line, i, role, "content", None))
+                add_part(sink, Surface.USER, content, line, i, role, "content")
         elif role == "observation":
             if content is not None:
-                sink.inp.append(
-                    (next(sink.seq), TOOL_RESULT, content, line, i, role, "content", None)
-                )
+                add_part(sink, Surface.TOOL_RESULT, content, line, i, role, "content")
         else:
             sink.error(line, f"message {i}: unknown role {short(role)}")
     return len(messages)
@@ -96,15 +73,15 @@ def _sharegpt_call(sink: Sink, value: str, line: int, i: int, role: str) -> None
         parsed = None
     calls = parsed if type(parsed) is list else [parsed]
     if parsed is None or not all(type(c) is dict and type(c.get("name")) is str for c in calls):
-        sink.out.append((next(sink.seq), TOOL_ARG, value, line, i, role, "value", None))
+        add_part(sink, Surface.TOOL_ARG, value, line, i, role, "value")
         return
     for k, call in enumerate(calls):
         name = call["name"]
         args = call.get("arguments", call.get("parameters", ""))
         text = args if type(args) is str else json.dumps(args, ensure_ascii=False)
         name_part, args_part = _call_parts(f"value.calls[{k}]")
-        sink.names.append((next(sink.seq), TOOL_NAME, name, line, i, role, name_part, None))
-        sink.out.append((next(sink.seq), TOOL_ARG, text, line, i, role, args_part, name))
+        add_part(sink, Surface.TOOL_NAME, name, line, i, role, name_part)
+        add_part(sink, Surface.TOOL_ARG, text, line, i, role, args_part, name)
 
 
 def sharegpt(obj: object, sink: Sink, line: int) -> int:
@@ -121,32 +98,22 @@ def sharegpt(obj: object, sink: Sink, line: int) -> int:
         turns = obj["conversations"]
         system = obj.get("system")
         if type(system) is str and system:
-            sink.inp.append((next(sink.seq), USER, system, line, 0, "system", "system", None))
+            add_part(sink, Surface.USER, system, line, 0, "system", "system")
             offset = 1
     if type(turns) is not list:
         raise ShapeError(f"conversations must be a list, got {json_type(turns)}")
-    for k, turn in enumerate(turns):
-        i = k + offset
-        if type(turn) is not dict:
-            sink.error(line, f"message {i}: expected an object, got {json_type(turn)}")
-            continue
-        role = turn.get("from")
-        if type(role) is not str:
-            sink.error(line, f"message {i}: from must be a string, got {json_type(role)}")
-            continue
-        value = turn.get("value")
-        if type(value) is not str:
-            if value is not None:
-                sink.error(line, f"message {i}: value must be a string, got {json_type(value)}")
+    for i, turn, role in each_message(sink, turns, line, "from", offset):
+        value = text_field(sink, turn, "value", line, i)
+        if value is None:
             continue
         if role in _SHAREGPT_ASSISTANT:
-            sink.out.append((next(sink.seq), TEXT, value, line, i, role, "value", None))
+            add_part(sink, Surface.TEXT, value, line, i, role, "value")
         elif role == "function_call":
             _sharegpt_call(sink, value, line, i, role)
         elif role in _SHAREGPT_USER:
-            sink.inp.append((next(sink.seq), USER, value, line, i, role, "value", None))
+            add_part(sink, Surface.USER, value, line, i, role, "value")
         elif role in _SHAREGPT_TOOL:
-            sink.inp.append((next(sink.seq), TOOL_RESULT, value, line, i, role, "value", None))
+            add_part(sink, Surface.TOOL_RESULT, value, line, i, role, "value")
         else:
             sink.error(line, f"message {i}: unknown ShareGPT role (from) {short(role)}")
     return len(turns) + offset

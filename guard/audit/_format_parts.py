@@ -5,11 +5,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from guard.models import Surface
 
-__all__ = ["Part", "ShapeError", "Sink", "json_type", "short"]
+__all__ = [
+    "Part",
+    "ShapeError",
+    "Sink",
+    "add_part",
+    "each_message",
+    "json_type",
+    "short",
+    "text_field",
+]
 
 # Parts carry surfaces as plain strings: hashing an enum member runs Python code, and the engine
 # sorts every part into its scan group.
@@ -55,6 +64,49 @@ def _target(sink: Sink, surface: str) -> list[Part]:
     if surface in (USER, TOOL_RESULT):
         return sink.inp
     return sink.names if surface == TOOL_NAME else sink.out
+
+
+def add_part(
+    sink: Sink,
+    surface: Surface,
+    text: str,
+    line: int,
+    i: int,
+    role: str,
+    part: str,
+    tool_name: str | None = None,
+) -> None:
+    """Hand one part to the sink, in the list of its scan group. For the adapters off the hot
+    path (raw transcripts, ChatGLM3, ShareGPT); the OpenAI ones append their tuples inline."""
+    value = surface.value
+    _target(sink, value).append((next(sink.seq), value, text, line, i, role, part, tool_name))
+
+
+def each_message(
+    sink: Sink, items: list[Any], line: int, key: str = "role", offset: int = 0
+) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """``(number, message, role)`` of each message of a list (numbered from ``offset``) that is
+    an object with a string role under ``key``; any other item is an error entry."""
+    for i, m in enumerate(items, offset):
+        if type(m) is not dict:
+            sink.error(line, f"message {i}: expected an object, got {json_type(m)}")
+            continue
+        role = m.get(key)
+        if type(role) is not str:
+            sink.error(line, f"message {i}: {key} must be a string, got {json_type(role)}")
+            continue
+        yield i, m, role
+
+
+def text_field(sink: Sink, m: dict[str, Any], key: str, line: int, i: int) -> str | None:
+    """Message ``i``'s string under ``key``, or None: absent, null, or (an error entry) not a
+    string."""
+    value = m.get(key)
+    if type(value) is str:
+        return value
+    if value is not None:
+        sink.error(line, f"message {i}: {key} must be a string, got {json_type(value)}")
+    return None
 
 
 def json_type(value: object) -> str:

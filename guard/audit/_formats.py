@@ -38,19 +38,15 @@ from typing import TYPE_CHECKING
 from guard.audit._format_chat import openai
 from guard.audit._format_datasets import _sharegpt_like, chatglm3, sharegpt
 from guard.audit._format_parts import (
-    TEXT,
-    THINKING,
-    TOOL_ARG,
-    TOOL_NAME,
-    TOOL_RESULT,
-    USER,
     Part,
     ShapeError,
     Sink,
+    add_part,
 )
 from guard.audit._format_responses import responses
 from guard.audit._sources import looks_binary
 from guard.audit._wire import sniff_dialect
+from guard.models import Surface
 
 if TYPE_CHECKING:
     from guard.audit._harmony import HarmonyTranscript
@@ -106,18 +102,14 @@ def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
         if author == "assistant":
             name = m.header.tool_name
             if name is not None:
-                sink.names.append(
-                    (next(sink.seq), TOOL_NAME, name, line, i, role, "recipient", None)
-                )
-                sink.out.append((next(sink.seq), TOOL_ARG, m.body, line, i, role, "content", name))
+                add_part(sink, Surface.TOOL_NAME, name, line, i, role, "recipient")
+                add_part(sink, Surface.TOOL_ARG, m.body, line, i, role, "content", name)
             elif m.channel == "analysis":
-                sink.out.append((next(sink.seq), THINKING, m.body, line, i, role, "content", None))
+                add_part(sink, Surface.THINKING, m.body, line, i, role, "content")
             else:
-                sink.out.append((next(sink.seq), TEXT, m.body, line, i, role, "content", None))
+                add_part(sink, Surface.TEXT, m.body, line, i, role, "content")
         elif author in INPUT_AUTHORS or not author:
-            sink.inp.append(
-                (next(sink.seq), USER, m.body, line, i, role or "unknown", "content", None)
-            )
+            add_part(sink, Surface.USER, m.body, line, i, role or "unknown", "content")
         else:
             if (
                 previous is not None
@@ -136,7 +128,7 @@ def harmony_transcript(transcript: HarmonyTranscript, sink: Sink) -> int:
                         f" which ended with <|{previous.end}|>, not <|call|>"
                     )
                 sink.forgery(line, i, role, reason, f"<|start|>{m.header.raw}")
-            sink.inp.append((next(sink.seq), TOOL_RESULT, m.body, line, i, role, "content", None))
+            add_part(sink, Surface.TOOL_RESULT, m.body, line, i, role, "content")
         previous = m
     return len(transcript.messages)
 

@@ -10,7 +10,7 @@ grouped into units of :data:`MEMORY_CHUNK`.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
@@ -137,13 +137,25 @@ class Planner:
     # -- files and streams ------------------------------------------------------------------
 
     def _file(self, p: str) -> Iterator[Unit]:
+        return self.opened(p, lambda: open(p, "rb"), p)
+
+    def opened(
+        self,
+        label: str,
+        open_: Callable[[], Any],
+        reopen: str | None,
+        errors: type[Exception] | tuple[type[Exception], ...] = OSError,
+    ) -> Iterator[Unit]:
+        """The units of the binary file ``open_`` opens (an error entry when it raises one of
+        ``errors``), closed once they are planned; ``reopen``: its path, for units that read it
+        again themselves."""
         try:
-            raw = open(p, "rb")  # noqa: SIM115 - closed below, after its units are planned
-        except OSError as exc:
-            yield error_unit(p, None, f"cannot read: {describe_read_error(exc)}")
+            raw = open_()
+        except errors as exc:
+            yield error_unit(label, None, f"cannot read: {describe_read_error(exc)}")
             return
         try:
-            yield from self._stream(p, raw, p)
+            yield from self._stream(label, raw, reopen)
         finally:
             raw.close()
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from guard._json import decode_line
 from guard._log import get_logger
-from guard.audit._choices import FORMATS, MAX_LINE_BYTES
+from guard.audit._choices import FORMATS, MAX_LINE_BYTES, check_count
 from guard.audit._context import REASONING_FORMATS, declared_tools
 from guard.audit._engine import _GROUPS, Collector, candidates
 from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, classify
@@ -94,12 +94,7 @@ class RowAuditor:
                     f"format {format!r} reads text files, not rows: expected one of {known}"
                 )
             raise ValueError(f"unknown format {format!r}; expected one of: {known}")
-        if (
-            isinstance(max_line_bytes, bool)
-            or not isinstance(max_line_bytes, int)
-            or max_line_bytes < 1
-        ):
-            raise ValueError(f"max_line_bytes must be an int >= 1, got {max_line_bytes!r}")
+        check_count("max_line_bytes", max_line_bytes)
         self.format = format
         self.dialect = _check_dialect(dialect)
         self.policy: Policy = check_policy_or_path(policy)
@@ -149,8 +144,7 @@ class RowAuditor:
         """Audit a batch; the result holds its findings and error entries in row order (each
         at ``first_line`` plus the row's index), its counts, and in ``lines`` the number of
         rows."""
-        if isinstance(first_line, bool) or not isinstance(first_line, int) or first_line < 1:
-            raise ValueError(f"first_line must be an int >= 1, got {first_line!r}")
+        check_count("first_line", first_line)
         collectors: dict[str, Collector] = {}
         errors: list[AuditError] = []
         transcripts = messages = count = 0

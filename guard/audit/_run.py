@@ -1,4 +1,9 @@
-"""``guard.audit(...)``: check the arguments, plan the units, run them, merge the results."""
+"""``guard.audit(...)``: check the arguments, plan the units, run them, merge the results.
+
+Every engine runs the same three stages with :func:`run`: the planner reads the inputs into
+units, an executor judges them (the local process pool here, Ray actors in
+:mod:`guard.integrations.ray`) and gives them back in input order, and the report builder merges
+their results into the report."""
 
 from __future__ import annotations
 
@@ -7,22 +12,25 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from guard._log import get_logger
+from guard._log import Logger, get_logger
 from guard.audit._builder import ReportBuilder
-from guard.audit._choices import FORMATS
+from guard.audit._choices import check_count, check_format
 from guard.audit._context import declared_tools
 from guard.audit._executor import execute
 from guard.audit._planner import Planner
 from guard.audit._sources import MAX_LINE_BYTES, Source
-from guard.audit._units import Unit
+from guard.audit._units import Unit, UnitResult
 from guard.audit.report import AuditReport
 from guard.dialects import get_dialect
 from guard.gate import Policy, check_policy_or_path
 from guard.models import Dialect
 
-__all__ = ["audit"]
+__all__ = ["Executor", "audit", "run"]
 
 _log = get_logger("guard.audit")
+
+#: Judges units and gives each back with its result, in input order.
+Executor = Callable[[Iterator[Unit]], Iterator[tuple[Unit, UnitResult]]]
 
 
 def audit(
@@ -65,16 +73,9 @@ def audit(
         a fault of guard itself on one input (an unexpected exception, a lost worker process),
         as an entry with ``internal`` set.
     """
-    if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
-    if (
-        isinstance(max_line_bytes, bool)
-        or not isinstance(max_line_bytes, int)
-        or max_line_bytes < 1
-    ):
-        raise ValueError(f"max_line_bytes must be an int >= 1, got {max_line_bytes!r}")
+    check_format(format)
+    check_count("workers", workers)
+    check_count("max_line_bytes", max_line_bytes)
     dialect_name: str | None = None
     if dialect is not None:
         record = get_dialect(dialect)
@@ -87,18 +88,43 @@ def audit(
     builder = ReportBuilder(workers)
     planner = Planner(format, dialect_name, builder, max_line_bytes, spans=workers > 1)
     _log.info("guard.audit.start", format=format, workers=workers)
-    for unit, result in execute(_declaring(planner.plan(sources), declared), workers, policy_):
+    return run(
+        planner.plan(sources),
+        lambda units: execute(units, workers, policy_),
+        builder,
+        tools=declared,
+        progress=progress,
+        start=start,
+    )
+
+
+def run(
+    units: Iterable[Unit],
+    executor: Executor,
+    builder: ReportBuilder,
+    *,
+    tools: frozenset[str] | None,
+    progress: Callable[[int, int], None] | None,
+    start: float,
+    log: Logger = _log,
+    event: str = "guard.audit.done",
+) -> AuditReport:
+    """Judge the planned units with ``executor``, each told the declared ``tools``, merge
+    their results into ``builder``'s report as they come and finish it; ``progress`` is called
+    after each unit, and the report's elapsed time counts from ``start``."""
+    for unit, result in executor(_declaring(units, tools)):
         builder.merge(unit, result)
         if progress is not None:
             s = builder.report.summary
             progress(s.bytes, s.messages)
     report = builder.finish(time.perf_counter() - start)
     s = report.summary
-    _log.info(
-        "guard.audit.done",
+    log.info(
+        event,
         transcripts=s.transcripts,
         messages=s.messages,
         bytes=s.bytes,
+        findings=s.findings,
         leaks=s.leaks,
         injections=s.injections,
         forgeries=s.forgeries,
@@ -108,7 +134,7 @@ def audit(
     return report
 
 
-def _declaring(units: Iterator[Unit], tools: frozenset[str] | None) -> Iterator[Unit]:
+def _declaring(units: Iterable[Unit], tools: frozenset[str] | None) -> Iterator[Unit]:
     """The planned units, each told the audit's declared tools."""
     for unit in units:
         unit.tools = tools

@@ -12,48 +12,49 @@ from guard.audit.report import AuditReport, Finding
 
 __all__ = ["SRCROOT", "STDIN_URI", "to_sarif"]
 
+#: finding kind -> its rule: (name, level, short description, full description, help)
+_RULE_TEXTS: dict[str, tuple[str, str, str, str, str]] = {
+    "leak": (
+        "WireFormatLeak",
+        "error",
+        "Model output leaks wire-format structure",
+        "Visible text, thinking, tool arguments or a tool name carry control tokens,"
+        " stripped envelopes or routing headers of the model's wire format: a server"
+        " failed to parse the output or the model wrote structure as text.",
+        "Treat the message from the cut on as untrusted; see the signals for the"
+        " evidence (guard README, 'Detecting leaks').",
+    ),
+    "injection": (
+        "ReservedSpellingInInput",
+        "warning",
+        "Untrusted input carries reserved control spellings",
+        "A user message or tool result contains exact reserved spellings of the"
+        " dialect; sent unescaped, a server rejects the prompt or reads them as structure.",
+        "Escape untrusted text before it reaches the model (guard.escape).",
+    ),
+    "forgery": (
+        "ForgedToolResult",
+        "error",
+        "A tool result written where the assistant was writing",
+        "In a raw transcript, a tool-authored message starts inside an unfinished"
+        " assistant message or follows an assistant message that did not end with the"
+        " tool-call stop token: the model forged the host's tool result.",
+        "Stop generation at the forged result; never execute or show it.",
+    ),
+}
 _RULES: list[dict[str, Any]] = [
     {
-        "id": "guard/leak",
-        "name": "WireFormatLeak",
-        "shortDescription": {"text": "Model output leaks wire-format structure"},
-        "fullDescription": {
-            "text": "Visible text, thinking, tool arguments or a tool name carry control tokens,"
-            " stripped envelopes or routing headers of the model's wire format: a server"
-            " failed to parse the output or the model wrote structure as text."
-        },
-        "help": {
-            "text": "Treat the message from the cut on as untrusted; see the signals for the"
-            " evidence (guard README, 'Detecting leaks')."
-        },
-        "defaultConfiguration": {"level": "error"},
-    },
-    {
-        "id": "guard/injection",
-        "name": "ReservedSpellingInInput",
-        "shortDescription": {"text": "Untrusted input carries reserved control spellings"},
-        "fullDescription": {
-            "text": "A user message or tool result contains exact reserved spellings of the"
-            " dialect; sent unescaped, a server rejects the prompt or reads them as structure."
-        },
-        "help": {"text": "Escape untrusted text before it reaches the model (guard.escape)."},
-        "defaultConfiguration": {"level": "warning"},
-    },
-    {
-        "id": "guard/forgery",
-        "name": "ForgedToolResult",
-        "shortDescription": {"text": "A tool result written where the assistant was writing"},
-        "fullDescription": {
-            "text": "In a raw transcript, a tool-authored message starts inside an unfinished"
-            " assistant message or follows an assistant message that did not end with the"
-            " tool-call stop token: the model forged the host's tool result."
-        },
-        "help": {"text": "Stop generation at the forged result; never execute or show it."},
-        "defaultConfiguration": {"level": "error"},
-    },
+        "id": f"guard/{kind}",
+        "name": name,
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": full},
+        "help": {"text": help_},
+        "defaultConfiguration": {"level": level},
+    }
+    for kind, (name, level, short, full, help_) in _RULE_TEXTS.items()
 ]
-_RULE_INDEX = {"leak": 0, "injection": 1, "forgery": 2}
-_LEVEL = {"leak": "error", "injection": "warning", "forgery": "error"}
+_RULE_INDEX = {kind: k for k, kind in enumerate(_RULE_TEXTS)}
+_LEVEL = {kind: rule[1] for kind, rule in _RULE_TEXTS.items()}
 
 
 #: the base every repository-relative URI is resolved against (GitHub maps it to the checkout)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
@@ -321,32 +321,45 @@ def _read_whole(unit: Unit, c: Collector) -> tuple[str, int] | None:
         return data.decode("utf-8", "replace"), len(data)
 
 
-def run_raw(unit: Unit, policy: Policy) -> UnitResult:
-    """A raw transcript file of a dialect other than Harmony (guard/audit/_wire.py)."""
+def _run_whole(
+    unit: Unit, policy: Policy, parts: Callable[[Unit, Collector, str], tuple[int, int]]
+) -> UnitResult:
+    """A file judged whole: read and decoded, then ``parts`` hands its parts to the collector
+    and returns its numbers of transcripts and messages."""
     c = _collector(unit, policy)
     read = _read_whole(unit, c)
     if read is None:
         return _result(c, 0, 0, 0)
     text, nbytes = read
+    transcripts, messages = parts(unit, c, text)
+    return _result(c, transcripts, messages, nbytes)
+
+
+def _raw_parts(unit: Unit, c: Collector, text: str) -> tuple[int, int]:
     transcripts = messages = 0
     for t in split(text, unit.dialect):
         transcripts += 1
         messages += wire_transcript(t, unit.dialect, c)
         c.maybe_judge()
-    return _result(c, transcripts, messages, nbytes)
+    return transcripts, messages
+
+
+def _text_parts(unit: Unit, c: Collector, text: str) -> tuple[int, int]:
+    if not text.strip():
+        c.error(1, "empty file: no model output")
+        return 0, 0
+    c.out.append((next(c.seq), "text", text, 1, 0, "assistant", "content", None))
+    return 1, 1
+
+
+def run_raw(unit: Unit, policy: Policy) -> UnitResult:
+    """A raw transcript file of a dialect other than Harmony (guard/audit/_wire.py)."""
+    return _run_whole(unit, policy, _raw_parts)
 
 
 def run_text(unit: Unit, policy: Policy) -> UnitResult:
-    c = _collector(unit, policy)
-    read = _read_whole(unit, c)
-    if read is None:
-        return _result(c, 0, 0, 0)
-    text, nbytes = read
-    if not text.strip():
-        c.error(1, "empty file: no model output")
-        return _result(c, 0, 0, nbytes)
-    c.out.append((next(c.seq), "text", text, 1, 0, "assistant", "content", None))
-    return _result(c, 1, 1, nbytes)
+    """A ``text`` file: the whole file is one message of model output."""
+    return _run_whole(unit, policy, _text_parts)
 
 
 _WORKER_POLICY: list[Policy] = [DEFAULT_POLICY]

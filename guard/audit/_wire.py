@@ -22,6 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from guard._log import preview
+from guard.audit._format_parts import add_part
 from guard.dialects import DIALECTS
 from guard.models import (
     Malformed,
@@ -37,12 +38,6 @@ from guard.models import (
 
 if TYPE_CHECKING:  # _formats imports this module at run time
     from guard.audit._formats import Sink
-TEXT: str = Surface.TEXT.value
-THINKING: str = Surface.THINKING.value
-TOOL_ARG: str = Surface.TOOL_ARG.value
-TOOL_NAME: str = Surface.TOOL_NAME.value
-USER: str = Surface.USER.value
-TOOL_RESULT: str = Surface.TOOL_RESULT.value
 
 __all__ = [
     "GRAMMARS",
@@ -342,24 +337,16 @@ def _assistant(seg: Segment, i: int, line: int, make: Callable[[], Scanner], sin
             break  # the rest of the segment is the forged result
         elif isinstance(e, Malformed):
             # unparsed output reaches the reader as text
-            sink.out.append(
-                (next(sink.seq), TEXT, e.raw, line, i, role, f"malformed[{malformed}]", None)
-            )
+            add_part(sink, Surface.TEXT, e.raw, line, i, role, f"malformed[{malformed}]")
             malformed += 1
     if text:
-        sink.out.append((next(sink.seq), TEXT, "".join(text), line, i, role, "content", None))
+        add_part(sink, Surface.TEXT, "".join(text), line, i, role, "content")
     if thinking:
-        sink.out.append(
-            (next(sink.seq), THINKING, "".join(thinking), line, i, role, "thinking", None)
-        )
+        add_part(sink, Surface.THINKING, "".join(thinking), line, i, role, "thinking")
     for cid, (k, name) in names.items():
-        sink.names.append(
-            (next(sink.seq), TOOL_NAME, name, line, i, role, f"tool_calls[{k}].name", None)
-        )
+        add_part(sink, Surface.TOOL_NAME, name, line, i, role, f"tool_calls[{k}].name")
         body = "".join(args.get(cid, ()))
-        sink.out.append(
-            (next(sink.seq), TOOL_ARG, body, line, i, role, f"tool_calls[{k}].arguments", name)
-        )
+        add_part(sink, Surface.TOOL_ARG, body, line, i, role, f"tool_calls[{k}].arguments", name)
     return bool(names)
 
 
@@ -385,7 +372,7 @@ def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:
         if seg.kind == "assistant":
             called = _assistant(seg, i, line, make, sink)
         elif seg.kind == "user":
-            sink.inp.append((next(sink.seq), USER, seg.body, line, i, role, "content", None))
+            add_part(sink, Surface.USER, seg.body, line, i, role, "content")
         else:
             if previous is not None and previous.kind == "assistant":
                 why = None
@@ -397,6 +384,6 @@ def wire_transcript(transcript: Transcript, dialect: str, sink: Sink) -> int:
                     reason = f"forged tool result: a tool result {why}"
                     sink.forgery(line, i, role, reason, seg.opening or preview(seg.body[:64]))
             text = result_text(seg.body, dialect)
-            sink.inp.append((next(sink.seq), TOOL_RESULT, text, line, i, role, "content", None))
+            add_part(sink, Surface.TOOL_RESULT, text, line, i, role, "content")
         previous = seg
     return len(transcript.segments)

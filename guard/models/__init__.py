@@ -10,8 +10,9 @@ outcomes, and the one registry pattern every kind of plugin uses.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from guard._lazy import lazy_exports as _lazy_exports
 
 if TYPE_CHECKING:
     from guard.models._dialect import Dialect as Dialect
@@ -46,85 +47,5 @@ if TYPE_CHECKING:
     from guard.models._surface import Surface as Surface
     from guard.models._text import TextView as TextView
 
-#: public name -> the module that defines it (loaded on first use: the dialect records need
-#: no pydantic, so the CLI starts fast)
-_EXPORTS: dict[str, str] = {
-    "Abort": "guard.models._recovery",
-    "CallSplit": "guard.models._recovery",
-    "Detection": "guard.models._signal",
-    "Dialect": "guard.models._dialect",
-    "TurnGrammar": "guard.models._dialect",
-    "Event": "guard.models._events",
-    "Hit": "guard.models._evidence",
-    "Malformed": "guard.models._events",
-    "Outcome": "guard.models._recovery",
-    "Recovered": "guard.models._recovery",
-    "RecoveredCall": "guard.models._recovery",
-    "Recovery": "guard.models._recovery",
-    "Registry": "guard.models._registry",
-    "ResultForgery": "guard.models._events",
-    "Retry": "guard.models._recovery",
-    "ScanContext": "guard.models._evidence",
-    "Scanner": "guard.models._events",
-    "Signal": "guard.models._signal",
-    "Split": "guard.models._recovery",
-    "StreamHints": "guard.models._signal",
-    "Surface": "guard.models._surface",
-    "Text": "guard.models._events",
-    "TextView": "guard.models._text",
-    "ThinkingDelta": "guard.models._events",
-    "ThinkingEnd": "guard.models._events",
-    "ThinkingStart": "guard.models._events",
-    "ToolArgs": "guard.models._events",
-    "ToolEnd": "guard.models._events",
-    "ToolStart": "guard.models._events",
-    "Triggers": "guard.models._signal",
-    "Verdict": "guard.models._evidence",
-}
-
-__all__ = [
-    "Abort",
-    "CallSplit",
-    "Detection",
-    "Dialect",
-    "Event",
-    "Hit",
-    "Malformed",
-    "Outcome",
-    "Recovered",
-    "RecoveredCall",
-    "Recovery",
-    "Registry",
-    "ResultForgery",
-    "Retry",
-    "ScanContext",
-    "Scanner",
-    "Signal",
-    "Split",
-    "StreamHints",
-    "Surface",
-    "Text",
-    "TextView",
-    "ThinkingDelta",
-    "ThinkingEnd",
-    "ThinkingStart",
-    "ToolArgs",
-    "ToolEnd",
-    "ToolStart",
-    "Triggers",
-    "TurnGrammar",
-    "Verdict",
-]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'guard.models' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+# loaded on first use: the dialect records need no pydantic, so the CLI starts fast
+__getattr__, __dir__ = _lazy_exports(__name__, globals())

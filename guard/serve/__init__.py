@@ -55,9 +55,9 @@ claims), ``_offload`` (judging off the event loop), ``_connections`` (client bou
 
 from __future__ import annotations
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
+
+from guard._lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from guard.dialects import FALLBACK_DIALECT as FALLBACK_DIALECT
@@ -73,33 +73,4 @@ if _TYPE_CHECKING:
     from guard.serve._run import run as run
     from guard.serve._settings import ServeSettings as ServeSettings
 
-#: public name -> the module that defines it
-_EXPORTS: dict[str, str] = {
-    "DEFAULT_DIALECTS": "guard.serve._config",
-    "DEFAULT_MAX_BODY_BYTES": "guard.serve._config",
-    "DEFAULT_READ_TIMEOUT": "guard.serve._config",
-    "DEFAULT_TOTAL_TIMEOUT": "guard.serve._config",
-    "FALLBACK_DIALECT": "guard.dialects",
-    "ServeConfig": "guard.serve._config",
-    "ServeSettings": "guard.serve._settings",
-    "configure_logging": "guard.serve._logging",
-    "create_app": "guard.serve._app",
-    "dialect_for_model": "guard.dialects",
-    "load_policy_file": "guard.serve._config",
-    "run": "guard.serve._run",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'guard.serve' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS} - {"annotations"})
+__getattr__, __dir__ = _lazy_exports(__name__, globals())

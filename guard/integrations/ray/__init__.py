@@ -13,9 +13,9 @@ install when it is missing.
 
 from __future__ import annotations
 
-import importlib as _importlib
 from typing import TYPE_CHECKING as _TYPE_CHECKING
-from typing import Any as _Any
+
+from guard._lazy import lazy_exports as _lazy_exports
 
 if _TYPE_CHECKING:
     from guard.integrations.ray._dataset import FINDING_COLUMNS as FINDING_COLUMNS
@@ -24,25 +24,4 @@ if _TYPE_CHECKING:
     from guard.integrations.ray._setup import RayMissingError as RayMissingError
     from guard.integrations.ray._setup import actor_resources as actor_resources
 
-_EXPORTS: dict[str, str] = {
-    "FINDING_COLUMNS": "guard.integrations.ray._dataset",
-    "RayMissingError": "guard.integrations.ray._setup",
-    "actor_resources": "guard.integrations.ray._setup",
-    "audit_dataset": "guard.integrations.ray._dataset",
-    "audit_paths": "guard.integrations.ray._paths",
-}
-
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> _Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'guard.integrations.ray' has no attribute {name!r}")
-    value = getattr(_importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS} - {"annotations"})
+__getattr__, __dir__ = _lazy_exports(__name__, globals())

@@ -18,23 +18,27 @@ import pickle
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from types import ModuleType
 from typing import Any
 
 from guard._log import get_logger
-from guard.audit import FORMATS, MAX_LINE_BYTES
+from guard.audit import MAX_LINE_BYTES
 from guard.audit.engine import (
     FORMAT_DIALECT,
     Planner,
     ReportBuilder,
     Unit,
     UnitResult,
+    check_count,
+    check_format,
     declared_tools,
     describe_read_error,
     error_unit,
     init_worker,
     internal_error,
     lost_result,
+    run,
     run_in_worker,
     run_unit,
 )
@@ -194,16 +198,16 @@ def _remote_units(planner: Planner, uri: str) -> Iterator[Unit | str]:
         if _is_parquet(name):
             yield name
             continue
-        try:
-            _, p = pafs.FileSystem.from_uri(name)
-            stream = fs.open_input_stream(p, compression=None)
-        except Exception as exc:
-            yield error_unit(name, None, f"cannot read: {describe_read_error(exc)}")
-            continue
-        try:
-            yield from planner._stream(name, stream, None)
-        finally:
-            stream.close()
+        yield from planner.opened(name, partial(_open_remote, fs, name), None, Exception)
+
+
+def _open_remote(fs: Any, name: str) -> Any:
+    """An input stream of the remote file ``name`` (compressed files are decompressed by the
+    planner, as local ones are)."""
+    import pyarrow.fs as pafs
+
+    _, p = pafs.FileSystem.from_uri(name)
+    return fs.open_input_stream(p, compression=None)
 
 
 def _parquet_units(
@@ -317,16 +321,10 @@ def audit_paths(
         RayMissingError: Ray Data is not installed (the ``ray`` extra).
         ValueError: bad arguments (as :func:`guard.audit`).
     """
-    if format not in FORMATS:
-        raise ValueError(f"unknown format {format!r}; expected one of: {', '.join(FORMATS)}")
-    if (
-        isinstance(max_line_bytes, bool)
-        or not isinstance(max_line_bytes, int)
-        or max_line_bytes < 1
-    ):
-        raise ValueError(f"max_line_bytes must be an int >= 1, got {max_line_bytes!r}")
-    if cpus is not None and (isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1):
-        raise ValueError(f"cpus must be an int >= 1, got {cpus!r}")
+    check_format(format)
+    check_count("max_line_bytes", max_line_bytes)
+    if cpus is not None:
+        check_count("cpus", cpus)
     dialect_name = None if dialect is None else get_dialect(dialect).name
     policy_ = check_policy_or_path(policy)
     declared = None if tools is None else declared_tools(tools)
@@ -368,27 +366,16 @@ def audit_paths(
             else:
                 yield from _settled(_parquet_units(ray, group, builder, auditor, size, per))
 
-    def declaring() -> Iterator[Unit]:  # each unit told the audit's declared tools
-        for unit in units():
-            unit.tools = declared
-            yield unit
-
-    for unit, result in pool.execute(declaring()):
-        builder.merge(unit, result)
-        if progress is not None:
-            s = builder.report.summary
-            progress(s.bytes, s.messages)
-    report = builder.finish(time.perf_counter() - start)
-    s = report.summary
-    _log.info(
-        "guard.ray.audit.done",
-        transcripts=s.transcripts,
-        messages=s.messages,
-        findings=s.findings,
-        errors=s.errors,
-        elapsed=s.elapsed,
+    return run(
+        units(),
+        pool.execute,
+        builder,
+        tools=declared,
+        progress=progress,
+        start=start,
+        log=_log,
+        event="guard.ray.audit.done",
     )
-    return report
 
 
 def _settled(items: Iterator[Unit | tuple[Unit, UnitResult]]) -> Iterator[Unit]:

@@ -6,6 +6,7 @@ import importlib
 from types import ModuleType
 
 from guard._log import get_logger
+from guard.audit.engine import check_count
 from guard.errors import GuardError
 
 __all__ = ["RayMissingError", "actor_resources", "connect", "require_ray"]
@@ -59,6 +60,5 @@ def actor_resources(cpus: int) -> tuple[int, float]:
     together always leave one whole CPU free: a read task (which asks for one CPU) can always
     run, and a pool as large as the cluster never starves the tasks that feed it (a deadlock).
     Auditing actors still use a whole core each: Ray's CPU counts only schedule."""
-    if isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1:
-        raise ValueError(f"cpus must be an int >= 1, got {cpus!r}")
+    check_count("cpus", cpus)
     return cpus, int(100 * (cpus - 1) / cpus) / 100
