@@ -89,8 +89,8 @@ class _File:
             raise self.fail(where, f'expected {{ use = "REF" }} alone, got {item!r}')
         name, _, key = ref.rpartition(":")
         if name:
-            if not (DATA / f"{name}.toml").is_file():
-                known = ", ".join(sorted(p.stem for p in DATA.glob("*.toml")))
+            if name not in _builtin_names():
+                known = ", ".join(_builtin_names())
                 raise self.fail(where, f"use {ref!r}: no built-in dialect {name!r} ({known})")
             if name in _LOADING:
                 raise self.fail(where, f"use {ref!r}: the built-in files use each other")
@@ -127,6 +127,11 @@ def _frozen(item: Any) -> Any:
 def _kind(value: Any) -> str:
     names = {list: "an array", dict: "a table", str: "a string", bool: "a boolean"}
     return names.get(type(value), type(value).__name__)
+
+
+@cache
+def _builtin_names() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in DATA.glob("*.toml")))
 
 
 #: the built-in files being expanded (a file that uses another fails on a circle)
