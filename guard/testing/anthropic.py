@@ -1,12 +1,9 @@
-"""Anthropic (Claude's XML tool tags) renderers: what the chat template writes for tool calls,
-results, reasoning and whole conversations, spelled with :mod:`guard.scanners.anthropic`'s
-markers (docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library itself
-never renders."""
+"""Anthropic (Claude's XML tool tags) renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.anthropic`'s markers."""
 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -14,18 +11,14 @@ from guard.scanners.anthropic import NS
 from guard.testing._messages import (
     arguments_object,
     as_text,
-    message_calls,
-    message_thinking,
-    result_name,
+    assistant_parts,
+    json_text,
+    render_messages,
 )
 
 
 def _attr(value: str) -> str:
     return html.escape(value, quote=True)
-
-
-def _value_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, prefix: bool = False) -> str:
@@ -45,7 +38,7 @@ def render_tool_calls(
             raise ValueError("empty tool name")
         parts.append(f'<{ns}invoke name="{_attr(name)}">\n')
         for key, value in arguments_object(arguments).items():
-            text = _value_text(value)
+            text = json_text(value)
             if f"</{ns}parameter>" in text or "</parameter>" in text:
                 raise ValueError(f"parameter {key!r}: the value holds </parameter>")
             parts.append(f'<{ns}parameter name="{_attr(key)}">{text}</{ns}parameter>\n')
@@ -74,35 +67,20 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     turns, calls as ``<function_calls>`` blocks, tool results as ``<function_results>`` in a
     Human turn; system and developer text leads the transcript. Raw strings are kept as they
     are."""
-    parts: list[str] = []
-    call_names: dict[str, str] = {}
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer"):
-            parts.append(as_text(msg.get("content")))
-        elif role == "user":
-            parts.append(f"\n\nHuman: {as_text(msg.get('content'))}")
-        elif role == "tool":
-            name = result_name(msg, call_names)
-            parts.append(f"\n\nHuman: {render_tool_result(name, msg.get('content'))}")
-        elif role == "assistant":
-            body: list[str] = []
-            thinking = message_thinking(msg)
-            if thinking:
-                body.append(render_thinking(thinking) + "\n")
-            content = as_text(msg.get("content") or "")
-            calls = message_calls(msg)
-            if content:
-                body.append(content + ("\n" if calls else ""))
-            if calls:
-                for cid, name, _ in calls:
-                    if cid:
-                        call_names[cid] = name
-                body.append(render_tool_calls((name, args) for _, name, args in calls))
-            parts.append("\n\nAssistant: " + "".join(body))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)
+    return render_messages(
+        messages,
+        system=lambda role, text: text,
+        turn=lambda role, text: f"\n\nHuman: {text}",
+        assistant=_assistant,
+        tool=lambda name, content: f"\n\nHuman: {render_tool_result(name, content)}",
+    )
+
+
+def _assistant(msg: Mapping[str, Any]) -> str:
+    thinking, content, calls = assistant_parts(msg)
+    body = [render_thinking(thinking) + "\n"] if thinking else []
+    if content:
+        body.append(content + ("\n" if calls else ""))
+    if calls:
+        body.append(render_tool_calls((name, args) for _, name, args in calls))
+    return "\n\nAssistant: " + "".join(body)

@@ -1,6 +1,5 @@
-"""ChatGLM3 renderers: what the chat template writes for tool calls, results, reasoning and whole
-conversations, spelled with :mod:`guard.scanners.chatglm3`'s markers (docs/scanners.md,
-"Renderers"). For tests, benchmarks and corpora; the library itself never renders."""
+"""ChatGLM3 renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.chatglm3`'s markers."""
 
 from __future__ import annotations
 

@@ -1,60 +1,38 @@
-"""DeepSeek V3 / R1 / V3.1 renderers: what the chat template writes for tool calls, results,
-reasoning and whole conversations, spelled with :mod:`guard.scanners.deepseek`'s markers
-(docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library itself never
-renders."""
+"""DeepSeek V3 / R1 / V3.1 renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.deepseek`'s markers."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from guard.scanners import check_name
-from guard.scanners.deepseek import (
-    ASSISTANT,
-    BOS,
-    CALL_BEGIN,
-    CALL_END,
-    CALLS_BEGIN,
-    CALLS_END,
-    EOS,
-    OUTPUT_BEGIN,
-    OUTPUT_END,
-    SEP,
-    THINK_CLOSE,
-    THINK_OPEN,
-    TYPE_WORD,
-    USER,
-)
-from guard.testing._messages import as_text
-
-
-def _arguments(arguments: str | Mapping[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+from guard.scanners import deepseek as mk
+from guard.testing._messages import as_text, json_text
 
 
 def _call(name: str, arguments: str | Mapping[str, Any], legacy: bool) -> str:
     check_name(name)
-    args = _arguments(arguments)
+    args = json_text(arguments)
     if legacy:
-        return f"{CALL_BEGIN}{TYPE_WORD}{SEP}{name}\n```json\n{args}\n```{CALL_END}"
-    return f"{CALL_BEGIN}{name}{SEP}{args}{CALL_END}"
+        return f"{mk.CALL_BEGIN}{mk.TYPE_WORD}{mk.SEP}{name}\n```json\n{args}\n```{mk.CALL_END}"
+    return f"{mk.CALL_BEGIN}{name}{mk.SEP}{args}{mk.CALL_END}"
 
 
 def render_tool_call(name: str, arguments: str | Mapping[str, Any], *, legacy: bool = False) -> str:
     """One call in its own section: V3.1 spelling, or V3 / R1 (``function`` type word and a
     fenced ``json`` block) with ``legacy``."""
-    return f"{CALLS_BEGIN}{_call(name, arguments, legacy)}{CALLS_END}"
+    return f"{mk.CALLS_BEGIN}{_call(name, arguments, legacy)}{mk.CALLS_END}"
 
 
 def render_tool_result(content: Any) -> str:
     """One tool result as the host writes it (V3.1)."""
-    return f"{OUTPUT_BEGIN}{as_text(content)}{OUTPUT_END}"
+    return f"{mk.OUTPUT_BEGIN}{as_text(content)}{mk.OUTPUT_END}"
 
 
 def render_thinking(text: str) -> str:
     """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+    return f"{mk.THINK_OPEN}{text}{mk.THINK_CLOSE}"
 
 
 def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
@@ -63,21 +41,21 @@ def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
     text and calls, ``<｜end▁of▁sentence｜>``, and each tool result."""
     msgs = list(messages)
     system = "\n\n".join(as_text(m.get("content")) for m in msgs if m.get("role") == "system")
-    parts = [BOS, system]
+    parts = [mk.BOS, system]
     after_user = False
     after_tool = False
     for msg in msgs:
         role = str(msg.get("role", ""))
         if role == "user":
-            parts.append(USER + as_text(msg.get("content")))
+            parts.append(mk.USER + as_text(msg.get("content")))
             after_user, after_tool = True, False
         elif role == "assistant":
             calls = msg.get("tool_calls") or []
             if after_user:
-                parts.append(ASSISTANT + THINK_CLOSE)
+                parts.append(mk.ASSISTANT + mk.THINK_CLOSE)
             content = as_text(msg.get("content"))
-            if not calls and not after_tool and THINK_CLOSE in content:
-                content = content.split(THINK_CLOSE, 1)[1]
+            if not calls and not after_tool and mk.THINK_CLOSE in content:
+                content = content.split(mk.THINK_CLOSE, 1)[1]
             parts.append(content)
             if calls:
                 rendered = []
@@ -85,8 +63,8 @@ def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
                     fn = call.get("function", call)
                     name = str(fn.get("name", ""))
                     rendered.append(_call(name, fn.get("arguments") or {}, legacy=False))
-                parts.append(CALLS_BEGIN + "".join(rendered) + CALLS_END)
-            parts.append(EOS)
+                parts.append(mk.CALLS_BEGIN + "".join(rendered) + mk.CALLS_END)
+            parts.append(mk.EOS)
             after_user = after_tool = False
         elif role == "tool":
             parts.append(render_tool_result(msg.get("content")))

@@ -1,49 +1,31 @@
-"""DeepSeek V3.2 (DSML) renderers: what the chat template writes for tool calls, results, reasoning
-and whole conversations, spelled with :mod:`guard.scanners.deepseek_v32`'s markers
-(docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library itself never
-renders."""
+"""DeepSeek V3.2 (DSML) renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.deepseek_v32`'s markers."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from guard.scanners import check_name
-from guard.scanners.deepseek_v32 import (
-    ASSISTANT,
-    BOS,
-    CALLS_CLOSE,
-    CALLS_OPEN,
-    DSML,
-    EOS,
-    INVOKE_CLOSE,
-    PARAM_CLOSE,
-    THINK_CLOSE,
-    THINK_OPEN,
-    USER,
-)
-from guard.testing._messages import arguments_object, as_text
+from guard.scanners import deepseek_v32 as mk
+from guard.testing._messages import arguments_object, as_text, checked_text
 
 
 def _parameter(key: str, value: Any) -> str:
-    string = isinstance(value, str)
-    text = value if string else json.dumps(value, ensure_ascii=False)
-    if PARAM_CLOSE in text:
-        raise ValueError(f"a parameter value cannot contain {PARAM_CLOSE}")
-    flag = "true" if string else "false"
-    return f'<{DSML}parameter name="{check_name(key)}" string="{flag}">{text}{PARAM_CLOSE}'
+    text = checked_text(value, mk.PARAM_CLOSE, "a parameter value")
+    flag = "true" if isinstance(value, str) else "false"
+    return f'<{mk.DSML}parameter name="{check_name(key)}" string="{flag}">{text}{mk.PARAM_CLOSE}'
 
 
 def _invoke(name: str, arguments: str | Mapping[str, Any]) -> str:
     check_name(name)
     params = "\n".join(_parameter(k, v) for k, v in arguments_object(arguments).items())
-    return f'<{DSML}invoke name="{name}">\n{params}\n{INVOKE_CLOSE}'
+    return f'<{mk.DSML}invoke name="{name}">\n{params}\n{mk.INVOKE_CLOSE}'
 
 
 def _calls(calls: Iterable[tuple[str, str | Mapping[str, Any]]]) -> str:
     body = "".join("\n" + _invoke(name, args) for name, args in calls)
-    return f"\n\n{CALLS_OPEN}{body}\n{CALLS_CLOSE}"
+    return f"\n\n{mk.CALLS_OPEN}{body}\n{mk.CALLS_CLOSE}"
 
 
 def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
@@ -60,7 +42,7 @@ def render_tool_result(contents: Iterable[Any]) -> str:
 
 def render_thinking(text: str) -> str:
     """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+    return f"{mk.THINK_OPEN}{text}{mk.THINK_CLOSE}"
 
 
 def render_transcript(messages: Iterable[Mapping[str, Any]], *, thinking: bool = True) -> str:
@@ -71,7 +53,7 @@ def render_transcript(messages: Iterable[Mapping[str, Any]], *, thinking: bool =
     last_user = max(
         (k for k, m in enumerate(msgs) if m.get("role") in ("user", "developer")), default=-1
     )
-    parts = [BOS]
+    parts = [mk.BOS]
     start = 0
     if msgs and msgs[0].get("role") == "system":
         parts.append(as_text(msgs[0].get("content")))
@@ -80,11 +62,11 @@ def render_transcript(messages: Iterable[Mapping[str, Any]], *, thinking: bool =
         msg = msgs[k]
         role = str(msg.get("role", ""))
         if role == "user":
-            opened = THINK_OPEN if k == last_user and thinking else THINK_CLOSE
-            parts.append(f"{USER}{as_text(msg.get('content'))}{ASSISTANT}{opened}")
+            opened = mk.THINK_OPEN if k == last_user and thinking else mk.THINK_CLOSE
+            parts.append(f"{mk.USER}{as_text(msg.get('content'))}{mk.ASSISTANT}{opened}")
         elif role == "assistant":
             if thinking and k > last_user:
-                parts.append(as_text(msg.get("reasoning_content")) + THINK_CLOSE)
+                parts.append(as_text(msg.get("reasoning_content")) + mk.THINK_CLOSE)
             parts.append(as_text(msg.get("content")))
             calls = msg.get("tool_calls") or []
             if calls:
@@ -96,7 +78,7 @@ def render_transcript(messages: Iterable[Mapping[str, Any]], *, thinking: bool =
                     for c in calls
                 ]
                 parts.append(_calls(pairs))
-            parts.append(EOS)
+            parts.append(mk.EOS)
         elif role == "tool":
             prev = k - 1
             while prev >= 0 and msgs[prev].get("role") == "tool":
@@ -107,7 +89,7 @@ def render_transcript(messages: Iterable[Mapping[str, Any]], *, thinking: bool =
                 parts.append("\n\n<function_results>")
             parts.append(f"\n<result>{as_text(msg.get('content'))}</result>")
             if order == expected:
-                opened = THINK_OPEN if k >= last_user and thinking else THINK_CLOSE
+                opened = mk.THINK_OPEN if k >= last_user and thinking else mk.THINK_CLOSE
                 parts.append(f"\n</function_results>\n\n{opened}")
         else:
             raise ValueError(f"unknown role {role!r}")

@@ -1,7 +1,5 @@
-"""Gemma 4 and FunctionGemma renderers: what the chat template writes for tool calls, results,
-reasoning and whole conversations, spelled with :mod:`guard.scanners.gemma`'s markers
-(docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library itself never
-renders."""
+"""Gemma 4 and FunctionGemma renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.gemma`'s markers."""
 
 from __future__ import annotations
 
@@ -10,29 +8,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from guard.scanners.gemma import (
-    CALL,
-    CALL_CLOSE,
-    CHANNEL,
-    CHANNEL_CLOSE,
-    FG_CALL,
-    FG_CALL_CLOSE,
-    FG_QUOTE,
-    FG_RESPONSE,
-    FG_RESPONSE_CLOSE,
-    QUOTE,
-    RESPONSE,
-    RESPONSE_CLOSE,
-    THOUGHT,
-    TURN,
-    TURN_CLOSE,
-)
+from guard.scanners import gemma as mk
 from guard.testing._messages import (
     arguments_object,
     as_text,
+    assistant_parts,
     message_calls,
-    message_thinking,
-    result_name,
+    read_messages,
 )
 
 
@@ -70,7 +52,9 @@ def render_tool_call(
     if not name or not re.fullmatch(r"[\w\-.]+", name):
         raise ValueError(f"invalid tool name {name!r}")
     open_, close, quote = (
-        (FG_CALL, FG_CALL_CLOSE, FG_QUOTE) if functiongemma else (CALL, CALL_CLOSE, QUOTE)
+        (mk.FG_CALL, mk.FG_CALL_CLOSE, mk.FG_QUOTE)
+        if functiongemma
+        else (mk.CALL, mk.CALL_CLOSE, mk.QUOTE)
     )
     args = arguments_object(arguments)
     return f"{open_}call:{name}{_format(args, quote)}{close}"
@@ -80,9 +64,9 @@ def render_tool_result(name: str, content: Any, *, functiongemma: bool = False) 
     """``<|tool_response>response:NAME{...}<tool_response|>``: JSON object content goes in as
     its members, anything else under ``value``."""
     open_, close, quote = (
-        (FG_RESPONSE, FG_RESPONSE_CLOSE, FG_QUOTE)
+        (mk.FG_RESPONSE, mk.FG_RESPONSE_CLOSE, mk.FG_QUOTE)
         if functiongemma
-        else (RESPONSE, RESPONSE_CLOSE, QUOTE)
+        else (mk.RESPONSE, mk.RESPONSE_CLOSE, mk.QUOTE)
     )
     value: Any = content
     if isinstance(content, str):
@@ -97,7 +81,7 @@ def render_tool_result(name: str, content: Any, *, functiongemma: bool = False) 
 
 def render_thinking(text: str) -> str:
     """``<|channel>thought\\n...<channel|>``."""
-    return f"{CHANNEL}{THOUGHT}{text}{CHANNEL_CLOSE}"
+    return f"{mk.CHANNEL}{mk.THOUGHT}{text}{mk.CHANNEL_CLOSE}"
 
 
 def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
@@ -106,42 +90,33 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     calls (``<|tool_response>...``) and the model's next steps, up to its final text, as the
     model writes them in band. Raw strings are kept as they are."""
     parts: list[str] = []
-    call_names: dict[str, str] = {}
     open_model = False
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
+    for role, msg, name in read_messages(messages):
+        if role == "raw":
+            parts.append(msg["content"])
             continue
-        role = str(msg.get("role", ""))
         if role in ("tool", "assistant"):
             if not open_model:
-                parts.append(f"{TURN}model\n")
-                open_model = True
-            if role == "tool":
-                name = result_name(msg, call_names)
-                parts.append(render_tool_result(name, msg.get("content")))
-                continue
-            thinking = message_thinking(msg)
-            if thinking:
-                parts.append(render_thinking(thinking))
-            calls = message_calls(msg)
-            for cid, name, arguments in calls:
-                if cid:
-                    call_names[cid] = name
-                parts.append(render_tool_call(name, arguments))
-            parts.append(as_text(msg.get("content") or ""))
-            if not calls:
-                parts.append(f"{TURN_CLOSE}\n")
-                open_model = False
+                parts.append(f"{mk.TURN}model\n")
+            parts.append(_model_step(role, msg, name))
+            open_model = role == "tool" or bool(message_calls(msg))
+            if not open_model:
+                parts.append(f"{mk.TURN_CLOSE}\n")
             continue
         if open_model:
-            parts.append(f"{TURN_CLOSE}\n")
+            parts.append(f"{mk.TURN_CLOSE}\n")
             open_model = False
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(f"{TURN}{role}\n{as_text(msg.get('content')).strip()}{TURN_CLOSE}\n")
-        else:
-            raise ValueError(f"unknown role {role!r}")
+        parts.append(f"{mk.TURN}{role}\n{as_text(msg.get('content')).strip()}{mk.TURN_CLOSE}\n")
     if open_model:
-        parts.append(f"{TURN_CLOSE}\n")
+        parts.append(f"{mk.TURN_CLOSE}\n")
     return "".join(parts)
+
+
+def _model_step(role: str, msg: Mapping[str, Any], name: str) -> str:
+    """A tool result, or an assistant message's thinking, calls and text, inside a model turn."""
+    if role == "tool":
+        return render_tool_result(name, msg.get("content"))
+    thinking, content, calls = assistant_parts(msg)
+    parts = [render_thinking(thinking)] if thinking else []
+    parts.extend(render_tool_call(call, arguments) for _, call, arguments in calls)
+    return "".join([*parts, content])

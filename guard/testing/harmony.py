@@ -1,6 +1,5 @@
-"""Harmony (gpt-oss) renderers: what the chat template writes for tool calls, results, reasoning
-and whole conversations, spelled with :mod:`guard.scanners.harmony`'s markers (docs/scanners.md,
-"Renderers"). For tests, benchmarks and corpora; the library itself never renders."""
+"""Harmony (gpt-oss) renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.harmony`'s markers."""
 
 from __future__ import annotations
 

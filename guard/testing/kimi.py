@@ -1,48 +1,29 @@
-"""Kimi K2 renderers: what the chat template writes for tool calls, results, reasoning and whole
-conversations, spelled with :mod:`guard.scanners.kimi`'s markers (docs/scanners.md,
-"Renderers"). For tests, benchmarks and corpora; the library itself never renders."""
+"""Kimi K2 renderers (:mod:`guard.testing`), spelled with :mod:`guard.scanners.kimi`'s markers."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from guard.scanners import check_name
-from guard.scanners.kimi import (
-    ARGUMENT_BEGIN,
-    CALL_BEGIN,
-    CALL_END,
-    IM_ASSISTANT,
-    IM_END,
-    IM_MIDDLE,
-    IM_SYSTEM,
-    IM_USER,
-    SECTION_BEGIN,
-    SECTION_END,
-    THINK_CLOSE,
-    THINK_OPEN,
-    parse_call_id,
-)
-from guard.testing._messages import as_text
+from guard.scanners import kimi as mk
+from guard.testing._messages import as_text, json_text
 
 _DEFAULT_SYSTEM = "You are Kimi, an AI assistant created by Moonshot AI."
 
 
 def _call_id(name: str, call_id: str | None, index: int) -> str:
-    if call_id is not None and parse_call_id(call_id):
+    if call_id is not None and mk.parse_call_id(call_id):
         return call_id
     return f"functions.{name}:{index}"
 
 
-def _arguments(arguments: str | Mapping[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
-
-
 def _calls(calls: Iterable[tuple[str, str]]) -> str:
     """A section of ``(id, arguments)`` calls."""
-    body = "".join(f"{CALL_BEGIN}{cid}{ARGUMENT_BEGIN}{args}{CALL_END}" for cid, args in calls)
-    return f"{SECTION_BEGIN}{body}{SECTION_END}"
+    body = "".join(
+        f"{mk.CALL_BEGIN}{cid}{mk.ARGUMENT_BEGIN}{args}{mk.CALL_END}" for cid, args in calls
+    )
+    return f"{mk.SECTION_BEGIN}{body}{mk.SECTION_END}"
 
 
 def render_tool_call(
@@ -51,19 +32,18 @@ def render_tool_call(
     """One call in its own section. ``call_id`` is kept when it is ``functions.NAME:IDX``;
     otherwise the id is ``functions.NAME:index``."""
     check_name(name)
-    return _calls([(_call_id(name, call_id, index), _arguments(arguments))])
+    return _calls([(_call_id(name, call_id, index), json_text(arguments))])
 
 
 def render_tool_result(call_id: str, content: Any, *, name: str | None = None) -> str:
     """A tool result turn, as only the host writes it."""
-    return (
-        f"{IM_SYSTEM}{name or 'tool'}{IM_MIDDLE}## Return of {call_id}\n{as_text(content)}{IM_END}"
-    )
+    head = f"{mk.IM_SYSTEM}{name or 'tool'}{mk.IM_MIDDLE}"
+    return f"{head}## Return of {call_id}\n{as_text(content)}{mk.IM_END}"
 
 
 def render_thinking(text: str) -> str:
     """A reasoning section."""
-    return f"{THINK_OPEN}{text}{THINK_CLOSE}"
+    return f"{mk.THINK_OPEN}{text}{mk.THINK_CLOSE}"
 
 
 def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
@@ -78,7 +58,7 @@ def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
     )
     parts = []
     if not msgs or msgs[0].get("role") != "system":
-        parts.append(f"{IM_SYSTEM}system{IM_MIDDLE}{_DEFAULT_SYSTEM}{IM_END}")
+        parts.append(f"{mk.IM_SYSTEM}system{mk.IM_MIDDLE}{_DEFAULT_SYSTEM}{mk.IM_END}")
     ids: dict[str, str] = {}
     counter = 0
     for k, msg in enumerate(msgs):
@@ -86,7 +66,7 @@ def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
         who = str(msg.get("name") or role)
         if role == "assistant":
             reasoning = as_text(msg.get("reasoning_content")) if k > last_plain else ""
-            text = f"{IM_ASSISTANT}{who}{IM_MIDDLE}{render_thinking(reasoning)}"
+            text = f"{mk.IM_ASSISTANT}{who}{mk.IM_MIDDLE}{render_thinking(reasoning)}"
             text += as_text(msg.get("content"))
             calls = []
             for call in msg.get("tool_calls") or []:
@@ -97,20 +77,17 @@ def render_transcript(messages: Iterable[Mapping[str, Any]]) -> str:
                 counter += 1
                 if given:
                     ids[str(given)] = cid
-                calls.append((cid, _arguments(fn.get("arguments") or {})))
+                calls.append((cid, json_text(fn.get("arguments") or {})))
             if calls:
                 text += _calls(calls)
-            parts.append(text + IM_END)
+            parts.append(text + mk.IM_END)
         elif role == "tool":
             given = str(msg.get("tool_call_id", ""))
             cid = ids.get(given, given)
-            parts.append(
-                f"{IM_SYSTEM}{who}{IM_MIDDLE}## Return of {cid}\n{as_text(msg.get('content'))}"
-                + IM_END
-            )
+            parts.append(render_tool_result(cid, msg.get("content"), name=who))
         elif role in ("system", "user"):
-            marker = IM_USER if role == "user" else IM_SYSTEM
-            parts.append(f"{marker}{who}{IM_MIDDLE}{as_text(msg.get('content'))}{IM_END}")
+            marker = mk.IM_USER if role == "user" else mk.IM_SYSTEM
+            parts.append(f"{marker}{who}{mk.IM_MIDDLE}{as_text(msg.get('content'))}{mk.IM_END}")
         else:
             raise ValueError(f"unknown role {role!r}")
     return "".join(parts)

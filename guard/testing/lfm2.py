@@ -1,6 +1,5 @@
-"""LFM2 renderers: what the LFM2 / LFM2.5 chat template writes for tool calls, results and whole
-conversations (docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library
-itself never renders."""
+"""LFM2 / LFM2.5 renderers (:mod:`guard.testing`): the record alone runs the dialect, so its
+markers are spelled here."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from guard.testing._messages import as_text, message_calls, message_thinking, result_name
+from guard.testing._messages import as_text, assistant_parts, render_messages
 from guard.testing.pythonic import render_tool_calls as _pythonic_list
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -38,31 +37,18 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     """A conversation as LFM2 wire text: ``<|startoftext|>``, then ``<|im_start|>ROLE\\n...
     <|im_end|>`` turns; an assistant's calls as one list before its text, its reasoning in
     ``<think>`` first; tool results as ``tool`` turns. Raw strings are kept as they are."""
-    parts: list[str] = [BOS]
-    call_names: dict[str, str] = {}
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(f"{IM_START}{role}\n{as_text(msg.get('content'))}{IM_END}\n")
-        elif role == "assistant":
-            body = ""
-            thinking = message_thinking(msg)
-            if thinking:
-                body += f"<think>{thinking}</think>"
-            calls = message_calls(msg)
-            for cid, name, _ in calls:
-                if cid:
-                    call_names[cid] = name
-            if calls:
-                body += render_tool_calls((name, args) for _, name, args in calls)
-            body += as_text(msg.get("content") or "")
-            parts.append(f"{IM_START}assistant\n{body}{IM_END}\n")
-        elif role == "tool":
-            parts.append(render_tool_result(result_name(msg, call_names), msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)
+    return render_messages(
+        messages, head=BOS, turn=_turn, assistant=_assistant, tool=render_tool_result
+    )
+
+
+def _turn(role: str, text: str) -> str:
+    return f"{IM_START}{role}\n{text}{IM_END}\n"
+
+
+def _assistant(msg: Mapping[str, Any]) -> str:
+    thinking, content, calls = assistant_parts(msg)
+    body = f"<think>{thinking}</think>" if thinking else ""
+    if calls:
+        body += render_tool_calls((name, args) for _, name, args in calls)
+    return _turn("assistant", body + content)

@@ -1,6 +1,5 @@
-"""Llama 3 renderers: what the chat template writes for tool calls, results, reasoning and whole
-conversations, spelled with :mod:`guard.scanners.llama3`'s markers (docs/scanners.md,
-"Renderers"). For tests, benchmarks and corpora; the library itself never renders."""
+"""Llama 3 renderers (:mod:`guard.testing`), spelled with :mod:`guard.scanners.llama3`'s
+markers."""
 
 from __future__ import annotations
 
@@ -9,14 +8,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from guard.scanners.llama3 import END_HEADER, EOM, EOT, PYTHON_TAG, START_HEADER
-from guard.testing._messages import as_text, message_calls
+from guard.testing._messages import as_text, json_text, message_calls, render_messages
 
 
 def render_tool_call(name: str, arguments: str | Mapping[str, Any]) -> str:
     """``<|python_tag|>{"name": ..., "parameters": ...}<|eom_id|>``."""
     if not name:
         raise ValueError("empty tool name")
-    args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    args = json_text(arguments)
     return (
         f'{PYTHON_TAG}{{"name": {json.dumps(name, ensure_ascii=False)}, "parameters": {args}}}{EOM}'
     )
@@ -34,24 +33,16 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     ...<|eot_id|>`` turns; a call is its own assistant message ending in ``<|eom_id|>``; results
     are ``ipython`` turns. Raw strings are kept as they are. Llama 3 has no reasoning section:
     reasoning on a message is left out."""
-    parts: list[str] = []
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        head = f"{START_HEADER}{{}}{END_HEADER}\n\n"
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(head.format(role) + as_text(msg.get("content")) + EOT)
-        elif role == "assistant":
-            content = as_text(msg.get("content") or "")
-            if content:
-                parts.append(head.format("assistant") + content + EOT)
-            for _, name, arguments in message_calls(msg):
-                parts.append(head.format("assistant") + render_tool_call(name, arguments))
-        elif role == "tool":
-            parts.append(render_tool_result("", msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)
+    return render_messages(messages, turn=_turn, assistant=_assistant, tool=render_tool_result)
+
+
+def _turn(role: str, text: str) -> str:
+    return f"{START_HEADER}{role}{END_HEADER}\n\n{text}{EOT}"
+
+
+def _assistant(msg: Mapping[str, Any]) -> str:
+    """The text as one assistant message, then each call as its own (ending in ``<|eom_id|>``)."""
+    content = as_text(msg.get("content") or "")
+    head = f"{START_HEADER}assistant{END_HEADER}\n\n"
+    calls = "".join(head + render_tool_call(name, args) for _, name, args in message_calls(msg))
+    return (_turn("assistant", content) if content else "") + calls

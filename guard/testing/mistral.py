@@ -1,6 +1,5 @@
-"""Mistral renderers: what Mistral's tokenizers write for tool calls, results, reasoning and
-whole conversations (docs/scanners.md, "Renderers"), in the three call bodies of its tokenizer
-versions. For tests, benchmarks and corpora; the library itself never renders."""
+"""Mistral renderers (:mod:`guard.testing`), in the three call bodies of its tokenizer versions
+(what Mistral's tokenizers write, rather than a chat template)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from guard.testing._messages import arguments_object, as_text, message_calls, message_thinking
+from guard.testing._messages import arguments_object, assistant_parts, json_text, render_messages
 
 TOOL_CALLS, ARGS, CALL_ID = "[TOOL_CALLS]", "[ARGS]", "[CALL_ID]"
 RESULTS_OPEN, RESULTS_CLOSE = "[TOOL_RESULTS]", "[/TOOL_RESULTS]"
@@ -20,10 +19,6 @@ BOS, EOS = "<s>", "</s>"
 #: the call bodies of Mistral's tokenizer versions: ``v13`` (and later) ``NAME[ARGS]{...}``,
 #: ``v11`` ``NAME[CALL_ID]ID[ARGS]{...}``, ``v3`` a JSON list of call objects
 Version = Literal["v3", "v11", "v13"]
-
-
-def _json(arguments: str | Mapping[str, Any]) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
 
 
 def _call_id(index: int) -> str:
@@ -55,15 +50,14 @@ def render_tool_calls(
     parts = []
     for i, (name, args) in enumerate(calls):
         ident = f"{CALL_ID}{_call_id(i)}" if version == "v11" else ""
-        parts.append(f"{TOOL_CALLS}{name}{ident}{ARGS}{_json(args)}")
+        parts.append(f"{TOOL_CALLS}{name}{ident}{ARGS}{json_text(args)}")
     return "".join(parts)
 
 
 def render_tool_result(name: str, content: Any) -> str:
     """``[TOOL_RESULTS]...[/TOOL_RESULTS]`` (the templates of v13 and later carry no id)."""
     del name
-    body = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-    return f"{RESULTS_OPEN}{as_text(body)}{RESULTS_CLOSE}"
+    return f"{RESULTS_OPEN}{json_text(content)}{RESULTS_CLOSE}"
 
 
 def render_thinking(text: str) -> str:
@@ -76,26 +70,19 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     ``[SYSTEM_PROMPT]``, user turns in ``[INST]...[/INST]``, an assistant's reasoning, calls and
     text, each assistant turn ended by ``</s>``, tool results in ``[TOOL_RESULTS]``. Raw
     strings are kept as they are."""
-    parts: list[str] = [BOS]
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer"):
-            parts.append(f"{SYSTEM_OPEN}{as_text(msg.get('content'))}{SYSTEM_CLOSE}")
-        elif role == "user":
-            parts.append(f"{INST_OPEN}{as_text(msg.get('content'))}{INST_CLOSE}")
-        elif role == "assistant":
-            thinking = message_thinking(msg)
-            body = render_thinking(thinking) if thinking else ""
-            body += as_text(msg.get("content") or "")
-            calls = message_calls(msg)
-            if calls:
-                body += render_tool_calls((name, args) for _, name, args in calls)
-            parts.append(body + EOS)
-        elif role == "tool":
-            parts.append(render_tool_result("", msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)
+    return render_messages(
+        messages,
+        head=BOS,
+        system=lambda role, text: f"{SYSTEM_OPEN}{text}{SYSTEM_CLOSE}",
+        turn=lambda role, text: f"{INST_OPEN}{text}{INST_CLOSE}",
+        assistant=_assistant,
+        tool=render_tool_result,
+    )
+
+
+def _assistant(msg: Mapping[str, Any]) -> str:
+    thinking, content, calls = assistant_parts(msg)
+    body = (render_thinking(thinking) if thinking else "") + content
+    if calls:
+        body += render_tool_calls((name, args) for _, name, args in calls)
+    return body + EOS

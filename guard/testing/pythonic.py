@@ -1,7 +1,5 @@
-"""pythonic calls (Llama 4) renderers: what the chat template writes for tool calls, results,
-reasoning and whole conversations, spelled with :mod:`guard.scanners.pythonic`'s markers
-(docs/scanners.md, "Renderers"). For tests, benchmarks and corpora; the library itself never
-renders."""
+"""pythonic calls (Llama 4) renderers (:mod:`guard.testing`), spelled with
+:mod:`guard.scanners.pythonic`'s markers."""
 
 from __future__ import annotations
 
@@ -11,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from guard.scanners.pythonic import EOT, HEADER_END, HEADER_START
-from guard.testing._messages import arguments_object, as_text, message_calls, result_name
+from guard.testing._messages import arguments_object, as_text, message_calls, render_messages
 
 
 def _literal(value: Any) -> str:
@@ -63,27 +61,16 @@ def render_transcript(messages: Iterable[Mapping[str, Any] | str]) -> str:
     """A conversation as Llama 4 wire text: ``<|header_start|>ROLE<|header_end|>\\n\\n...<|eot|>``
     turns, calls as one pythonic list after the message text, tool results as ``ipython``
     turns. Raw strings are kept as they are."""
-    parts: list[str] = []
-    call_names: dict[str, str] = {}
-    for msg in messages:
-        if isinstance(msg, str):
-            parts.append(msg)
-            continue
-        role = str(msg.get("role", ""))
-        if role in ("system", "developer", "user"):
-            role = "system" if role == "developer" else role
-            parts.append(f"{HEADER_START}{role}{HEADER_END}\n\n{as_text(msg.get('content'))}{EOT}")
-        elif role == "assistant":
-            calls = message_calls(msg)
-            for cid, name, _ in calls:
-                if cid:
-                    call_names[cid] = name
-            body = as_text(msg.get("content") or "")
-            if calls:
-                body += render_tool_calls((name, args) for _, name, args in calls)
-            parts.append(f"{HEADER_START}assistant{HEADER_END}\n\n{body}{EOT}")
-        elif role == "tool":
-            parts.append(render_tool_result(result_name(msg, call_names), msg.get("content")))
-        else:
-            raise ValueError(f"unknown role {role!r}")
-    return "".join(parts)
+    return render_messages(messages, turn=_turn, assistant=_assistant, tool=render_tool_result)
+
+
+def _turn(role: str, text: str) -> str:
+    return f"{HEADER_START}{role}{HEADER_END}\n\n{text}{EOT}"
+
+
+def _assistant(msg: Mapping[str, Any]) -> str:
+    calls = message_calls(msg)
+    body = as_text(msg.get("content") or "")
+    if calls:
+        body += render_tool_calls((name, args) for _, name, args in calls)
+    return _turn("assistant", body)

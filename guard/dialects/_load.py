@@ -1,0 +1,227 @@
+"""Dialect records as data: one TOML file per record, validated through the record types.
+
+The built-in records are ``guard/dialects/data/NAME.toml``; :func:`load_dialect` reads a user's
+file (or its text) the same way, for :func:`guard.dialects.register`. The format
+(docs/dialects.md, "A dialect as a TOML file"): the record's fields at the top level, a
+``[transcript]`` table for its :class:`TurnGrammar`, a ``[sets]`` table of named lists. An array
+item ``{ use = "REF" }`` is replaced by the items of the list ``REF`` names: ``sets.NAME`` (or any
+dotted key) of the same file, or ``DIALECT:KEY`` of a built-in file (``chatml:reserved``); an
+array that splices keeps each item once, first come. A turn opening is ``[pattern]`` (the role
+from the pattern's ``role`` group) or ``[pattern, role]``, and ``${role}`` in its pattern stands
+for :data:`ROLE`.
+
+The types are checked by msgspec against the record dataclasses themselves (strict: a number is
+no string), so the record's own checks run too; msgspec is already loaded by detection, and a
+schema of its own would drift from the record.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from guard.errors import GuardError
+from guard.models import Dialect, TurnGrammar
+
+__all__ = ["DATA", "ROLE", "DialectData", "DialectFileError", "builtin", "load_dialect"]
+
+#: the built-in records' files
+DATA = Path(__file__).with_name("data")
+#: A role name inside a turn opening: anything up to 64 characters but blanks, ``<``, ``>``, ``|``.
+ROLE = r"(?P<role>[^\s<>|]{1,64})"
+_ROLE_MARK = "${role}"
+_TABLES = ("sets", "transcript")
+_FIELDS = frozenset(f.name for f in fields(Dialect) if f.init) - {"transcript"}
+_TURN_FIELDS = frozenset(f.name for f in fields(TurnGrammar))
+_SETS = dict[str, tuple[str, ...]]
+
+
+class DialectFileError(GuardError, ValueError):
+    """A dialect file (or TOML text) that does not describe a valid record: the message names
+    the file, the field, what was expected and what came."""
+
+
+@dataclass(frozen=True, slots=True)
+class DialectData:
+    """A file's record and its named lists (``[sets]``), which the modules export as constants."""
+
+    record: Dialect
+    sets: Mapping[str, tuple[str, ...]]
+
+
+class _File:
+    """One file's raw table while its ``use`` items are resolved."""
+
+    def __init__(self, raw: dict[str, Any], source: str) -> None:
+        self.raw = raw
+        self.source = source
+        self._open: list[str] = []
+
+    def fail(self, where: str, message: str) -> DialectFileError:
+        return DialectFileError(f"{self.source}: {where + ': ' if where else ''}{message}")
+
+    def expand(self, value: Any, where: str) -> Any:
+        """``value`` with every ``{ use = ... }`` item of its arrays spliced in."""
+        if isinstance(value, dict):
+            return {k: self.expand(v, f"{where}.{k}" if where else k) for k, v in value.items()}
+        if not isinstance(value, list):
+            return value
+        items: list[Any] = []
+        spliced = False
+        for i, item in enumerate(value):
+            if isinstance(item, dict) and "use" in item:
+                items.extend(self.use(item, f"{where}[{i}]"))
+                spliced = True
+            else:
+                items.append(self.expand(item, f"{where}[{i}]"))
+        return _unique(items) if spliced else items
+
+    def use(self, item: dict[str, Any], where: str) -> list[Any]:
+        ref = item["use"]
+        if len(item) != 1 or not isinstance(ref, str):
+            raise self.fail(where, f'expected {{ use = "REF" }} alone, got {item!r}')
+        name, _, key = ref.rpartition(":")
+        if name:
+            if name not in _builtin_names():
+                known = ", ".join(_builtin_names())
+                raise self.fail(where, f"use {ref!r}: no built-in dialect {name!r} ({known})")
+            if name in _LOADING:
+                raise self.fail(where, f"use {ref!r}: the built-in files use each other")
+            return self._walk(_expanded(name), ref, key, where)
+        if ref in self._open:
+            raise self.fail(where, f"use {ref!r}: the list uses itself")
+        self._open.append(ref)
+        try:
+            return list(self.expand(self._walk(self.raw, ref, key, where), key))
+        finally:
+            self._open.pop()
+
+    def _walk(self, table: Any, ref: str, key: str, where: str) -> list[Any]:
+        for part in key.split("."):
+            if not isinstance(table, dict) or part not in table:
+                raise self.fail(where, f"use {ref!r}: no such list")
+            table = table[part]
+        if not isinstance(table, list):
+            raise self.fail(where, f"use {ref!r}: expected an array, got {_kind(table)}")
+        return table
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    seen: dict[Any, Any] = {}
+    for item in items:
+        seen.setdefault(_frozen(item), item)
+    return list(seen.values())
+
+
+def _frozen(item: Any) -> Any:
+    return tuple(map(_frozen, item)) if isinstance(item, list) else item
+
+
+def _kind(value: Any) -> str:
+    names = {list: "an array", dict: "a table", str: "a string", bool: "a boolean"}
+    return names.get(type(value), type(value).__name__)
+
+
+@cache
+def _builtin_names() -> tuple[str, ...]:
+    return tuple(sorted(p.stem for p in DATA.glob("*.toml")))
+
+
+#: the built-in files being expanded (a file that uses another fails on a circle)
+_LOADING: list[str] = []
+
+
+@cache
+def _expanded(name: str) -> dict[str, Any]:
+    path = DATA / f"{name}.toml"
+    file = _File(_parse(path.read_text(encoding="utf-8"), str(path)), str(path))
+    _LOADING.append(name)
+    try:
+        return dict(file.expand(file.raw, ""))
+    finally:
+        _LOADING.pop()
+
+
+def _parse(text: str, source: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise DialectFileError(f"{source}: not valid TOML: {exc}") from None
+
+
+def _turns(transcript: dict[str, Any]) -> dict[str, Any]:
+    """The transcript table with ``[pattern]`` as ``[pattern, None]`` and ``${role}`` as
+    :data:`ROLE` in its turn openings."""
+    turns = transcript.get("turns")
+    if not isinstance(turns, list):
+        return transcript
+    opened = []
+    for turn in turns:
+        if isinstance(turn, list) and turn and isinstance(turn[0], str):
+            turn = [turn[0].replace(_ROLE_MARK, ROLE), *turn[1:]] + [None] * (len(turn) == 1)
+        opened.append(turn)
+    return {**transcript, "turns": opened}
+
+
+def _build(raw: dict[str, Any], source: str) -> DialectData:
+    file = _File(raw, source)
+    tables = (("", _FIELDS | set(_TABLES)), ("transcript", _TURN_FIELDS), ("sets", None))
+    for table, allowed in tables:
+        value = raw.get(table, {}) if table else raw
+        if not isinstance(value, dict):
+            raise file.fail(table, f"expected a table, got {_kind(value)}")
+        unknown = sorted(set(value) - allowed) if allowed is not None else []
+        if unknown:
+            expected = ", ".join(sorted(allowed or ()))
+            raise file.fail(table or unknown[0], f"unknown key {unknown[0]!r}; expected {expected}")
+    data = {k: v for k, v in raw.items() if k != "sets"}
+    if "transcript" in data:
+        data["transcript"] = _turns(data["transcript"])
+    record = _convert(file, data, Dialect, "")
+    named = raw.get("sets", {}).items()
+    sets = {k: _convert(file, v, tuple[str, ...], f"sets.{k}") for k, v in named}
+    return DialectData(record, sets)
+
+
+def _convert(file: _File, value: Any, kind: Any, where: str) -> Any:
+    """``value`` as ``kind``, checked strictly (msgspec); its error becomes the file's."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        message, _, at = str(exc).partition(" - at `$")
+        field = (where + at.rstrip("`")).lstrip(".")
+        missing = message.removeprefix("Object missing required field `")
+        if missing != message:
+            field, message = f"{field}.{missing.rstrip('`')}".lstrip("."), "missing (required)"
+        raise file.fail(field, message[:1].lower() + message[1:]) from None
+
+
+@cache
+def builtin(name: str) -> DialectData:
+    """The built-in file ``name`` (``data/NAME.toml``), read once."""
+    return _build(_expanded(name), str(DATA / f"{name}.toml"))
+
+
+def load_dialect(source: str | os.PathLike[str]) -> Dialect:
+    """A :class:`Dialect` record from a TOML file: a path (a ``PathLike``, or a ``str`` without
+    a line break) or the TOML text itself (a ``str`` with line breaks).
+
+    Raises:
+        DialectFileError: (a ``ValueError``) the text is not TOML, a key is unknown, a field has
+            the wrong type or value, or a ``use`` names no list; the message names the file
+            and the field.
+        OSError: the file cannot be read.
+    """
+    if isinstance(source, str) and "\n" in source:
+        text, where = source, "<dialect text>"
+    else:
+        text, where = Path(source).read_text(encoding="utf-8"), os.fspath(source)
+    file = _File(_parse(text, where), where)
+    return _build(file.expand(file.raw, ""), where).record
