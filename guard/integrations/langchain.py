@@ -42,6 +42,8 @@ from dataclasses import replace
 from typing import Any, TypeVar
 from uuid import UUID
 
+from guard.integrations._extras import missing_extra
+
 try:
     from langchain.agents.middleware import (
         AgentMiddleware,
@@ -54,10 +56,7 @@ try:
     from langchain_core.outputs import LLMResult
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.langchain needs LangChain 1.0 or later:"
-        " pip install 'inband-guard[langchain]'"
-    ) from exc
+    raise missing_extra(__name__, "LangChain 1.0 or later", "langchain") from exc
 
 from guard._detect import detect
 from guard._escape import escape, escape_messages, escape_tools

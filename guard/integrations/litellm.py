@@ -44,14 +44,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from guard.integrations._extras import missing_extra
+
 try:
     from litellm.exceptions import GuardrailRaisedException
     from litellm.integrations.custom_guardrail import CustomGuardrail, log_guardrail_information
     from litellm.types.guardrails import GuardrailEventHooks
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.litellm needs LiteLLM: pip install 'inband-guard[litellm]'"
-    ) from exc
+    raise missing_extra(__name__, "LiteLLM", "litellm") from exc
 
 from guard._detect import detect
 from guard._escape import escape
