@@ -22,7 +22,12 @@ from guard.integrations.openai.protocol._judge import (
     guard_response,
     judge_parts,
 )
-from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
+from guard.integrations.openai.protocol._parts import (
+    Part,
+    call_parts,
+    chat_parts,
+    response_parts,
+)
 from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
@@ -58,6 +63,7 @@ __all__ = [
     "GuardedStreamWrapper",
     "Part",
     "ResponseEventBridge",
+    "call_parts",
     "chat_parts",
     "declared_tools",
     "escape_chat_request",
