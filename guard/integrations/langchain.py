@@ -58,7 +58,6 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise missing_extra(__name__, "LangChain 1.0 or later", "langchain") from exc
 
-from guard._detect import detect
 from guard._escape import escape, escape_messages, escape_tools
 from guard._fields import get_field, set_field
 from guard._log import get_logger
@@ -66,7 +65,13 @@ from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations._settings import ModelSettings
-from guard.integrations.openai.protocol import GuardResult, GuardSettings, Part, judge_parts
+from guard.integrations.openai.protocol import (
+    GuardResult,
+    GuardSettings,
+    Part,
+    judge_part,
+    judge_parts,
+)
 from guard.models import Surface, Verdict
 from guard.stream import OnLeak
 
@@ -465,13 +470,7 @@ class GuardCallbackHandler(BaseCallbackHandler):
                     else [Part("text", Surface.TEXT, generation.text, generation, "text")]
                 )
                 for part in parts:
-                    verdict = detect(
-                        part.text,
-                        part.surface,
-                        settings.dialect,
-                        settings.policy,
-                        tool_name=part.tool_name,
-                    )
+                    verdict = judge_part(part, settings)
                     if verdict.leak:
-                        self.verdicts.append(verdict.model_copy(update={"part": part.name}))
+                        self.verdicts.append(verdict)
                         _log.warning("guard.langchain.leak", part=part.name, reason=verdict.reason)
