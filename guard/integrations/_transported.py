@@ -13,18 +13,25 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from guard.errors import LeakAborted
 from guard.integrations._results import remember_result
 from guard.models import Outcome, Verdict
 
 if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this package
+    from collections.abc import Mapping
+
+    from guard.dialects import Dialect
+    from guard.gate import Policy
     from guard.serve import ServeConfig
+    from guard.stream import OnLeak
     from guard.wire import StreamedAnswer
 
 __all__ = [
     "AsyncTransportedStream",
+    "ClientGuard",
+    "GuardedResource",
     "TransportedClient",
     "TransportedStream",
     "async_judged_result",
@@ -33,6 +40,7 @@ __all__ = [
 ]
 
 Rename = Callable[[str], str]
+ClientT = TypeVar("ClientT")
 
 
 def _same(name: str) -> str:
@@ -105,6 +113,10 @@ class TransportedClient:
         """Whether ``client`` is the SDK's async client (each wrapper knows its SDK)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _check(client: Any) -> None:
+        """Refuse a client of another SDK (``TypeError``); by default any is taken."""
+
     @property
     def unwrapped(self) -> Any:
         return self._unwrapped
@@ -136,6 +148,102 @@ class TransportedClient:
         dialect = self._options["dialect"]
         name = "by model" if dialect is None else getattr(dialect, "name", dialect)
         return f"guard_client({self._unwrapped!r}, dialect={name!r})"
+
+
+class ClientGuard:
+    """The ``guard_client`` of one SDK: the same options for every SDK, each guarding a
+    client with its own wrapper (a :class:`TransportedClient`)."""
+
+    __name__ = __qualname__ = "guard_client"
+
+    def __init__(self, wrapper: type[TransportedClient], module: str, doc: str) -> None:
+        self._wrapper = wrapper
+        self.__module__ = module
+        self.__doc__ = doc
+
+    def __call__(
+        self,
+        client: ClientT,
+        *,
+        dialect: str | Dialect | None = None,
+        dialects: Mapping[str, str] | None = None,
+        policy: Policy | None = None,
+        on_leak: OnLeak = "truncate",
+        escape_inputs: bool = True,
+        allow_passthrough: bool = False,
+    ) -> ClientT:
+        """A copy of the SDK ``client`` (sync or async) that sends through the guarded
+        transport, with the client's interface (typed as the client).
+
+        Args:
+            client: the SDK client (sync or async).
+            dialect: pin the wire format of the model behind it (escaping and detection);
+                ``None`` (default): every dialect's spellings, the request's ``model`` adding
+                its own, as ``guard serve`` does.
+            dialects: model-name keys pinning a dialect per model (``guard serve``'s
+                ``[serve.dialects]``).
+            policy: the gate's rules (default: ``docs/detection.md``, "Gate").
+            on_leak: ``truncate`` (default), ``abort`` (raise :class:`guard.LeakAborted`),
+                ``recover`` or ``report``.
+            escape_inputs: escape every string of a request (off: sent as written, still
+                checked).
+            allow_passthrough: let routes that may carry model output and are not guarded
+                (files, batches, ...) through unguarded, each logged; by default they are
+                refused (403).
+        """
+        self._wrapper._check(client)
+        options = {
+            "dialect": dialect,
+            "dialects": dialects,
+            "policy": policy,
+            "on_leak": on_leak,
+            "escape_inputs": escape_inputs,
+            "allow_passthrough": allow_passthrough,
+        }
+        return cast(ClientT, self._wrapper(client, options))
+
+
+class GuardedResource:
+    """A resource of a guarded client (``messages``, ``chat.completions``, ``responses``)
+    whose methods named here return the SDK's answer with guard's findings: a stream with
+    ``verdicts``, ``cut``, ``forged``... for ``stream=True``, else the judged complete answer
+    (see :func:`guard.integrations.guard_result`); every other attribute is the guarded
+    SDK's. Sync and async clients share it."""
+
+    #: the middleware's part names as the answer's (chat: ``content``, not ``text``)
+    rename: Rename = staticmethod(_same)
+    #: the mapping type of a stream's ``cut``
+    offsets: type[dict[str, int]] = dict
+
+    def __init__(self, inner: Any, on_leak: str, is_async: bool) -> None:
+        self._inner = inner
+        self._on_leak = on_leak
+        self._async = is_async
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _guarded(
+        self, method: str, args: tuple[Any, ...], params: dict[str, Any], streams: bool = True
+    ) -> Any:
+        """``method`` of the resource, called with guard's findings kept (a stream for
+        ``stream=True`` when the method ``streams``)."""
+        if self._async:
+            return self._aguarded(method, args, params, streams)
+        if streams and params.get("stream") is True:
+            stream = getattr(self._inner, method)(*args, **params)
+            return TransportedStream(stream, self.rename, self.offsets)
+        raw = getattr(self._inner.with_raw_response, method)(*args, **params)
+        return judged_result(raw, self._on_leak)
+
+    async def _aguarded(
+        self, method: str, args: tuple[Any, ...], params: dict[str, Any], streams: bool
+    ) -> Any:
+        if streams and params.get("stream") is True:
+            stream = await getattr(self._inner, method)(*args, **params)
+            return AsyncTransportedStream(stream, self.rename, self.offsets)
+        raw = await getattr(self._inner.with_raw_response, method)(*args, **params)
+        return await async_judged_result(raw, self._on_leak)
 
 
 def judged_result(raw: Any, on_leak: str) -> Any:
