@@ -154,10 +154,9 @@ class ClientGuard:
     """The ``guard_client`` of one SDK: the same options for every SDK, each guarding a
     client with its own wrapper (a :class:`TransportedClient`)."""
 
-    __name__ = __qualname__ = "guard_client"
-
     def __init__(self, wrapper: type[TransportedClient], module: str, doc: str) -> None:
         self._wrapper = wrapper
+        self.__name__ = self.__qualname__ = "guard_client"
         self.__module__ = module
         self.__doc__ = doc
 

@@ -15,7 +15,6 @@ from guard.integrations.openai._chat_streams import PartOffsets, chat_part
 __all__ = ["GuardedClient", "guard_client", "guard_result"]
 
 
-
 def _is_async(client: Any) -> bool:
     try:
         from openai import AsyncOpenAI

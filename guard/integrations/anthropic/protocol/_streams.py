@@ -10,21 +10,16 @@ SDK's own ``MessageStream`` can accumulate over it.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, Iterable
-from typing import Any, cast
 
-from guard.dialects import Dialect
-from guard.gate import Policy
 from guard.integrations.anthropic.protocol._bridge import MessageEventBridge
 from guard.integrations.openai.protocol import (
-    AbortMode,
     AsyncBridgedEventStream,
     BridgedEventStream,
     GuardedStreamBase,
-    GuardSettings,
+    ProtocolGuard,
+    by_iteration,
 )
 from guard.models import Verdict
-from guard.stream import OnLeak
 
 __all__ = ["AsyncGuardedMessageStream", "GuardedMessageStream", "guard_message_events"]
 
@@ -71,21 +66,13 @@ class AsyncGuardedMessageStream(_BlockNamed, AsyncBridgedEventStream):
     _bridge_type = MessageEventBridge
 
 
-def guard_message_events(
-    source: Iterable[Any] | AsyncIterable[Any],
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> GuardedMessageStream | AsyncGuardedMessageStream:
+guard_message_events = ProtocolGuard(
+    by_iteration(GuardedMessageStream, AsyncGuardedMessageStream),
+    "guard_message_events",
+    __name__,
     """Guard a stream of Anthropic Messages events (sync or async; dicts or SDK objects):
     ``text_delta`` is judged as text, ``thinking_delta`` as thinking, a ``tool_use`` block's
     name and ``input_json_delta`` as a tool call's name and arguments (delivered only once the
     block is complete). A stream guard stops ends with the open blocks stopped, a
-    ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    if hasattr(source, "__aiter__"):
-        return AsyncGuardedMessageStream(cast(AsyncIterable[Any], source), settings, abort)
-    return GuardedMessageStream(source, settings, abort)
+    ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools.""",
+)

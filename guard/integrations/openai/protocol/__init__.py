@@ -16,6 +16,7 @@ it imports no SDK (SDK event types are built only for a stream whose events are 
 from __future__ import annotations
 
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
+from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._judge import (
     GuardResult,
     guard_chat_completion,
@@ -63,7 +64,9 @@ __all__ = [
     "GuardedStreamBase",
     "GuardedStreamWrapper",
     "Part",
+    "ProtocolGuard",
     "ResponseEventBridge",
+    "by_iteration",
     "call_parts",
     "chat_parts",
     "declared_tools",

@@ -16,13 +16,12 @@ from collections.abc import (
 from contextlib import contextmanager
 from typing import Any, Self, cast
 
-from guard.dialects import Dialect
 from guard.errors import LeakAborted
-from guard.gate import Policy
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
+from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
 from guard.models import Outcome, Verdict
-from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak
+from guard.stream import AsyncGuardedStream, GuardedStream
 
 __all__ = [
     "AsyncBridgedEventStream",
@@ -247,21 +246,13 @@ class AsyncGuardedResponseStream(_Sequenced, AsyncBridgedEventStream):
     _bridge_type = ResponseEventBridge
 
 
-def guard_response_events(
-    source: Iterable[Any] | AsyncIterable[Any],
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> GuardedResponseStream | AsyncGuardedResponseStream:
+guard_response_events = ProtocolGuard(
+    by_iteration(GuardedResponseStream, AsyncGuardedResponseStream),
+    "guard_response_events",
+    __name__,
     """Guard a stream of Responses API events (sync or async; dicts or SDK objects): output
     text and reasoning deltas are judged as in :func:`guard.guard_stream`, a function call is
     delivered only once complete, and a stream guard stops ends with the open message items
     done and ``response.completed`` (``response.incomplete`` when an aborting leak is
-    filtered) listing what was delivered. ``tools``: the request's declared tools."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    if hasattr(source, "__aiter__"):
-        return AsyncGuardedResponseStream(cast(AsyncIterable[Any], source), settings, abort)
-    return GuardedResponseStream(source, settings, abort)
+    filtered) listing what was delivered. ``tools``: the request's declared tools.""",
+)
