@@ -65,13 +65,7 @@ from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy
 from guard.integrations._settings import ModelSettings
-from guard.integrations.openai.protocol import (
-    GuardResult,
-    GuardSettings,
-    Part,
-    judge_part,
-    judge_parts,
-)
+from guard.integrations.openai.protocol import GuardResult, GuardSettings, Part, judge_parts
 from guard.models import Surface, Verdict
 from guard.stream import OnLeak
 
@@ -470,7 +464,7 @@ class GuardCallbackHandler(BaseCallbackHandler):
                     else [Part("text", Surface.TEXT, generation.text, generation, "text")]
                 )
                 for part in parts:
-                    verdict = judge_part(part, settings)
+                    verdict = settings.judge(part)
                     if verdict.leak:
                         self.verdicts.append(verdict)
                         _log.warning("guard.langchain.leak", part=part.name, reason=verdict.reason)

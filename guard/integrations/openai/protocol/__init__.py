@@ -21,7 +21,6 @@ from guard.integrations.openai.protocol._judge import (
     GuardResult,
     guard_chat_completion,
     guard_response,
-    judge_part,
     judge_parts,
 )
 from guard.integrations.openai.protocol._parts import (
@@ -75,7 +74,6 @@ __all__ = [
     "guard_chat_completion",
     "guard_response",
     "guard_response_events",
-    "judge_part",
     "judge_parts",
     "listed_plain",
     "request_tools",

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from guard._detect import detect
 from guard._fields import get_field, set_field
 from guard._log import get_logger
 from guard.errors import LeakAborted
@@ -24,7 +23,7 @@ from guard.integrations.openai.protocol._parts import Part, chat_parts, response
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
 from guard.models import Outcome, Surface, Verdict
 
-__all__ = ["GuardResult", "guard_chat_completion", "guard_response", "judge_part", "judge_parts"]
+__all__ = ["GuardResult", "guard_chat_completion", "guard_response", "judge_parts"]
 
 _log = get_logger("guard.integrations")
 
@@ -89,20 +88,6 @@ def _reasoned(parts: list[Part], settings: GuardSettings) -> set[int] | None:
     return {id(p.choice) for p in parts if p.surface is Surface.THINKING and p.text.strip()}
 
 
-def judge_part(part: Part, settings: GuardSettings, reasoning: bool | None = None) -> Verdict:
-    """The verdict on one part (named by it) under ``settings``; ``reasoning``: whether its
-    message carried a reasoning part (``None``: unknown)."""
-    return detect(
-        part.text,
-        part.surface,
-        settings.dialect,
-        settings.policy,
-        tool_name=part.tool_name,
-        tools=settings.tools,
-        reasoning=reasoning,
-    ).model_copy(update={"part": part.name})
-
-
 def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan:
     plan = _Plan()
     reasoned = _reasoned(parts, settings)
@@ -110,7 +95,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
         reasoning = None
         if reasoned is not None and part.surface is Surface.TEXT:
             reasoning = id(part.choice) in reasoned
-        verdict = judge_part(part, settings, reasoning)
+        verdict = settings.judge(part, reasoning)
         plan.verdicts.append(verdict)
         if not verdict.leak or settings.on_leak == "report":
             continue
