@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from guard.errors import LeakAborted
 from guard.integrations._results import remember_result
+from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.models import Outcome, Verdict
 
 if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this package
@@ -280,12 +281,21 @@ def _abort_of(exc: BaseException) -> LeakAborted | None:
 
 
 class _Findings:
-    """What a guarded stream tells about itself: the transport's findings on the response."""
+    """What a guarded stream tells about itself: the transport's findings on the response.
+    ``rename`` names the middleware's parts as the answer's; ``offsets`` is the mapping type
+    ``cut`` is given in."""
 
-    _stream: Any
-    _rename: Rename
-    #: the mapping type ``cut`` is given in
-    _offsets: type[dict[str, int]] = dict
+    def __init__(
+        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
+    ) -> None:
+        self._stream = stream
+        self._rename = rename
+        self._offsets = offsets
+        self._iterator = self._run()
+
+    def _run(self) -> Any:
+        """The stream's items, an aborting leak raised as the answer names its part."""
+        raise NotImplementedError
 
     @property
     def _answer(self) -> StreamedAnswer | None:
@@ -341,19 +351,11 @@ class _Findings:
         return getattr(self._stream, name)
 
 
-class TransportedStream(_Findings):
+class TransportedStream(_Findings, StreamShell):
     """The SDK's stream of an answer the transport guards: iterate it, use it in ``with``,
     ``close()`` it, as the SDK's; plus ``verdicts``, ``forged``, ``cut``, ``chars_dropped``,
     ``upstream_closed`` and ``outcomes`` (final once it has ended). An aborting leak raises
     :class:`guard.LeakAborted` where the stream is cut, and closes the HTTP response."""
-
-    def __init__(
-        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
-    ) -> None:
-        self._stream = stream
-        self._rename = rename
-        self._offsets = offsets
-        self._iterator = self._run()
 
     def _run(self) -> Iterator[Any]:
         try:
@@ -365,32 +367,12 @@ class TransportedStream(_Findings):
             self._stream.close()
             raise self._aborted(abort) from None
 
-    def __iter__(self) -> Iterator[Any]:
-        return self._iterator
-
-    def __next__(self) -> Any:
-        return next(self._iterator)
-
     def close(self) -> None:
         self._stream.close()
 
-    def __enter__(self) -> TransportedStream:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncTransportedStream(_Findings):
+class AsyncTransportedStream(_Findings, AsyncStreamShell):
     """The async twin of :class:`TransportedStream`."""
-
-    def __init__(
-        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
-    ) -> None:
-        self._stream = stream
-        self._rename = rename
-        self._offsets = offsets
-        self._iterator = self._run()
 
     async def _run(self) -> AsyncIterator[Any]:
         try:
@@ -403,19 +385,7 @@ class AsyncTransportedStream(_Findings):
             await self._stream.close()
             raise self._aborted(abort) from None
 
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._iterator
-
-    async def __anext__(self) -> Any:
-        return await anext(self._iterator)
-
     async def close(self) -> None:
         await self._stream.close()
 
     aclose = close
-
-    async def __aenter__(self) -> AsyncTransportedStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

@@ -14,9 +14,10 @@ from collections.abc import (
     Iterator,
 )
 from contextlib import contextmanager
-from typing import Any, Self, cast
+from typing import Any, cast
 
 from guard.errors import LeakAborted
+from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
 from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
@@ -75,18 +76,11 @@ class GuardedStreamBase:
         return getattr(self._upstream, "response", None)
 
 
-class GuardedStreamWrapper(GuardedStreamBase):
+class GuardedStreamWrapper(GuardedStreamBase, StreamShell):
     """A sync guarded stream wrapper: iterate it (or call ``next``), use it in ``with``;
     ``close()`` closes the upstream (the HTTP response) and ends the stream."""
 
     _guarded: GuardedStream
-    _iterator: Iterator[Any]
-
-    def __iter__(self) -> Iterator[Any]:
-        yield from self._iterator
-
-    def __next__(self) -> Any:
-        return next(self._iterator)
 
     def close(self) -> None:
         """Close the upstream (the HTTP response) and end the stream."""
@@ -94,27 +88,13 @@ class GuardedStreamWrapper(GuardedStreamBase):
         if isinstance(self._iterator, Generator):
             self._iterator.close()
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncGuardedStreamWrapper(GuardedStreamBase):
+class AsyncGuardedStreamWrapper(GuardedStreamBase, AsyncStreamShell):
     """An async guarded stream wrapper: ``async for`` it (or ``anext``), use it in
     ``async with``; ``await close()`` (or ``aclose()``) closes the upstream (the HTTP
     response) and ends the stream."""
 
     _guarded: AsyncGuardedStream
-    _iterator: AsyncIterator[Any]
-
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        async for item in self._iterator:
-            yield item
-
-    async def __anext__(self) -> Any:
-        return await anext(self._iterator)
 
     async def close(self) -> None:
         """Close the upstream (the HTTP response) and end the stream."""
@@ -123,12 +103,6 @@ class AsyncGuardedStreamWrapper(GuardedStreamBase):
             await self._iterator.aclose()
 
     aclose = close
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class _BridgedStream(GuardedStreamBase):
