@@ -12,10 +12,11 @@ as the proxy does, since SDKs retry any exception of their HTTP client).
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from guard.errors import LeakAborted
+from guard.integrations._names import Rename, renamed, renamed_abort, renamed_cut, same
 from guard.integrations._results import remember_result
 from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.models import Outcome, Verdict
@@ -40,12 +41,7 @@ __all__ = [
     "judged_result",
 ]
 
-Rename = Callable[[str], str]
 ClientT = TypeVar("ClientT")
-
-
-def _same(name: str) -> str:
-    return name
 
 
 def install_transport(
@@ -211,7 +207,7 @@ class GuardedResource:
     SDK's. Sync and async clients share it."""
 
     #: the middleware's part names as the answer's (chat: ``content``, not ``text``)
-    rename: Rename = staticmethod(_same)
+    rename: Rename = staticmethod(same)
     #: the mapping type of a stream's ``cut``
     offsets: type[dict[str, int]] = dict
 
@@ -286,7 +282,7 @@ class _Findings:
     ``cut`` is given in."""
 
     def __init__(
-        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
+        self, stream: Any, rename: Rename = same, offsets: type[dict[str, int]] = dict
     ) -> None:
         self._stream = stream
         self._rename = rename
@@ -314,12 +310,12 @@ class _Findings:
         answer = self._answer
         if answer is None:
             return []
-        return [v.model_copy(update={"part": self._rename(v.part or "")}) for v in answer.verdicts]
+        return renamed(answer.verdicts, self._rename)
 
     @property
     def cut(self) -> dict[str, int]:
         answer = self._answer
-        return self._offsets({self._rename(k): v for k, v in answer.cut.items()} if answer else {})
+        return renamed_cut(answer.cut if answer else {}, self._rename, self._offsets)
 
     @property
     def forged(self) -> bool:
@@ -342,11 +338,6 @@ class _Findings:
         answer = self._answer
         return answer.outcomes if answer else []
 
-    def _aborted(self, exc: LeakAborted) -> LeakAborted:
-        """The error of an aborting leak, its part named as the answer's."""
-        verdict = exc.verdict.model_copy(update={"part": self._rename(exc.verdict.part or "")})
-        return LeakAborted(verdict, exc.withheld)
-
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
@@ -365,7 +356,7 @@ class TransportedStream(_Findings, StreamShell):
             if abort is None:
                 raise
             self._stream.close()
-            raise self._aborted(abort) from None
+            raise renamed_abort(abort, self._rename) from None
 
     def close(self) -> None:
         self._stream.close()
@@ -383,7 +374,7 @@ class AsyncTransportedStream(_Findings, AsyncStreamShell):
             if abort is None:
                 raise
             await self._stream.close()
-            raise self._aborted(abort) from None
+            raise renamed_abort(abort, self._rename) from None
 
     async def close(self) -> None:
         await self._stream.close()

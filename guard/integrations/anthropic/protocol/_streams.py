@@ -19,7 +19,6 @@ from guard.integrations.openai.protocol import (
     ProtocolGuard,
     by_iteration,
 )
-from guard.models import Verdict
 
 __all__ = ["AsyncGuardedMessageStream", "GuardedMessageStream", "guard_message_events"]
 
@@ -38,20 +37,10 @@ def block_part(name: str) -> str:
 
 
 class _BlockNamed(GuardedStreamBase):
-    """Parts named by content block, as :func:`guard_message` names them."""
+    """Parts named by content block (``content[1]``, ``content[2].input``), as
+    :func:`guard_message` names them."""
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        """One verdict per part seen, named by content block (``content[1]``,
-        ``content[2].input``)."""
-        return [
-            v.model_copy(update={"part": block_part(v.part or "")}) for v in self._guarded.verdicts
-        ]
-
-    @property
-    def cut(self) -> dict[str, int]:
-        """Offset of the cut per part, named by content block."""
-        return {block_part(k): v for k, v in self._guarded.cut.items()}
+    _rename = staticmethod(block_part)
 
 
 class GuardedMessageStream(_BlockNamed, BridgedEventStream):

@@ -17,12 +17,13 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from guard.errors import LeakAborted
+from guard.integrations._names import Rename, renamed, renamed_cut
 from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
 from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
 from guard.models import Outcome, Verdict
-from guard.stream import AsyncGuardedStream, GuardedStream
+from guard.stream import AsyncGuardedStream, Forwarded, GuardedStream
 
 __all__ = [
     "AsyncBridgedEventStream",
@@ -46,29 +47,25 @@ class GuardedStreamBase:
         self._upstream = upstream
         self._guarded = guarded
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        return self._guarded.verdicts
+    #: the middleware's part names as the answer's (``None``: the middleware's), and the
+    #: mapping type ``cut`` is given in
+    _rename: Rename | None = None
+    _offsets: type[dict[str, int]] = dict
 
     @property
-    def forged(self) -> bool:
-        return self._guarded.forged
+    def verdicts(self) -> list[Verdict]:
+        verdicts = self._guarded.verdicts
+        return verdicts if self._rename is None else renamed(verdicts, self._rename)
 
     @property
     def cut(self) -> dict[str, int]:
-        return self._guarded.cut
+        cut = self._guarded.cut
+        return cut if self._rename is None else renamed_cut(cut, self._rename, self._offsets)
 
-    @property
-    def chars_dropped(self) -> int:
-        return self._guarded.chars_dropped
-
-    @property
-    def upstream_closed(self) -> bool:
-        return self._guarded.upstream_closed
-
-    @property
-    def outcomes(self) -> list[Outcome]:
-        return self._guarded.outcomes
+    forged = Forwarded[bool]("_guarded")
+    chars_dropped = Forwarded[int]("_guarded")
+    upstream_closed = Forwarded[bool]("_guarded")
+    outcomes = Forwarded[list[Outcome]]("_guarded")
 
     @property
     def response(self) -> Any:
