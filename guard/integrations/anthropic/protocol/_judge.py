@@ -91,7 +91,6 @@ def _judge_message(
 guard_message = ProtocolGuard(
     _judge_message,
     "guard_message",
-    __name__,
     """Check a complete Messages response (dict or SDK ``Message``) and apply ``on_leak``;
     ``tools`` are the request's declared tools (``docs/detection.md``, "Context").
 

@@ -36,29 +36,25 @@ def block_part(name: str) -> str:
     return f"content[{m.group(1) or 0}]{_BLOCK_SUFFIX[m.group(2)]}"
 
 
-class _BlockNamed(GuardedStreamBase):
-    """Parts named by content block (``content[1]``, ``content[2].input``), as
-    :func:`guard_message` names them."""
+class _MessageEvents(GuardedStreamBase):
+    """The Messages protocol's streams: its bridge, and parts named by content block
+    (``content[1]``, ``content[2].input``) as :func:`guard_message` names them."""
 
+    _bridge_type = MessageEventBridge
     _rename = staticmethod(block_part)
 
 
-class GuardedMessageStream(_BlockNamed, BridgedEventStream):
+class GuardedMessageStream(_MessageEvents, BridgedEventStream):
     """A guarded sync stream of Messages events (dicts or SDK objects)."""
 
-    _bridge_type = MessageEventBridge
 
-
-class AsyncGuardedMessageStream(_BlockNamed, AsyncBridgedEventStream):
+class AsyncGuardedMessageStream(_MessageEvents, AsyncBridgedEventStream):
     """A guarded async stream of Messages events (dicts or SDK objects)."""
-
-    _bridge_type = MessageEventBridge
 
 
 guard_message_events = ProtocolGuard(
     by_iteration(GuardedMessageStream, AsyncGuardedMessageStream),
     "guard_message_events",
-    __name__,
     """Guard a stream of Anthropic Messages events (sync or async; dicts or SDK objects):
     ``text_delta`` is judged as text, ``thinking_delta`` as thinking, a ``tool_use`` block's
     name and ``input_json_delta`` as a tool call's name and arguments (delivered only once the

@@ -24,11 +24,11 @@ class ProtocolGuard(Generic[R]):
     on_leak="abort")``): ``run`` does the work on the value with the checked settings."""
 
     def __init__(
-        self, run: Callable[[Any, GuardSettings, AbortMode], R], name: str, module: str, doc: str
+        self, run: Callable[[Any, GuardSettings, AbortMode], R], name: str, doc: str
     ) -> None:
         self._run = run
         self.__name__ = self.__qualname__ = name
-        self.__module__ = module
+        self.__module__ = run.__module__  # the protocol's module, where the guard is made
         self.__doc__ = doc
 
     def __call__(
@@ -53,11 +53,13 @@ def by_iteration(
     sync: Callable[[Any, GuardSettings, AbortMode], S],
     asyn: Callable[[Any, GuardSettings, AbortMode], A],
 ) -> Callable[[Any, GuardSettings, AbortMode], S | A]:
-    """A run that wraps an async iterable source in ``asyn`` and any other in ``sync``."""
+    """A run that wraps an async iterable source in ``asyn`` and any other in ``sync`` (of
+    their module)."""
 
     def run(source: Any, settings: GuardSettings, abort: AbortMode) -> S | A:
         if hasattr(source, "__aiter__"):
             return asyn(cast(AsyncIterable[Any], source), settings, abort)
         return sync(source, settings, abort)
 
+    run.__module__ = sync.__module__
     return run

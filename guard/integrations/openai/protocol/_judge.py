@@ -208,7 +208,6 @@ def _judge_response(response: Any, settings: GuardSettings, abort: AbortMode) ->
 guard_chat_completion = ProtocolGuard(
     _judge_chat,
     "guard_chat_completion",
-    __name__,
     """Check a complete chat completion (dict or SDK object) and apply ``on_leak``; ``tools``
     are the request's declared tools (``docs/detection.md``, "Context").
 
@@ -225,7 +224,6 @@ guard_chat_completion = ProtocolGuard(
 guard_response = ProtocolGuard(
     _judge_response,
     "guard_response",
-    __name__,
     """Check a complete Responses API response (dict or SDK object) and apply ``on_leak``
     (``tools``: the request's declared tools):
     output text and reasoning are cut at the cut, a leaking ``function_call`` item is dropped,

@@ -196,7 +196,10 @@ class AsyncBridgedEventStream(_BridgedStream, AsyncGuardedStreamWrapper):
             yield event
 
 
-class _Sequenced:
+class _ResponseEvents:
+    """The Responses protocol's streams: its bridge, and the last sequence number."""
+
+    _bridge_type = ResponseEventBridge
     _bridge: ResponseEventBridge
 
     @property
@@ -205,22 +208,17 @@ class _Sequenced:
         return self._bridge.sequence
 
 
-class GuardedResponseStream(_Sequenced, BridgedEventStream):
+class GuardedResponseStream(_ResponseEvents, BridgedEventStream):
     """A guarded sync stream of Responses API events (dicts or SDK objects)."""
 
-    _bridge_type = ResponseEventBridge
 
-
-class AsyncGuardedResponseStream(_Sequenced, AsyncBridgedEventStream):
+class AsyncGuardedResponseStream(_ResponseEvents, AsyncBridgedEventStream):
     """A guarded async stream of Responses API events (dicts or SDK objects)."""
-
-    _bridge_type = ResponseEventBridge
 
 
 guard_response_events = ProtocolGuard(
     by_iteration(GuardedResponseStream, AsyncGuardedResponseStream),
     "guard_response_events",
-    __name__,
     """Guard a stream of Responses API events (sync or async; dicts or SDK objects): output
     text and reasoning deltas are judged as in :func:`guard.guard_stream`, a function call is
     delivered only once complete, and a stream guard stops ends with the open message items
