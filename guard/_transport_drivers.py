@@ -1,7 +1,8 @@
 """The drivers of the guarded httpx transport (:mod:`guard.transport`), sync and async twins
 with the same names and shapes: the transport sends a request the guard prepared and hands the
 answer to the guard; the body drives a streamed answer's :class:`guard.wire.StreamedAnswer`
-piece by piece, closing the upstream as soon as the guard stopped it."""
+piece by piece, closing the upstream as soon as the guard stopped it. What the twins decide is
+shared here; each twin only does its IO."""
 
 from __future__ import annotations
 
@@ -19,13 +20,26 @@ if TYPE_CHECKING:
 __all__ = ["_AsyncBody", "_AsyncTransport", "_SyncBody", "_SyncTransport"]
 
 
-def _failure(answer: StreamedAnswer, exc: Exception) -> bytes:
-    return answer.failure(f"upstream stream failed: {exc}")
+def _fed(answer: StreamedAnswer, piece: bytes | None) -> tuple[list[bytes], bool]:
+    """What goes out after ``piece`` (``None``: the body ended), and whether the stream ends
+    there (the upstream is then closed before it goes out, and :func:`_rest` follows it). A
+    fault of the upstream ends the guard here, with the failure event last."""
+    out = answer.feed(piece)
+    if answer.fault is not None:
+        answer.upstream_failed()
+        out.append(answer.failure(f"upstream stream failed: {answer.fault}"))
+        return out, True
+    return out, answer.stopped or answer.ended
 
 
-class _SyncTransport:
-    """A guarded sync transport (an ``httpx.BaseTransport`` of its library, see
-    :func:`guarded_transport`)."""
+def _rest(answer: StreamedAnswer) -> list[bytes]:
+    """What ends a stream after its last piece went out: nothing after a fault, else the
+    ending (:class:`guard.LeakAborted` with ``abort="raise"``)."""
+    return [] if answer.fault is not None else answer.finish()
+
+
+class _Transport:
+    """What both guarded transports hold: the inner transport and the guard."""
 
     _body: type[Any]
 
@@ -37,28 +51,24 @@ class _SyncTransport:
     def config(self) -> ServeConfig:
         return self._guard.config
 
+
+class _SyncTransport(_Transport):
+    """A guarded sync transport (an ``httpx.BaseTransport`` of its library, see
+    :func:`guarded_transport`)."""
+
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         guard = self._guard
         kind, refused = guard.route(request)
-        if refused is not None:
-            return refused
         if kind is None:
-            return self.transport.handle_request(request)  # type: ignore[no-any-return]
+            return refused if refused is not None else self.transport.handle_request(request)
         prepared = guard.prepare(request, kind, request.read())
         if not isinstance(prepared, tuple):
             return prepared
         sent, dialect, tools, choices = prepared
         resp = self.transport.handle_request(sent)
-        if resp.status_code >= 400:
-            return resp  # type: ignore[no-any-return]
-        if resp.headers.get("content-type", "").startswith("text/event-stream"):
-            answer = guard.stream(kind, dialect, tools, choices)
-            return guard.x.Response(  # type: ignore[no-any-return]
-                resp.status_code,
-                headers=guard.answer_headers(resp),
-                stream=self._body(resp, answer),
-                extensions={**resp.extensions, "guard": answer},
-            )
+        answered = guard.answered(resp, self._body, kind, dialect, tools, choices)
+        if answered is not None:
+            return answered
         try:
             body = resp.read()
         finally:
@@ -69,19 +79,24 @@ class _SyncTransport:
         self.transport.close()
 
 
-class _SyncBody:
-    """The guarded body of a streamed answer (an ``httpx.SyncByteStream``)."""
+class _Body:
+    """What both guarded bodies of a streamed answer hold."""
 
     def __init__(self, resp: httpx.Response, answer: StreamedAnswer) -> None:
         self.resp = resp
         self.answer = answer
         self.closed = False
+        #: without a content coding the body's bytes are the bytes read (one layer less); a
+        #: body already read is only there as decoded bytes
+        self.decoded = "content-encoding" in resp.headers or resp.is_stream_consumed
+
+
+class _SyncBody(_Body):
+    """The guarded body of a streamed answer (an ``httpx.SyncByteStream``)."""
 
     def __iter__(self) -> Iterator[bytes]:
         answer = self.answer
-        resp = self.resp
-        decoded = "content-encoding" in resp.headers or resp.is_stream_consumed
-        pieces = resp.iter_bytes() if decoded else resp.iter_raw()
+        pieces = self.resp.iter_bytes() if self.decoded else self.resp.iter_raw()
         try:
             while True:
                 try:
@@ -90,20 +105,13 @@ class _SyncBody:
                     self.close()
                     answer.upstream_failed()
                     raise  # what the SDK would see without guard
-                out = answer.feed(piece)
-                if answer.fault is not None:
-                    self.close()
-                    answer.upstream_failed()
-                    yield from out
-                    yield _failure(answer, answer.fault)
-                    return
-                if not (answer.stopped or answer.ended):
-                    yield from out
-                    continue
-                self.close()  # at once when guard stopped it; after the last byte else
+                out, ends = _fed(answer, piece)
+                if ends:
+                    self.close()  # at once when guard stopped it; after the last byte else
                 yield from out
-                yield from answer.finish()  # LeakAborted with abort="raise"
-                return
+                if ends:
+                    yield from _rest(answer)
+                    return
         finally:
             self.close()
 
@@ -113,42 +121,25 @@ class _SyncBody:
             self.resp.close()
 
 
-class _AsyncTransport:
+class _AsyncTransport(_Transport):
     """A guarded async transport (an ``httpx.AsyncBaseTransport`` of its library, see
     :func:`async_guarded_transport`)."""
-
-    _body: type[Any]
-
-    def __init__(self, transport: Any, guard: _Guard) -> None:
-        self.transport = transport
-        self._guard = guard
-
-    @property
-    def config(self) -> ServeConfig:
-        return self._guard.config
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         guard = self._guard
         kind, refused = guard.route(request)
-        if refused is not None:
-            return refused
         if kind is None:
+            if refused is not None:
+                return refused
             return await self.transport.handle_async_request(request)  # type: ignore[no-any-return]
         prepared = guard.prepare(request, kind, await request.aread())
         if not isinstance(prepared, tuple):
             return prepared
         sent, dialect, tools, choices = prepared
         resp = await self.transport.handle_async_request(sent)
-        if resp.status_code >= 400:
-            return resp  # type: ignore[no-any-return]
-        if resp.headers.get("content-type", "").startswith("text/event-stream"):
-            answer = guard.stream(kind, dialect, tools, choices)
-            return guard.x.Response(  # type: ignore[no-any-return]
-                resp.status_code,
-                headers=guard.answer_headers(resp),
-                stream=self._body(resp, answer),
-                extensions={**resp.extensions, "guard": answer},
-            )
+        answered = guard.answered(resp, self._body, kind, dialect, tools, choices)
+        if answered is not None:
+            return answered
         try:
             body = await resp.aread()
         finally:
@@ -159,19 +150,12 @@ class _AsyncTransport:
         await self.transport.aclose()
 
 
-class _AsyncBody:
+class _AsyncBody(_Body):
     """The guarded body of a streamed answer (an ``httpx.AsyncByteStream``)."""
-
-    def __init__(self, resp: httpx.Response, answer: StreamedAnswer) -> None:
-        self.resp = resp
-        self.answer = answer
-        self.closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         answer = self.answer
-        resp = self.resp
-        decoded = "content-encoding" in resp.headers or resp.is_stream_consumed
-        pieces = resp.aiter_bytes() if decoded else resp.aiter_raw()
+        pieces = self.resp.aiter_bytes() if self.decoded else self.resp.aiter_raw()
         try:
             while True:
                 try:
@@ -180,24 +164,15 @@ class _AsyncBody:
                     await self.aclose()
                     answer.upstream_failed()
                     raise  # what the SDK would see without guard
-                out = answer.feed(piece)
-                if answer.fault is not None:
-                    await self.aclose()
-                    answer.upstream_failed()
-                    for one in out:
-                        yield one
-                    yield _failure(answer, answer.fault)
-                    return
-                if not (answer.stopped or answer.ended):
-                    for one in out:
-                        yield one
-                    continue
-                await self.aclose()  # at once when guard stopped it; after the last byte else
+                out, ends = _fed(answer, piece)
+                if ends:
+                    await self.aclose()  # at once when guard stopped it; after the last byte else
                 for one in out:
                     yield one
-                for one in answer.finish():  # LeakAborted with abort="raise"
-                    yield one
-                return
+                if ends:
+                    for one in _rest(answer):
+                        yield one
+                    return
         finally:
             await self.aclose()
 

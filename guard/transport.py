@@ -212,6 +212,31 @@ class _Guard:
             kind, dialect, config.policy, config.on_leak, tools, self.abort, choices=choices
         )
 
+    def answered(
+        self,
+        resp: httpx.Response,
+        body: type[Any],
+        kind: str,
+        dialect: str,
+        tools: frozenset[str] | None,
+        choices: int,
+    ) -> httpx.Response | None:
+        """The answer to give for the provider's ``resp``: an error answer as it came, a
+        stream with its guarded ``body`` (a byte stream type of the transport); None for a
+        complete answer, read whole and judged (:meth:`complete`)."""
+        if resp.status_code >= 400:
+            return resp
+        if not resp.headers.get("content-type", "").startswith("text/event-stream"):
+            return None
+        answer = self.stream(kind, dialect, tools, choices)
+        out: httpx.Response = self.x.Response(
+            resp.status_code,
+            headers=self.answer_headers(resp),
+            stream=body(resp, answer),
+            extensions={**resp.extensions, "guard": answer},
+        )
+        return out
+
     def answer_headers(self, resp: httpx.Response) -> list[tuple[str, str]]:
         return [(k, v) for k, v in resp.headers.multi_items() if k.lower() not in _BODY_HEADERS]
 
@@ -299,37 +324,49 @@ def _types(name: str) -> tuple[type[Any], type[Any]]:
     return sync, asyn
 
 
-def guarded_transport(
-    transport: Any = None,
-    *,
-    config: ServeConfig | None = None,
-    abort: AbortMode = "filter",
-    escape_inputs: bool = True,
-    library: str | None = None,
-) -> Any:
+class _Twin:
+    """One of a sync and async pair of makers (``twin``: the async one), as httpx names its
+    twins; both share one definition."""
+
+    def __init__(self, twin: bool, name: str, doc: str) -> None:
+        self.twin = twin
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = __name__
+        self.__doc__ = doc
+
+
+class _TransportMaker(_Twin):
+    def __call__(
+        self,
+        transport: Any = None,
+        *,
+        config: ServeConfig | None = None,
+        abort: AbortMode = "filter",
+        escape_inputs: bool = True,
+        library: str | None = None,
+    ) -> Any:
+        """A guarded transport sending through ``transport`` (default: the library's own)."""
+        x = _library(library, transport)
+        guard = _Guard(config or transport_config(), abort, escape_inputs, x)
+        inner = transport or (x.AsyncHTTPTransport() if self.twin else x.HTTPTransport())
+        return _types(x.__name__)[self.twin](inner, guard)
+
+
+guarded_transport = _TransportMaker(
+    False,
+    "guarded_transport",
     """A guarded ``BaseTransport`` sending through ``transport`` (default: the library's
     ``HTTPTransport()``). ``config``: the proxy's settings (:func:`transport_config`);
     ``abort``: what an aborting leak does to a stream (``filter`` as the proxy, or ``raise``
     :class:`guard.LeakAborted`); ``escape_inputs=False`` sends request bodies as they came
     (still read and checked); ``library``: ``httpx`` or ``httpx2`` (default: the inner
-    transport's, else see :func:`http_client`)."""
-    x = _library(library, transport)
-    guard = _Guard(config or transport_config(), abort, escape_inputs, x)
-    return _types(x.__name__)[0](transport or x.HTTPTransport(), guard)
-
-
-def async_guarded_transport(
-    transport: Any = None,
-    *,
-    config: ServeConfig | None = None,
-    abort: AbortMode = "filter",
-    escape_inputs: bool = True,
-    library: str | None = None,
-) -> Any:
-    """The async twin of :func:`guarded_transport` (an ``AsyncBaseTransport``)."""
-    x = _library(library, transport)
-    guard = _Guard(config or transport_config(), abort, escape_inputs, x)
-    return _types(x.__name__)[1](transport or x.AsyncHTTPTransport(), guard)
+    transport's, else see :func:`http_client`).""",
+)
+async_guarded_transport = _TransportMaker(
+    True,
+    "async_guarded_transport",
+    """The async twin of :func:`guarded_transport` (an ``AsyncBaseTransport``).""",
+)
 
 
 def _guarded_client(client: Any, wrap: Any) -> Any:
@@ -340,37 +377,43 @@ def _guarded_client(client: Any, wrap: Any) -> Any:
     return client
 
 
-def _client(
-    twin: bool,
-    settings: ServeConfig,
-    abort: AbortMode,
-    escape_inputs: bool,
-    library: str | None,
-    client_options: dict[str, Any],
-) -> Any:
-    """A client of the library (``twin``: the async one) with every transport guarded."""
-    x = _library(library, client_options.get("transport"))
-    guard = _Guard(settings, abort, escape_inputs, x)
-    client_options.setdefault("follow_redirects", True)
-    kind = _types(x.__name__)[twin]
-    client = (x.AsyncClient if twin else x.Client)(**client_options)
-    return _guarded_client(client, lambda inner: kind(inner, guard))
+class _ClientMaker(_Twin):
+    def __call__(
+        self,
+        *,
+        config: ServeConfig | None = None,
+        policy_file: str | Path | None = None,
+        dialect: str | Dialect | None = None,
+        dialects: Mapping[str, str] | None = None,
+        policy: Policy | None = None,
+        on_leak: OnLeak | None = None,
+        allow_passthrough: bool | None = None,
+        abort: AbortMode = "filter",
+        escape_inputs: bool = True,
+        library: str | None = None,
+        **client_options: Any,
+    ) -> Any:
+        """A client of the library with every transport guarded."""
+        settings = transport_config(
+            config=config,
+            policy_file=policy_file,
+            dialect=dialect,
+            dialects=dialects,
+            policy=policy,
+            on_leak=on_leak,
+            allow_passthrough=allow_passthrough,
+        )
+        x = _library(library, client_options.get("transport"))
+        guard = _Guard(settings, abort, escape_inputs, x)
+        client_options.setdefault("follow_redirects", True)
+        kind = _types(x.__name__)[self.twin]
+        client = (x.AsyncClient if self.twin else x.Client)(**client_options)
+        return _guarded_client(client, lambda inner: kind(inner, guard))
 
 
-def http_client(
-    *,
-    config: ServeConfig | None = None,
-    policy_file: str | Path | None = None,
-    dialect: str | Dialect | None = None,
-    dialects: Mapping[str, str] | None = None,
-    policy: Policy | None = None,
-    on_leak: OnLeak | None = None,
-    allow_passthrough: bool | None = None,
-    abort: AbortMode = "filter",
-    escape_inputs: bool = True,
-    library: str | None = None,
-    **client_options: Any,
-) -> Any:
+http_client = _ClientMaker(
+    False,
+    "http_client",
     """A ``Client`` whose requests are guarded (see :mod:`guard.transport`): pass it as an
     SDK's ``http_client``. The settings are ``guard serve``'s (:func:`transport_config`: a
     ``config``, a ``policy_file``, keywords); ``client_options`` go to the ``Client``
@@ -381,43 +424,12 @@ def http_client(
 
     ``library``: ``httpx2`` (the default when installed: the openai 3.x and anthropic 2.x
     SDKs take its clients) or ``httpx`` (``httpx.Client``: openai, LangChain and other
-    httpx users)."""
-    settings = transport_config(
-        config=config,
-        policy_file=policy_file,
-        dialect=dialect,
-        dialects=dialects,
-        policy=policy,
-        on_leak=on_leak,
-        allow_passthrough=allow_passthrough,
-    )
-    return _client(False, settings, abort, escape_inputs, library, client_options)
-
-
-def async_http_client(
-    *,
-    config: ServeConfig | None = None,
-    policy_file: str | Path | None = None,
-    dialect: str | Dialect | None = None,
-    dialects: Mapping[str, str] | None = None,
-    policy: Policy | None = None,
-    on_leak: OnLeak | None = None,
-    allow_passthrough: bool | None = None,
-    abort: AbortMode = "filter",
-    escape_inputs: bool = True,
-    library: str | None = None,
-    **client_options: Any,
-) -> Any:
+    httpx users).""",
+)
+async_http_client = _ClientMaker(
+    True,
+    "async_http_client",
     """The async twin of :func:`http_client`: an ``AsyncClient`` (for
     ``AsyncOpenAI(http_client=...)``, ``AsyncAnthropic``, the Agents SDK, LangChain's
-    ``http_async_client``)."""
-    settings = transport_config(
-        config=config,
-        policy_file=policy_file,
-        dialect=dialect,
-        dialects=dialects,
-        policy=policy,
-        on_leak=on_leak,
-        allow_passthrough=allow_passthrough,
-    )
-    return _client(True, settings, abort, escape_inputs, library, client_options)
+    ``http_async_client``).""",
+)

@@ -12,19 +12,28 @@ as the proxy does, since SDKs retry any exception of their HTTP client).
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import TYPE_CHECKING, Any, Self
+from collections.abc import AsyncIterator, Iterator
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from guard.errors import LeakAborted
+from guard.integrations._names import Rename, renamed, renamed_abort, renamed_cut, same
 from guard.integrations._results import remember_result
+from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.models import Outcome, Verdict
 
 if TYPE_CHECKING:  # guard.wire reads answers with the protocol halves of this package
+    from collections.abc import Mapping
+
+    from guard.dialects import Dialect
+    from guard.gate import Policy
     from guard.serve import ServeConfig
+    from guard.stream import OnLeak
     from guard.wire import StreamedAnswer
 
 __all__ = [
     "AsyncTransportedStream",
+    "ClientGuard",
+    "GuardedResource",
     "TransportedClient",
     "TransportedStream",
     "async_judged_result",
@@ -32,11 +41,7 @@ __all__ = [
     "judged_result",
 ]
 
-Rename = Callable[[str], str]
-
-
-def _same(name: str) -> str:
-    return name
+ClientT = TypeVar("ClientT")
 
 
 def install_transport(
@@ -105,6 +110,10 @@ class TransportedClient:
         """Whether ``client`` is the SDK's async client (each wrapper knows its SDK)."""
         raise NotImplementedError
 
+    @staticmethod
+    def _check(client: Any) -> None:
+        """Refuse a client of another SDK (``TypeError``); by default any is taken."""
+
     @property
     def unwrapped(self) -> Any:
         return self._unwrapped
@@ -136,6 +145,101 @@ class TransportedClient:
         dialect = self._options["dialect"]
         name = "by model" if dialect is None else getattr(dialect, "name", dialect)
         return f"guard_client({self._unwrapped!r}, dialect={name!r})"
+
+
+class ClientGuard:
+    """The ``guard_client`` of one SDK: the same options for every SDK, each guarding a
+    client with its own wrapper (a :class:`TransportedClient`)."""
+
+    def __init__(self, wrapper: type[TransportedClient], module: str, doc: str) -> None:
+        self._wrapper = wrapper
+        self.__name__ = self.__qualname__ = "guard_client"
+        self.__module__ = module
+        self.__doc__ = doc
+
+    def __call__(
+        self,
+        client: ClientT,
+        *,
+        dialect: str | Dialect | None = None,
+        dialects: Mapping[str, str] | None = None,
+        policy: Policy | None = None,
+        on_leak: OnLeak = "truncate",
+        escape_inputs: bool = True,
+        allow_passthrough: bool = False,
+    ) -> ClientT:
+        """A copy of the SDK ``client`` (sync or async) that sends through the guarded
+        transport, with the client's interface (typed as the client).
+
+        Args:
+            client: the SDK client (sync or async).
+            dialect: pin the wire format of the model behind it (escaping and detection);
+                ``None`` (default): every dialect's spellings, the request's ``model`` adding
+                its own, as ``guard serve`` does.
+            dialects: model-name keys pinning a dialect per model (``guard serve``'s
+                ``[serve.dialects]``).
+            policy: the gate's rules (default: ``docs/detection.md``, "Gate").
+            on_leak: ``truncate`` (default), ``abort`` (raise :class:`guard.LeakAborted`),
+                ``recover`` or ``report``.
+            escape_inputs: escape every string of a request (off: sent as written, still
+                checked).
+            allow_passthrough: let routes that may carry model output and are not guarded
+                (files, batches, ...) through unguarded, each logged; by default they are
+                refused (403).
+        """
+        self._wrapper._check(client)
+        options = {
+            "dialect": dialect,
+            "dialects": dialects,
+            "policy": policy,
+            "on_leak": on_leak,
+            "escape_inputs": escape_inputs,
+            "allow_passthrough": allow_passthrough,
+        }
+        return cast(ClientT, self._wrapper(client, options))
+
+
+class GuardedResource:
+    """A resource of a guarded client (``messages``, ``chat.completions``, ``responses``)
+    whose methods named here return the SDK's answer with guard's findings: a stream with
+    ``verdicts``, ``cut``, ``forged``... for ``stream=True``, else the judged complete answer
+    (see :func:`guard.integrations.guard_result`); every other attribute is the guarded
+    SDK's. Sync and async clients share it."""
+
+    #: the middleware's part names as the answer's (chat: ``content``, not ``text``)
+    rename: Rename = staticmethod(same)
+    #: the mapping type of a stream's ``cut``
+    offsets: type[dict[str, int]] = dict
+
+    def __init__(self, inner: Any, on_leak: str, is_async: bool) -> None:
+        self._inner = inner
+        self._on_leak = on_leak
+        self._async = is_async
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def _guarded(
+        self, method: str, args: tuple[Any, ...], params: dict[str, Any], streams: bool = True
+    ) -> Any:
+        """``method`` of the resource, called with guard's findings kept (a stream for
+        ``stream=True`` when the method ``streams``)."""
+        if self._async:
+            return self._aguarded(method, args, params, streams)
+        if streams and params.get("stream") is True:
+            stream = getattr(self._inner, method)(*args, **params)
+            return TransportedStream(stream, self.rename, self.offsets)
+        raw = getattr(self._inner.with_raw_response, method)(*args, **params)
+        return judged_result(raw, self._on_leak)
+
+    async def _aguarded(
+        self, method: str, args: tuple[Any, ...], params: dict[str, Any], streams: bool
+    ) -> Any:
+        if streams and params.get("stream") is True:
+            stream = await getattr(self._inner, method)(*args, **params)
+            return AsyncTransportedStream(stream, self.rename, self.offsets)
+        raw = await getattr(self._inner.with_raw_response, method)(*args, **params)
+        return await async_judged_result(raw, self._on_leak)
 
 
 def judged_result(raw: Any, on_leak: str) -> Any:
@@ -173,12 +277,21 @@ def _abort_of(exc: BaseException) -> LeakAborted | None:
 
 
 class _Findings:
-    """What a guarded stream tells about itself: the transport's findings on the response."""
+    """What a guarded stream tells about itself: the transport's findings on the response.
+    ``rename`` names the middleware's parts as the answer's; ``offsets`` is the mapping type
+    ``cut`` is given in."""
 
-    _stream: Any
-    _rename: Rename
-    #: the mapping type ``cut`` is given in
-    _offsets: type[dict[str, int]] = dict
+    def __init__(
+        self, stream: Any, rename: Rename = same, offsets: type[dict[str, int]] = dict
+    ) -> None:
+        self._stream = stream
+        self._rename = rename
+        self._offsets = offsets
+        self._iterator = self._run()
+
+    def _run(self) -> Any:
+        """The stream's items, an aborting leak raised as the answer names its part."""
+        raise NotImplementedError
 
     @property
     def _answer(self) -> StreamedAnswer | None:
@@ -197,12 +310,12 @@ class _Findings:
         answer = self._answer
         if answer is None:
             return []
-        return [v.model_copy(update={"part": self._rename(v.part or "")}) for v in answer.verdicts]
+        return renamed(answer.verdicts, self._rename)
 
     @property
     def cut(self) -> dict[str, int]:
         answer = self._answer
-        return self._offsets({self._rename(k): v for k, v in answer.cut.items()} if answer else {})
+        return renamed_cut(answer.cut if answer else {}, self._rename, self._offsets)
 
     @property
     def forged(self) -> bool:
@@ -225,28 +338,15 @@ class _Findings:
         answer = self._answer
         return answer.outcomes if answer else []
 
-    def _aborted(self, exc: LeakAborted) -> LeakAborted:
-        """The error of an aborting leak, its part named as the answer's."""
-        verdict = exc.verdict.model_copy(update={"part": self._rename(exc.verdict.part or "")})
-        return LeakAborted(verdict, exc.withheld)
-
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
-class TransportedStream(_Findings):
+class TransportedStream(_Findings, StreamShell):
     """The SDK's stream of an answer the transport guards: iterate it, use it in ``with``,
     ``close()`` it, as the SDK's; plus ``verdicts``, ``forged``, ``cut``, ``chars_dropped``,
     ``upstream_closed`` and ``outcomes`` (final once it has ended). An aborting leak raises
     :class:`guard.LeakAborted` where the stream is cut, and closes the HTTP response."""
-
-    def __init__(
-        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
-    ) -> None:
-        self._stream = stream
-        self._rename = rename
-        self._offsets = offsets
-        self._iterator = self._run()
 
     def _run(self) -> Iterator[Any]:
         try:
@@ -256,34 +356,14 @@ class TransportedStream(_Findings):
             if abort is None:
                 raise
             self._stream.close()
-            raise self._aborted(abort) from None
-
-    def __iter__(self) -> Iterator[Any]:
-        return self._iterator
-
-    def __next__(self) -> Any:
-        return next(self._iterator)
+            raise renamed_abort(abort, self._rename) from None
 
     def close(self) -> None:
         self._stream.close()
 
-    def __enter__(self) -> TransportedStream:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncTransportedStream(_Findings):
+class AsyncTransportedStream(_Findings, AsyncStreamShell):
     """The async twin of :class:`TransportedStream`."""
-
-    def __init__(
-        self, stream: Any, rename: Rename = _same, offsets: type[dict[str, int]] = dict
-    ) -> None:
-        self._stream = stream
-        self._rename = rename
-        self._offsets = offsets
-        self._iterator = self._run()
 
     async def _run(self) -> AsyncIterator[Any]:
         try:
@@ -294,21 +374,9 @@ class AsyncTransportedStream(_Findings):
             if abort is None:
                 raise
             await self._stream.close()
-            raise self._aborted(abort) from None
-
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._iterator
-
-    async def __anext__(self) -> Any:
-        return await anext(self._iterator)
+            raise renamed_abort(abort, self._rename) from None
 
     async def close(self) -> None:
         await self._stream.close()
 
     aclose = close
-
-    async def __aenter__(self) -> AsyncTransportedStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()

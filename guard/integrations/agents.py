@@ -27,6 +27,8 @@ import json
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
+from guard.integrations._extras import missing_extra
+
 try:
     from agents import (
         Agent,
@@ -43,9 +45,7 @@ try:
         ToolOutputGuardrailData,
     )
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.agents needs the OpenAI Agents SDK: pip install 'inband-guard[agents]'"
-    ) from exc
+    raise missing_extra(__name__, "the OpenAI Agents SDK", "agents") from exc
 
 from guard._detect import detect
 from guard._escape import escape

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from guard.integrations._extras import missing_extra
+
 try:
     from guardrails.validator_base import (
         FailResult,
@@ -26,10 +28,7 @@ try:
         register_validator,
     )
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.guardrails_ai needs Guardrails AI:"
-        " pip install 'inband-guard[guardrails]'"
-    ) from exc
+    raise missing_extra(__name__, "Guardrails AI", "guardrails") from exc
 
 from guard._detect import detect
 from guard.dialects import get_dialect

@@ -42,6 +42,8 @@ from dataclasses import replace
 from typing import Any, TypeVar
 from uuid import UUID
 
+from guard.integrations._extras import missing_extra
+
 try:
     from langchain.agents.middleware import (
         AgentMiddleware,
@@ -54,12 +56,8 @@ try:
     from langchain_core.outputs import LLMResult
     from langgraph.types import Command
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.langchain needs LangChain 1.0 or later:"
-        " pip install 'inband-guard[langchain]'"
-    ) from exc
+    raise missing_extra(__name__, "LangChain 1.0 or later", "langchain") from exc
 
-from guard._detect import detect
 from guard._escape import escape, escape_messages, escape_tools
 from guard._fields import get_field, set_field
 from guard._log import get_logger
@@ -466,13 +464,7 @@ class GuardCallbackHandler(BaseCallbackHandler):
                     else [Part("text", Surface.TEXT, generation.text, generation, "text")]
                 )
                 for part in parts:
-                    verdict = detect(
-                        part.text,
-                        part.surface,
-                        settings.dialect,
-                        settings.policy,
-                        tool_name=part.tool_name,
-                    )
+                    verdict = settings.judge(part)
                     if verdict.leak:
-                        self.verdicts.append(verdict.model_copy(update={"part": part.name}))
+                        self.verdicts.append(verdict)
                         _log.warning("guard.langchain.leak", part=part.name, reason=verdict.reason)

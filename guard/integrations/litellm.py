@@ -44,14 +44,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from guard.integrations._extras import missing_extra
+
 try:
     from litellm.exceptions import GuardrailRaisedException
     from litellm.integrations.custom_guardrail import CustomGuardrail, log_guardrail_information
     from litellm.types.guardrails import GuardrailEventHooks
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.litellm needs LiteLLM: pip install 'inband-guard[litellm]'"
-    ) from exc
+    raise missing_extra(__name__, "LiteLLM", "litellm") from exc
 
 from guard._detect import detect
 from guard._escape import escape
@@ -71,6 +71,7 @@ from guard.integrations.openai.protocol import (
     GuardResult,
     GuardSettings,
     Part,
+    call_parts,
     escape_chat_request,
     escape_responses_request,
     guard_chat_completion,
@@ -167,24 +168,9 @@ def _input_parts(inputs: Any) -> list[Part]:
     calls = inputs.get("tool_calls")
     if isinstance(calls, list):
         for j, call in enumerate(calls):
+            path = f"tool_calls[{j}].function"
             fields = get_field(call, "function")
-            name = get_field(fields, "name")
-            for key, surface in (("name", Surface.TOOL_NAME), ("arguments", Surface.TOOL_ARG)):
-                value = get_field(fields, key)
-                if isinstance(value, str):
-                    parts.append(
-                        Part(
-                            f"tool_calls[{j}].function.{key}",
-                            surface,
-                            value,
-                            fields,
-                            key,
-                            tool_name=name if isinstance(name, str) else None,
-                            container=inputs,
-                            list_key="tool_calls",
-                            element=call,
-                        )
-                    )
+            parts += call_parts(path, fields, "arguments", inputs, "tool_calls", call)
     return parts
 
 

@@ -23,13 +23,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
+from guard.integrations._extras import missing_extra
+
 try:
     from nemoguardrails.actions import action
     from nemoguardrails.actions.rail_outcome import RailOutcome
 except ImportError as exc:  # pragma: no cover - exercised without the extra
-    raise ImportError(
-        "guard.integrations.nemo needs NeMo Guardrails: pip install 'inband-guard[nemo]'"
-    ) from exc
+    raise missing_extra(__name__, "NeMo Guardrails", "nemo") from exc
 
 from guard._detect import detect
 from guard._log import get_logger

@@ -33,9 +33,10 @@ from typing import Any
 import httpx
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from guard.serve._deadlines import DeadlineExceeded
+from guard.serve._layer import HttpLayer
 from guard.serve._logging import log
 
 __all__ = ["ErrorBoundary", "error_body", "error_response", "http_exception", "send_error"]
@@ -75,18 +76,12 @@ async def http_exception(request: Request, exc: Exception) -> Response:
     return response
 
 
-class ErrorBoundary:
+class ErrorBoundary(HttpLayer):
     """The outermost ASGI layer: an exception that escapes the app becomes a 500 JSON error
     (if no response has started) and never reaches the server, which would otherwise drop the
     connection."""
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = False
 
         async def tracked(message: Message) -> None:

@@ -9,6 +9,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from guard.serve._auth import ClientAuth
 from guard.serve._errors import send_error
+from guard.serve._layer import HttpLayer
 from guard.serve._logging import AccessRecord
 from guard.serve._paths import PathError, normalise_path, quote_path
 
@@ -20,15 +21,12 @@ AUTHENTICATED_WITH = "guard.authenticated_with"
 _OPEN_PATHS = frozenset({"/healthz", "/metrics"})
 
 
-class Front:
+class Front(HttpLayer):
     def __init__(self, app: ASGIApp, auth: ClientAuth) -> None:
-        self.app = app
+        super().__init__(app)
         self.auth = auth
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         raw = scope.get("raw_path") or scope["path"].encode("utf-8")
         method = scope.get("method", "")
         try:

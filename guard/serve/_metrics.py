@@ -20,6 +20,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from guard.serve._layer import HttpLayer
 from guard.serve._logging import OBSERVATION, Observation
 from guard.serve._outcome import OUTCOMES, outcome_of
 
@@ -136,19 +137,16 @@ class Metrics:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
 
-class Observe:
+class Observe(HttpLayer):
     """The ASGI layer that opens an :class:`Observation` per request and, when the request is
     done, turns it into metrics and (with tracing on) span attributes."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics | None, *, spans: bool = False) -> None:
-        self.app = app
+        super().__init__(app)
         self.metrics = metrics
         self.spans = spans
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def http(self, scope: Scope, receive: Receive, send: Send) -> None:
         observation = Observation()
         token = OBSERVATION.set(observation)
         start = time.perf_counter()

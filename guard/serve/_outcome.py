@@ -36,18 +36,22 @@ OUTCOMES = (
     "passed",
 )
 
+#: what guard did to the answer, by the access record's field that says so, in order: the
+#: words of the ``x-guard-action`` header
+_ACTIONS = (
+    ("aborted", "aborted"),
+    ("forged", "forged"),
+    ("cut", "truncated"),
+    ("leak", "reported"),
+)
+
 
 def outcome_of(status: int, fields: dict[str, Any]) -> str:
     """The outcome of a finished request from its status and its access record's fields
     (``aborted``, ``forged``, ``cut``, ``leak``, ``disconnected``, ``error``)."""
-    if fields.get("aborted"):
-        return "aborted"
-    if fields.get("forged"):
-        return "forged"
-    if fields.get("cut"):
-        return "truncated"
-    if fields.get("leak"):
-        return "reported"
+    for field, word in _ACTIONS:
+        if fields.get(field):
+            return word
     if status == 499 or fields.get("disconnected"):
         return "disconnected"
     if status >= 500 or (fields.get("error") and status < 400):

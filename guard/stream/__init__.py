@@ -28,10 +28,12 @@ from guard.stream._chunks import ChunkReader
 from guard.stream._decisions import ON_LEAK, OnLeak, check_on_leak
 from guard.stream._drivers import AsyncGuardedStream, GuardedStream, guard_stream
 from guard.stream._engine import Engine
+from guard.stream._forward import Forwarded
 from guard.stream._queue import Call, CallSet
 
 # ``Engine``, ``ChunkReader``, ``Call`` and ``CallSet``: the sans-IO engine under the drivers,
-# for the wire engine's one-engine-per-choice chat guard (guard.wire)
+# for the wire engine's one-engine-per-choice chat guard (guard.wire); ``Forwarded``: a finding
+# read off the object that holds it, for the wrappers around a guarded stream
 
 __all__ = [
     "ON_LEAK",
@@ -40,6 +42,7 @@ __all__ = [
     "CallSet",
     "ChunkReader",
     "Engine",
+    "Forwarded",
     "GuardError",
     "GuardedStream",
     "LeakAborted",

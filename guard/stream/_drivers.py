@@ -16,6 +16,7 @@ from guard.gate import Detector, Policy, resolve_detector
 from guard.models import Outcome, Verdict
 from guard.stream._decisions import OnLeak, check_on_leak
 from guard.stream._engine import Engine
+from guard.stream._forward import Forwarded
 
 __all__ = ["AsyncGuardedStream", "GuardedStream", "guard_stream"]
 
@@ -38,25 +39,21 @@ class _Observed:
         many calls, the latest calls' and every leaking one's (see :attr:`verdicts_omitted`)."""
         return self._engine.verdicts()
 
-    @property
-    def verdicts_omitted(self) -> int:
+    verdicts_omitted = Forwarded[int](
+        "_engine",
         """Verdicts of finished calls' parts not kept in :attr:`verdicts`: clean ones older
-        than the latest calls, and leaking ones beyond the policy's ``max_hits``."""
-        return self._engine.verdicts_omitted
-
-    @property
-    def forged(self) -> bool:
-        return self._engine.forged
+        than the latest calls, and leaking ones beyond the policy's ``max_hits``.""",
+    )
+    forged = Forwarded[bool]("_engine")
 
     @property
     def cut(self) -> dict[str, int]:
         """Offset of the cut per surface part (``raw`` for a forgery in raw wire text)."""
         return dict(self._engine.cut)
 
-    @property
-    def chars_dropped(self) -> int:
-        """Characters received from upstream but not delivered."""
-        return self._engine.chars_dropped
+    chars_dropped = Forwarded[int](
+        "_engine", "Characters received from upstream but not delivered."
+    )
 
     @property
     def outcomes(self) -> list[Outcome]:
@@ -82,10 +79,10 @@ class _Observed:
         """Whether the stream has ended (guard stopped it, or :meth:`end` was called)."""
         return self._engine.stopped
 
-    @property
-    def abort(self) -> LeakAborted | None:
-        """The error an aborting leak (``on_leak="abort"``) ends the stream with, else None."""
-        return self._engine.abort
+    abort = Forwarded[LeakAborted | None](
+        "_engine",
+        """The error an aborting leak (``on_leak="abort"``) ends the stream with, else None.""",
+    )
 
 
 class GuardedStream(_Observed):

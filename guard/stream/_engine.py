@@ -20,6 +20,7 @@ from guard.gate import Policy, SurfaceMonitor, could_hit
 from guard.models import Outcome, Signal, Surface, Verdict
 from guard.stream._chunks import _TEXT, ChunkReader, quiet_choice
 from guard.stream._decisions import Decisions, OnLeak, first_tripped
+from guard.stream._forward import Forwarded
 from guard.stream._queue import DeliveryQueue, Entry, Key, key_name
 from guard.stream._raw import RAW_TEXT, RAW_THINKING, RawReader
 from guard.stream._retired import RETAIN_CALLS, RetiredParts
@@ -114,25 +115,11 @@ class Engine:
 
     # --- what the drivers read -----------------------------------------------------------------
 
-    @property
-    def forged(self) -> bool:
-        return self.decisions.forged
-
-    @property
-    def abort(self) -> LeakAborted | None:
-        return self.decisions.abort
-
-    @property
-    def cut(self) -> dict[str, int]:
-        return self.decisions.cut
-
-    @property
-    def outcomes(self) -> list[Outcome]:
-        return self.decisions.outcomes
-
-    @property
-    def chars_dropped(self) -> int:
-        return self.queue.chars_dropped
+    forged = Forwarded[bool]("decisions")
+    abort = Forwarded[LeakAborted | None]("decisions")
+    cut = Forwarded[dict[str, int]]("decisions")
+    outcomes = Forwarded[list[Outcome]]("decisions")
+    chars_dropped = Forwarded[int]("queue")
 
     def verdicts(self) -> list[Verdict]:
         """One verdict per surface part seen, named by its part, in the order the parts came;

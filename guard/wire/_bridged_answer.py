@@ -78,8 +78,9 @@ class _BridgedAnswer(StreamedAnswer):
     def _guard_object(self) -> dict[str, Any]:
         return guard_object(self._action(), self.verdicts)
 
+    # the base reads verdicts and cut off the guard (Forwarded); here the judge's are added
     @property
-    def verdicts(self) -> list[Verdict]:
+    def verdicts(self) -> list[Verdict]:  # type: ignore[override]
         """The guard's verdicts, then the event judge's (each named by its place)."""
         return self._guard_verdicts() + self.judge.verdicts
 
@@ -87,7 +88,7 @@ class _BridgedAnswer(StreamedAnswer):
         return self.guarded.verdicts
 
     @property
-    def cut(self) -> dict[str, int]:
+    def cut(self) -> dict[str, int]:  # type: ignore[override]
         """The parts cut: the guard's, then the event judge's places."""
         out = self._guard_cut()
         for name in self.judge.cut:

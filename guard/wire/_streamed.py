@@ -14,7 +14,7 @@ from guard.errors import LeakAborted, NestingError
 from guard.gate import Policy
 from guard.integrations.openai.protocol import AbortMode
 from guard.models import Outcome, Verdict
-from guard.stream import GuardedStream, OnLeak, guard_stream
+from guard.stream import Forwarded, GuardedStream, OnLeak, guard_stream
 from guard.wire._events import UnreadableEvent
 from guard.wire._sse import SSEDecoder, SSEEvent, encode
 
@@ -133,36 +133,20 @@ class StreamedAnswer:
 
     # --- what the guard found (final once the stream has ended) -------------------------------
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        return self.guarded.verdicts
-
-    @property
-    def cut(self) -> dict[str, int]:
-        return self.guarded.cut
-
-    @property
-    def forged(self) -> bool:
-        return self.guarded.forged
-
-    @property
-    def chars_dropped(self) -> int:
-        return self.guarded.chars_dropped
-
-    @property
-    def abort(self) -> LeakAborted | None:
-        """The error of an aborting leak (None if none)."""
-        return self.guarded.abort
+    verdicts = Forwarded[list[Verdict]]("guarded")
+    cut = Forwarded[dict[str, int]]("guarded")
+    forged = Forwarded[bool]("guarded")
+    chars_dropped = Forwarded[int]("guarded")
+    abort = Forwarded[LeakAborted | None](
+        "guarded", "The error of an aborting leak (None if none)."
+    )
 
     @property
     def upstream_closed(self) -> bool:
         """Guard stopped the stream before the upstream ended it."""
         return self.stopped
 
-    @property
-    def outcomes(self) -> list[Outcome]:
-        """Recovery outcomes (``on_leak="recover"``)."""
-        return self.guarded.outcomes
+    outcomes = Forwarded[list[Outcome]]("guarded", 'Recovery outcomes (``on_leak="recover"``).')
 
     # --- reading ------------------------------------------------------------------------------
 

@@ -8,13 +8,13 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, cast
 
 from guard.errors import LeakAborted
+from guard.integrations._names import renamed_abort
 from guard.integrations.openai.protocol import (
     AsyncGuardedStreamWrapper,
     GuardedStreamBase,
     GuardedStreamWrapper,
     GuardSettings,
 )
-from guard.models import Verdict
 from guard.stream import AsyncGuardedStream, GuardedStream
 
 __all__ = ["AsyncGuardedChatStream", "GuardedChatStream", "PartOffsets", "chat_part"]
@@ -56,17 +56,11 @@ class PartOffsets(dict[str, int]):
             return default
 
 
-def _renamed(exc: LeakAborted) -> LeakAborted:
-    """The aborting leak with its verdict's part named as the chat message's field."""
-    verdict = exc.verdict.model_copy(update={"part": chat_part(exc.verdict.part or "")})
-    return LeakAborted(verdict, exc.withheld)
-
-
 def _chat_named(items: Iterator[Any]) -> Iterator[Any]:
     try:
         yield from items
     except LeakAborted as exc:
-        raise _renamed(exc) from None
+        raise renamed_abort(exc, chat_part) from None
 
 
 async def _async_chat_named(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -74,7 +68,7 @@ async def _async_chat_named(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
         async for item in items:
             yield item
     except LeakAborted as exc:
-        raise _renamed(exc) from None
+        raise renamed_abort(exc, chat_part) from None
 
 
 class _ChatNames(GuardedStreamBase):
@@ -82,15 +76,8 @@ class _ChatNames(GuardedStreamBase):
     ``text``): one name per part, whether the answer came streamed or whole (in ``verdicts``,
     ``cut`` and an aborting leak's ``LeakAborted.verdict``)."""
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        return [
-            v.model_copy(update={"part": chat_part(v.part or "")}) for v in self._guarded.verdicts
-        ]
-
-    @property
-    def cut(self) -> dict[str, int]:
-        return PartOffsets({chat_part(k): v for k, v in self._guarded.cut.items()})
+    _rename = staticmethod(chat_part)
+    _offsets = PartOffsets
 
 
 class GuardedChatStream(_ChatNames, GuardedStreamWrapper):

@@ -12,17 +12,15 @@ import json
 from typing import Any
 
 from guard._fields import get_field, set_field
-from guard.dialects import Dialect
-from guard.gate import Policy
 from guard.integrations.openai.protocol import (
     AbortMode,
     GuardResult,
     GuardSettings,
     Part,
+    ProtocolGuard,
     judge_parts,
 )
 from guard.models import Surface
-from guard.stream import OnLeak
 
 __all__ = ["TOOL_BLOCKS", "guard_message", "message_parts"]
 
@@ -84,15 +82,15 @@ def _finish_message(out: Any, parts: list[Part], result: GuardResult) -> None:
         set_field(out, "stop_reason", "end_turn")
 
 
-def guard_message(
-    message: Any,
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
+def _judge_message(
+    message: Any, settings: GuardSettings, abort: AbortMode
 ) -> tuple[Any, GuardResult]:
+    return judge_parts(message, message_parts, _finish_message, settings, abort)
+
+
+guard_message = ProtocolGuard(
+    _judge_message,
+    "guard_message",
     """Check a complete Messages response (dict or SDK ``Message``) and apply ``on_leak``;
     ``tools`` are the request's declared tools (``docs/detection.md``, "Context").
 
@@ -102,6 +100,5 @@ def guard_message(
 
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
-    """
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    return judge_parts(message, message_parts, _finish_message, settings, abort)
+    """,
+)

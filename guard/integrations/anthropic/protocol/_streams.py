@@ -10,21 +10,15 @@ SDK's own ``MessageStream`` can accumulate over it.
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, Iterable
-from typing import Any, cast
 
-from guard.dialects import Dialect
-from guard.gate import Policy
 from guard.integrations.anthropic.protocol._bridge import MessageEventBridge
 from guard.integrations.openai.protocol import (
-    AbortMode,
     AsyncBridgedEventStream,
     BridgedEventStream,
     GuardedStreamBase,
-    GuardSettings,
+    ProtocolGuard,
+    by_iteration,
 )
-from guard.models import Verdict
-from guard.stream import OnLeak
 
 __all__ = ["AsyncGuardedMessageStream", "GuardedMessageStream", "guard_message_events"]
 
@@ -42,50 +36,28 @@ def block_part(name: str) -> str:
     return f"content[{m.group(1) or 0}]{_BLOCK_SUFFIX[m.group(2)]}"
 
 
-class _BlockNamed(GuardedStreamBase):
-    """Parts named by content block, as :func:`guard_message` names them."""
+class _MessageEvents(GuardedStreamBase):
+    """The Messages protocol's streams: its bridge, and parts named by content block
+    (``content[1]``, ``content[2].input``) as :func:`guard_message` names them."""
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        """One verdict per part seen, named by content block (``content[1]``,
-        ``content[2].input``)."""
-        return [
-            v.model_copy(update={"part": block_part(v.part or "")}) for v in self._guarded.verdicts
-        ]
-
-    @property
-    def cut(self) -> dict[str, int]:
-        """Offset of the cut per part, named by content block."""
-        return {block_part(k): v for k, v in self._guarded.cut.items()}
+    _bridge_type = MessageEventBridge
+    _rename = staticmethod(block_part)
 
 
-class GuardedMessageStream(_BlockNamed, BridgedEventStream):
+class GuardedMessageStream(_MessageEvents, BridgedEventStream):
     """A guarded sync stream of Messages events (dicts or SDK objects)."""
 
-    _bridge_type = MessageEventBridge
 
-
-class AsyncGuardedMessageStream(_BlockNamed, AsyncBridgedEventStream):
+class AsyncGuardedMessageStream(_MessageEvents, AsyncBridgedEventStream):
     """A guarded async stream of Messages events (dicts or SDK objects)."""
 
-    _bridge_type = MessageEventBridge
 
-
-def guard_message_events(
-    source: Iterable[Any] | AsyncIterable[Any],
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> GuardedMessageStream | AsyncGuardedMessageStream:
+guard_message_events = ProtocolGuard(
+    by_iteration(GuardedMessageStream, AsyncGuardedMessageStream),
+    "guard_message_events",
     """Guard a stream of Anthropic Messages events (sync or async; dicts or SDK objects):
     ``text_delta`` is judged as text, ``thinking_delta`` as thinking, a ``tool_use`` block's
     name and ``input_json_delta`` as a tool call's name and arguments (delivered only once the
     block is complete). A stream guard stops ends with the open blocks stopped, a
-    ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    if hasattr(source, "__aiter__"):
-        return AsyncGuardedMessageStream(cast(AsyncIterable[Any], source), settings, abort)
-    return GuardedMessageStream(source, settings, abort)
+    ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools.""",
+)

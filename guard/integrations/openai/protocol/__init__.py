@@ -16,13 +16,19 @@ it imports no SDK (SDK event types are built only for a stream whose events are 
 from __future__ import annotations
 
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
+from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._judge import (
     GuardResult,
     guard_chat_completion,
     guard_response,
     judge_parts,
 )
-from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
+from guard.integrations.openai.protocol._parts import (
+    Part,
+    call_parts,
+    chat_parts,
+    response_parts,
+)
 from guard.integrations.openai.protocol._requests import (
     escape_chat_request,
     escape_responses_request,
@@ -57,7 +63,10 @@ __all__ = [
     "GuardedStreamBase",
     "GuardedStreamWrapper",
     "Part",
+    "ProtocolGuard",
     "ResponseEventBridge",
+    "by_iteration",
+    "call_parts",
     "chat_parts",
     "declared_tools",
     "escape_chat_request",

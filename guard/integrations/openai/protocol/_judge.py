@@ -14,20 +14,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from guard._detect import detect
 from guard._fields import get_field, set_field
 from guard._log import get_logger
-from guard.dialects import Dialect
 from guard.errors import LeakAborted
 from guard.gate import Policy
+from guard.integrations.openai.protocol._guards import ProtocolGuard
 from guard.integrations.openai.protocol._parts import Part, chat_parts, response_parts
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
 from guard.models import Outcome, Surface, Verdict
-from guard.stream import OnLeak
 
 __all__ = ["GuardResult", "guard_chat_completion", "guard_response", "judge_parts"]
 
 _log = get_logger("guard.integrations")
+
+#: a judged response: the one to deliver and what guard found
+Judged = tuple[Any, "GuardResult"]
 
 
 @dataclass(frozen=True)
@@ -94,15 +95,7 @@ def _plan(parts: list[Part], settings: GuardSettings, abort: AbortMode) -> _Plan
         reasoning = None
         if reasoned is not None and part.surface is Surface.TEXT:
             reasoning = id(part.choice) in reasoned
-        verdict = detect(
-            part.text,
-            part.surface,
-            settings.dialect,
-            settings.policy,
-            tool_name=part.tool_name,
-            tools=settings.tools,
-            reasoning=reasoning,
-        ).model_copy(update={"part": part.name})
+        verdict = settings.judge(part, reasoning)
         plan.verdicts.append(verdict)
         if not verdict.leak or settings.on_leak == "report":
             continue
@@ -188,7 +181,7 @@ def judge_parts(
     finish: Callable[[Any, list[Part], GuardResult], None],
     settings: GuardSettings,
     abort: AbortMode = "raise",
-) -> tuple[Any, GuardResult]:
+) -> Judged:
     """Judge a complete response of any wire protocol: ``walk`` lists its :class:`Part` s (the
     same walk on the deep copy finds the same parts), each is checked and cut or dropped by
     ``settings.on_leak``, and ``finish`` fixes up the changed copy (stop reasons) once the
@@ -204,15 +197,17 @@ def judge_parts(
     return out, result
 
 
-def guard_chat_completion(
-    completion: Any,
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> tuple[Any, GuardResult]:
+def _judge_chat(completion: Any, settings: GuardSettings, abort: AbortMode) -> Judged:
+    return judge_parts(completion, chat_parts, _finish_choices, settings, abort)
+
+
+def _judge_response(response: Any, settings: GuardSettings, abort: AbortMode) -> Judged:
+    return judge_parts(response, response_parts, _mark_incomplete, settings, abort)
+
+
+guard_chat_completion = ProtocolGuard(
+    _judge_chat,
+    "guard_chat_completion",
     """Check a complete chat completion (dict or SDK object) and apply ``on_leak``; ``tools``
     are the request's declared tools (``docs/detection.md``, "Context").
 
@@ -223,24 +218,15 @@ def guard_chat_completion(
 
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
-    """
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    return judge_parts(completion, chat_parts, _finish_choices, settings, abort)
+    """,
+)
 
-
-def guard_response(
-    response: Any,
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> tuple[Any, GuardResult]:
+guard_response = ProtocolGuard(
+    _judge_response,
+    "guard_response",
     """Check a complete Responses API response (dict or SDK object) and apply ``on_leak``
     (``tools``: the request's declared tools):
     output text and reasoning are cut at the cut, a leaking ``function_call`` item is dropped,
     a forged tool result is cut. With ``abort="filter"`` an aborting leak marks the response
-    ``incomplete`` (reason ``content_filter``)."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    return judge_parts(response, response_parts, _mark_incomplete, settings, abort)
+    ``incomplete`` (reason ``content_filter``).""",
+)

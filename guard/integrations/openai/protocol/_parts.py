@@ -17,7 +17,7 @@ from typing import Any
 from guard._fields import get_field
 from guard.models import Surface
 
-__all__ = ["Part", "chat_parts", "response_parts"]
+__all__ = ["Part", "call_parts", "chat_parts", "response_parts"]
 
 
 @dataclass
@@ -46,7 +46,7 @@ def _text_pieces(path: str, pieces: Iterable[Any], surface: Surface) -> list[Par
     return parts
 
 
-def _call_parts(
+def call_parts(
     path: str, fields: Any, arg_key: str, container: Any, list_key: str, element: Any
 ) -> list[Part]:
     """The name and arguments of one tool call (``fields`` holds both), droppable as
@@ -95,7 +95,7 @@ def chat_parts(completion: Any) -> list[Part]:
             function = get_field(call, "function")
             if function is not None:
                 path = f"{prefix}tool_calls[{i}].function"
-                found += _call_parts(path, function, "arguments", message, "tool_calls", call)
+                found += call_parts(path, function, "arguments", message, "tool_calls", call)
         for part in found:
             part.choice = choice
         parts += found
@@ -112,7 +112,7 @@ def response_parts(response: Any) -> list[Part]:
             parts += _text_pieces(f"output[{i}].content", pieces, Surface.TEXT)
         elif kind in ("function_call", "custom_tool_call"):
             arg_key = "arguments" if kind == "function_call" else "input"
-            parts += _call_parts(f"output[{i}]", item, arg_key, response, "output", item)
+            parts += call_parts(f"output[{i}]", item, arg_key, response, "output", item)
         elif kind == "reasoning":
             for key in ("summary", "content"):
                 pieces = get_field(item, key) or ()

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from guard._detect import detect
 from guard._fields import get_field
 from guard.dialects import Dialect, get_dialect
 from guard.gate import Policy, check_policy
+from guard.models import Verdict
 from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak, check_on_leak, guard_stream
+
+if TYPE_CHECKING:
+    from guard.integrations.openai.protocol._parts import Part
 
 __all__ = ["AbortMode", "GuardSettings", "declared_tools", "request_tools"]
 
@@ -79,6 +84,19 @@ class GuardSettings:
         become the context of the response's judge (``docs/detection.md``, "Context")."""
         declared = request_tools(params)
         return self if declared == self.tools else replace(self, tools=declared)
+
+    def judge(self, part: Part, reasoning: bool | None = None) -> Verdict:
+        """The verdict on one part of a response (named by it); ``reasoning``: whether its
+        message carried a reasoning part (``None``: unknown)."""
+        return detect(
+            part.text,
+            part.surface,
+            self.dialect,
+            self.policy,
+            tool_name=part.tool_name,
+            tools=self.tools,
+            reasoning=reasoning,
+        ).model_copy(update={"part": part.name})
 
     def guard_chunks(
         self, source: Iterable[Any] | AsyncIterable[Any]

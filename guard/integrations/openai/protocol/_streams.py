@@ -14,15 +14,16 @@ from collections.abc import (
     Iterator,
 )
 from contextlib import contextmanager
-from typing import Any, Self, cast
+from typing import Any, cast
 
-from guard.dialects import Dialect
 from guard.errors import LeakAborted
-from guard.gate import Policy
+from guard.integrations._names import Rename, renamed, renamed_cut
+from guard.integrations._shells import AsyncStreamShell, StreamShell
 from guard.integrations.openai.protocol._bridge import ResponseEventBridge
+from guard.integrations.openai.protocol._guards import ProtocolGuard, by_iteration
 from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
 from guard.models import Outcome, Verdict
-from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak
+from guard.stream import AsyncGuardedStream, Forwarded, GuardedStream
 
 __all__ = [
     "AsyncBridgedEventStream",
@@ -46,29 +47,25 @@ class GuardedStreamBase:
         self._upstream = upstream
         self._guarded = guarded
 
-    @property
-    def verdicts(self) -> list[Verdict]:
-        return self._guarded.verdicts
+    #: the middleware's part names as the answer's (``None``: the middleware's), and the
+    #: mapping type ``cut`` is given in
+    _rename: Rename | None = None
+    _offsets: type[dict[str, int]] = dict
 
     @property
-    def forged(self) -> bool:
-        return self._guarded.forged
+    def verdicts(self) -> list[Verdict]:
+        verdicts = self._guarded.verdicts
+        return verdicts if self._rename is None else renamed(verdicts, self._rename)
 
     @property
     def cut(self) -> dict[str, int]:
-        return self._guarded.cut
+        cut = self._guarded.cut
+        return cut if self._rename is None else renamed_cut(cut, self._rename, self._offsets)
 
-    @property
-    def chars_dropped(self) -> int:
-        return self._guarded.chars_dropped
-
-    @property
-    def upstream_closed(self) -> bool:
-        return self._guarded.upstream_closed
-
-    @property
-    def outcomes(self) -> list[Outcome]:
-        return self._guarded.outcomes
+    forged = Forwarded[bool]("_guarded")
+    chars_dropped = Forwarded[int]("_guarded")
+    upstream_closed = Forwarded[bool]("_guarded")
+    outcomes = Forwarded[list[Outcome]]("_guarded")
 
     @property
     def response(self) -> Any:
@@ -76,18 +73,11 @@ class GuardedStreamBase:
         return getattr(self._upstream, "response", None)
 
 
-class GuardedStreamWrapper(GuardedStreamBase):
+class GuardedStreamWrapper(GuardedStreamBase, StreamShell):
     """A sync guarded stream wrapper: iterate it (or call ``next``), use it in ``with``;
     ``close()`` closes the upstream (the HTTP response) and ends the stream."""
 
     _guarded: GuardedStream
-    _iterator: Iterator[Any]
-
-    def __iter__(self) -> Iterator[Any]:
-        yield from self._iterator
-
-    def __next__(self) -> Any:
-        return next(self._iterator)
 
     def close(self) -> None:
         """Close the upstream (the HTTP response) and end the stream."""
@@ -95,27 +85,13 @@ class GuardedStreamWrapper(GuardedStreamBase):
         if isinstance(self._iterator, Generator):
             self._iterator.close()
 
-    def __enter__(self) -> Self:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-class AsyncGuardedStreamWrapper(GuardedStreamBase):
+class AsyncGuardedStreamWrapper(GuardedStreamBase, AsyncStreamShell):
     """An async guarded stream wrapper: ``async for`` it (or ``anext``), use it in
     ``async with``; ``await close()`` (or ``aclose()``) closes the upstream (the HTTP
     response) and ends the stream."""
 
     _guarded: AsyncGuardedStream
-    _iterator: AsyncIterator[Any]
-
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        async for item in self._iterator:
-            yield item
-
-    async def __anext__(self) -> Any:
-        return await anext(self._iterator)
 
     async def close(self) -> None:
         """Close the upstream (the HTTP response) and end the stream."""
@@ -124,12 +100,6 @@ class AsyncGuardedStreamWrapper(GuardedStreamBase):
             await self._iterator.aclose()
 
     aclose = close
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
 
 
 class _BridgedStream(GuardedStreamBase):
@@ -226,7 +196,10 @@ class AsyncBridgedEventStream(_BridgedStream, AsyncGuardedStreamWrapper):
             yield event
 
 
-class _Sequenced:
+class _ResponseEvents:
+    """The Responses protocol's streams: its bridge, and the last sequence number."""
+
+    _bridge_type = ResponseEventBridge
     _bridge: ResponseEventBridge
 
     @property
@@ -235,33 +208,20 @@ class _Sequenced:
         return self._bridge.sequence
 
 
-class GuardedResponseStream(_Sequenced, BridgedEventStream):
+class GuardedResponseStream(_ResponseEvents, BridgedEventStream):
     """A guarded sync stream of Responses API events (dicts or SDK objects)."""
 
-    _bridge_type = ResponseEventBridge
 
-
-class AsyncGuardedResponseStream(_Sequenced, AsyncBridgedEventStream):
+class AsyncGuardedResponseStream(_ResponseEvents, AsyncBridgedEventStream):
     """A guarded async stream of Responses API events (dicts or SDK objects)."""
 
-    _bridge_type = ResponseEventBridge
 
-
-def guard_response_events(
-    source: Iterable[Any] | AsyncIterable[Any],
-    *,
-    dialect: str | Dialect = "harmony",
-    policy: Policy | None = None,
-    on_leak: OnLeak = "truncate",
-    abort: AbortMode = "raise",
-    tools: Any = None,
-) -> GuardedResponseStream | AsyncGuardedResponseStream:
+guard_response_events = ProtocolGuard(
+    by_iteration(GuardedResponseStream, AsyncGuardedResponseStream),
+    "guard_response_events",
     """Guard a stream of Responses API events (sync or async; dicts or SDK objects): output
     text and reasoning deltas are judged as in :func:`guard.guard_stream`, a function call is
     delivered only once complete, and a stream guard stops ends with the open message items
     done and ``response.completed`` (``response.incomplete`` when an aborting leak is
-    filtered) listing what was delivered. ``tools``: the request's declared tools."""
-    settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-    if hasattr(source, "__aiter__"):
-        return AsyncGuardedResponseStream(cast(AsyncIterable[Any], source), settings, abort)
-    return GuardedResponseStream(source, settings, abort)
+    filtered) listing what was delivered. ``tools``: the request's declared tools.""",
+)

@@ -1,0 +1,31 @@
+"""Forwarded: a finding read off the object that holds it."""
+
+from __future__ import annotations
+
+from guard.stream import Forwarded
+
+
+class _Holder:
+    forged = True
+
+
+class _Reader:
+    forged = Forwarded[bool]("holder", "Whether the holder saw a forgery.")
+
+    def __init__(self) -> None:
+        self.holder = _Holder()
+
+
+def test_reads_the_same_named_attribute_of_its_holder() -> None:
+    reader = _Reader()
+    assert reader.forged is True
+    reader.holder.forged = False
+    assert reader.forged is False
+
+
+def test_on_the_class_it_is_the_descriptor_with_its_doc() -> None:
+    descriptor = _Reader.__dict__["forged"]
+    assert isinstance(descriptor, Forwarded)
+    assert descriptor.name == "forged"
+    assert descriptor.__doc__ == "Whether the holder saw a forgery."
+    assert _Reader.forged is descriptor
