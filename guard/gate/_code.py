@@ -78,20 +78,23 @@ class CodeTracker:
         "ranges",
     )
 
+    # the per-line state (:meth:`_new_line`)
+    _line_start: int
+    _phase: int
+    _lead: int
+    _fchar: str
+    _frun: int
+    _rest_tick: bool
+    _rest_blank: bool
+    _line_blank: bool
+
     def __init__(self) -> None:
         self.pos = 0
         self.ranges: list[tuple[int, int]] = []
         self._fence: tuple[str, int, int] | None = None  # (char, length, line start)
         self._unclosed: int | None = None  # set at finish when a fence never closed
         self._finished = False
-        self._line_start = 0
-        self._phase = 0  # 0 leading spaces, 1 fence run, 2 rest of line
-        self._lead = 0
-        self._fchar = ""
-        self._frun = 0
-        self._rest_tick = False
-        self._rest_blank = True
-        self._line_blank = True
+        self._new_line(0)
         self._line_runs: list[tuple[int, int, int]] = []  # (start, end, escaped)
         self._para_runs = Runs()
         self._run_start: int | None = None
@@ -166,14 +169,7 @@ class CodeTracker:
         nxt = nl + 1
         self.pos += nxt - i
         self._prev = "\n"
-        self._line_start = self.pos
-        self._phase = 0
-        self._lead = 0
-        self._fchar = ""
-        self._frun = 0
-        self._rest_tick = False
-        self._rest_blank = True
-        self._line_blank = True
+        self._new_line(self.pos)
         return nxt
 
     def _advance(self, ch: str) -> None:
@@ -303,8 +299,12 @@ class CodeTracker:
                 self._add_run(run)
             if self._line_blank:
                 self._close_paragraph()
-        self._line_start = line_end
-        self._phase = 0
+        self._new_line(line_end)
+
+    def _new_line(self, start: int) -> None:
+        """A line starts at ``start``: its per-line state is fresh."""
+        self._line_start = start
+        self._phase = 0  # 0 leading spaces, 1 fence run, 2 rest of line
         self._lead = 0
         self._fchar = ""
         self._frun = 0

@@ -33,16 +33,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from guard.models import Event, Malformed, lazy_re
-from guard.scanners._values import (
-    ToolTypes,
-    json_call,
-    json_members,
-    json_value,
-    kwargs_call,
-    tag_value,
-    tool_arguments,
-    typed_value,
-)
+from guard.scanners import _values
+from guard.scanners._values import *  # noqa: F403  (the safe parsers, re-exported)
+from guard.scanners._values import ToolTypes
 
 __all__ = [
     "HEADER_CAP",
@@ -51,15 +44,8 @@ __all__ = [
     "SINK_BLOCK",
     "Markers",
     "ScannerBase",
-    "ToolTypes",
-    "json_call",
-    "json_members",
-    "json_value",
-    "kwargs_call",
-    "tag_value",
-    "tool_arguments",
-    "typed_value",
 ]
+__all__ += _values.__all__  # the safe parsers, re-exported
 
 #: Longest header (or other structure held before its meaning is known) a scanner keeps.
 HEADER_CAP: Final = 4096
