@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from guard.errors import ConfigError
@@ -112,6 +112,9 @@ class DialectScanner(ScannerBase):
         super().__init__(max_arguments, tools)
         self._start_in_thinking = start_in_thinking
         self._reset()
+
+    def _held_extra(self) -> int:
+        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
 
     @abstractmethod
     def _reset(self) -> None:
@@ -241,6 +244,36 @@ class DialectScanner(ScannerBase):
         self._hdr = ""
         self._state = back
         return pos + room
+
+    def _header_to(
+        self,
+        what: str,
+        back: int,
+        ended: Callable[[list[Event]], None],
+        buf: str,
+        pos: int,
+        marker: tuple[int, str | None],
+        j: int,
+        out: list[Event],
+    ) -> int | None:
+        """Hold ``buf[pos:]`` in the header up to its last character at ``j`` (-1: it does not
+        end before the ``marker`` found at ``(i, m)``), capped as :meth:`_header_overflows`
+        says. A header that ends calls ``ended``. Returns the position to go on from (as
+        :meth:`_step` does), or None when the marker ``m`` at ``i`` cuts the header short."""
+        i, m = marker
+        end = j + 1 if j >= 0 else i
+        over = self._header_overflows(what, buf, pos, end, out, back)
+        if over is not None:
+            return over
+        self._hdr += buf[pos:end]
+        if j >= 0:
+            ended(out)
+            return end
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        return None
 
     def _think_step(
         self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool

@@ -64,9 +64,6 @@ class GrammarScanner(TaggedScanner):
         self._hdr = ""
         self._open = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
             return self._outside(buf, pos, out, final)

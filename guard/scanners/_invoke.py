@@ -127,9 +127,6 @@ class InvokeScanner(TaggedScanner):
         self._call_name = ""
         self._reset_extra()
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
             return self._outside(buf, pos, out, final)
@@ -207,18 +204,9 @@ class InvokeScanner(TaggedScanner):
     def _in_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._tag_markers.find(buf, pos, final)
         j = buf.find(">", pos, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("invoke tag", buf, pos, end, out, _WRAP)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_call(out)
-            return end
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("invoke tag", _WRAP, self._open_call, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         self._unclosed(f"invoke tag not closed before {m}", out)
         return i
 

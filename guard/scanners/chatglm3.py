@@ -27,7 +27,7 @@ from typing import Any, Final
 from guard.dialects.chatglm3 import CHATGLM3
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners._dialect import DialectScanner
-from guard.scanners.base import HOLD, Markers, kwargs_call
+from guard.scanners.base import Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
@@ -81,9 +81,6 @@ class ChatGLM3Scanner(DialectScanner):
         self._call_id = ""
         self._call_name = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
-
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
@@ -109,18 +106,9 @@ class ChatGLM3Scanner(DialectScanner):
         """The metadata line, up to its newline."""
         i, m = _MARKERS.find(buf, pos, final)
         j = buf.find("\n", pos, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("assistant header", buf, pos, end, out, _OUT)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_body(out)
-            return end
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("assistant header", _OUT, self._open_body, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         if self._hdr:
             out.append(Malformed("assistant header without a newline", self._hdr))
         self._hdr = ""

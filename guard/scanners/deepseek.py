@@ -120,9 +120,6 @@ class DeepSeekScanner(TaggedScanner):
         self._call_name = ""
         self._deferred = False
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state in (OUT, _SECTION):
             return self._outside(state == _SECTION, buf, pos, out, final)

@@ -243,10 +243,7 @@ class GemmaScanner(DialectScanner):
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
         self._opener = ""
-        self._chan = ""
-
-    def _held_extra(self) -> int:
-        return len(self._chan) + len(self._stop) + len(self._stop_ws)
+        self._hdr = ""
 
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == _OUT:
@@ -292,7 +289,7 @@ class GemmaScanner(DialectScanner):
             self._opener = m
             self._state = _BODY
         elif m == CHANNEL:
-            self._chan = ""
+            self._hdr = ""
             self._state = _CHANNEL
         elif m in _RESULTS:
             self._hold_stop(m, offset, _RESULT)
@@ -305,19 +302,19 @@ class GemmaScanner(DialectScanner):
 
     def _run_channel(self, buf: str, pos: int, out: list[Event]) -> int:
         """After ``<|channel>``: ``thought\\n`` opens thinking; anything else is malformed."""
-        need = THOUGHT[len(self._chan) :]
+        need = THOUGHT[len(self._hdr) :]
         piece = buf[pos : pos + len(need)]
         k = 0
         while k < len(piece) and piece[k] == need[k]:
             k += 1
-        self._chan += piece[:k]
-        if self._chan == THOUGHT:
+        self._hdr += piece[:k]
+        if self._hdr == THOUGHT:
             out.append(ThinkingStart(CHANNEL + THOUGHT))
-            self._chan = ""
+            self._hdr = ""
             self._state = _THINK
         elif k < len(piece):
-            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
-            self._chan = ""
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._hdr))
+            self._hdr = ""
             self._state = _OUT
         return pos + k
 
@@ -347,7 +344,7 @@ class GemmaScanner(DialectScanner):
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _CHANNEL:
-            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._hdr))
         elif state in (_BODY, _STRING):
             self._unclosed("tool call not closed at end of stream", out)
         elif state == _RESULT:

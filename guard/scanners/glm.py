@@ -35,7 +35,7 @@ from guard.scanners._tagged import (
     OUT,
     TaggedScanner,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "GLMScanner",
@@ -124,9 +124,6 @@ class GLMScanner(TaggedScanner):
         self._call_id = ""
         self._call_name = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
             return self._out(buf, pos, out, final)
@@ -161,18 +158,9 @@ class GLMScanner(TaggedScanner):
         # Blank lines before the name do not end it.
         while j >= 0 and not (self._hdr[len(CALL_OPEN) :] + buf[pos:j]).strip():
             j = buf.find("\n", j + 1, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("tool call name", buf, pos, end, out, OUT)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_call(out)
-            return end
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("tool call name", OUT, self._open_call, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         if m in (KEY_OPEN, CALL_CLOSE):
             self._open_call(out)
         else:

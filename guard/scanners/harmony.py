@@ -162,9 +162,6 @@ class HarmonyScanner(DialectScanner):
         #: right after a token, between messages: a lone channel or role word is a stray
         self._after = False
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def feed(self, text: str) -> list[Event]:
         """Scan the next chunk. A chunk without ``<`` inside a body (the common case: one token
         of prose or JSON) is one delta event, without entering the state machine."""

@@ -102,9 +102,6 @@ class KimiScanner(TaggedScanner):
         #: Call ids used so far: a repeated one gets ``#N`` appended, so ids stay unique.
         self._ids: set[str] = set()
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state in (OUT, _SECTION):
             return self._outside(state == _SECTION, buf, pos, out, final)
