@@ -65,6 +65,8 @@ class InvokeScanner(TaggedScanner):
     #: A subclass's own states that hold a body.
     HELD_EXTRA: ClassVar[tuple[int, ...]] = ()
     ECHOED_CLOSE: ClassVar[bool] = False
+    #: The wrapper block is the call section (every call stands in one: :meth:`_back`).
+    SECTION_STATE = _WRAP
 
     _out_markers: ClassVar[Markers]
     _wrap_markers: ClassVar[Markers]
@@ -151,19 +153,15 @@ class InvokeScanner(TaggedScanner):
         i, m = self._text_until(self._out_markers, buf, pos, out, final)
         if m is None:
             return i
-        thinking = dict(self.THINKING)
-        if m in thinking:
-            self._open_thinking(m, out)
-        elif m in self.WRAPPER_OPENS:
-            out.append(Text("", m))
-            self._state = _WRAP
-        elif m in self.FORGERIES:
+        if self._section_layout(m, False, self.WRAPPER_OPENS, (), out):
+            return i + len(m)
+        if m in self.FORGERIES:
             self._forgery(self._base + i, m, out)
         elif m in self.STOPS:
             out.append(Text("", m))
         elif m in self.EXTRA:
             self._extra(m, i, out)
-        elif self.ECHOED_CLOSE and m in thinking.values() and self._base + i == 0:
+        elif self.ECHOED_CLOSE and m in dict(self.THINKING).values() and self._base + i == 0:
             out.append(Text("", m))
         else:
             out.append(Malformed(f"{m} outside its place", m))
@@ -189,10 +187,9 @@ class InvokeScanner(TaggedScanner):
                 self._gap(m, _JUNK, out)
             return end
         self._sink_flush(out)
-        if m in self.WRAPPER_CLOSES:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m in self.FORGERIES:
+        if self._section_layout(m, True, (), self.WRAPPER_CLOSES, out):
+            return end
+        if m in self.FORGERIES:
             self._forgery(self._base + i, m, out)
         elif m in self.STOPS:
             self._state = OUT  # an unclosed block ends at a stop, read again outside
