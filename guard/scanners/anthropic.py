@@ -36,9 +36,6 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
@@ -264,10 +261,7 @@ class AnthropicScanner(DialectScanner):
             out.append(Malformed(f"invoke with {what}", opening + body + close))
         else:
             args = self._types.arguments(self._name, self._pairs)
-            cid = self._next_id()
-            out.append(ToolStart(cid, self._name, opening))
-            out.append(ToolArgs(cid, args, body))
-            out.append(ToolEnd(cid, self._name, args, close))
+            self._whole_call(self._name, args, opening, body, close, out)
         self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:

@@ -37,9 +37,6 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
@@ -389,10 +386,7 @@ class ChatMLScanner(DialectScanner):
             )
         else:
             name, args = parsed
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, CALL_OPEN))
-            out.append(ToolArgs(cid, args, body))
-            out.append(ToolEnd(cid, name, args, close))
+            self._whole_call(name, args, CALL_OPEN, body, close, out)
         self._call_reset()
 
     def _end_function(self, close: str, out: list[Event]) -> None:
@@ -410,10 +404,9 @@ class ChatMLScanner(DialectScanner):
             name = self._fn_name
             args = self._types.arguments(name, self._pairs)
             start, end = self._args_start, self._args_end
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, prefix + body[:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, body[end:] + close))
+            self._whole_call(
+                name, args, prefix + body[:start], body[start:end], body[end:] + close, out
+            )
         self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:

@@ -38,7 +38,7 @@ import re
 from typing import Final
 
 from guard.dialects.deepseek import DEEPSEEK
-from guard.models import Event, Malformed, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed
 from guard.scanners._sectioned import BODY, SectionScanner
 from guard.scanners._tagged import json_arguments
 from guard.scanners.base import Markers
@@ -155,10 +155,7 @@ class DeepSeekScanner(SectionScanner):
                 out.append(Malformed("V3 tool call body without a name line", hdr + body + close))
                 return
             split, name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, hdr + body[:split]))
-        out.append(ToolArgs(cid, args, body[split:]))
-        out.append(ToolEnd(cid, name, args, close))
+        self._whole_call(name, args, hdr + body[:split], body[split:], close, out)
 
 
 def _valid(name: str) -> bool:

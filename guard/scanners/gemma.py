@@ -37,9 +37,6 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import Markers
@@ -333,10 +330,7 @@ class GemmaScanner(DialectScanner):
             return
         name, obj = parsed
         args = self._types.arguments(name, obj.items())
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, opener))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        self._whole_call(name, args, opener, body, close, out)
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._state = _OUT

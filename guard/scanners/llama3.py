@@ -31,7 +31,7 @@ from typing import Final
 
 from guard._json_walk import value_end
 from guard.dialects.llama3 import LLAMA3
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._dialect import DialectScanner
 from guard.scanners.base import (
     HEADER_CAP,
@@ -263,10 +263,7 @@ class Llama3Scanner(DialectScanner):
             out.append(Malformed(reason, opening + body + close))
             return
         args = body.strip()
-        cid = self._next_id()
-        out.append(ToolStart(cid, self._fn_name, opening))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, self._fn_name, args, close))
+        self._whole_call(self._fn_name, args, opening, body, close, out)
 
     def _end_json(self, stop: str, i: int, out: list[Event]) -> int:
         """A held ``{``-message ended at ``stop`` (at ``i``; ``""`` for end of stream). Returns
@@ -282,11 +279,10 @@ class Llama3Scanner(DialectScanner):
         cursor = 0
         for k, (name, args, start, end) in enumerate(calls):
             last = k == len(calls) - 1
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[cursor:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            cursor = len(body) if last else calls[k + 1][2]
-            out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last and ends else "")))
+            nxt = len(body) if last else calls[k + 1][2]
+            close = body[end:nxt] + (stop if last and ends else "")
+            self._whole_call(name, args, body[cursor:start], body[start:end], close, out)
+            cursor = nxt
         if ends:
             self._state = _START
             return i + len(stop)
@@ -305,22 +301,18 @@ class Llama3Scanner(DialectScanner):
             cursor = 0
             for k, (name, args, start, end) in enumerate(calls):
                 last = k == len(calls) - 1
-                cid = self._next_id()
                 lead = (PYTHON_TAG if k == 0 else "") + body[cursor:start]
-                out.append(ToolStart(cid, name, lead))
-                out.append(ToolArgs(cid, args, body[start:end]))
-                cursor = len(body) if last else calls[k + 1][2]
-                out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last else "")))
+                nxt = len(body) if last else calls[k + 1][2]
+                close = body[end:nxt] + (stop if last else "")
+                self._whole_call(name, args, lead, body[start:end], close, out)
+                cursor = nxt
             return
         parsed = parse_python_tag(body)
         if parsed is None:
             out.append(Malformed(f"empty {PYTHON_TAG} call", PYTHON_TAG + body + stop))
             return
         name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, PYTHON_TAG))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, stop))
+        self._whole_call(name, args, PYTHON_TAG, body, stop, out)
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._body_abandon(reason, PYTHON_TAG, out)

@@ -36,7 +36,7 @@ from typing import Any, ClassVar, Final
 
 from guard._json_walk import value_end
 from guard.dialects.minimax import MINIMAX
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._invoke import NEXT_STATE, InvokeScanner
 from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
@@ -139,10 +139,14 @@ class MiniMaxScanner(InvokeScanner):
             if start > cursor:
                 out.append(Text("", body[cursor:start]))
             args = self._types.arguments(name, pairs)
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[start:args_start]))
-            out.append(ToolArgs(cid, args, body[args_start:args_end]))
-            out.append(ToolEnd(cid, name, args, body[args_end:end]))
+            self._whole_call(
+                name,
+                args,
+                body[start:args_start],
+                body[args_start:args_end],
+                body[args_end:end],
+                out,
+            )
             cursor = end
         if cursor < len(body):
             out.append(Text("", body[cursor:]))
@@ -169,10 +173,7 @@ class MiniMaxScanner(InvokeScanner):
                 pos = stop
                 continue
             end, name, args = call
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, ""))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, ""))
+            self._whole_call(name, args, "", body[start:end], "", out)
             pos = end
         out.append(Text("", close))
 

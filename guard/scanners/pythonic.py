@@ -32,7 +32,7 @@ import re
 from typing import Any, Final
 
 from guard.dialects.pythonic import PYTHONIC
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._dialect import DialectScanner
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
@@ -438,10 +438,7 @@ class PythonicScanner(DialectScanner):
         spans = [(name, args, k + start, k + end) for name, args, start, end in calls]
         for index, (name, args, start, end) in enumerate(spans):
             nxt = spans[index + 1][2] if index + 1 < len(spans) else len(body)
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[cursor:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, body[end:nxt]))
+            self._whole_call(name, args, body[cursor:start], body[start:end], body[end:nxt], out)
             cursor = nxt
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
