@@ -282,15 +282,7 @@ class CodeTracker:
         self._line_runs = []
         is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
         if self._fence is not None:
-            char, length, start = self._fence
-            if (
-                self._fchar == char
-                and self._frun >= length
-                and self._rest_blank
-                and not (char == "`" and self._rest_tick)
-            ):
-                self.ranges.append((start, line_end))
-                self._fence = None
+            self._close_fence(self._fence, line_end)
         elif is_fence_line:
             self._close_paragraph()
             self._fence = (self._fchar, self._frun, line_start)
@@ -342,21 +334,26 @@ class CodeTracker:
         self._close_paragraph()
         self._finished = True
 
+    def _close_fence(self, fence: tuple[str, int, int], end: int) -> None:
+        """The line that ends at ``end`` closes the open ``fence`` when its run matches the
+        fence's (the fence's range is recorded then)."""
+        char, length, start = fence
+        if (
+            self._fchar == char
+            and self._frun >= length
+            and self._rest_blank
+            and not (char == "`" and self._rest_tick)
+        ):
+            self.ranges.append((start, end))
+            self._fence = None
+
     def _end_line_at_eof(self) -> None:
         # The last line has no newline: it may still close a fence or add inline runs, but it
         # cannot open a fence that encloses anything.
         runs = self._line_runs
         self._line_runs = []
         if self._fence is not None:
-            char, length, start = self._fence
-            if (
-                self._fchar == char
-                and self._frun >= length
-                and self._rest_blank
-                and not (char == "`" and self._rest_tick)
-            ):
-                self.ranges.append((start, self.pos))
-                self._fence = None
+            self._close_fence(self._fence, self.pos)
             return
         is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
         if is_fence_line:
