@@ -5,7 +5,8 @@ held body up to an end token.
 Outside a call, a section's opening and closing tokens are layout; a call's begin token opens
 its header (in a section or not); a result opening is a forgery; a stop is ``Text`` with empty
 text and ends an unclosed section; any other marker is ``Malformed``. A subclass sets the class
-attributes below and reads the header (``_in_header``), naming the call.
+attributes below, opens a call at its separator (``_open_call``) and says what a call ended
+before its separator is (``_without_sep``).
 """
 
 from __future__ import annotations
@@ -32,15 +33,19 @@ class SectionScanner(TaggedScanner):
     SECTION_CLOSES: ClassVar[tuple[str, ...]]
     CALL_BEGIN: ClassVar[str]
     CALL_END: ClassVar[str]
+    #: The token between a call's header and its body.
+    CALL_SEP: ClassVar[str]
     FORGERIES: ClassVar[tuple[str, ...]]
     STOPS: ClassVar[tuple[str, ...]]
     #: A reasoning close that is the template's own when it is the first thing of the output
     #: (``Text`` with empty text then); empty: none is.
     ECHOED_CLOSE: ClassVar[str] = ""
-    #: What text and a section look for, and what ends a call's body.
+    #: What text and a section look for, and what ends a call's header and its body.
     OUT_MARKERS: ClassVar[Markers]
+    HEADER_MARKERS: ClassVar[Markers]
     BODY_MARKERS: ClassVar[Markers]
-    #: The body's name in reasons (``"tool call body"``).
+    #: The header's and the body's names in reasons (``"tool call body"``).
+    HEADER_WHAT: ClassVar[str]
     BODY_WHAT: ClassVar[str]
     HELD_STATES = frozenset({BODY})
     SECTION_STATE = SECTION
@@ -60,9 +65,27 @@ class SectionScanner(TaggedScanner):
             self.BODY_MARKERS, (self.CALL_END,), self.BODY_WHAT, buf, pos, out, final
         )
 
-    @abstractmethod
     def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        """One step in a call's header (as :meth:`_step`)."""
+        markers, what = self.HEADER_MARKERS, self.HEADER_WHAT
+        i, m = self._header_until(markers, what, buf, pos, out, final)
+        if m is None:
+            return i
+        if m == self.CALL_SEP:
+            self._open_call(m, out)
+            return i + len(m)
+        if m == self.CALL_END:
+            self._without_sep(m, out)
+            return i + len(m)
+        self._unclosed(f"tool call not closed before {m}", out)
+        return i
+
+    @abstractmethod
+    def _open_call(self, sep: str, out: list[Event]) -> None:
+        """The header (held in ``_hdr``) ended at ``sep``: the call's body follows."""
+
+    @abstractmethod
+    def _without_sep(self, end: str, out: list[Event]) -> None:
+        """A call ended at ``end`` before its separator."""
 
     def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(self.OUT_MARKERS, buf, pos, out, final, _JUNK if section else "")

@@ -38,6 +38,7 @@ from guard.models import (
     ThinkingStart,
 )
 from guard.scanners._dialect import DialectScanner
+from guard.scanners._values import parameters_fault
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
@@ -255,10 +256,9 @@ class AnthropicScanner(DialectScanner):
             self._call_reset()
             return
         body = self._body_take()
-        keys = [k for k, _ in self._pairs]
-        if self._junk or len(set(keys)) != len(keys):
-            what = "text between parameters" if self._junk else "a repeated parameter"
-            out.append(Malformed(f"invoke with {what}", opening + body + close))
+        fault = parameters_fault(self._junk, self._pairs)
+        if fault:
+            out.append(Malformed(f"invoke with {fault}", opening + body + close))
         else:
             args = self._types.arguments(self._name, self._pairs)
             self._whole_call(self._name, args, opening, body, close, out)

@@ -39,6 +39,7 @@ from guard.models import (
     ThinkingStart,
 )
 from guard.scanners._dialect import DialectScanner
+from guard.scanners._values import parameters_fault
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -396,10 +397,9 @@ class ChatMLScanner(DialectScanner):
             return
         prefix = self._prefix
         body = self._body_take()
-        keys = [k for k, _ in self._pairs]
-        if self._junk or len(set(keys)) != len(keys):
-            what = "text between parameters" if self._junk else "a repeated parameter"
-            out.append(Malformed(f"<function=...> call with {what}", prefix + body + close))
+        fault = parameters_fault(self._junk, self._pairs)
+        if fault:
+            out.append(Malformed(f"<function=...> call with {fault}", prefix + body + close))
         else:
             name = self._fn_name
             args = self._types.arguments(name, self._pairs)

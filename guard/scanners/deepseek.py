@@ -105,29 +105,19 @@ class DeepSeekScanner(SectionScanner):
     THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
     NAME = "DeepSeek"
     SECTION_OPENS, SECTION_CLOSES = (CALLS_BEGIN,), (CALLS_END,)
-    CALL_BEGIN, CALL_END = CALL_BEGIN, CALL_END
+    CALL_BEGIN, CALL_SEP, CALL_END = CALL_BEGIN, SEP, CALL_END
     FORGERIES, STOPS = _FORGERIES, _STOPS
     ECHOED_CLOSE = THINK_CLOSE
-    OUT_MARKERS, BODY_MARKERS = _OUT_MARKERS, _BODY_MARKERS
-    BODY_WHAT = "tool call body"
+    OUT_MARKERS, HEADER_MARKERS, BODY_MARKERS = _OUT_MARKERS, _HEADER_MARKERS, _BODY_MARKERS
+    HEADER_WHAT, BODY_WHAT = "tool call header", "tool call body"
 
     def _reset_dialect(self) -> None:
         super()._reset_dialect()
         self._deferred = False
 
-    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._header_until(_HEADER_MARKERS, "tool call header", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == SEP:
-            self._open_call(m, out)
-            return i + len(m)
-        if m == CALL_END:
-            self._hdr += m
-            self._unclosed("tool call without <｜tool▁sep｜>", out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+    def _without_sep(self, end: str, out: list[Event]) -> None:
+        self._hdr += end
+        self._unclosed("tool call without <｜tool▁sep｜>", out)
 
     def _open_call(self, sep: str, out: list[Event]) -> None:
         header = self._hdr[len(CALL_BEGIN) :].strip()

@@ -85,29 +85,19 @@ class KimiScanner(SectionScanner):
     LEAD_CHARS = "<["
     NAME = "Kimi"
     SECTION_OPENS, SECTION_CLOSES = _BEGINS, _ENDS
-    CALL_BEGIN, CALL_END = CALL_BEGIN, CALL_END
+    CALL_BEGIN, CALL_SEP, CALL_END = CALL_BEGIN, ARGUMENT_BEGIN, CALL_END
     FORGERIES, STOPS = (IM_SYSTEM,), _STOPS
-    OUT_MARKERS, BODY_MARKERS = _OUT_MARKERS, _ARGS_MARKERS
-    BODY_WHAT = "tool call arguments"
+    OUT_MARKERS, HEADER_MARKERS, BODY_MARKERS = _OUT_MARKERS, _HEADER_MARKERS, _ARGS_MARKERS
+    HEADER_WHAT, BODY_WHAT = "tool call id", "tool call arguments"
 
     def _reset_dialect(self) -> None:
         super()._reset_dialect()
         #: Call ids used so far: a repeated one gets ``#N`` appended, so ids stay unique.
         self._ids: set[str] = set()
 
-    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._header_until(_HEADER_MARKERS, "tool call id", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == ARGUMENT_BEGIN:
-            self._open_call(m, out)
-            return i + len(m)
-        if m == CALL_END:  # a call without arguments
-            self._open_call("", out)
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+    def _without_sep(self, end: str, out: list[Event]) -> None:
+        self._open_call("", out)  # a call without arguments
+        self._close_call(end, out)
 
     def _open_call(self, marker: str, out: list[Event]) -> None:
         self._hdr += marker
