@@ -51,6 +51,17 @@ def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
     return ScannerBase.feed(self, text)
 
 
+def _table_step(steps: dict[int, Callable[..., int]]) -> Callable[..., int]:
+    """:meth:`DialectScanner._step` of a dialect with :attr:`DialectScanner.STEPS`."""
+
+    def _step(
+        self: DialectScanner, state: int, buf: str, pos: int, out: list[Event], final: bool
+    ) -> int:
+        return steps[state](self, buf, pos, out, final)
+
+    return _step
+
+
 class DialectScanner(ScannerBase):
     """A dialect's scanner: the keywords every built-in scanner takes, a state machine over
     numbered states (``_state``), and the steps the dialects share (see the module docstring).
@@ -83,6 +94,11 @@ class DialectScanner(ScannerBase):
     #: a chunk holding none of their first characters, with nothing held, then skips the state
     #: machine (the common case: one token). Empty: no such path.
     FAST_MARKERS: ClassVar[tuple[Markers, ...]] = ()
+    #: The step of each of the dialect's own states: ``(state, method name)`` pairs, each
+    #: method taking ``(buf, pos, out, final)`` and returning as :meth:`_step` does (a method
+    #: that serves several states reads which from ``_state``). A dialect sets it, or
+    #: overrides :meth:`_step`.
+    STEPS: ClassVar[tuple[tuple[int, str], ...]] = ()
     _fast_leads: ClassVar[frozenset[str]] = frozenset()
     _state: int
 
@@ -92,6 +108,10 @@ class DialectScanner(ScannerBase):
         if cls._fast_leads:
             # only such a dialect pays for the test (a call per token shows in a stream's cost)
             cls.feed = _fast_feed  # type: ignore[method-assign,assignment]
+        if cls.STEPS:
+            cls._step = _table_step(  # type: ignore[method-assign]
+                {state: getattr(cls, name) for state, name in cls.STEPS}
+            )
 
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False
@@ -335,7 +355,7 @@ class DialectScanner(ScannerBase):
         self._stop, self._stop_at, self._stop_ws = marker, offset, ""
         self._state = state
 
-    def _stop_step(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _stop_step(self, buf: str, pos: int, out: list[Event], final: bool = False) -> int:
         """After a held stop: blanks are held with it (capped at :data:`HEADER_CAP`); anything
         else (or blanks past the cap) is more output (:meth:`_stop_followed`). Returns the new
         position."""

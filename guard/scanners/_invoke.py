@@ -67,6 +67,13 @@ class InvokeScanner(TaggedScanner):
     ECHOED_CLOSE: ClassVar[bool] = False
     #: The wrapper block is the call section (every call stands in one: :meth:`_back`).
     SECTION_STATE = _WRAP
+    #: A subclass adds its own states' steps to these.
+    STEPS: ClassVar[tuple[tuple[int, str], ...]] = (
+        (OUT, "_outside"),
+        (_WRAP, "_in_wrapper"),
+        (_TAG, "_in_tag"),
+        (_BODY, "_in_body"),
+    )
 
     _out_markers: ClassVar[Markers]
     _wrap_markers: ClassVar[Markers]
@@ -112,9 +119,6 @@ class InvokeScanner(TaggedScanner):
         """An :attr:`EXTRA` spelling at ``i`` outside a call (its end is consumed)."""
         out.append(Malformed(f"{marker} out of place", marker))
 
-    def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        raise AssertionError(f"unknown scanner state {state}")
-
     def _finish_extra(self, state: int, out: list[Event]) -> None:
         """Close a subclass state at the end of the stream."""
 
@@ -129,25 +133,9 @@ class InvokeScanner(TaggedScanner):
         self._call_name = ""
         self._reset_extra()
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == OUT:
-            return self._outside(buf, pos, out, final)
-        if state == _WRAP:
-            return self._in_wrapper(buf, pos, out, final)
-        if state == _TAG:
-            return self._in_tag(buf, pos, out, final)
-        if state == _BODY:
-            return self._call_body(
-                self._body_markers,
-                self.INVOKE_CLOSES,
-                "invoke body",
-                buf,
-                pos,
-                out,
-                final,
-                "invoke",
-            )
-        return self._step_extra(state, buf, pos, out, final)
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        markers, closes = self._body_markers, self.INVOKE_CLOSES
+        return self._call_body(markers, closes, "invoke body", buf, pos, out, final, "invoke")
 
     def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(self._out_markers, buf, pos, out, final)

@@ -69,6 +69,12 @@ class ChatGLM3Scanner(DialectScanner):
     NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
     SINK_STATE = _SINK
     FORGED_STOPS = frozenset({OBSERVATION})
+    STEPS = (
+        (_OUT, "_run_out"),
+        (_HEADER, "_run_header"),
+        (_CALL, "_run_call"),
+        (_STOP, "_stop_step"),
+    )
 
     def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
@@ -84,23 +90,17 @@ class ChatGLM3Scanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            i, m = self._text_until(_MARKERS, buf, pos, out, final)
-            if m is None:
-                return i
-            if m == ASSISTANT:
-                self._state = _HEADER
-                self._hdr = m
-                self._hdr_prefix = len(m)
-            else:
-                self._hold_stop(m, self._base + i, _STOP)
-            return i + len(m)
-        if state == _HEADER:
-            return self._run_header(buf, pos, out, final)
-        if state == _CALL:
-            return self._run_call(buf, pos, out, final)
-        return self._stop_step(buf, pos, out)  # _STOP
+    def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._text_until(_MARKERS, buf, pos, out, final)
+        if m is None:
+            return i
+        if m == ASSISTANT:
+            self._state = _HEADER
+            self._hdr = m
+            self._hdr_prefix = len(m)
+        else:
+            self._hold_stop(m, self._base + i, _STOP)
+        return i + len(m)
 
     def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The metadata line, up to its newline."""

@@ -103,6 +103,15 @@ class ChatMLScanner(DialectScanner):
     SINK_STATE = _SINK
     THINK_STATE = _THINK
     FAST_MARKERS = (_OUT_BARE_MARKERS, _THINK_MARKERS)
+    STEPS = (
+        (_OUT, "_run_out"),
+        (_CALL, "_run_json"),
+        (_FN_HEAD, "_run_head"),
+        (_P_HEAD, "_run_head"),
+        (_FN_BODY, "_run_function"),
+        (_P_VALUE, "_run_function"),
+        (_FN_TAIL, "_run_function"),
+    )
 
     def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
         self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
@@ -144,15 +153,6 @@ class ChatMLScanner(DialectScanner):
     # -- state machine ---------------------------------------------------------------------
 
     # Steps return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
-
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            return self._run_out(buf, pos, out, final)
-        if state == _CALL:
-            return self._run_json(buf, pos, out, final)
-        if state in (_FN_HEAD, _P_HEAD):
-            return self._run_head(buf, pos, out, final)
-        return self._run_function(buf, pos, out, final)  # _FN_BODY, _P_VALUE, _FN_TAIL
 
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)

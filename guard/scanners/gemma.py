@@ -235,21 +235,19 @@ class GemmaScanner(DialectScanner):
     SINK_STATE = _SINK
     THINK_STATE = _THINK
     FORGED_STOPS = frozenset(_RESULTS)
+    STEPS = (
+        (_OUT, "_step_out"),
+        (_CHANNEL, "_run_channel"),
+        (_BODY, "_step_body"),
+        (_STRING, "_step_body"),
+        (_RESULT, "_stop_step"),
+    )
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
         self._opener = ""
         self._hdr = ""
-
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            return self._step_out(buf, pos, out, final)
-        if state == _CHANNEL:
-            return self._run_channel(buf, pos, out)
-        if state in (_BODY, _STRING):
-            return self._step_body(state, buf, pos, out, final)
-        return self._stop_step(buf, pos, out)  # _RESULT
 
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
@@ -264,7 +262,8 @@ class GemmaScanner(DialectScanner):
         self._marker(m, self._base + i, out)
         return i + len(m)
 
-    def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+    def _step_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        st = self._state  # _BODY or _STRING
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
         opener = self._opener
         i, m = self._held_until(table[opener], "tool call body", opener, buf, pos, out, final)
@@ -297,7 +296,7 @@ class GemmaScanner(DialectScanner):
         else:
             out.append(Malformed(f"{m} without its opening tag", m))
 
-    def _run_channel(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _run_channel(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``<|channel>``: ``thought\\n`` opens thinking; anything else is malformed."""
         need = THOUGHT[len(self._hdr) :]
         piece = buf[pos : pos + len(need)]

@@ -118,22 +118,15 @@ class GLMScanner(TaggedScanner):
     THINK_ENDS = (RESPONSE, *_STOPS)
     FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
+    STEPS = ((OUT, "_out"), (_NAME_STATE, "_in_name"), (_BODY, "_in_body"), (_STOP, "_stop_step"))
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._call_id = ""
         self._call_name = ""
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == OUT:
-            return self._out(buf, pos, out, final)
-        if state == _NAME_STATE:
-            return self._in_name(buf, pos, out, final)
-        if state == _BODY:
-            return self._call_body(
-                _BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final
-            )
-        return self._stop_step(buf, pos, out)
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._call_body(_BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final)
 
     def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)

@@ -116,6 +116,14 @@ class Llama3Scanner(DialectScanner):
 
     NO_REASONING = "Llama 3 output has no reasoning section to start in"
     SINK_STATE = _SINK
+    STEPS = (
+        (_START, "_step_start"),
+        (_TEXT, "_step_text"),
+        (_JSON, "_step_json"),
+        (_TAG, "_step_tag"),
+        (_FN_HEAD, "_step_fn_head"),
+        (_FN_BODY, "_step_fn_body"),
+    )
 
     def _reset(self) -> None:
         self._state = _START
@@ -126,23 +134,10 @@ class Llama3Scanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._lead) + len(self._head)
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _START:
-            return self._step_start(buf, pos, out)
-        if state == _TEXT:
-            return self._step_text(buf, pos, out, final)
-        if state == _JSON:
-            return self._step_json(buf, pos, out, final)
-        if state == _TAG:
-            return self._step_tag(buf, pos, out, final)
-        if state == _FN_HEAD:
-            return self._step_fn_head(buf, pos, out)
-        return self._step_fn_body(buf, pos, out, final)  # _FN_BODY
-
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _step_start(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _step_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """Hold leading blanks (capped) until the first character tells a JSON call."""
         n = len(buf)
         found = _NON_WS.search(buf, pos)
@@ -211,7 +206,7 @@ class Llama3Scanner(DialectScanner):
         self._state = _TEXT
         return i
 
-    def _step_fn_head(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _step_fn_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         n = len(buf)
         room = HEADER_CAP - len(self._head)
         found = _HEAD_END.search(buf, pos, min(n, pos + room + 1))

@@ -94,6 +94,7 @@ class MiniMaxScanner(InvokeScanner):
     STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE, M3_CLOSE)
     EXTRA = (M1_OPEN, M3_OPEN)
     HELD_EXTRA = (_M1, _M3)
+    STEPS = (*InvokeScanner.STEPS, (_M1, "_in_block"), (_M3, "_in_block"))
 
     #: Per held block: its closer, and what ends it unclosed.
     _block_markers: ClassVar[dict[int, Markers]] = {
@@ -108,7 +109,8 @@ class MiniMaxScanner(InvokeScanner):
         self._state = _M1 if marker == M1_OPEN else _M3
         self._hdr = marker
 
-    def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+    def _in_block(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        state = self._state
         i, m = self._body_until(self._block_markers[state], "tool-call block", buf, pos, out, final)
         if m is None:
             return i

@@ -220,6 +220,12 @@ class PythonicScanner(DialectScanner):
 
     NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
     SINK_STATE = _SINK
+    STEPS = (
+        (_START, "_run_start"),
+        (_HEAD, "_run_head"),
+        (_LIST, "_run_list"),
+        (_TEXT, "_run_text"),
+    )
 
     def _reset(self) -> None:
         self._state = _START
@@ -242,14 +248,8 @@ class PythonicScanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker or a quote that needs more input starts).
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _START:
-            return self._run_start(buf, pos, out, final)
-        if state == _HEAD:
-            return self._run_head(buf, pos, out)
-        if state == _LIST:
-            return self._run_list(buf, pos, out, final)
-        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)  # _TEXT
+    def _run_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
         if m is None:
             return i
         self._marker(m, self._base + i, out)
@@ -322,7 +322,7 @@ class PythonicScanner(DialectScanner):
         self._to_text(out)
         return j
 
-    def _run_head(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``[``: blanks, then a dotted name, then ``(`` makes it a call list."""
         n = len(buf)
         i = pos
