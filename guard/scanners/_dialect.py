@@ -189,6 +189,22 @@ class DialectScanner(ScannerBase):
             self._announce = False
             out.append(ThinkingStart(""))
 
+    #: For :meth:`_text_step`: the markers text looks for.
+    TEXT_MARKERS: ClassVar[Markers]
+
+    def _text_step(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A step in text: text up to the next of :attr:`TEXT_MARKERS` goes out, and the
+        marker (consumed) to :meth:`_marker`."""
+        i, m = self._text_until(self.TEXT_MARKERS, buf, pos, out, final)
+        if m is None:
+            return i
+        self._marker(m, self._base + i, out)
+        return i + len(m)
+
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        """The marker ``m`` read in text at absolute ``offset`` (for :meth:`_text_step`)."""
+        raise NotImplementedError
+
     def _text_until(
         self, markers: Markers, buf: str, pos: int, out: list[Event], final: bool, junk: str = ""
     ) -> tuple[int, str | None]:

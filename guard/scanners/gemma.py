@@ -235,8 +235,9 @@ class GemmaScanner(DialectScanner):
     SINK_STATE = _SINK
     THINK_STATE = _THINK
     FORGED_STOPS = frozenset(_RESULTS)
+    TEXT_MARKERS = _OUT_MARKERS
     STEPS = (
-        (_OUT, "_step_out"),
+        (_OUT, "_text_step"),
         (_CHANNEL, "_run_channel"),
         (_BODY, "_step_body"),
         (_STRING, "_step_body"),
@@ -254,13 +255,6 @@ class GemmaScanner(DialectScanner):
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
-
-    def _step_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
-        self._marker(m, self._base + i, out)
-        return i + len(m)
 
     def _step_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         st = self._state  # _BODY or _STRING

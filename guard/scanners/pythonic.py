@@ -220,11 +220,12 @@ class PythonicScanner(DialectScanner):
 
     NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
     SINK_STATE = _SINK
+    TEXT_MARKERS = _TEXT_MARKERS
     STEPS = (
         (_START, "_run_start"),
         (_HEAD, "_run_head"),
         (_LIST, "_run_list"),
-        (_TEXT, "_run_text"),
+        (_TEXT, "_text_step"),
     )
 
     def _reset(self) -> None:
@@ -247,13 +248,6 @@ class PythonicScanner(DialectScanner):
 
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker or a quote that needs more input starts).
-
-    def _run_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
-        self._marker(m, self._base + i, out)
-        return i + len(m)
 
     def _run_list(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The held list, up to its closing ``]`` (or a marker that cuts it short)."""
