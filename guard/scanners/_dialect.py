@@ -21,9 +21,6 @@ from guard.models import (
     ThinkingDelta,
     ThinkingEnd,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
@@ -335,16 +332,6 @@ class DialectScanner(ScannerBase):
             return i + len(m)
         out.append(ThinkingEnd(""))
         return i
-
-    def _whole_call(
-        self, name: str, args: str, opening: str, body: str, closing: str, out: list[Event]
-    ) -> None:
-        """A call read whole: ``ToolStart`` (with its ``opening``), ``ToolArgs`` (``body``) and
-        ``ToolEnd`` (``closing``) under the next call id."""
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, opening))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, closing))
 
     def _forgery(
         self,

@@ -32,7 +32,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.models import Event, Malformed, lazy_re
+from guard.models import Event, Malformed, ToolArgs, ToolEnd, ToolStart, lazy_re
 from guard.scanners import _values
 from guard.scanners._values import *  # noqa: F403  (the safe parsers, re-exported)
 from guard.scanners._values import ToolTypes
@@ -242,6 +242,16 @@ class ScannerBase(ABC):
         cid = f"call_{self._calls}"
         self._calls += 1
         return cid
+
+    def _whole_call(
+        self, name: str, args: str, opening: str, body: str, closing: str, out: list[Event]
+    ) -> None:
+        """A call read whole: ``ToolStart`` (with its ``opening``), ``ToolArgs`` (``body``) and
+        ``ToolEnd`` (``closing``) under the next call id."""
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, opening))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, closing))
 
     def _sink_start(self, reason: str) -> None:
         self._sink_reason = reason
