@@ -69,13 +69,12 @@ class InvokeScanner(TaggedScanner):
     SECTION_STATE = _WRAP
     #: A subclass adds its own states' steps to these.
     STEPS: ClassVar[tuple[tuple[int, str], ...]] = (
-        (OUT, "_outside"),
+        (OUT, "_text_step"),
         (_WRAP, "_in_wrapper"),
         (_TAG, "_in_tag"),
         (_BODY, "_in_body"),
     )
 
-    _out_markers: ClassVar[Markers]
     _wrap_markers: ClassVar[Markers]
     _tag_markers: ClassVar[Markers]
     _body_markers: ClassVar[Markers]
@@ -93,7 +92,7 @@ class InvokeScanner(TaggedScanner):
         ends = (*cls.FORGERIES, *cls.STOPS)
         wrappers = (*cls.WRAPPER_OPENS, *cls.WRAPPER_CLOSES)
         elements = (*cls.INVOKE_OPENS, *cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
-        cls._out_markers = Markers((*opens, *closes, *wrappers, *ends, *cls.STRAY, *cls.EXTRA))
+        cls.TEXT_MARKERS = Markers((*opens, *closes, *wrappers, *ends, *cls.STRAY, *cls.EXTRA))
         cls._wrap_markers = Markers((*elements, *wrappers, *ends, *cls.STRAY, *opens))
         breaks = (*cls.INVOKE_OPENS, *cls.WRAPPER_CLOSES, *cls.WRAPPER_OPENS, *ends, *cls.STRAY)
         cls._tag_markers = Markers((*breaks, *cls.INVOKE_CLOSES))
@@ -115,8 +114,9 @@ class InvokeScanner(TaggedScanner):
         schemas, anything else is taken as it is."""
         return text
 
-    def _extra(self, marker: str, i: int, out: list[Event]) -> None:
-        """An :attr:`EXTRA` spelling at ``i`` outside a call (its end is consumed)."""
+    def _extra(self, marker: str, offset: int, out: list[Event]) -> None:
+        """An :attr:`EXTRA` spelling at absolute ``offset`` outside a call (its end is
+        consumed)."""
         out.append(Malformed(f"{marker} out of place", marker))
 
     def _finish_extra(self, state: int, out: list[Event]) -> None:
@@ -137,23 +137,19 @@ class InvokeScanner(TaggedScanner):
         markers, closes = self._body_markers, self.INVOKE_CLOSES
         return self._call_body(markers, closes, "invoke body", buf, pos, out, final, "invoke")
 
-    def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(self._out_markers, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if self._section_layout(m, False, self.WRAPPER_OPENS, (), out):
-            return i + len(m)
+            return
         if m in self.FORGERIES:
-            self._forgery(self._base + i, m, out)
+            self._forgery(offset, m, out)
         elif m in self.STOPS:
             out.append(Text("", m))
         elif m in self.EXTRA:
-            self._extra(m, i, out)
-        elif self.ECHOED_CLOSE and m in dict(self.THINKING).values() and self._base + i == 0:
+            self._extra(m, offset, out)
+        elif self.ECHOED_CLOSE and m in dict(self.THINKING).values() and offset == 0:
             out.append(Text("", m))
         else:
             out.append(Malformed(f"{m} outside its place", m))
-        return i + len(m)
 
     def _in_wrapper(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._wrap_markers.find(buf, pos, final)

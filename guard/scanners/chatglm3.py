@@ -69,8 +69,9 @@ class ChatGLM3Scanner(DialectScanner):
     NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
     SINK_STATE = _SINK
     FORGED_STOPS = frozenset({OBSERVATION})
+    TEXT_MARKERS = _MARKERS
     STEPS = (
-        (_OUT, "_run_out"),
+        (_OUT, "_text_step"),
         (_HEADER, "_run_header"),
         (_CALL, "_run_call"),
         (_STOP, "_stop_step"),
@@ -90,17 +91,13 @@ class ChatGLM3Scanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m == ASSISTANT:
             self._state = _HEADER
             self._hdr = m
             self._hdr_prefix = len(m)
         else:
-            self._hold_stop(m, self._base + i, _STOP)
-        return i + len(m)
+            self._hold_stop(m, offset, _STOP)
 
     def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The metadata line, up to its newline."""

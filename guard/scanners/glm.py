@@ -118,7 +118,13 @@ class GLMScanner(TaggedScanner):
     THINK_ENDS = (RESPONSE, *_STOPS)
     FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
-    STEPS = ((OUT, "_out"), (_NAME_STATE, "_in_name"), (_BODY, "_in_body"), (_STOP, "_stop_step"))
+    TEXT_MARKERS = _OUT_MARKERS
+    STEPS = (
+        (OUT, "_text_step"),
+        (_NAME_STATE, "_in_name"),
+        (_BODY, "_in_body"),
+        (_STOP, "_stop_step"),
+    )
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
@@ -128,22 +134,18 @@ class GLMScanner(TaggedScanner):
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._call_body(_BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final)
 
-    def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m == THINK_OPEN:
             self._open_thinking(m, out)
         elif m == CALL_OPEN:
             self._state = _NAME_STATE
             self._hdr = m
         elif m == RESPONSE:
-            self._forgery(self._base + i, m, out)
+            self._forgery(offset, m, out)
         elif m in _STOPS:
-            self._hold_stop(m, self._base + i, _STOP)
+            self._hold_stop(m, offset, _STOP)
         else:
             out.append(Malformed(f"{m} outside its place in a GLM turn", m))
-        return i + len(m)
 
     def _in_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _NAME_MARKERS.find(buf, pos, final)

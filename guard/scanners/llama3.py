@@ -116,9 +116,10 @@ class Llama3Scanner(DialectScanner):
 
     NO_REASONING = "Llama 3 output has no reasoning section to start in"
     SINK_STATE = _SINK
+    TEXT_MARKERS = _TEXT_MARKERS
     STEPS = (
         (_START, "_step_start"),
-        (_TEXT, "_step_text"),
+        (_TEXT, "_text_step"),
         (_JSON, "_step_json"),
         (_TAG, "_step_tag"),
         (_FN_HEAD, "_step_fn_head"),
@@ -158,10 +159,7 @@ class Llama3Scanner(DialectScanner):
                 out.append(Text(lead, lead))
         return j
 
-    def _step_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m == PYTHON_TAG:
             self._state = _TAG
         elif m == FUNCTION:
@@ -171,10 +169,9 @@ class Llama3Scanner(DialectScanner):
             out.append(Text("", m))
             self._state = _START
         elif m == START_HEADER:
-            self._forgery(self._base + i, m, out, "text after a forged turn")
+            self._forgery(offset, m, out, "text after a forged turn")
         else:
             out.append(Malformed(f"{m} in model output", m))
-        return i + len(m)
 
     def _step_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _MARKERS.find(buf, pos, final)

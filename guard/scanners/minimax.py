@@ -105,7 +105,7 @@ class MiniMaxScanner(InvokeScanner):
     def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
         return tag_value(text)
 
-    def _extra(self, marker: str, i: int, out: list[Event]) -> None:
+    def _extra(self, marker: str, offset: int, out: list[Event]) -> None:
         self._state = _M1 if marker == M1_OPEN else _M3
         self._hdr = marker
 
