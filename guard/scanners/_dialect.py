@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from guard.errors import ConfigError
 from guard.models import (
@@ -24,7 +24,7 @@ from guard.models import (
 )
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
-__all__ = ["DialectScanner"]
+__all__ = ["DialectScanner", "step"]
 
 _NON_WS = re.compile(r"\S")
 _RUNS = re.compile(r"(\s+)|(\S+)")
@@ -48,8 +48,24 @@ def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
     return ScannerBase.feed(self, text)
 
 
+_Step = TypeVar("_Step", bound=Callable[..., int])
+
+
+def step(*states: int) -> Callable[[_Step], _Step]:
+    """Mark a dialect's method (taking ``(buf, pos, out, final)``, returning as
+    :meth:`DialectScanner._step` does) as the step of its ``states`` (a method that serves
+    several reads which from ``_state``)."""
+
+    def mark(method: _Step) -> _Step:
+        method.step_states = states  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
 def _table_step(steps: dict[int, Callable[..., int]]) -> Callable[..., int]:
-    """:meth:`DialectScanner._step` of a dialect with :attr:`DialectScanner.STEPS`."""
+    """:meth:`DialectScanner._step` of a dialect whose states' steps are marked with
+    :func:`step`."""
 
     def _step(
         self: DialectScanner, state: int, buf: str, pos: int, out: list[Event], final: bool
@@ -65,9 +81,9 @@ class DialectScanner(ScannerBase):
 
     Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
     flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning),
-    ``_step`` (one step in one of their states), ``_finish_dialect`` (what a state holds at the
-    end of the stream) and, with a :attr:`THINK_STATE`, ``_think``; and set the class
-    attributes below.
+    the steps of their states (methods marked with :func:`step`, or one ``_step`` for all),
+    ``_finish_dialect`` (what a state holds at the end of the stream) and, with a
+    :attr:`THINK_STATE`, ``_think``; and set the class attributes below.
 
     Args:
         start_in_thinking: the output starts inside reasoning (the prompt opened it).
@@ -91,11 +107,8 @@ class DialectScanner(ScannerBase):
     #: a chunk holding none of their first characters, with nothing held, then skips the state
     #: machine (the common case: one token). Empty: no such path.
     FAST_MARKERS: ClassVar[tuple[Markers, ...]] = ()
-    #: The step of each of the dialect's own states: ``(state, method name)`` pairs, each
-    #: method taking ``(buf, pos, out, final)`` and returning as :meth:`_step` does (a method
-    #: that serves several states reads which from ``_state``). A dialect sets it, or
-    #: overrides :meth:`_step`.
-    STEPS: ClassVar[tuple[tuple[int, str], ...]] = ()
+    #: The state a held stop waits in (:meth:`_hold_stop`), run by :meth:`_stop_step`.
+    STOP_STATE: ClassVar[int] = -1
     _fast_leads: ClassVar[frozenset[str]] = frozenset()
     _state: int
 
@@ -105,10 +118,30 @@ class DialectScanner(ScannerBase):
         if cls._fast_leads:
             # only such a dialect pays for the test (a call per token shows in a stream's cost)
             cls.feed = _fast_feed  # type: ignore[method-assign,assignment]
-        if cls.STEPS:
-            cls._step = _table_step(  # type: ignore[method-assign]
-                {state: getattr(cls, name) for state, name in cls.STEPS}
-            )
+        steps = cls._marked_steps()
+        if steps:
+            cls._step = _table_step(steps)  # type: ignore[method-assign]
+
+    @classmethod
+    def _marked_steps(cls) -> dict[int, Callable[..., int]]:
+        """The steps of a dialect that marks them (:func:`step`): its text state reads text
+        with :meth:`_text_step` (given :attr:`TEXT_MARKERS`) and its :attr:`STOP_STATE` runs
+        :meth:`_stop_step`, unless a marked method says otherwise. Empty: the dialect
+        overrides :meth:`_step`."""
+        marked = {
+            state: getattr(cls, name)
+            for klass in reversed(cls.__mro__)
+            for name, value in vars(klass).items()
+            for state in getattr(value, "step_states", ())
+        }
+        if not marked:
+            return {}
+        steps: dict[int, Callable[..., int]] = {}
+        if hasattr(cls, "TEXT_MARKERS"):
+            steps[cls.TEXT_STATE] = cls._text_step
+        if cls.STOP_STATE >= 0:
+            steps[cls.STOP_STATE] = cls._stop_step
+        return {**steps, **marked}
 
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False

@@ -17,6 +17,7 @@ import re
 from typing import Any, ClassVar
 
 from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import step
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HOLD, Markers
 
@@ -67,13 +68,6 @@ class InvokeScanner(TaggedScanner):
     ECHOED_CLOSE: ClassVar[bool] = False
     #: The wrapper block is the call section (every call stands in one: :meth:`_back`).
     SECTION_STATE = _WRAP
-    #: A subclass adds its own states' steps to these.
-    STEPS: ClassVar[tuple[tuple[int, str], ...]] = (
-        (OUT, "_text_step"),
-        (_WRAP, "_in_wrapper"),
-        (_TAG, "_in_tag"),
-        (_BODY, "_in_body"),
-    )
 
     _wrap_markers: ClassVar[Markers]
     _tag_markers: ClassVar[Markers]
@@ -86,13 +80,14 @@ class InvokeScanner(TaggedScanner):
         lead_spellings += (*cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
         lead_spellings += (*cls.THINK_ENDS, *cls.STRAY, *cls.EXTRA, *sum(cls.THINKING, ()))
         cls.LEAD_CHARS = "".join(sorted({m[0] for m in lead_spellings}))
-        super().__init_subclass__(**kwargs)
         opens = tuple(a for a, _ in cls.THINKING)
         closes = tuple(b for _, b in cls.THINKING)
         ends = (*cls.FORGERIES, *cls.STOPS)
         wrappers = (*cls.WRAPPER_OPENS, *cls.WRAPPER_CLOSES)
-        elements = (*cls.INVOKE_OPENS, *cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
+        # before the base's steps are made: the text state reads text with these
         cls.TEXT_MARKERS = Markers((*opens, *closes, *wrappers, *ends, *cls.STRAY, *cls.EXTRA))
+        super().__init_subclass__(**kwargs)
+        elements = (*cls.INVOKE_OPENS, *cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
         cls._wrap_markers = Markers((*elements, *wrappers, *ends, *cls.STRAY, *opens))
         breaks = (*cls.INVOKE_OPENS, *cls.WRAPPER_CLOSES, *cls.WRAPPER_OPENS, *ends, *cls.STRAY)
         cls._tag_markers = Markers((*breaks, *cls.INVOKE_CLOSES))
@@ -133,6 +128,7 @@ class InvokeScanner(TaggedScanner):
         self._call_name = ""
         self._reset_extra()
 
+    @step(_BODY)
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         markers, closes = self._body_markers, self.INVOKE_CLOSES
         return self._call_body(markers, closes, "invoke body", buf, pos, out, final, "invoke")
@@ -151,6 +147,7 @@ class InvokeScanner(TaggedScanner):
         else:
             out.append(Malformed(f"{m} outside its place", m))
 
+    @step(_WRAP)
     def _in_wrapper(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._wrap_markers.find(buf, pos, final)
         if i > pos:
@@ -182,6 +179,7 @@ class InvokeScanner(TaggedScanner):
             out.append(Malformed(f"{m} out of place in a tool-call block", m))
         return end
 
+    @step(_TAG)
     def _in_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._tag_markers.find(buf, pos, final)
         j = buf.find(">", pos, i)

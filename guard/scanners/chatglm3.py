@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from guard.dialects.chatglm3 import CHATGLM3
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners.base import Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
@@ -70,12 +70,7 @@ class ChatGLM3Scanner(DialectScanner):
     SINK_STATE = _SINK
     FORGED_STOPS = frozenset({OBSERVATION})
     TEXT_MARKERS = _MARKERS
-    STEPS = (
-        (_OUT, "_text_step"),
-        (_HEADER, "_run_header"),
-        (_CALL, "_run_call"),
-        (_STOP, "_stop_step"),
-    )
+    STOP_STATE = _STOP
 
     def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
@@ -99,6 +94,7 @@ class ChatGLM3Scanner(DialectScanner):
         else:
             self._hold_stop(m, offset, _STOP)
 
+    @step(_HEADER)
     def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The metadata line, up to its newline."""
         i, m = _MARKERS.find(buf, pos, final)
@@ -112,6 +108,7 @@ class ChatGLM3Scanner(DialectScanner):
         self._state = _OUT
         return i
 
+    @step(_CALL)
     def _run_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """A call's body, held up to the next role token (or the end of the stream)."""
         what = f"tool call {self._call_id} ({self._call_name}): body"

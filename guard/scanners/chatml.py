@@ -38,7 +38,7 @@ from guard.models import (
     Text,
     ThinkingStart,
 )
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners._values import parameters_fault
 from guard.scanners.base import (
     HEADER_CAP,
@@ -103,15 +103,6 @@ class ChatMLScanner(DialectScanner):
     SINK_STATE = _SINK
     THINK_STATE = _THINK
     FAST_MARKERS = (_OUT_BARE_MARKERS, _THINK_MARKERS)
-    STEPS = (
-        (_OUT, "_run_out"),
-        (_CALL, "_run_json"),
-        (_FN_HEAD, "_run_head"),
-        (_P_HEAD, "_run_head"),
-        (_FN_BODY, "_run_function"),
-        (_P_VALUE, "_run_function"),
-        (_FN_TAIL, "_run_function"),
-    )
 
     def __init__(self, *, bare_functions: bool | None = None, **kwargs: Any) -> None:
         self._bare = self.BARE_FUNCTIONS if bare_functions is None else bare_functions
@@ -157,6 +148,7 @@ class ChatMLScanner(DialectScanner):
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
 
+    @step(_OUT)
     def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(self._out_markers, buf, pos, out, final)
         if m is None:
@@ -181,6 +173,7 @@ class ChatMLScanner(DialectScanner):
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_hold(piece, out, self._prefix, "tool call body")
 
+    @step(_CALL)
     def _run_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _CALL_MARKERS.find(buf, pos, final)
         if i > pos:
@@ -210,6 +203,7 @@ class ChatMLScanner(DialectScanner):
         self._state = _FN_HEAD
         self._head = tag
 
+    @step(_FN_HEAD, _P_HEAD)
     def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """A ``<function=NAME>`` or ``<parameter=KEY>`` header, up to its ``>``."""
         room = HEADER_CAP - len(self._head)
@@ -260,6 +254,7 @@ class ChatMLScanner(DialectScanner):
         self._state = _FN_BODY
         return pos
 
+    @step(_FN_BODY, _P_VALUE, _FN_TAIL)
     def _run_function(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         st = self._state
         if st == _FN_TAIL:

@@ -38,7 +38,7 @@ from guard.models import (
     Text,
     ThinkingStart,
 )
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners.base import Markers
 
 __all__ = [
@@ -236,13 +236,7 @@ class GemmaScanner(DialectScanner):
     THINK_STATE = _THINK
     FORGED_STOPS = frozenset(_RESULTS)
     TEXT_MARKERS = _OUT_MARKERS
-    STEPS = (
-        (_OUT, "_text_step"),
-        (_CHANNEL, "_run_channel"),
-        (_BODY, "_step_body"),
-        (_STRING, "_step_body"),
-        (_RESULT, "_stop_step"),
-    )
+    STOP_STATE = _RESULT
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
@@ -256,6 +250,7 @@ class GemmaScanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
+    @step(_BODY, _STRING)
     def _step_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         st = self._state  # _BODY or _STRING
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
@@ -290,6 +285,7 @@ class GemmaScanner(DialectScanner):
         else:
             out.append(Malformed(f"{m} without its opening tag", m))
 
+    @step(_CHANNEL)
     def _run_channel(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``<|channel>``: ``thought\\n`` opens thinking; anything else is malformed."""
         need = THOUGHT[len(self._hdr) :]

@@ -30,6 +30,7 @@ from typing import Final
 
 from guard.dialects.glm import GLM
 from guard.models import Event, Malformed
+from guard.scanners._dialect import step
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
@@ -119,18 +120,14 @@ class GLMScanner(TaggedScanner):
     FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
     TEXT_MARKERS = _OUT_MARKERS
-    STEPS = (
-        (OUT, "_text_step"),
-        (_NAME_STATE, "_in_name"),
-        (_BODY, "_in_body"),
-        (_STOP, "_stop_step"),
-    )
+    STOP_STATE = _STOP
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._call_id = ""
         self._call_name = ""
 
+    @step(_BODY)
     def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._call_body(_BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final)
 
@@ -147,6 +144,7 @@ class GLMScanner(TaggedScanner):
         else:
             out.append(Malformed(f"{m} outside its place in a GLM turn", m))
 
+    @step(_NAME_STATE)
     def _in_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _NAME_MARKERS.find(buf, pos, final)
         j = buf.find("\n", pos, i)

@@ -32,7 +32,7 @@ from typing import Final
 from guard._json_walk import value_end
 from guard.dialects.llama3 import LLAMA3
 from guard.models import Event, Malformed, Text
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -116,15 +116,8 @@ class Llama3Scanner(DialectScanner):
 
     NO_REASONING = "Llama 3 output has no reasoning section to start in"
     SINK_STATE = _SINK
+    TEXT_STATE = _TEXT
     TEXT_MARKERS = _TEXT_MARKERS
-    STEPS = (
-        (_START, "_step_start"),
-        (_TEXT, "_text_step"),
-        (_JSON, "_step_json"),
-        (_TAG, "_step_tag"),
-        (_FN_HEAD, "_step_fn_head"),
-        (_FN_BODY, "_step_fn_body"),
-    )
 
     def _reset(self) -> None:
         self._state = _START
@@ -138,6 +131,7 @@ class Llama3Scanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
+    @step(_START)
     def _step_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """Hold leading blanks (capped) until the first character tells a JSON call."""
         n = len(buf)
@@ -173,6 +167,7 @@ class Llama3Scanner(DialectScanner):
         else:
             out.append(Malformed(f"{m} in model output", m))
 
+    @step(_JSON)
     def _step_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _MARKERS.find(buf, pos, final)
         if i > pos:
@@ -191,6 +186,7 @@ class Llama3Scanner(DialectScanner):
             return -1 - i
         return self._end_json(m, i, out)
 
+    @step(_TAG)
     def _step_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._held_until(_MARKERS, f"{PYTHON_TAG} call", PYTHON_TAG, buf, pos, out, final)
         if m is None:
@@ -203,6 +199,7 @@ class Llama3Scanner(DialectScanner):
         self._state = _TEXT
         return i
 
+    @step(_FN_HEAD)
     def _step_fn_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         n = len(buf)
         room = HEADER_CAP - len(self._head)
@@ -229,6 +226,7 @@ class Llama3Scanner(DialectScanner):
         self._state = _FN_BODY
         return j + 1
 
+    @step(_FN_BODY)
     def _step_fn_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         what = f"{FUNCTION}...> call"
         i, m = self._held_until(_FUNCTION_MARKERS, what, self._head, buf, pos, out, final)

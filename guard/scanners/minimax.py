@@ -37,6 +37,7 @@ from typing import Any, ClassVar, Final
 from guard._json_walk import value_end
 from guard.dialects.minimax import MINIMAX
 from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import step
 from guard.scanners._invoke import NEXT_STATE, InvokeScanner
 from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
@@ -94,7 +95,6 @@ class MiniMaxScanner(InvokeScanner):
     STRAY = (BEGIN, "]!p~[", "]!d~[", M1_CLOSE, M3_CLOSE)
     EXTRA = (M1_OPEN, M3_OPEN)
     HELD_EXTRA = (_M1, _M3)
-    STEPS = (*InvokeScanner.STEPS, (_M1, "_in_block"), (_M3, "_in_block"))
 
     #: Per held block: its closer, and what ends it unclosed.
     _block_markers: ClassVar[dict[int, Markers]] = {
@@ -109,6 +109,7 @@ class MiniMaxScanner(InvokeScanner):
         self._state = _M1 if marker == M1_OPEN else _M3
         self._hdr = marker
 
+    @step(_M1, _M3)
     def _in_block(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         state = self._state
         i, m = self._body_until(self._block_markers[state], "tool-call block", buf, pos, out, final)

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from guard.dialects.pythonic import PYTHONIC
 from guard.models import Event, Malformed, Text
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
@@ -220,13 +220,8 @@ class PythonicScanner(DialectScanner):
 
     NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
     SINK_STATE = _SINK
+    TEXT_STATE = _TEXT
     TEXT_MARKERS = _TEXT_MARKERS
-    STEPS = (
-        (_START, "_run_start"),
-        (_HEAD, "_run_head"),
-        (_LIST, "_run_list"),
-        (_TEXT, "_text_step"),
-    )
 
     def _reset(self) -> None:
         self._state = _START
@@ -249,6 +244,7 @@ class PythonicScanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker or a quote that needs more input starts).
 
+    @step(_LIST)
     def _run_list(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The held list, up to its closing ``]`` (or a marker that cuts it short)."""
         i, m = _LIST_MARKERS.find(buf, pos, final)
@@ -289,6 +285,7 @@ class PythonicScanner(DialectScanner):
             out.append(Text(lead, lead))
         self._state = _TEXT
 
+    @step(_START)
     def _run_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """Blanks (and ``<|python_start|>``) before the first character of a message. Returns
         where scanning goes on, or ``-(i + 1)`` to stop this feed at ``i`` (a possible partial
@@ -316,6 +313,7 @@ class PythonicScanner(DialectScanner):
         self._to_text(out)
         return j
 
+    @step(_HEAD)
     def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``[``: blanks, then a dotted name, then ``(`` makes it a call list."""
         n = len(buf)
