@@ -344,6 +344,27 @@ class DialectScanner(ScannerBase):
             return -1 - i
         return None
 
+    def _deltas_to(
+        self,
+        delta: type[Text | ThinkingDelta],
+        buf: str,
+        pos: int,
+        i: int,
+        m: str | None,
+        out: list[Event],
+    ) -> int:
+        """``buf[pos:i]`` goes out as one ``delta`` event, up to the marker ``m`` found at
+        ``i``. Returns ``i``, or ``-1 - j`` to stop consuming at ``j`` when there is no marker
+        (the end of ``buf``) or a possible one (``HOLD``)."""
+        if i > pos:
+            d = buf[pos:i]
+            out.append(delta(d, d))
+        if m is None:
+            return -1 - len(buf)
+        if m == HOLD:
+            return -1 - i
+        return i
+
     def _think_step(
         self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool
     ) -> int:
@@ -352,13 +373,9 @@ class DialectScanner(ScannerBase):
         ``ThinkingEnd`` and is read again in :attr:`TEXT_STATE`. Returns the new position, or
         ``-1 - i`` to stop consuming at ``i`` (the end of ``buf``, or a possible marker)."""
         i, m = markers.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+        j = self._deltas_to(ThinkingDelta, buf, pos, i, m, out)
+        if m is None or j < 0:
+            return j
         self._state = self.TEXT_STATE
         if m == close:
             out.append(ThinkingEnd(m))
