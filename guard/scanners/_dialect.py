@@ -299,6 +299,29 @@ class DialectScanner(ScannerBase):
                 self._sink_start(reason)
                 self._sink_add(m.group(2), out)
 
+    def _call_marker(
+        self,
+        m: str,
+        i: int,
+        closes: Iterable[str],
+        end: Callable[[str, list[Event]], None],
+        call: str,
+        out: list[Event],
+    ) -> int:
+        """The marker ``m``, at ``i`` inside a call: one of ``closes`` ends the call (``end``,
+        the marker consumed); another cuts it short (:meth:`_unclosed`, ``call`` naming it in
+        the reason; the marker is read again). Returns the position to go on from."""
+        if m in closes:
+            end(m, out)
+            return i + len(m)
+        self._unclosed(f"{call} not closed before {m}", out)
+        return i
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        """A call cut short (by another marker, or the end of the stream): what it held goes
+        out as ``Malformed`` (``reason``); a dialect with calls implements it."""
+        raise NotImplementedError
+
     def _header_overflows(
         self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
     ) -> int | None:

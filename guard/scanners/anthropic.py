@@ -243,11 +243,9 @@ class AnthropicScanner(DialectScanner):
             self._head = m
             self._state = _HEAD
             return i + len(m)
-        if m in INVOKE_CLOSE:
-            self._end_invoke(m, out)
-            return i + len(m)
-        self._unclosed(f"{self._open_raw[:32]}... not closed before {m}", out)
-        return i
+        return self._call_marker(
+            m, i, INVOKE_CLOSE, self._end_invoke, self._open_raw[:32] + "...", out
+        )
 
     def _end_invoke(self, close: str, out: list[Event]) -> None:
         self._state = _BLOCK if self._in_block else _OUT

@@ -192,11 +192,7 @@ class ChatMLScanner(DialectScanner):
                 self._add(m, out)
             return i + len(m)
         self._state = _OUT
-        if m == CALL_CLOSE:
-            self._end_json(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+        return self._call_marker(m, i, (CALL_CLOSE,), self._end_json, "tool call", out)
 
     def _open_function(self, tag: str, out: list[Event]) -> None:
         self._add(tag, out)

@@ -263,11 +263,7 @@ class GemmaScanner(DialectScanner):
             self._add(m, out)
             self._state = _BODY if st == _STRING else _STRING
             return i + len(m)
-        if m == closer:
-            self._end_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+        return self._call_marker(m, i, (closer,), self._end_call, "tool call", out)
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _CALLS:
