@@ -30,6 +30,16 @@ _NON_WS = re.compile(r"\S")
 _RUNS = re.compile(r"(\s+)|(\S+)")
 
 
+def _stop(buf: str, i: int, m: str | None) -> int:
+    """Where a step that found ``m`` at ``i`` goes on: ``i``, or ``-1 - j`` to stop consuming
+    at ``j`` when there is no marker (the end of ``buf``) or a possible one (``HOLD``)."""
+    if m is None:
+        return -1 - len(buf)
+    if m == HOLD:
+        return -1 - i
+    return i
+
+
 def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
     """``feed`` of a dialect with :attr:`DialectScanner.FAST_MARKERS`: a chunk that cannot hold
     a marker of the text or reasoning state, in one of those states with nothing held, skips
@@ -361,11 +371,8 @@ class DialectScanner(ScannerBase):
         if j >= 0:
             ended(out)
             return end
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
-        return None
+        stop = _stop(buf, i, m)
+        return stop if stop < 0 else None
 
     def _deltas_to(
         self,
@@ -382,11 +389,7 @@ class DialectScanner(ScannerBase):
         if i > pos:
             d = buf[pos:i]
             out.append(delta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
-        return i
+        return _stop(buf, i, m)
 
     def _think_step(
         self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool
