@@ -328,28 +328,27 @@ class Escaper:
         """``text`` escaped, and how many spellings were found (0: ``text`` itself)."""
         if not any(ch in text for ch in self.quick):
             return text, 0
-        if len(text) >= _FREE_FROM:
-            find = partial(self.find_free.finditer, concurrent=True)
-            sub = partial(self.find_free.sub, concurrent=True)
-        else:
-            find, sub = self.find.finditer, self.find.sub
-        if self.overlapped:
-            return _by_positions(text, find, _escape_positions, insert=True)
-        return _by_substitution(text, sub, _escape_match)
+        return self._rewrite(text, self.find, self.find_free, True)
 
     def unescape(self, text: str) -> tuple[str, int]:
         """Undo :meth:`escape`, and how many spellings were found."""
         # an escaped spelling holds a backslash and what its spelling holds of `quick`
         if "\\" not in text or not any(ch in text for ch in self.quick):
             return text, 0
+        return self._rewrite(text, self.find_escaped, self.find_escaped_free, False)
+
+    def _rewrite(self, text: str, pattern: Any, free: Any, escape: bool) -> tuple[str, int]:
+        """Escape (or, ``escape`` false, unescape) what ``pattern`` finds in ``text``; a large
+        text is searched with ``free``, its `regex` twin, without the GIL."""
         if len(text) >= _FREE_FROM:
-            find = partial(self.find_escaped_free.finditer, concurrent=True)
-            sub = partial(self.find_escaped_free.sub, concurrent=True)
+            find = partial(free.finditer, concurrent=True)
+            sub = partial(free.sub, concurrent=True)
         else:
-            find, sub = self.find_escaped.finditer, self.find_escaped.sub
+            find, sub = pattern.finditer, pattern.sub
         if self.overlapped:
-            return _by_positions(text, find, _unescape_positions, insert=False)
-        return _by_substitution(text, sub, _unescape_match)
+            positions = _escape_positions if escape else _unescape_positions
+            return _by_positions(text, find, positions, insert=escape)
+        return _by_substitution(text, sub, _escape_match if escape else _unescape_match)
 
 
 @cache

@@ -78,20 +78,23 @@ class CodeTracker:
         "ranges",
     )
 
+    # the per-line state (:meth:`_new_line`)
+    _line_start: int
+    _phase: int
+    _lead: int
+    _fchar: str
+    _frun: int
+    _rest_tick: bool
+    _rest_blank: bool
+    _line_blank: bool
+
     def __init__(self) -> None:
         self.pos = 0
         self.ranges: list[tuple[int, int]] = []
         self._fence: tuple[str, int, int] | None = None  # (char, length, line start)
         self._unclosed: int | None = None  # set at finish when a fence never closed
         self._finished = False
-        self._line_start = 0
-        self._phase = 0  # 0 leading spaces, 1 fence run, 2 rest of line
-        self._lead = 0
-        self._fchar = ""
-        self._frun = 0
-        self._rest_tick = False
-        self._rest_blank = True
-        self._line_blank = True
+        self._new_line(0)
         self._line_runs: list[tuple[int, int, int]] = []  # (start, end, escaped)
         self._para_runs = Runs()
         self._run_start: int | None = None
@@ -166,14 +169,7 @@ class CodeTracker:
         nxt = nl + 1
         self.pos += nxt - i
         self._prev = "\n"
-        self._line_start = self.pos
-        self._phase = 0
-        self._lead = 0
-        self._fchar = ""
-        self._frun = 0
-        self._rest_tick = False
-        self._rest_blank = True
-        self._line_blank = True
+        self._new_line(self.pos)
         return nxt
 
     def _advance(self, ch: str) -> None:
@@ -286,15 +282,7 @@ class CodeTracker:
         self._line_runs = []
         is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
         if self._fence is not None:
-            char, length, start = self._fence
-            if (
-                self._fchar == char
-                and self._frun >= length
-                and self._rest_blank
-                and not (char == "`" and self._rest_tick)
-            ):
-                self.ranges.append((start, line_end))
-                self._fence = None
+            self._close_fence(self._fence, line_end)
         elif is_fence_line:
             self._close_paragraph()
             self._fence = (self._fchar, self._frun, line_start)
@@ -303,8 +291,12 @@ class CodeTracker:
                 self._add_run(run)
             if self._line_blank:
                 self._close_paragraph()
-        self._line_start = line_end
-        self._phase = 0
+        self._new_line(line_end)
+
+    def _new_line(self, start: int) -> None:
+        """A line starts at ``start``: its per-line state is fresh."""
+        self._line_start = start
+        self._phase = 0  # 0 leading spaces, 1 fence run, 2 rest of line
         self._lead = 0
         self._fchar = ""
         self._frun = 0
@@ -342,21 +334,26 @@ class CodeTracker:
         self._close_paragraph()
         self._finished = True
 
+    def _close_fence(self, fence: tuple[str, int, int], end: int) -> None:
+        """The line that ends at ``end`` closes the open ``fence`` when its run matches the
+        fence's (the fence's range is recorded then)."""
+        char, length, start = fence
+        if (
+            self._fchar == char
+            and self._frun >= length
+            and self._rest_blank
+            and not (char == "`" and self._rest_tick)
+        ):
+            self.ranges.append((start, end))
+            self._fence = None
+
     def _end_line_at_eof(self) -> None:
         # The last line has no newline: it may still close a fence or add inline runs, but it
         # cannot open a fence that encloses anything.
         runs = self._line_runs
         self._line_runs = []
         if self._fence is not None:
-            char, length, start = self._fence
-            if (
-                self._fchar == char
-                and self._frun >= length
-                and self._rest_blank
-                and not (char == "`" and self._rest_tick)
-            ):
-                self.ranges.append((start, self.pos))
-                self._fence = None
+            self._close_fence(self._fence, self.pos)
             return
         is_fence_line = self._frun >= 3 and not (self._fchar == "`" and self._rest_tick)
         if is_fence_line:

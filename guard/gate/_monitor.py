@@ -28,6 +28,7 @@ where the rest of the text may still become such a hit (their ``tail``). The mes
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass
 
 from guard.gate._boundary import JsonEnd, get_boundary
 from guard.gate._code import CodeTracker
@@ -57,6 +58,7 @@ def _no_boundary() -> int | None:
     return None
 
 
+@dataclass(eq=False, repr=False)
 class SurfaceMonitor(ScopedSignals):
     """Incremental gate for one surface of one stream; see the module docstring.
 
@@ -64,27 +66,21 @@ class SurfaceMonitor(ScopedSignals):
     hold-back rules (:mod:`guard.gate._holds`) and the :class:`~guard.gate._settler.Settler`
     (from anchors to decided hits)."""
 
-    def __init__(
-        self,
-        surface: Surface,
-        dialect: Dialect,
-        policy: Policy,
-        *,
-        tool_name: str | None = None,
-        tools: frozenset[str] | None = None,
-        reasoning: bool | None = None,
-        signals: tuple[Signal, ...] | None = None,
-    ) -> None:
-        self.surface = surface
-        #: the signal set (default: every registered signal; see :class:`~guard.gate.Detector`)
-        self.signals = signals
-        self.dialect = dialect
-        self.policy = policy
-        self.tool_name = tool_name
-        #: the request's declared tool names and whether the message carried a reasoning part
-        #: (``None``: unknown), as :func:`~guard.gate.evaluate` takes them
-        self.tools = tools
-        self.reasoning = reasoning
+    surface: Surface
+    dialect: Dialect
+    policy: Policy
+    _: KW_ONLY
+    tool_name: str | None = None
+    #: the request's declared tool names and whether the message carried a reasoning part
+    #: (``None``: unknown), as :func:`~guard.gate.evaluate` takes them
+    tools: frozenset[str] | None = None
+    reasoning: bool | None = None
+    #: the signal set (default: every registered signal; see :class:`~guard.gate.Detector`)
+    signals: tuple[Signal, ...] | None = None
+
+    def __post_init__(self) -> None:
+        surface, dialect, policy, signals = self.surface, self.dialect, self.policy, self.signals
+        tool_name = self.tool_name
         self.rule = rule = policy.rule(surface)
         self.total = 0
         self.examined = 0  # characters handed to signal scans (linear-work accounting)

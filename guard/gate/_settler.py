@@ -12,6 +12,7 @@ hit trips (``trip``) and how far text may be shown while hits are undecided (:me
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import InitVar, dataclass
 from itertools import chain
 
 from guard.gate._code import CodeTracker
@@ -30,28 +31,22 @@ NEVER = 1 << 62
 HitsIn = Callable[[int, bool], list[Hit]]
 
 
+@dataclass(eq=False, repr=False)
 class Settler:
     """The decision state of one surface; see the module docstring."""
 
-    def __init__(
-        self,
-        plan: StreamPlan,
-        rule: SurfaceRule,
-        weights: dict[str, float],
-        max_hits: int,
-        boundary_code: str,
-        code: CodeTracker | None,
-        boundary: Callable[[], int | None],
-    ) -> None:
-        self.plan = plan
-        self.rule = rule
-        self.weights = weights
-        #: the parse boundary's co-signal, added to hits once the boundary is known
-        self.boundary_code = boundary_code
-        self.code = code
-        #: the parse boundary of the text so far (``None``: not known yet)
-        self.boundary = boundary
-        self.injection = rule.mode == "injection"
+    plan: StreamPlan
+    rule: SurfaceRule
+    weights: dict[str, float]
+    max_hits: InitVar[int]
+    #: the parse boundary's co-signal, added to hits once the boundary is known
+    boundary_code: str
+    code: CodeTracker | None
+    #: the parse boundary of the text so far (``None``: not known yet)
+    boundary: Callable[[], int | None]
+
+    def __post_init__(self, max_hits: int) -> None:
+        self.injection = self.rule.mode == "injection"
         #: the text has ended: every status is final
         self.finished = False
         self.settled = 0  # anchors starting before this are final (but for code / boundary)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from itertools import compress, filterfalse
 from operator import attrgetter
 from typing import NoReturn
@@ -170,7 +171,9 @@ def find_hits(
     if rule.mode == "injection":
         anchor_signals = tuple(s for s in anchor_signals if s.code in policy.reserved_signals)
         co_signals = ()
-    ctx = ScanContext(
+    # what the anchors' and the co-signals' scans are both told (each in a fresh context)
+    context = partial(
+        ScanContext,
         dialect=dialect,
         surface=surface,
         tool_name=tool_name,
@@ -179,6 +182,7 @@ def find_hits(
         reasoning=reasoning,
         tools=tools,
     )
+    ctx = context()
     anchors: list[Hit] = []
     for signal in anchor_signals:
         anchors.extend(signal.scan(view, ctx))
@@ -193,18 +197,7 @@ def find_hits(
     support: list[Hit] = []
     if co_signals and len(exempt) < len(anchors):
         relative_end = None if parsed_end is None else parsed_end - offset
-        ctx = ScanContext(
-            dialect=dialect,
-            surface=surface,
-            tool_name=tool_name,
-            offset=offset,
-            anchors=tuple(anchors),
-            parsed_end=relative_end,
-            final=final,
-            reasoning=reasoning,
-            tools=tools,
-            exempt=exempt,
-        )
+        ctx = context(anchors=tuple(anchors), parsed_end=relative_end, exempt=exempt)
         for signal in co_signals:
             support.extend(signal.scan(view, ctx))
         if support and min(map(_START, support)) < 0:

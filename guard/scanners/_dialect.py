@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from abc import abstractmethod
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from guard.errors import ConfigError
 from guard.models import (
@@ -24,10 +24,20 @@ from guard.models import (
 )
 from guard.scanners.base import HEADER_CAP, HOLD, MAX_ARGUMENTS, Markers, ScannerBase
 
-__all__ = ["DialectScanner"]
+__all__ = ["DialectScanner", "step"]
 
 _NON_WS = re.compile(r"\S")
 _RUNS = re.compile(r"(\s+)|(\S+)")
+
+
+def _stop(buf: str, i: int, m: str | None) -> int:
+    """Where a step that found ``m`` at ``i`` goes on: ``i``, or ``-1 - j`` to stop consuming
+    at ``j`` when there is no marker (the end of ``buf``) or a possible one (``HOLD``)."""
+    if m is None:
+        return -1 - len(buf)
+    if m == HOLD:
+        return -1 - i
+    return i
 
 
 def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
@@ -48,15 +58,42 @@ def _fast_feed(self: DialectScanner, text: str) -> list[Event]:
     return ScannerBase.feed(self, text)
 
 
+_Step = TypeVar("_Step", bound=Callable[..., int])
+
+
+def step(*states: int) -> Callable[[_Step], _Step]:
+    """Mark a dialect's method (taking ``(buf, pos, out, final)``, returning as
+    :meth:`DialectScanner._step` does) as the step of its ``states`` (a method that serves
+    several reads which from ``_state``)."""
+
+    def mark(method: _Step) -> _Step:
+        method.step_states = states  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+def _table_step(steps: dict[int, Callable[..., int]]) -> Callable[..., int]:
+    """:meth:`DialectScanner._step` of a dialect whose states' steps are marked with
+    :func:`step`."""
+
+    def _step(
+        self: DialectScanner, state: int, buf: str, pos: int, out: list[Event], final: bool
+    ) -> int:
+        return steps[state](self, buf, pos, out, final)
+
+    return _step
+
+
 class DialectScanner(ScannerBase):
     """A dialect's scanner: the keywords every built-in scanner takes, a state machine over
     numbered states (``_state``), and the steps the dialects share (see the module docstring).
 
     Subclasses implement ``_reset`` (the state of a new stream, at construction and after each
     flush; it sets ``_announce`` from ``_start_in_thinking`` when the dialect has reasoning),
-    ``_step`` (one step in one of their states), ``_finish_dialect`` (what a state holds at the
-    end of the stream) and, with a :attr:`THINK_STATE`, ``_think``; and set the class
-    attributes below.
+    the steps of their states (methods marked with :func:`step`, or one ``_step`` for all),
+    ``_finish_dialect`` (what a state holds at the end of the stream) and, with a
+    :attr:`THINK_STATE`, ``_think``; and set the class attributes below.
 
     Args:
         start_in_thinking: the output starts inside reasoning (the prompt opened it).
@@ -80,6 +117,8 @@ class DialectScanner(ScannerBase):
     #: a chunk holding none of their first characters, with nothing held, then skips the state
     #: machine (the common case: one token). Empty: no such path.
     FAST_MARKERS: ClassVar[tuple[Markers, ...]] = ()
+    #: The state a held stop waits in (:meth:`_hold_stop`), run by :meth:`_stop_step`.
+    STOP_STATE: ClassVar[int] = -1
     _fast_leads: ClassVar[frozenset[str]] = frozenset()
     _state: int
 
@@ -89,6 +128,30 @@ class DialectScanner(ScannerBase):
         if cls._fast_leads:
             # only such a dialect pays for the test (a call per token shows in a stream's cost)
             cls.feed = _fast_feed  # type: ignore[method-assign,assignment]
+        steps = cls._marked_steps()
+        if steps:
+            cls._step = _table_step(steps)  # type: ignore[method-assign]
+
+    @classmethod
+    def _marked_steps(cls) -> dict[int, Callable[..., int]]:
+        """The steps of a dialect that marks them (:func:`step`): its text state reads text
+        with :meth:`_text_step` (given :attr:`TEXT_MARKERS`) and its :attr:`STOP_STATE` runs
+        :meth:`_stop_step`, unless a marked method says otherwise. Empty: the dialect
+        overrides :meth:`_step`."""
+        marked = {
+            state: getattr(cls, name)
+            for klass in reversed(cls.__mro__)
+            for name, value in vars(klass).items()
+            for state in getattr(value, "step_states", ())
+        }
+        if not marked:
+            return {}
+        steps: dict[int, Callable[..., int]] = {}
+        if hasattr(cls, "TEXT_MARKERS"):
+            steps[cls.TEXT_STATE] = cls._text_step
+        if cls.STOP_STATE >= 0:
+            steps[cls.STOP_STATE] = cls._stop_step
+        return {**steps, **marked}
 
     #: A ``ThinkingStart`` (empty raw text) is owed before anything else.
     _announce: bool = False
@@ -112,6 +175,9 @@ class DialectScanner(ScannerBase):
         super().__init__(max_arguments, tools)
         self._start_in_thinking = start_in_thinking
         self._reset()
+
+    def _held_extra(self) -> int:
+        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
 
     @abstractmethod
     def _reset(self) -> None:
@@ -162,6 +228,22 @@ class DialectScanner(ScannerBase):
         if self._announce:
             self._announce = False
             out.append(ThinkingStart(""))
+
+    #: For :meth:`_text_step`: the markers text looks for.
+    TEXT_MARKERS: ClassVar[Markers]
+
+    def _text_step(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        """A step in text: text up to the next of :attr:`TEXT_MARKERS` goes out, and the
+        marker (consumed) to :meth:`_marker`."""
+        i, m = self._text_until(self.TEXT_MARKERS, buf, pos, out, final)
+        if m is None:
+            return i
+        self._marker(m, self._base + i, out)
+        return i + len(m)
+
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        """The marker ``m`` read in text at absolute ``offset`` (for :meth:`_text_step`)."""
+        raise NotImplementedError
 
     def _text_until(
         self, markers: Markers, buf: str, pos: int, out: list[Event], final: bool, junk: str = ""
@@ -227,6 +309,29 @@ class DialectScanner(ScannerBase):
                 self._sink_start(reason)
                 self._sink_add(m.group(2), out)
 
+    def _call_marker(
+        self,
+        m: str,
+        i: int,
+        closes: Iterable[str],
+        end: Callable[[str, list[Event]], None],
+        call: str,
+        out: list[Event],
+    ) -> int:
+        """The marker ``m``, at ``i`` inside a call: one of ``closes`` ends the call (``end``,
+        the marker consumed); another cuts it short (:meth:`_unclosed`, ``call`` naming it in
+        the reason; the marker is read again). Returns the position to go on from."""
+        if m in closes:
+            end(m, out)
+            return i + len(m)
+        self._unclosed(f"{call} not closed before {m}", out)
+        return i
+
+    def _unclosed(self, reason: str, out: list[Event]) -> None:
+        """A call cut short (by another marker, or the end of the stream): what it held goes
+        out as ``Malformed`` (``reason``); a dialect with calls implements it."""
+        raise NotImplementedError
+
     def _header_overflows(
         self, what: str, buf: str, pos: int, end: int, out: list[Event], back: int
     ) -> int | None:
@@ -242,6 +347,50 @@ class DialectScanner(ScannerBase):
         self._state = back
         return pos + room
 
+    def _header_to(
+        self,
+        what: str,
+        back: int,
+        ended: Callable[[list[Event]], None],
+        buf: str,
+        pos: int,
+        marker: tuple[int, str | None],
+        j: int,
+        out: list[Event],
+    ) -> int | None:
+        """Hold ``buf[pos:]`` in the header up to its last character at ``j`` (-1: it does not
+        end before the ``marker`` found at ``(i, m)``), capped as :meth:`_header_overflows`
+        says. A header that ends calls ``ended``. Returns the position to go on from (as
+        :meth:`_step` does), or None when the marker ``m`` at ``i`` cuts the header short."""
+        i, m = marker
+        end = j + 1 if j >= 0 else i
+        over = self._header_overflows(what, buf, pos, end, out, back)
+        if over is not None:
+            return over
+        self._hdr += buf[pos:end]
+        if j >= 0:
+            ended(out)
+            return end
+        stop = _stop(buf, i, m)
+        return stop if stop < 0 else None
+
+    def _deltas_to(
+        self,
+        delta: type[Text | ThinkingDelta],
+        buf: str,
+        pos: int,
+        i: int,
+        m: str | None,
+        out: list[Event],
+    ) -> int:
+        """``buf[pos:i]`` goes out as one ``delta`` event, up to the marker ``m`` found at
+        ``i``. Returns ``i``, or ``-1 - j`` to stop consuming at ``j`` when there is no marker
+        (the end of ``buf``) or a possible one (``HOLD``)."""
+        if i > pos:
+            d = buf[pos:i]
+            out.append(delta(d, d))
+        return _stop(buf, i, m)
+
     def _think_step(
         self, markers: Markers, close: str, buf: str, pos: int, out: list[Event], final: bool
     ) -> int:
@@ -250,13 +399,9 @@ class DialectScanner(ScannerBase):
         ``ThinkingEnd`` and is read again in :attr:`TEXT_STATE`. Returns the new position, or
         ``-1 - i`` to stop consuming at ``i`` (the end of ``buf``, or a possible marker)."""
         i, m = markers.find(buf, pos, final)
-        if i > pos:
-            d = buf[pos:i]
-            out.append(ThinkingDelta(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+        j = self._deltas_to(ThinkingDelta, buf, pos, i, m, out)
+        if m is None or j < 0:
+            return j
         self._state = self.TEXT_STATE
         if m == close:
             out.append(ThinkingEnd(m))
@@ -289,7 +434,7 @@ class DialectScanner(ScannerBase):
         self._stop, self._stop_at, self._stop_ws = marker, offset, ""
         self._state = state
 
-    def _stop_step(self, buf: str, pos: int, out: list[Event]) -> int:
+    def _stop_step(self, buf: str, pos: int, out: list[Event], final: bool = False) -> int:
         """After a held stop: blanks are held with it (capped at :data:`HEADER_CAP`); anything
         else (or blanks past the cap) is more output (:meth:`_stop_followed`). Returns the new
         position."""

@@ -35,7 +35,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from guard.dialects import Dialect
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
 from guard.scanners._call_bodies import (
     Call,
     parse_json_call,
@@ -63,9 +63,6 @@ class GrammarScanner(TaggedScanner):
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._open = ""
-
-    def _held_extra(self) -> int:
-        return len(self._hdr)
 
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state == OUT:
@@ -149,10 +146,14 @@ class GrammarScanner(TaggedScanner):
         for index, (name, args, start, end) in enumerate(calls):
             last = index == len(calls) - 1
             nxt = len(body) if last else calls[index + 1][2]
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, (hdr if index == 0 else "") + body[cursor:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, body[end:nxt] + (close if last else "")))
+            self._whole_call(
+                name,
+                args,
+                (hdr if index == 0 else "") + body[cursor:start],
+                body[start:end],
+                body[end:nxt] + (close if last else ""),
+                out,
+            )
             cursor = nxt
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:

@@ -17,6 +17,7 @@ import re
 from typing import Any, ClassVar
 
 from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import step
 from guard.scanners._tagged import FIRST_STATE, OUT, TaggedScanner
 from guard.scanners.base import HOLD, Markers
 
@@ -65,8 +66,9 @@ class InvokeScanner(TaggedScanner):
     #: A subclass's own states that hold a body.
     HELD_EXTRA: ClassVar[tuple[int, ...]] = ()
     ECHOED_CLOSE: ClassVar[bool] = False
+    #: The wrapper block is the call section (every call stands in one: :meth:`_back`).
+    SECTION_STATE = _WRAP
 
-    _out_markers: ClassVar[Markers]
     _wrap_markers: ClassVar[Markers]
     _tag_markers: ClassVar[Markers]
     _body_markers: ClassVar[Markers]
@@ -78,13 +80,14 @@ class InvokeScanner(TaggedScanner):
         lead_spellings += (*cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
         lead_spellings += (*cls.THINK_ENDS, *cls.STRAY, *cls.EXTRA, *sum(cls.THINKING, ()))
         cls.LEAD_CHARS = "".join(sorted({m[0] for m in lead_spellings}))
-        super().__init_subclass__(**kwargs)
         opens = tuple(a for a, _ in cls.THINKING)
         closes = tuple(b for _, b in cls.THINKING)
         ends = (*cls.FORGERIES, *cls.STOPS)
         wrappers = (*cls.WRAPPER_OPENS, *cls.WRAPPER_CLOSES)
+        # before the base's steps are made: the text state reads text with these
+        cls.TEXT_MARKERS = Markers((*opens, *closes, *wrappers, *ends, *cls.STRAY, *cls.EXTRA))
+        super().__init_subclass__(**kwargs)
         elements = (*cls.INVOKE_OPENS, *cls.INVOKE_CLOSES, *cls.PARAM_OPENS, *cls.PARAM_CLOSES)
-        cls._out_markers = Markers((*opens, *closes, *wrappers, *ends, *cls.STRAY, *cls.EXTRA))
         cls._wrap_markers = Markers((*elements, *wrappers, *ends, *cls.STRAY, *opens))
         breaks = (*cls.INVOKE_OPENS, *cls.WRAPPER_CLOSES, *cls.WRAPPER_OPENS, *ends, *cls.STRAY)
         cls._tag_markers = Markers((*breaks, *cls.INVOKE_CLOSES))
@@ -106,12 +109,10 @@ class InvokeScanner(TaggedScanner):
         schemas, anything else is taken as it is."""
         return text
 
-    def _extra(self, marker: str, i: int, out: list[Event]) -> None:
-        """An :attr:`EXTRA` spelling at ``i`` outside a call (its end is consumed)."""
+    def _extra(self, marker: str, offset: int, out: list[Event]) -> None:
+        """An :attr:`EXTRA` spelling at absolute ``offset`` outside a call (its end is
+        consumed)."""
         out.append(Malformed(f"{marker} out of place", marker))
-
-    def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        raise AssertionError(f"unknown scanner state {state}")
 
     def _finish_extra(self, state: int, out: list[Event]) -> None:
         """Close a subclass state at the end of the stream."""
@@ -127,51 +128,26 @@ class InvokeScanner(TaggedScanner):
         self._call_name = ""
         self._reset_extra()
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
+    @step(_BODY)
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        markers, closes = self._body_markers, self.INVOKE_CLOSES
+        return self._call_body(markers, closes, "invoke body", buf, pos, out, final, "invoke")
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == OUT:
-            return self._outside(buf, pos, out, final)
-        if state == _WRAP:
-            return self._in_wrapper(buf, pos, out, final)
-        if state == _TAG:
-            return self._in_tag(buf, pos, out, final)
-        if state == _BODY:
-            return self._call_body(
-                self._body_markers,
-                self.INVOKE_CLOSES,
-                "invoke body",
-                buf,
-                pos,
-                out,
-                final,
-                "invoke",
-            )
-        return self._step_extra(state, buf, pos, out, final)
-
-    def _outside(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(self._out_markers, buf, pos, out, final)
-        if m is None:
-            return i
-        thinking = dict(self.THINKING)
-        if m in thinking:
-            self._open_thinking(m, out)
-        elif m in self.WRAPPER_OPENS:
-            out.append(Text("", m))
-            self._state = _WRAP
-        elif m in self.FORGERIES:
-            self._forgery(self._base + i, m, out)
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        if self._section_layout(m, False, self.WRAPPER_OPENS, (), out):
+            return
+        if m in self.FORGERIES:
+            self._forgery(offset, m, out)
         elif m in self.STOPS:
             out.append(Text("", m))
         elif m in self.EXTRA:
-            self._extra(m, i, out)
-        elif self.ECHOED_CLOSE and m in thinking.values() and self._base + i == 0:
+            self._extra(m, offset, out)
+        elif self.ECHOED_CLOSE and m in dict(self.THINKING).values() and offset == 0:
             out.append(Text("", m))
         else:
             out.append(Malformed(f"{m} outside its place", m))
-        return i + len(m)
 
+    @step(_WRAP)
     def _in_wrapper(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._wrap_markers.find(buf, pos, final)
         if i > pos:
@@ -192,10 +168,9 @@ class InvokeScanner(TaggedScanner):
                 self._gap(m, _JUNK, out)
             return end
         self._sink_flush(out)
-        if m in self.WRAPPER_CLOSES:
-            out.append(Text("", m))
-            self._state = OUT
-        elif m in self.FORGERIES:
+        if self._section_layout(m, True, (), self.WRAPPER_CLOSES, out):
+            return end
+        if m in self.FORGERIES:
             self._forgery(self._base + i, m, out)
         elif m in self.STOPS:
             self._state = OUT  # an unclosed block ends at a stop, read again outside
@@ -204,21 +179,13 @@ class InvokeScanner(TaggedScanner):
             out.append(Malformed(f"{m} out of place in a tool-call block", m))
         return end
 
+    @step(_TAG)
     def _in_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._tag_markers.find(buf, pos, final)
         j = buf.find(">", pos, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("invoke tag", buf, pos, end, out, _WRAP)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_call(out)
-            return end
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("invoke tag", _WRAP, self._open_call, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         self._unclosed(f"invoke tag not closed before {m}", out)
         return i
 

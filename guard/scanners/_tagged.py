@@ -153,11 +153,7 @@ class TaggedScanner(DialectScanner):
         i, m = self._body_until(markers, what, buf, pos, out, final)
         if m is None:
             return i
-        if m in closes:
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"{call} not closed before {m}", out)
-        return i
+        return self._call_marker(m, i, closes, self._close_call, call, out)
 
     def _close_call(self, close: str, out: list[Event]) -> None:
         """A call's closing marker ``close`` was read: the call ends (:meth:`_close_held`),

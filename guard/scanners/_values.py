@@ -123,6 +123,15 @@ def tag_value(raw: str) -> str:
     return raw
 
 
+def parameters_fault(junk: bool, pairs: list[tuple[str, str]]) -> str:
+    """What makes the parameter elements of an XML call unusable (text between them, or a
+    repeated key); empty when nothing does."""
+    if junk:
+        return "text between parameters"
+    keys = [k for k, _ in pairs]
+    return "a repeated parameter" if len(set(keys)) != len(keys) else ""
+
+
 def tool_arguments(
     text: str, members: dict[str, tuple[Any, int, int]], keys: tuple[str, ...]
 ) -> str | None:

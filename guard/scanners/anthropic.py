@@ -36,11 +36,9 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
 from guard.scanners._dialect import DialectScanner
+from guard.scanners._values import parameters_fault
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
 __all__ = [
@@ -245,11 +243,9 @@ class AnthropicScanner(DialectScanner):
             self._head = m
             self._state = _HEAD
             return i + len(m)
-        if m in INVOKE_CLOSE:
-            self._end_invoke(m, out)
-            return i + len(m)
-        self._unclosed(f"{self._open_raw[:32]}... not closed before {m}", out)
-        return i
+        return self._call_marker(
+            m, i, INVOKE_CLOSE, self._end_invoke, self._open_raw[:32] + "...", out
+        )
 
     def _end_invoke(self, close: str, out: list[Event]) -> None:
         self._state = _BLOCK if self._in_block else _OUT
@@ -258,16 +254,12 @@ class AnthropicScanner(DialectScanner):
             self._call_reset()
             return
         body = self._body_take()
-        keys = [k for k, _ in self._pairs]
-        if self._junk or len(set(keys)) != len(keys):
-            what = "text between parameters" if self._junk else "a repeated parameter"
-            out.append(Malformed(f"invoke with {what}", opening + body + close))
+        fault = parameters_fault(self._junk, self._pairs)
+        if fault:
+            out.append(Malformed(f"invoke with {fault}", opening + body + close))
         else:
             args = self._types.arguments(self._name, self._pairs)
-            cid = self._next_id()
-            out.append(ToolStart(cid, self._name, opening))
-            out.append(ToolArgs(cid, args, body))
-            out.append(ToolEnd(cid, self._name, args, close))
+            self._whole_call(self._name, args, opening, body, close, out)
         self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:

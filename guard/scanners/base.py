@@ -32,17 +32,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
-from guard.models import Event, Malformed, lazy_re
-from guard.scanners._values import (
-    ToolTypes,
-    json_call,
-    json_members,
-    json_value,
-    kwargs_call,
-    tag_value,
-    tool_arguments,
-    typed_value,
-)
+from guard.models import Event, Malformed, ToolArgs, ToolEnd, ToolStart, lazy_re
+from guard.scanners import _values
+from guard.scanners._values import *  # noqa: F403  (the safe parsers, re-exported)
+from guard.scanners._values import ToolTypes
 
 __all__ = [
     "HEADER_CAP",
@@ -51,15 +44,8 @@ __all__ = [
     "SINK_BLOCK",
     "Markers",
     "ScannerBase",
-    "ToolTypes",
-    "json_call",
-    "json_members",
-    "json_value",
-    "kwargs_call",
-    "tag_value",
-    "tool_arguments",
-    "typed_value",
 ]
+__all__ += _values.__all__  # the safe parsers, re-exported
 
 #: Longest header (or other structure held before its meaning is known) a scanner keeps.
 HEADER_CAP: Final = 4096
@@ -256,6 +242,16 @@ class ScannerBase(ABC):
         cid = f"call_{self._calls}"
         self._calls += 1
         return cid
+
+    def _whole_call(
+        self, name: str, args: str, opening: str, body: str, closing: str, out: list[Event]
+    ) -> None:
+        """A call read whole: ``ToolStart`` (with its ``opening``), ``ToolArgs`` (``body``) and
+        ``ToolEnd`` (``closing``) under the next call id."""
+        cid = self._next_id()
+        out.append(ToolStart(cid, name, opening))
+        out.append(ToolArgs(cid, args, body))
+        out.append(ToolEnd(cid, name, args, closing))
 
     def _sink_start(self, reason: str) -> None:
         self._sink_reason = reason

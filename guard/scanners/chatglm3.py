@@ -26,8 +26,8 @@ from typing import Any, Final
 
 from guard.dialects.chatglm3 import CHATGLM3
 from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._dialect import DialectScanner
-from guard.scanners.base import HOLD, Markers, kwargs_call
+from guard.scanners._dialect import DialectScanner, step
+from guard.scanners.base import Markers, kwargs_call
 
 __all__ = ["ChatGLM3Scanner"]
 
@@ -69,6 +69,8 @@ class ChatGLM3Scanner(DialectScanner):
     NO_REASONING = "ChatGLM3 output has no reasoning section to start in"
     SINK_STATE = _SINK
     FORGED_STOPS = frozenset({OBSERVATION})
+    TEXT_MARKERS = _MARKERS
+    STOP_STATE = _STOP
 
     def __init__(self, *, primed: bool = False, **kwargs: Any) -> None:
         self._primed = primed
@@ -81,52 +83,32 @@ class ChatGLM3Scanner(DialectScanner):
         self._call_id = ""
         self._call_name = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
-
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            i, m = self._text_until(_MARKERS, buf, pos, out, final)
-            if m is None:
-                return i
-            if m == ASSISTANT:
-                self._state = _HEADER
-                self._hdr = m
-                self._hdr_prefix = len(m)
-            else:
-                self._hold_stop(m, self._base + i, _STOP)
-            return i + len(m)
-        if state == _HEADER:
-            return self._run_header(buf, pos, out, final)
-        if state == _CALL:
-            return self._run_call(buf, pos, out, final)
-        return self._stop_step(buf, pos, out)  # _STOP
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
+        if m == ASSISTANT:
+            self._state = _HEADER
+            self._hdr = m
+            self._hdr_prefix = len(m)
+        else:
+            self._hold_stop(m, offset, _STOP)
 
+    @step(_HEADER)
     def _run_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The metadata line, up to its newline."""
         i, m = _MARKERS.find(buf, pos, final)
         j = buf.find("\n", pos, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("assistant header", buf, pos, end, out, _OUT)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_body(out)
-            return end
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("assistant header", _OUT, self._open_body, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         if self._hdr:
             out.append(Malformed("assistant header without a newline", self._hdr))
         self._hdr = ""
         self._state = _OUT
         return i
 
+    @step(_CALL)
     def _run_call(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """A call's body, held up to the next role token (or the end of the stream)."""
         what = f"tool call {self._call_id} ({self._call_name}): body"

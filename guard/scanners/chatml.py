@@ -37,11 +37,9 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
+from guard.scanners._values import parameters_fault
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -147,18 +145,10 @@ class ChatMLScanner(DialectScanner):
 
     # Steps return the next position, or ``-(stop + 1)`` to end this feed at ``stop``.
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            return self._run_out(buf, pos, out, final)
-        if state == _CALL:
-            return self._run_json(buf, pos, out, final)
-        if state in (_FN_HEAD, _P_HEAD):
-            return self._run_head(buf, pos, out, final)
-        return self._run_function(buf, pos, out, final)  # _FN_BODY, _P_VALUE, _FN_TAIL
-
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._think_step(_THINK_MARKERS, THINK_CLOSE, buf, pos, out, final)
 
+    @step(_OUT)
     def _run_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._text_until(self._out_markers, buf, pos, out, final)
         if m is None:
@@ -183,6 +173,7 @@ class ChatMLScanner(DialectScanner):
     def _add(self, piece: str, out: list[Event]) -> None:
         self._body_hold(piece, out, self._prefix, "tool call body")
 
+    @step(_CALL)
     def _run_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _CALL_MARKERS.find(buf, pos, final)
         if i > pos:
@@ -201,17 +192,14 @@ class ChatMLScanner(DialectScanner):
                 self._add(m, out)
             return i + len(m)
         self._state = _OUT
-        if m == CALL_CLOSE:
-            self._end_json(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+        return self._call_marker(m, i, (CALL_CLOSE,), self._end_json, "tool call", out)
 
     def _open_function(self, tag: str, out: list[Event]) -> None:
         self._add(tag, out)
         self._state = _FN_HEAD
         self._head = tag
 
+    @step(_FN_HEAD, _P_HEAD)
     def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """A ``<function=NAME>`` or ``<parameter=KEY>`` header, up to its ``>``."""
         room = HEADER_CAP - len(self._head)
@@ -262,6 +250,7 @@ class ChatMLScanner(DialectScanner):
         self._state = _FN_BODY
         return pos
 
+    @step(_FN_BODY, _P_VALUE, _FN_TAIL)
     def _run_function(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         st = self._state
         if st == _FN_TAIL:
@@ -389,10 +378,7 @@ class ChatMLScanner(DialectScanner):
             )
         else:
             name, args = parsed
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, CALL_OPEN))
-            out.append(ToolArgs(cid, args, body))
-            out.append(ToolEnd(cid, name, args, close))
+            self._whole_call(name, args, CALL_OPEN, body, close, out)
         self._call_reset()
 
     def _end_function(self, close: str, out: list[Event]) -> None:
@@ -402,18 +388,16 @@ class ChatMLScanner(DialectScanner):
             return
         prefix = self._prefix
         body = self._body_take()
-        keys = [k for k, _ in self._pairs]
-        if self._junk or len(set(keys)) != len(keys):
-            what = "text between parameters" if self._junk else "a repeated parameter"
-            out.append(Malformed(f"<function=...> call with {what}", prefix + body + close))
+        fault = parameters_fault(self._junk, self._pairs)
+        if fault:
+            out.append(Malformed(f"<function=...> call with {fault}", prefix + body + close))
         else:
             name = self._fn_name
             args = self._types.arguments(name, self._pairs)
             start, end = self._args_start, self._args_end
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, prefix + body[:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, body[end:] + close))
+            self._whole_call(
+                name, args, prefix + body[:start], body[start:end], body[end:] + close, out
+            )
         self._call_reset()
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:

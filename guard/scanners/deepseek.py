@@ -38,13 +38,9 @@ import re
 from typing import Final
 
 from guard.dialects.deepseek import DEEPSEEK
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._tagged import (
-    FIRST_STATE,
-    OUT,
-    TaggedScanner,
-    json_arguments,
-)
+from guard.models import Event, Malformed
+from guard.scanners._sectioned import BODY, SectionScanner
+from guard.scanners._tagged import json_arguments
 from guard.scanners.base import Markers
 
 __all__ = [
@@ -76,9 +72,6 @@ _HEADER_MARKERS = Markers((SEP, CALL_END, *_BREAKS))
 _BODY_MARKERS = Markers((CALL_END, *_BREAKS))
 _V3_BODY = re.compile(r"\s*([^\s`{]\S*)[ \t]*(?=\n|\Z)")
 
-_SECTION, _HEADER, _BODY = range(FIRST_STATE, FIRST_STATE + 3)
-_JUNK = "text inside a tool-call section"
-
 
 def _unfence(text: str) -> str:
     """The inside of a fenced block (```` ```json ... ``` ````); other text unchanged."""
@@ -100,7 +93,7 @@ def parse_v3_body(body: str) -> tuple[int, str, str] | None:
     return m.end(), m.group(1), json_arguments(_unfence(body[m.end() :]))
 
 
-class DeepSeekScanner(TaggedScanner):
+class DeepSeekScanner(SectionScanner):
     """Scanner for DeepSeek V3 / R1 / V3.1 output (see the module docstring).
 
     Args:
@@ -110,65 +103,26 @@ class DeepSeekScanner(TaggedScanner):
     """
 
     THINK_ENDS = (*_FORGERIES, *_STOPS, CALLS_BEGIN)
-    HELD_STATES = frozenset({_BODY})
-    SECTION_STATE = _SECTION
+    NAME = "DeepSeek"
+    SECTION_OPENS, SECTION_CLOSES = (CALLS_BEGIN,), (CALLS_END,)
+    CALL_BEGIN, CALL_SEP, CALL_END = CALL_BEGIN, SEP, CALL_END
+    FORGERIES, STOPS = _FORGERIES, _STOPS
+    ECHOED_CLOSE = THINK_CLOSE
+    OUT_MARKERS, HEADER_MARKERS, BODY_MARKERS = _OUT_MARKERS, _HEADER_MARKERS, _BODY_MARKERS
+    HEADER_WHAT, BODY_WHAT = "tool call header", "tool call body"
 
     def _reset_dialect(self) -> None:
-        self._hdr = ""
-        self._in_section = False
-        self._call_id = ""
-        self._call_name = ""
+        super()._reset_dialect()
         self._deferred = False
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state in (OUT, _SECTION):
-            return self._outside(state == _SECTION, buf, pos, out, final)
-        if state == _HEADER:
-            return self._in_header(buf, pos, out, final)
-        return self._call_body(_BODY_MARKERS, (CALL_END,), "tool call body", buf, pos, out, final)
-
-    def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final, _JUNK if section else "")
-        if m is None:
-            return i
-        if self._section_layout(m, section, (CALLS_BEGIN,), (CALLS_END,), out):
-            return i + len(m)
-        if m == CALL_BEGIN:
-            self._state = _HEADER
-            self._in_section = section
-            self._hdr = m
-        elif m == THINK_CLOSE and self._base + i == 0:
-            out.append(Text("", m))  # the template's </think>, echoed back
-        elif m in _FORGERIES:
-            self._forgery(self._base + i, m, out)
-        elif m in _STOPS:
-            out.append(Text("", m))
-            self._state = OUT  # a stop ends an unclosed section
-        else:
-            out.append(Malformed(f"{m} out of place in a DeepSeek turn", m))
-        return i + len(m)
-
-    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._header_until(_HEADER_MARKERS, "tool call header", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == SEP:
-            self._open_call(m, out)
-            return i + len(m)
-        if m == CALL_END:
-            self._hdr += m
-            self._unclosed("tool call without <｜tool▁sep｜>", out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+    def _without_sep(self, end: str, out: list[Event]) -> None:
+        self._hdr += end
+        self._unclosed("tool call without <｜tool▁sep｜>", out)
 
     def _open_call(self, sep: str, out: list[Event]) -> None:
         header = self._hdr[len(CALL_BEGIN) :].strip()
         self._hdr += sep
-        self._state = _BODY
+        self._state = BODY
         self._deferred = header == TYPE_WORD
         self._start_call(header, not self._deferred and _valid(header), out)
 
@@ -191,16 +145,7 @@ class DeepSeekScanner(TaggedScanner):
                 out.append(Malformed("V3 tool call body without a name line", hdr + body + close))
                 return
             split, name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, hdr + body[:split]))
-        out.append(ToolArgs(cid, args, body[split:]))
-        out.append(ToolEnd(cid, name, args, close))
-
-    def _finish_dialect(self, state: int, out: list[Event]) -> None:
-        if state == _SECTION:
-            self._sink_flush(out)
-        elif state in (_HEADER, _BODY):
-            self._unclosed("tool call not closed at end of stream", out)
+        self._whole_call(name, args, hdr + body[:split], body[split:], close, out)
 
 
 def _valid(name: str) -> bool:

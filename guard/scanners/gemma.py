@@ -37,11 +37,8 @@ from guard.models import (
     Malformed,
     Text,
     ThinkingStart,
-    ToolArgs,
-    ToolEnd,
-    ToolStart,
 )
-from guard.scanners._dialect import DialectScanner
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners.base import Markers
 
 __all__ = [
@@ -238,24 +235,14 @@ class GemmaScanner(DialectScanner):
     SINK_STATE = _SINK
     THINK_STATE = _THINK
     FORGED_STOPS = frozenset(_RESULTS)
+    TEXT_MARKERS = _OUT_MARKERS
+    STOP_STATE = _RESULT
 
     def _reset(self) -> None:
         self._state = _THINK if self._start_in_thinking else _OUT
         self._announce = self._start_in_thinking
         self._opener = ""
-        self._chan = ""
-
-    def _held_extra(self) -> int:
-        return len(self._chan) + len(self._stop) + len(self._stop_ws)
-
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _OUT:
-            return self._step_out(buf, pos, out, final)
-        if state == _CHANNEL:
-            return self._run_channel(buf, pos, out)
-        if state in (_BODY, _STRING):
-            return self._step_body(state, buf, pos, out, final)
-        return self._stop_step(buf, pos, out)  # _RESULT
+        self._hdr = ""
 
     def _think(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         return self._think_step(_THINK_MARKERS, CHANNEL_CLOSE, buf, pos, out, final)
@@ -263,14 +250,9 @@ class GemmaScanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _step_out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
-        self._marker(m, self._base + i, out)
-        return i + len(m)
-
-    def _step_body(self, st: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+    @step(_BODY, _STRING)
+    def _step_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        st = self._state  # _BODY or _STRING
         table = _STRING_MARKERS if st == _STRING else _BODY_MARKERS
         opener = self._opener
         i, m = self._held_until(table[opener], "tool call body", opener, buf, pos, out, final)
@@ -281,18 +263,14 @@ class GemmaScanner(DialectScanner):
             self._add(m, out)
             self._state = _BODY if st == _STRING else _STRING
             return i + len(m)
-        if m == closer:
-            self._end_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+        return self._call_marker(m, i, (closer,), self._end_call, "tool call", out)
 
     def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m in _CALLS:
             self._opener = m
             self._state = _BODY
         elif m == CHANNEL:
-            self._chan = ""
+            self._hdr = ""
             self._state = _CHANNEL
         elif m in _RESULTS:
             self._hold_stop(m, offset, _RESULT)
@@ -303,21 +281,22 @@ class GemmaScanner(DialectScanner):
         else:
             out.append(Malformed(f"{m} without its opening tag", m))
 
-    def _run_channel(self, buf: str, pos: int, out: list[Event]) -> int:
+    @step(_CHANNEL)
+    def _run_channel(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``<|channel>``: ``thought\\n`` opens thinking; anything else is malformed."""
-        need = THOUGHT[len(self._chan) :]
+        need = THOUGHT[len(self._hdr) :]
         piece = buf[pos : pos + len(need)]
         k = 0
         while k < len(piece) and piece[k] == need[k]:
             k += 1
-        self._chan += piece[:k]
-        if self._chan == THOUGHT:
+        self._hdr += piece[:k]
+        if self._hdr == THOUGHT:
             out.append(ThinkingStart(CHANNEL + THOUGHT))
-            self._chan = ""
+            self._hdr = ""
             self._state = _THINK
         elif k < len(piece):
-            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
-            self._chan = ""
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._hdr))
+            self._hdr = ""
             self._state = _OUT
         return pos + k
 
@@ -336,10 +315,7 @@ class GemmaScanner(DialectScanner):
             return
         name, obj = parsed
         args = self._types.arguments(name, obj.items())
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, opener))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, close))
+        self._whole_call(name, args, opener, body, close, out)
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._state = _OUT
@@ -347,7 +323,7 @@ class GemmaScanner(DialectScanner):
 
     def _finish_dialect(self, state: int, out: list[Event]) -> None:
         if state == _CHANNEL:
-            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._chan))
+            out.append(Malformed(f"{CHANNEL} not followed by {THOUGHT!r}", CHANNEL + self._hdr))
         elif state in (_BODY, _STRING):
             self._unclosed("tool call not closed at end of stream", out)
         elif state == _RESULT:

@@ -30,12 +30,13 @@ from typing import Final
 
 from guard.dialects.glm import GLM
 from guard.models import Event, Malformed
+from guard.scanners._dialect import step
 from guard.scanners._tagged import (
     FIRST_STATE,
     OUT,
     TaggedScanner,
 )
-from guard.scanners.base import HOLD, Markers
+from guard.scanners.base import Markers
 
 __all__ = [
     "GLMScanner",
@@ -118,61 +119,41 @@ class GLMScanner(TaggedScanner):
     THINK_ENDS = (RESPONSE, *_STOPS)
     FORGED_STOPS = frozenset({OBSERVATION})
     HELD_STATES = frozenset({_BODY})
+    TEXT_MARKERS = _OUT_MARKERS
+    STOP_STATE = _STOP
 
     def _reset_dialect(self) -> None:
         self._hdr = ""
         self._call_id = ""
         self._call_name = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr) + len(self._stop) + len(self._stop_ws)
+    @step(_BODY)
+    def _in_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        return self._call_body(_BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final)
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == OUT:
-            return self._out(buf, pos, out, final)
-        if state == _NAME_STATE:
-            return self._in_name(buf, pos, out, final)
-        if state == _BODY:
-            return self._call_body(
-                _BODY_MARKERS, (CALL_CLOSE,), "tool call body", buf, pos, out, final
-            )
-        return self._stop_step(buf, pos, out)
-
-    def _out(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_OUT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m == THINK_OPEN:
             self._open_thinking(m, out)
         elif m == CALL_OPEN:
             self._state = _NAME_STATE
             self._hdr = m
         elif m == RESPONSE:
-            self._forgery(self._base + i, m, out)
+            self._forgery(offset, m, out)
         elif m in _STOPS:
-            self._hold_stop(m, self._base + i, _STOP)
+            self._hold_stop(m, offset, _STOP)
         else:
             out.append(Malformed(f"{m} outside its place in a GLM turn", m))
-        return i + len(m)
 
+    @step(_NAME_STATE)
     def _in_name(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _NAME_MARKERS.find(buf, pos, final)
         j = buf.find("\n", pos, i)
         # Blank lines before the name do not end it.
         while j >= 0 and not (self._hdr[len(CALL_OPEN) :] + buf[pos:j]).strip():
             j = buf.find("\n", j + 1, i)
-        end = j + 1 if j >= 0 else i
-        over = self._header_overflows("tool call name", buf, pos, end, out, OUT)
-        if over is not None:
-            return over
-        self._hdr += buf[pos:end]
-        if j >= 0:
-            self._open_call(out)
-            return end
-        if m is None:
-            return len(buf)
-        if m == HOLD:
-            return -1 - i
+        went = self._header_to("tool call name", OUT, self._open_call, buf, pos, (i, m), j, out)
+        if went is not None:
+            return went
         if m in (KEY_OPEN, CALL_CLOSE):
             self._open_call(out)
         else:

@@ -162,9 +162,6 @@ class HarmonyScanner(DialectScanner):
         #: right after a token, between messages: a lone channel or role word is a stray
         self._after = False
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def feed(self, text: str) -> list[Event]:
         """Scan the next chunk. A chunk without ``<`` inside a body (the common case: one token
         of prose or JSON) is one delta event, without entering the state machine."""
@@ -256,13 +253,9 @@ class HarmonyScanner(DialectScanner):
                 out.append(Malformed(f"stray word {stray!r} between tokens", buf[pos:i]))
                 return i
             self._after = False
-        if i > pos:
-            d = buf[pos:i]
-            out.append(Text(d, d))
-        if m is None:
-            return -1 - len(buf)
-        if m == HOLD:
-            return -1 - i
+        j = self._deltas_to(Text, buf, pos, i, m, out)
+        if m is None or j < 0:
+            return j
         if m == START:
             self._open_header(START, self._base + i, implied=False)
             return i + len(START)

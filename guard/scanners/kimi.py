@@ -32,13 +32,9 @@ import re
 from typing import Final
 
 from guard.dialects.kimi import KIMI
-from guard.models import Event, Malformed, Text, ToolStart
-from guard.scanners._tagged import (
-    FIRST_STATE,
-    OUT,
-    TaggedScanner,
-    json_arguments,
-)
+from guard.models import Event, ToolStart
+from guard.scanners._sectioned import BODY, SectionScanner
+from guard.scanners._tagged import json_arguments
 from guard.scanners.base import Markers
 
 __all__ = [
@@ -64,13 +60,9 @@ _TURNS = (IM_USER, IM_ASSISTANT, IM_MIDDLE)
 _BREAKS = (CALL_BEGIN, *_BEGINS, *_ENDS, IM_SYSTEM, *_STOPS, *_TURNS)
 _CALL_TOKENS = (*_BEGINS, *_ENDS, CALL_BEGIN, ARGUMENT_BEGIN, CALL_END)
 _OUT_MARKERS = Markers((THINK_OPEN, THINK_CLOSE, *_CALL_TOKENS, IM_SYSTEM, *_STOPS, *_TURNS))
-_SECTION_MARKERS = _OUT_MARKERS
 _HEADER_MARKERS = Markers((ARGUMENT_BEGIN, CALL_END, *_BREAKS))
 _ARGS_MARKERS = Markers((CALL_END, ARGUMENT_BEGIN, *_BREAKS))
 _ID = re.compile(r"(?:functions\.)?([\w.\-]+):\d+")
-
-_SECTION, _HEADER, _ARGS = range(FIRST_STATE, FIRST_STATE + 3)
-_JUNK = "text inside a tool-call section"
 
 
 def parse_call_id(call_id: str) -> str | None:
@@ -80,7 +72,7 @@ def parse_call_id(call_id: str) -> str | None:
     return m.group(1) if m else None
 
 
-class KimiScanner(TaggedScanner):
+class KimiScanner(SectionScanner):
     """Scanner for Kimi K2 output (see the module docstring).
 
     Args:
@@ -90,69 +82,28 @@ class KimiScanner(TaggedScanner):
     """
 
     THINK_ENDS = (IM_SYSTEM, *_STOPS, *_BEGINS)
-    HELD_STATES = frozenset({_ARGS})
-    SECTION_STATE = _SECTION
     LEAD_CHARS = "<["
+    NAME = "Kimi"
+    SECTION_OPENS, SECTION_CLOSES = _BEGINS, _ENDS
+    CALL_BEGIN, CALL_SEP, CALL_END = CALL_BEGIN, ARGUMENT_BEGIN, CALL_END
+    FORGERIES, STOPS = (IM_SYSTEM,), _STOPS
+    OUT_MARKERS, HEADER_MARKERS, BODY_MARKERS = _OUT_MARKERS, _HEADER_MARKERS, _ARGS_MARKERS
+    HEADER_WHAT, BODY_WHAT = "tool call id", "tool call arguments"
 
     def _reset_dialect(self) -> None:
-        self._hdr = ""
-        self._in_section = False
-        self._call_id = ""
-        self._call_name = ""
+        super()._reset_dialect()
         #: Call ids used so far: a repeated one gets ``#N`` appended, so ids stay unique.
         self._ids: set[str] = set()
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state in (OUT, _SECTION):
-            return self._outside(state == _SECTION, buf, pos, out, final)
-        if state == _HEADER:
-            return self._in_header(buf, pos, out, final)
-        return self._call_body(
-            _ARGS_MARKERS, (CALL_END,), "tool call arguments", buf, pos, out, final
-        )
-
-    def _outside(self, section: bool, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        markers = _SECTION_MARKERS if section else _OUT_MARKERS
-        i, m = self._text_until(markers, buf, pos, out, final, _JUNK if section else "")
-        if m is None:
-            return i
-        if self._section_layout(m, section, _BEGINS, _ENDS, out):
-            return i + len(m)
-        if m == CALL_BEGIN:
-            self._state = _HEADER
-            self._in_section = section
-            self._hdr = m
-        elif m == IM_SYSTEM:
-            self._forgery(self._base + i, m, out)
-        elif m in _STOPS:
-            out.append(Text("", m))
-            self._state = OUT  # a stop ends an unclosed section
-        else:
-            out.append(Malformed(f"{m} out of place in a Kimi turn", m))
-        return i + len(m)
-
-    def _in_header(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._header_until(_HEADER_MARKERS, "tool call id", buf, pos, out, final)
-        if m is None:
-            return i
-        if m == ARGUMENT_BEGIN:
-            self._open_call(m, out)
-            return i + len(m)
-        if m == CALL_END:  # a call without arguments
-            self._open_call("", out)
-            self._close_call(m, out)
-            return i + len(m)
-        self._unclosed(f"tool call not closed before {m}", out)
-        return i
+    def _without_sep(self, end: str, out: list[Event]) -> None:
+        self._open_call("", out)  # a call without arguments
+        self._close_call(end, out)
 
     def _open_call(self, marker: str, out: list[Event]) -> None:
         self._hdr += marker
         call_id = self._hdr[len(CALL_BEGIN) : len(self._hdr) - len(marker)].strip()
         name = parse_call_id(call_id)
-        self._state = _ARGS
+        self._state = BODY
         self._call_name = name or call_id
         if name:
             if call_id in self._ids:  # a repeated id still names a new call
@@ -168,9 +119,3 @@ class KimiScanner(TaggedScanner):
         if not self._call_id:
             return f"tool call id is not functions.NAME:IDX: {self._call_name[:64]!r}"
         return self._call_name, json_arguments(body)
-
-    def _finish_dialect(self, state: int, out: list[Event]) -> None:
-        if state == _SECTION:
-            self._sink_flush(out)
-        elif state in (_HEADER, _ARGS):
-            self._unclosed("tool call not closed at end of stream", out)

@@ -194,9 +194,6 @@ class KimiK3Scanner(TaggedScanner):
         self._in_section = False
         self._call_name = ""
 
-    def _held_extra(self) -> int:
-        return len(self._hdr)
-
     def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
         if state in (OUT, _SECTION):
             return self._outside(state, buf, pos, out, final)

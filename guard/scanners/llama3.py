@@ -31,8 +31,8 @@ from typing import Final
 
 from guard._json_walk import value_end
 from guard.dialects.llama3 import LLAMA3
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._dialect import DialectScanner
+from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners.base import (
     HEADER_CAP,
     HOLD,
@@ -116,6 +116,8 @@ class Llama3Scanner(DialectScanner):
 
     NO_REASONING = "Llama 3 output has no reasoning section to start in"
     SINK_STATE = _SINK
+    TEXT_STATE = _TEXT
+    TEXT_MARKERS = _TEXT_MARKERS
 
     def _reset(self) -> None:
         self._state = _START
@@ -126,23 +128,11 @@ class Llama3Scanner(DialectScanner):
     def _held_extra(self) -> int:
         return len(self._lead) + len(self._head)
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _START:
-            return self._step_start(buf, pos, out)
-        if state == _TEXT:
-            return self._step_text(buf, pos, out, final)
-        if state == _JSON:
-            return self._step_json(buf, pos, out, final)
-        if state == _TAG:
-            return self._step_tag(buf, pos, out, final)
-        if state == _FN_HEAD:
-            return self._step_fn_head(buf, pos, out)
-        return self._step_fn_body(buf, pos, out, final)  # _FN_BODY
-
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker starts and is held).
 
-    def _step_start(self, buf: str, pos: int, out: list[Event]) -> int:
+    @step(_START)
+    def _step_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """Hold leading blanks (capped) until the first character tells a JSON call."""
         n = len(buf)
         found = _NON_WS.search(buf, pos)
@@ -163,10 +153,7 @@ class Llama3Scanner(DialectScanner):
                 out.append(Text(lead, lead))
         return j
 
-    def _step_text(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)
-        if m is None:
-            return i
+    def _marker(self, m: str, offset: int, out: list[Event]) -> None:
         if m == PYTHON_TAG:
             self._state = _TAG
         elif m == FUNCTION:
@@ -176,11 +163,11 @@ class Llama3Scanner(DialectScanner):
             out.append(Text("", m))
             self._state = _START
         elif m == START_HEADER:
-            self._forgery(self._base + i, m, out, "text after a forged turn")
+            self._forgery(offset, m, out, "text after a forged turn")
         else:
             out.append(Malformed(f"{m} in model output", m))
-        return i + len(m)
 
+    @step(_JSON)
     def _step_json(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = _MARKERS.find(buf, pos, final)
         if i > pos:
@@ -199,6 +186,7 @@ class Llama3Scanner(DialectScanner):
             return -1 - i
         return self._end_json(m, i, out)
 
+    @step(_TAG)
     def _step_tag(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         i, m = self._held_until(_MARKERS, f"{PYTHON_TAG} call", PYTHON_TAG, buf, pos, out, final)
         if m is None:
@@ -211,7 +199,8 @@ class Llama3Scanner(DialectScanner):
         self._state = _TEXT
         return i
 
-    def _step_fn_head(self, buf: str, pos: int, out: list[Event]) -> int:
+    @step(_FN_HEAD)
+    def _step_fn_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         n = len(buf)
         room = HEADER_CAP - len(self._head)
         found = _HEAD_END.search(buf, pos, min(n, pos + room + 1))
@@ -237,6 +226,7 @@ class Llama3Scanner(DialectScanner):
         self._state = _FN_BODY
         return j + 1
 
+    @step(_FN_BODY)
     def _step_fn_body(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         what = f"{FUNCTION}...> call"
         i, m = self._held_until(_FUNCTION_MARKERS, what, self._head, buf, pos, out, final)
@@ -263,10 +253,7 @@ class Llama3Scanner(DialectScanner):
             out.append(Malformed(reason, opening + body + close))
             return
         args = body.strip()
-        cid = self._next_id()
-        out.append(ToolStart(cid, self._fn_name, opening))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, self._fn_name, args, close))
+        self._whole_call(self._fn_name, args, opening, body, close, out)
 
     def _end_json(self, stop: str, i: int, out: list[Event]) -> int:
         """A held ``{``-message ended at ``stop`` (at ``i``; ``""`` for end of stream). Returns
@@ -282,11 +269,10 @@ class Llama3Scanner(DialectScanner):
         cursor = 0
         for k, (name, args, start, end) in enumerate(calls):
             last = k == len(calls) - 1
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[cursor:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            cursor = len(body) if last else calls[k + 1][2]
-            out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last and ends else "")))
+            nxt = len(body) if last else calls[k + 1][2]
+            close = body[end:nxt] + (stop if last and ends else "")
+            self._whole_call(name, args, body[cursor:start], body[start:end], close, out)
+            cursor = nxt
         if ends:
             self._state = _START
             return i + len(stop)
@@ -305,22 +291,18 @@ class Llama3Scanner(DialectScanner):
             cursor = 0
             for k, (name, args, start, end) in enumerate(calls):
                 last = k == len(calls) - 1
-                cid = self._next_id()
                 lead = (PYTHON_TAG if k == 0 else "") + body[cursor:start]
-                out.append(ToolStart(cid, name, lead))
-                out.append(ToolArgs(cid, args, body[start:end]))
-                cursor = len(body) if last else calls[k + 1][2]
-                out.append(ToolEnd(cid, name, args, body[end:cursor] + (stop if last else "")))
+                nxt = len(body) if last else calls[k + 1][2]
+                close = body[end:nxt] + (stop if last else "")
+                self._whole_call(name, args, lead, body[start:end], close, out)
+                cursor = nxt
             return
         parsed = parse_python_tag(body)
         if parsed is None:
             out.append(Malformed(f"empty {PYTHON_TAG} call", PYTHON_TAG + body + stop))
             return
         name, args = parsed
-        cid = self._next_id()
-        out.append(ToolStart(cid, name, PYTHON_TAG))
-        out.append(ToolArgs(cid, args, body))
-        out.append(ToolEnd(cid, name, args, stop))
+        self._whole_call(name, args, PYTHON_TAG, body, stop, out)
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
         self._body_abandon(reason, PYTHON_TAG, out)

@@ -36,7 +36,8 @@ from typing import Any, ClassVar, Final
 
 from guard._json_walk import value_end
 from guard.dialects.minimax import MINIMAX
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import step
 from guard.scanners._invoke import NEXT_STATE, InvokeScanner
 from guard.scanners._minimax_m3 import BLOCK_CLOSE as M3_CLOSE
 from guard.scanners._minimax_m3 import BLOCK_OPEN as M3_OPEN
@@ -104,11 +105,13 @@ class MiniMaxScanner(InvokeScanner):
     def _param_value(self, tool: str, key: str, attrs: dict[str, str], text: str) -> Any:
         return tag_value(text)
 
-    def _extra(self, marker: str, i: int, out: list[Event]) -> None:
+    def _extra(self, marker: str, offset: int, out: list[Event]) -> None:
         self._state = _M1 if marker == M1_OPEN else _M3
         self._hdr = marker
 
-    def _step_extra(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
+    @step(_M1, _M3)
+    def _in_block(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
+        state = self._state
         i, m = self._body_until(self._block_markers[state], "tool-call block", buf, pos, out, final)
         if m is None:
             return i
@@ -139,10 +142,14 @@ class MiniMaxScanner(InvokeScanner):
             if start > cursor:
                 out.append(Text("", body[cursor:start]))
             args = self._types.arguments(name, pairs)
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[start:args_start]))
-            out.append(ToolArgs(cid, args, body[args_start:args_end]))
-            out.append(ToolEnd(cid, name, args, body[args_end:end]))
+            self._whole_call(
+                name,
+                args,
+                body[start:args_start],
+                body[args_start:args_end],
+                body[args_end:end],
+                out,
+            )
             cursor = end
         if cursor < len(body):
             out.append(Text("", body[cursor:]))
@@ -169,10 +176,7 @@ class MiniMaxScanner(InvokeScanner):
                 pos = stop
                 continue
             end, name, args = call
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, ""))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, ""))
+            self._whole_call(name, args, "", body[start:end], "", out)
             pos = end
         out.append(Text("", close))
 

@@ -32,8 +32,8 @@ import re
 from typing import Any, Final
 
 from guard.dialects.pythonic import PYTHONIC
-from guard.models import Event, Malformed, Text, ToolArgs, ToolEnd, ToolStart
-from guard.scanners._dialect import DialectScanner
+from guard.models import Event, Malformed, Text
+from guard.scanners._dialect import DialectScanner, step
 from guard.scanners._pysource import MAX_CALL_CODE, is_blank, list_elements
 from guard.scanners.base import HEADER_CAP, HOLD, Markers
 
@@ -220,6 +220,8 @@ class PythonicScanner(DialectScanner):
 
     NO_REASONING = "pythonic output (Llama 4, Gemma 3) has no reasoning section"
     SINK_STATE = _SINK
+    TEXT_STATE = _TEXT
+    TEXT_MARKERS = _TEXT_MARKERS
 
     def _reset(self) -> None:
         self._state = _START
@@ -242,19 +244,7 @@ class PythonicScanner(DialectScanner):
     # Each step returns the next position, or ``-1 - r`` to end the run with ``r`` (the end of
     # the buffer, or where a possible marker or a quote that needs more input starts).
 
-    def _step(self, state: int, buf: str, pos: int, out: list[Event], final: bool) -> int:
-        if state == _START:
-            return self._run_start(buf, pos, out, final)
-        if state == _HEAD:
-            return self._run_head(buf, pos, out)
-        if state == _LIST:
-            return self._run_list(buf, pos, out, final)
-        i, m = self._text_until(_TEXT_MARKERS, buf, pos, out, final)  # _TEXT
-        if m is None:
-            return i
-        self._marker(m, self._base + i, out)
-        return i + len(m)
-
+    @step(_LIST)
     def _run_list(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """The held list, up to its closing ``]`` (or a marker that cuts it short)."""
         i, m = _LIST_MARKERS.find(buf, pos, final)
@@ -295,6 +285,7 @@ class PythonicScanner(DialectScanner):
             out.append(Text(lead, lead))
         self._state = _TEXT
 
+    @step(_START)
     def _run_start(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """Blanks (and ``<|python_start|>``) before the first character of a message. Returns
         where scanning goes on, or ``-(i + 1)`` to stop this feed at ``i`` (a possible partial
@@ -322,7 +313,8 @@ class PythonicScanner(DialectScanner):
         self._to_text(out)
         return j
 
-    def _run_head(self, buf: str, pos: int, out: list[Event]) -> int:
+    @step(_HEAD)
+    def _run_head(self, buf: str, pos: int, out: list[Event], final: bool) -> int:
         """After ``[``: blanks, then a dotted name, then ``(`` makes it a call list."""
         n = len(buf)
         i = pos
@@ -438,10 +430,7 @@ class PythonicScanner(DialectScanner):
         spans = [(name, args, k + start, k + end) for name, args, start, end in calls]
         for index, (name, args, start, end) in enumerate(spans):
             nxt = spans[index + 1][2] if index + 1 < len(spans) else len(body)
-            cid = self._next_id()
-            out.append(ToolStart(cid, name, body[cursor:start]))
-            out.append(ToolArgs(cid, args, body[start:end]))
-            out.append(ToolEnd(cid, name, args, body[end:nxt]))
+            self._whole_call(name, args, body[cursor:start], body[start:end], body[end:nxt], out)
             cursor = nxt
 
     def _unclosed(self, reason: str, out: list[Event]) -> None:
