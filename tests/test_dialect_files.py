@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -191,3 +193,59 @@ def test_a_user_file_may_use_a_built_in_list() -> None:
 def test_a_use_item_holding_other_keys_is_refused() -> None:
     with pytest.raises(DialectFileError, match=r'expected \{ use = "REF" \} alone'):
         load_dialect('name = "x"\nreserved = [{ use = "chatml:reserved", more = 1 }]\n')
+
+
+#: the stdlib checker's strictness and messages beyond BAD (the record's own field types)
+STRICT = [
+    (
+        'name = "x"\nreserved = ["<a>"]\naliases = [true]\n',
+        r"aliases\[0\]: expected `str`, got `bool`",
+    ),
+    ('name = 3\nreserved = ["<a>"]\n', "name: expected `str`, got `int`"),
+    ('name = "x"\nreserved = ["<a>"]\nfamily = 1979-05-27\n', "family: expected `str`, got `date`"),
+    ('name = "x"\nreserved = ["<a>"]\ncall_body = 3\n', "call_body: expected `str`, got `int`"),
+    ('name = "x"\nreserved = ["<a>"]\ncolour = 1\n', r"colour: unknown key .*\bsets\b"),
+    (
+        'name = "x"\nreserved = ["<a>"]\nthinking = [{ a = 1 }]\n',
+        r"thinking\[0\]: expected `array`",
+    ),
+    ('name = "x"\nreserved = ["<a>"]\nmodels = [" "]\n', "empty model-name key"),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>", 3]]\n',
+        r"transcript.turns\[0\]\[1\]: expected `str`, got `int`",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>", "a", "b"]]\n',
+        r"transcript.turns\[0\]: expected `array` of length 2, got `array` of length 3",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>"]]\nend_before_tool = 1\n',
+        "transcript.end_before_tool: expected `bool`, got `int`",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>"]]\ncolour = 1\n',
+        "transcript.colour: unknown key 'colour'; expected bos, ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), STRICT)
+def test_the_checker_is_strict_and_names_the_field(text: str, message: str) -> None:
+    with pytest.raises(DialectFileError, match=message):
+        load_dialect(text)
+
+
+def test_the_checker_builds_tuples_and_the_nested_record() -> None:
+    record = load_dialect(
+        'name = "x"\nreserved = ["<a>"]\nthinking = [["<t>", "</t>"]]\n'
+        '[transcript]\nturns = [["<u>", "user"]]\nend_before_tool = false\n'
+    )
+    assert record.thinking == (("<t>", "</t>"),) and isinstance(record.reserved, tuple)
+    assert record.transcript == TurnGrammar(turns=(("<u>", "user"),), end_before_tool=False)
+
+
+def test_loading_the_records_does_not_import_msgspec() -> None:
+    code = "import sys, guard.dialects; sys.exit('msgspec' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], check=False, cwd=root)
+    assert done.returncode == 0

@@ -10,9 +10,9 @@ array that splices keeps each item once, first come. A turn opening is ``[patter
 from the pattern's ``role`` group) or ``[pattern, role]``, and ``${role}`` in its pattern stands
 for :data:`ROLE`.
 
-The types are checked by msgspec against the record dataclasses themselves (strict: a number is
-no string), so the record's own checks run too; msgspec is already loaded by detection, and a
-schema of its own would drift from the record.
+The types are checked against the record dataclasses' own field types (strict: a number is no
+string; :mod:`guard.dialects._check`), so the record's own checks run too, and no schema of its
+own drifts from the record.
 """
 
 from __future__ import annotations
@@ -20,15 +20,14 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from guard.dialects._check import CheckError, build
 from guard.errors import GuardError
-from guard.models import Dialect, TurnGrammar
+from guard.models import Dialect
 
 __all__ = ["DATA", "ROLE", "DialectData", "DialectFileError", "builtin", "load_dialect"]
 
@@ -38,9 +37,7 @@ DATA = Path(__file__).with_name("data")
 ROLE = r"(?P<role>[^\s<>|]{1,64})"
 _ROLE_MARK = "${role}"
 _TABLES = ("sets", "transcript")
-_FIELDS = frozenset(f.name for f in fields(Dialect) if f.init) - {"transcript"}
-_TURN_FIELDS = frozenset(f.name for f in fields(TurnGrammar))
-_SETS = dict[str, tuple[str, ...]]
+_NAMED = tuple[str, ...]
 
 
 class DialectFileError(GuardError, ValueError):
@@ -172,35 +169,16 @@ def _turns(transcript: dict[str, Any]) -> dict[str, Any]:
 
 def _build(raw: dict[str, Any], source: str) -> DialectData:
     file = _File(raw, source)
-    tables = (("", _FIELDS | set(_TABLES)), ("transcript", _TURN_FIELDS), ("sets", None))
-    for table, allowed in tables:
-        value = raw.get(table, {}) if table else raw
-        if not isinstance(value, dict):
+    for table in _TABLES:
+        if not isinstance(value := raw.get(table, {}), dict):
             raise file.fail(table, f"expected a table, got {_kind(value)}")
-        unknown = sorted(set(value) - allowed) if allowed is not None else []
-        if unknown:
-            expected = ", ".join(sorted(allowed or ()))
-            raise file.fail(table or unknown[0], f"unknown key {unknown[0]!r}; expected {expected}")
-    data = {k: v for k, v in raw.items() if k != "sets"}
-    if "transcript" in data:
-        data["transcript"] = _turns(data["transcript"])
-    record = _convert(file, data, Dialect, "")
-    named = raw.get("sets", {}).items()
-    sets = {k: _convert(file, v, tuple[str, ...], f"sets.{k}") for k, v in named}
-    return DialectData(record, sets)
-
-
-def _convert(file: _File, value: Any, kind: Any, where: str) -> Any:
-    """``value`` as ``kind``, checked strictly (msgspec); its error becomes the file's."""
+    data = {**raw, "transcript": _turns(raw["transcript"])} if "transcript" in raw else raw
     try:
-        return msgspec.convert(value, kind)
-    except msgspec.ValidationError as exc:
-        message, _, at = str(exc).partition(" - at `$")
-        field = (where + at.rstrip("`")).lstrip(".")
-        missing = message.removeprefix("Object missing required field `")
-        if missing != message:
-            field, message = f"{field}.{missing.rstrip('`')}".lstrip("."), "missing (required)"
-        raise file.fail(field, message[:1].lower() + message[1:]) from None
+        record = build(data, Dialect, besides=("sets",))
+        sets = {k: build(v, _NAMED, f"sets.{k}") for k, v in raw.get("sets", {}).items()}
+    except CheckError as exc:
+        raise file.fail(exc.where, exc.message) from None
+    return DialectData(record, sets)
 
 
 @cache
