@@ -10,6 +10,7 @@ msgspec, which an escape-only process would otherwise load for 17 small files (~
 from __future__ import annotations
 
 import dataclasses
+import sys
 import types
 import typing
 from collections.abc import Callable
@@ -127,12 +128,19 @@ def _choice(choices: tuple[Any, ...]) -> _Check:
     return choice
 
 
+def _evaluated(annotations: set[Any], cls: type) -> dict[Any, Any]:
+    """Each distinct annotation of ``cls``'s fields evaluated once: the record modules postpone
+    them, and ``typing.get_type_hints`` compiles every field's string (some 30 of them)."""
+    namespace = vars(sys.modules[cls.__module__])
+    return {a: eval(a, namespace) if isinstance(a, str) else a for a in annotations}
+
+
 @cache
 def _record(cls: type, besides: tuple[str, ...] = ()) -> _Check:
     """A dataclass from a table: its init fields by their types; its own checks run."""
-    hints = typing.get_type_hints(cls)  # the record modules postpone their annotations
     init = [f for f in dataclasses.fields(cls) if f.init]
-    checks = {f.name: _checker(hints[f.name]) for f in init}
+    kinds = _evaluated({f.type for f in init}, cls)
+    checks = {f.name: _checker(kinds[f.type]) for f in init}
     missing = dataclasses.MISSING
     required = [f.name for f in init if f.default is missing and f.default_factory is missing]
     expected = ", ".join(sorted([*checks, *besides]))

@@ -68,8 +68,8 @@ class _File:
         """``value`` with every ``{ use = ... }`` item of its arrays spliced in."""
         if isinstance(value, dict):
             return {k: self.expand(v, f"{where}.{k}" if where else k) for k, v in value.items()}
-        if not isinstance(value, list):
-            return value
+        if not isinstance(value, list) or all(type(item) is str for item in value):
+            return value  # most arrays are plain spellings: nothing to splice, shared as read
         items: list[Any] = []
         spliced = False
         for i, item in enumerate(value):
