@@ -5,10 +5,12 @@ bad files fail naming the file and the field, and a made-up dialect goes from a 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib
+import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,7 @@ from guard.dialects import (
     register,
     unregister,
 )
+from guard.dialects._cache import cache_path, derived
 from guard.dialects._load import DATA, ROLE, builtin
 from guard.models import ToolEnd, TurnGrammar
 from guard.scanners import scanner
@@ -249,3 +252,69 @@ def test_loading_the_records_does_not_import_msgspec() -> None:
     root = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-c", code], check=False, cwd=root)
     assert done.returncode == 0
+
+
+# --- the kept tables (guard.dialects._cache) ---------------------------------------------------
+
+
+def test_the_kept_tables_are_the_parsed_ones() -> None:
+    from guard.dialects._load import _builtin_names, _builtins, _expanded
+
+    assert _builtins() == {name: _expanded(name) for name in _builtin_names()}
+
+
+def test_a_kept_value_is_used_only_for_the_same_texts(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def derive(value: str) -> Callable[[], dict[str, list[str]]]:
+        return lambda: calls.append(value) or {"v": [value]}
+
+    path = str(tmp_path / "__pycache__" / "x.marshal")
+    assert derived({"a": "1"}, derive("first"), path) == {"v": ["first"]}
+    assert derived({"a": "1"}, derive("second"), path) == {"v": ["first"]}  # kept
+    assert derived({"a": "2"}, derive("third"), path) == {"v": ["third"]}  # a text changed
+    assert derived({"a": "2", "b": ""}, derive("fourth"), path) == {"v": ["fourth"]}  # a new file
+    Path(path).write_bytes(b"\x00garbage")
+    assert derived({"a": "2"}, derive("fifth"), path) == {"v": ["fifth"]}  # unreadable: derived
+    assert derived({"a": "2"}, derive("sixth"), path) == {"v": ["fifth"]}  # and kept again
+    assert calls == ["first", "third", "fourth", "fifth"]
+    assert derived({"a": "2"}, derive("none"), None) == {"v": ["none"]}  # nowhere to keep it
+
+
+def test_a_kept_value_is_not_written_when_it_must_not_or_cannot_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "kept.marshal"
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert derived({"a": "1"}, lambda: [1], str(path)) == [1]
+    assert not path.exists()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    when = datetime.date(1979, 5, 27)
+    assert derived({"a": "1"}, lambda: [when], str(path)) == [when]  # marshal cannot hold it
+    assert not path.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")  # a file where the folder would be
+    assert derived({"a": "1"}, lambda: [2], str(blocked / "kept.marshal")) == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # no partial file left
+
+
+def test_the_kept_tables_follow_pycache_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    path = cache_path(DATA, "records")
+    assert path is not None and path.startswith(str(tmp_path)) and path.endswith(".marshal")
+
+
+def test_a_start_with_kept_tables_parses_no_toml(tmp_path: Path) -> None:
+    code = "import sys, guard.dialects; print('tomllib' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs == [["True"], ["False"]]

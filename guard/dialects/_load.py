@@ -18,13 +18,12 @@ own drifts from the record.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from guard.dialects._cache import cache_path, derived
 from guard.dialects._check import CheckError, build
 from guard.errors import GuardError
 from guard.models import Dialect
@@ -38,6 +37,8 @@ ROLE = r"(?P<role>[^\s<>|]{1,64})"
 _ROLE_MARK = "${role}"
 _TABLES = ("sets", "transcript")
 _NAMED = tuple[str, ...]
+#: where the built-in files' parsed tables are kept between processes
+_CACHE = cache_path(DATA, "records")
 
 
 class DialectFileError(GuardError, ValueError):
@@ -45,12 +46,16 @@ class DialectFileError(GuardError, ValueError):
     the file, the field, what was expected and what came."""
 
 
-@dataclass(frozen=True, slots=True)
 class DialectData:
-    """A file's record and its named lists (``[sets]``), which the modules export as constants."""
+    """A file's record and its named lists (``[sets]``), which the modules export as constants.
 
-    record: Dialect
-    sets: Mapping[str, tuple[str, ...]]
+    A plain class: a frozen dataclass costs half a millisecond to create at every start."""
+
+    __slots__ = ("record", "sets")
+
+    def __init__(self, record: Dialect, sets: Mapping[str, tuple[str, ...]]) -> None:
+        self.record = record
+        self.sets = sets
 
 
 class _File:
@@ -147,6 +152,8 @@ def _expanded(name: str) -> dict[str, Any]:
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
+    import tomllib  # ~3 ms: only a user's file or a changed built-in one is parsed
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -181,10 +188,29 @@ def _build(raw: dict[str, Any], source: str) -> DialectData:
     return DialectData(record, sets)
 
 
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+@cache
+def _builtins() -> dict[str, dict[str, Any]]:
+    """Every built-in file as a table with its ``use`` items spliced in: parsed, or as kept by
+    :mod:`guard.dialects._cache` from the same texts (checked and built by :func:`builtin`).
+    This module's own source is one of the texts: a change to the splicing is a change too."""
+    names = _builtin_names()
+    texts = {f"{name}.toml": _read(os.path.join(DATA, f"{name}.toml")) for name in names}
+    try:
+        texts[os.path.basename(__file__)], kept = _read(__file__), _CACHE
+    except (OSError, UnicodeDecodeError):  # no source to key on (byte-code only): not kept
+        kept = None
+    return derived(texts, lambda: {name: _expanded(name) for name in names}, kept)
+
+
 @cache
 def builtin(name: str) -> DialectData:
     """The built-in file ``name`` (``data/NAME.toml``), read once."""
-    return _build(_expanded(name), str(DATA / f"{name}.toml"))
+    return _build(_builtins()[name], str(DATA / f"{name}.toml"))
 
 
 def load_dialect(source: str | os.PathLike[str]) -> Dialect:
