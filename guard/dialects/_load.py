@@ -12,7 +12,8 @@ for :data:`ROLE`.
 
 The types are checked against the record dataclasses' own field types (strict: a number is no
 string; :mod:`guard.dialects._check`), so the record's own checks run too, and no schema of its
-own drifts from the record.
+own drifts from the record. The built-in files' parsed tables are kept between processes, keyed
+by the files' texts (:mod:`guard.dialects._cache`): a start parses no TOML unless one changed.
 """
 
 from __future__ import annotations
