@@ -5,8 +5,12 @@ bad files fail naming the file and the field, and a made-up dialect goes from a 
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import importlib
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,7 @@ from guard.dialects import (
     register,
     unregister,
 )
+from guard.dialects._cache import cache_path, derived
 from guard.dialects._load import DATA, ROLE, builtin
 from guard.models import ToolEnd, TurnGrammar
 from guard.scanners import scanner
@@ -191,3 +196,125 @@ def test_a_user_file_may_use_a_built_in_list() -> None:
 def test_a_use_item_holding_other_keys_is_refused() -> None:
     with pytest.raises(DialectFileError, match=r'expected \{ use = "REF" \} alone'):
         load_dialect('name = "x"\nreserved = [{ use = "chatml:reserved", more = 1 }]\n')
+
+
+#: the stdlib checker's strictness and messages beyond BAD (the record's own field types)
+STRICT = [
+    (
+        'name = "x"\nreserved = ["<a>"]\naliases = [true]\n',
+        r"aliases\[0\]: expected `str`, got `bool`",
+    ),
+    ('name = 3\nreserved = ["<a>"]\n', "name: expected `str`, got `int`"),
+    ('name = "x"\nreserved = ["<a>"]\nfamily = 1979-05-27\n', "family: expected `str`, got `date`"),
+    ('name = "x"\nreserved = ["<a>"]\ncall_body = 3\n', "call_body: expected `str`, got `int`"),
+    ('name = "x"\nreserved = ["<a>"]\ncolour = 1\n', r"colour: unknown key .*\bsets\b"),
+    (
+        'name = "x"\nreserved = ["<a>"]\nthinking = [{ a = 1 }]\n',
+        r"thinking\[0\]: expected `array`",
+    ),
+    ('name = "x"\nreserved = ["<a>"]\nmodels = [" "]\n', "empty model-name key"),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>", 3]]\n',
+        r"transcript.turns\[0\]\[1\]: expected `str`, got `int`",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>", "a", "b"]]\n',
+        r"transcript.turns\[0\]: expected `array` of length 2, got `array` of length 3",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>"]]\nend_before_tool = 1\n',
+        "transcript.end_before_tool: expected `bool`, got `int`",
+    ),
+    (
+        'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["<t>"]]\ncolour = 1\n',
+        "transcript.colour: unknown key 'colour'; expected bos, ",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), STRICT)
+def test_the_checker_is_strict_and_names_the_field(text: str, message: str) -> None:
+    with pytest.raises(DialectFileError, match=message):
+        load_dialect(text)
+
+
+def test_the_checker_builds_tuples_and_the_nested_record() -> None:
+    record = load_dialect(
+        'name = "x"\nreserved = ["<a>"]\nthinking = [["<t>", "</t>"]]\n'
+        '[transcript]\nturns = [["<u>", "user"]]\nend_before_tool = false\n'
+    )
+    assert record.thinking == (("<t>", "</t>"),) and isinstance(record.reserved, tuple)
+    assert record.transcript == TurnGrammar(turns=(("<u>", "user"),), end_before_tool=False)
+
+
+def test_loading_the_records_does_not_import_msgspec() -> None:
+    code = "import sys, guard.dialects; sys.exit('msgspec' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", code], check=False, cwd=root)
+    assert done.returncode == 0
+
+
+# --- the kept tables (guard.dialects._cache) ---------------------------------------------------
+
+
+def test_the_kept_tables_are_the_parsed_ones() -> None:
+    from guard.dialects._load import _builtin_names, _builtins, _expanded
+
+    assert _builtins() == {name: _expanded(name) for name in _builtin_names()}
+
+
+def test_a_kept_value_is_used_only_for_the_same_texts(tmp_path: Path) -> None:
+    calls: list[str] = []
+
+    def derive(value: str) -> Callable[[], dict[str, list[str]]]:
+        return lambda: calls.append(value) or {"v": [value]}
+
+    path = str(tmp_path / "__pycache__" / "x.marshal")
+    assert derived({"a": "1"}, derive("first"), path) == {"v": ["first"]}
+    assert derived({"a": "1"}, derive("second"), path) == {"v": ["first"]}  # kept
+    assert derived({"a": "2"}, derive("third"), path) == {"v": ["third"]}  # a text changed
+    assert derived({"a": "2", "b": ""}, derive("fourth"), path) == {"v": ["fourth"]}  # a new file
+    Path(path).write_bytes(b"\x00garbage")
+    assert derived({"a": "2"}, derive("fifth"), path) == {"v": ["fifth"]}  # unreadable: derived
+    assert derived({"a": "2"}, derive("sixth"), path) == {"v": ["fifth"]}  # and kept again
+    assert calls == ["first", "third", "fourth", "fifth"]
+    assert derived({"a": "2"}, derive("none"), None) == {"v": ["none"]}  # nowhere to keep it
+
+
+def test_a_kept_value_is_not_written_when_it_must_not_or_cannot_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "kept.marshal"
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    assert derived({"a": "1"}, lambda: [1], str(path)) == [1]
+    assert not path.exists()
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    when = datetime.date(1979, 5, 27)
+    assert derived({"a": "1"}, lambda: [when], str(path)) == [when]  # marshal cannot hold it
+    assert not path.exists()
+    blocked = tmp_path / "file"
+    blocked.write_text("", encoding="utf-8")  # a file where the folder would be
+    assert derived({"a": "1"}, lambda: [2], str(blocked / "kept.marshal")) == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # no partial file left
+
+
+def test_the_kept_tables_follow_pycache_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "pycache_prefix", str(tmp_path))
+    path = cache_path(DATA, "records")
+    assert path is not None and path.startswith(str(tmp_path)) and path.endswith(".marshal")
+
+
+def test_a_start_with_kept_tables_parses_no_toml(tmp_path: Path) -> None:
+    code = "import sys, guard.dialects; print('tomllib' in sys.modules)"
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path)
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs == [["True"], ["False"]]

@@ -10,25 +10,24 @@ array that splices keeps each item once, first come. A turn opening is ``[patter
 from the pattern's ``role`` group) or ``[pattern, role]``, and ``${role}`` in its pattern stands
 for :data:`ROLE`.
 
-The types are checked by msgspec against the record dataclasses themselves (strict: a number is
-no string), so the record's own checks run too; msgspec is already loaded by detection, and a
-schema of its own would drift from the record.
+The types are checked against the record dataclasses' own field types (strict: a number is no
+string; :mod:`guard.dialects._check`), so the record's own checks run too, and no schema of its
+own drifts from the record. The built-in files' parsed tables are kept between processes, keyed
+by the files' texts (:mod:`guard.dialects._cache`): a start parses no TOML unless one changed.
 """
 
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
+from guard.dialects._cache import cache_path, derived
+from guard.dialects._check import CheckError, build
 from guard.errors import GuardError
-from guard.models import Dialect, TurnGrammar
+from guard.models import Dialect
 
 __all__ = ["DATA", "ROLE", "DialectData", "DialectFileError", "builtin", "load_dialect"]
 
@@ -38,9 +37,9 @@ DATA = Path(__file__).with_name("data")
 ROLE = r"(?P<role>[^\s<>|]{1,64})"
 _ROLE_MARK = "${role}"
 _TABLES = ("sets", "transcript")
-_FIELDS = frozenset(f.name for f in fields(Dialect) if f.init) - {"transcript"}
-_TURN_FIELDS = frozenset(f.name for f in fields(TurnGrammar))
-_SETS = dict[str, tuple[str, ...]]
+_NAMED = tuple[str, ...]
+#: where the built-in files' parsed tables are kept between processes
+_CACHE = cache_path(DATA, "records")
 
 
 class DialectFileError(GuardError, ValueError):
@@ -48,12 +47,16 @@ class DialectFileError(GuardError, ValueError):
     the file, the field, what was expected and what came."""
 
 
-@dataclass(frozen=True, slots=True)
 class DialectData:
-    """A file's record and its named lists (``[sets]``), which the modules export as constants."""
+    """A file's record and its named lists (``[sets]``), which the modules export as constants.
 
-    record: Dialect
-    sets: Mapping[str, tuple[str, ...]]
+    A plain class: a frozen dataclass costs half a millisecond to create at every start."""
+
+    __slots__ = ("record", "sets")
+
+    def __init__(self, record: Dialect, sets: Mapping[str, tuple[str, ...]]) -> None:
+        self.record = record
+        self.sets = sets
 
 
 class _File:
@@ -71,8 +74,8 @@ class _File:
         """``value`` with every ``{ use = ... }`` item of its arrays spliced in."""
         if isinstance(value, dict):
             return {k: self.expand(v, f"{where}.{k}" if where else k) for k, v in value.items()}
-        if not isinstance(value, list):
-            return value
+        if not isinstance(value, list) or all(type(item) is str for item in value):
+            return value  # most arrays are plain spellings: nothing to splice, shared as read
         items: list[Any] = []
         spliced = False
         for i, item in enumerate(value):
@@ -131,7 +134,7 @@ def _kind(value: Any) -> str:
 
 @cache
 def _builtin_names() -> tuple[str, ...]:
-    return tuple(sorted(p.stem for p in DATA.glob("*.toml")))
+    return tuple(sorted(f.removesuffix(".toml") for f in os.listdir(DATA) if f.endswith(".toml")))
 
 
 #: the built-in files being expanded (a file that uses another fails on a circle)
@@ -150,6 +153,8 @@ def _expanded(name: str) -> dict[str, Any]:
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
+    import tomllib  # ~3 ms: only a user's file or a changed built-in one is parsed
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -172,41 +177,41 @@ def _turns(transcript: dict[str, Any]) -> dict[str, Any]:
 
 def _build(raw: dict[str, Any], source: str) -> DialectData:
     file = _File(raw, source)
-    tables = (("", _FIELDS | set(_TABLES)), ("transcript", _TURN_FIELDS), ("sets", None))
-    for table, allowed in tables:
-        value = raw.get(table, {}) if table else raw
-        if not isinstance(value, dict):
+    for table in _TABLES:
+        if not isinstance(value := raw.get(table, {}), dict):
             raise file.fail(table, f"expected a table, got {_kind(value)}")
-        unknown = sorted(set(value) - allowed) if allowed is not None else []
-        if unknown:
-            expected = ", ".join(sorted(allowed or ()))
-            raise file.fail(table or unknown[0], f"unknown key {unknown[0]!r}; expected {expected}")
-    data = {k: v for k, v in raw.items() if k != "sets"}
-    if "transcript" in data:
-        data["transcript"] = _turns(data["transcript"])
-    record = _convert(file, data, Dialect, "")
-    named = raw.get("sets", {}).items()
-    sets = {k: _convert(file, v, tuple[str, ...], f"sets.{k}") for k, v in named}
+    data = {**raw, "transcript": _turns(raw["transcript"])} if "transcript" in raw else raw
+    try:
+        record = build(data, Dialect, besides=("sets",))
+        sets = {k: build(v, _NAMED, f"sets.{k}") for k, v in raw.get("sets", {}).items()}
+    except CheckError as exc:
+        raise file.fail(exc.where, exc.message) from None
     return DialectData(record, sets)
 
 
-def _convert(file: _File, value: Any, kind: Any, where: str) -> Any:
-    """``value`` as ``kind``, checked strictly (msgspec); its error becomes the file's."""
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
+
+
+@cache
+def _builtins() -> dict[str, dict[str, Any]]:
+    """Every built-in file as a table with its ``use`` items spliced in: parsed, or as kept by
+    :mod:`guard.dialects._cache` from the same texts (checked and built by :func:`builtin`).
+    This module's own source is one of the texts: a change to the splicing is a change too."""
+    names = _builtin_names()
+    texts = {f"{name}.toml": _read(os.path.join(DATA, f"{name}.toml")) for name in names}
     try:
-        return msgspec.convert(value, kind)
-    except msgspec.ValidationError as exc:
-        message, _, at = str(exc).partition(" - at `$")
-        field = (where + at.rstrip("`")).lstrip(".")
-        missing = message.removeprefix("Object missing required field `")
-        if missing != message:
-            field, message = f"{field}.{missing.rstrip('`')}".lstrip("."), "missing (required)"
-        raise file.fail(field, message[:1].lower() + message[1:]) from None
+        texts[os.path.basename(__file__)], kept = _read(__file__), _CACHE
+    except (OSError, UnicodeDecodeError):  # no source to key on (byte-code only): not kept
+        kept = None
+    return derived(texts, lambda: {name: _expanded(name) for name in names}, kept)
 
 
 @cache
 def builtin(name: str) -> DialectData:
     """The built-in file ``name`` (``data/NAME.toml``), read once."""
-    return _build(_expanded(name), str(DATA / f"{name}.toml"))
+    return _build(_builtins()[name], str(DATA / f"{name}.toml"))
 
 
 def load_dialect(source: str | os.PathLike[str]) -> Dialect:
