@@ -27,6 +27,7 @@ SETS_APART = (
     ("heldout7", "h7-", 66, 12),
     ("heldout8", "h8-", 70, 12),
     ("heldout9", "h9-", 60, 13),
+    ("heldout10", "h10-", 70, 13),
 )
 NAMES = [s[0] for s in SETS_APART]
 
