@@ -4,23 +4,26 @@ introduces or that names one: the call written as text in an ad-hoc shape.
 J reads the call forms of the dialects and of their peers. Models also write calls in shapes no
 template defines, and every one of them names the tool it calls:
 
-* the name, then the arguments: ``get_weather\\n{"location": "Paris"}`` (GLM-4-0414's own call
+* the name, then the arguments: ``get_weather\n{"location": "Paris"}`` (GLM-4-0414's own call
   form with its tokens stripped), ``bash {"command": "ls"}``, ``to=read_file {...}`` (a
   Harmony header whose namespace went missing), ``nc://search {...}``: the name stands alone
-  after a line start, a blank, ``=`` or ``/``, and only blanks (at most one line break) lie
+  at a line start (or after ``to=`` or ``://``), and only blanks (at most one line break) lie
   between it and the object;
-* an object whose ``tool``, ``tool_name``, ``action`` or ``function`` key holds the name and
-  whose later keys hold its arguments as an object: ``{"action": "read_file", "params":
-  {"path": "src/main.py"}}`` (a ``name`` key does not count: any record has one).
+* an object whose first key (``tool``, ``tool_name``, ``action`` or ``function``) names the
+  tool and a later key (``args``, ``arguments``, ``params``, ``parameters`` or ``input``) holds
+  its arguments as an object: ``{"action": "read_file", "params": {"path": "src/main.py"}}``.
 
 An object in one of J's forms (``{"name": ..., "arguments": {...}}``) is J's finding, not F's.
 Without declared tools nothing tells such an object from a JSON answer, so F is silent (the
 audit's prefilter leaves it out there). With them, the name is the evidence: an object after
-any other word, or naming a tool that was not declared, does not fire. The object must end the
-text (trailing blanks allowed) and fit in the last :data:`SPAN` characters. The hit is the
-object (its cut is the object's ``{``; a stream may already have shown the name before it); it
-depends on the end of the text, so a stream decides it at the end and holds back a trailing
-object until it closes.
+a name inside a sentence or a path (``The final result\n{...}``, ``application/json {...}``),
+or naming a tool that was not declared, does not fire. The object must end the text (trailing
+blanks allowed) and fit in the last :data:`SPAN` characters. The hit is the object; it depends
+on the end of the text, so a stream decides it at the end. A stream holds back a trailing
+object of the keyed form until it closes; it does not hold an object back for the name before
+it (that would hold every JSON answer, in every stream: the stream's plan is per dialect, not
+per request), so for that form it relays the object and reports the leak, cut at the ``{``,
+when the text ends.
 """
 
 from __future__ import annotations
@@ -47,21 +50,30 @@ _DEFINE = r"""(?(DEFINE)
   (?<fa>\[\s*(?:(?&fv)(?:\s*,\s*(?&fv))*)?\s*\])
 )"""
 #: a JSON object with at least one key, to the end of the text
-_TAIL_SOURCE = _DEFINE + r"(?&fo)\s*"
-_TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
+_OBJECT = regex.compile(_DEFINE + r"(?&fo)\s*", regex.VERSION1)
+#: the keyed form, to the end of the text: the first key names the tool, a later key holds
+#: the arguments as an object; this is also what a stream holds back (an object that opens with
+#: another key is released as it comes, so an ordinary JSON answer costs a stream nothing)
+_KEYED_SOURCE = (
+    _DEFINE + r"\{\s*\"(?:tool|tool_name|action|function)\"\s*:\s*(?<fname>(?&fs))"
+    r"(?:\s*,\s*(?&fs)\s*:\s*(?&fv))*?"
+    r"\s*,\s*\"(?:args|arguments|params|parameters|input)\"\s*:\s*(?&fo)"
+    r"(?:\s*,\s*(?&fs)\s*:\s*(?&fv))*\s*\}\s*"
+)
+_KEYED = regex.compile(_KEYED_SOURCE, regex.VERSION1)
 #: where the object may start
 _OPEN = regex.compile(r"\{")
-#: the word right before the object, alone, with only blanks (one line break at most) after it
-_NAME_BEFORE = regex.compile(r"(?:^|(?<=[\s=/]))([A-Za-z_][\w.\-]*)[ \t]*(?:\n[ \t]*)?\Z")
-#: a key that names the called tool, and (after it) a value that is an object
-_KEYED = regex.compile(r'"(?:tool|tool_name|action|function)"\s*:\s*"((?:[^"\\]|\\.)*)"')
-_OBJECT_VALUE = regex.compile(r'"\s*:\s*\{')
+#: the name right before the object: alone at a line start (or after ``to=`` or ``://``), with
+#: only blanks (one line break at most) between it and the object
+_NAME_BEFORE = regex.compile(
+    r"(?:^|(?<=\n)|(?<=to=)|(?<=://))[ \t]*([A-Za-z_][\w.\-]*)[ \t]*(?:\n[ \t]*)?\Z"
+)
 
 _TRIGGERS = Triggers(
     literals=("{",),
     needs_tools=True,
     scope="ending",
-    tail=_TAIL_SOURCE,
+    tail=_KEYED_SOURCE,
     tail_start=r"\{",
     last="}",
 )
@@ -89,25 +101,23 @@ class NamedArguments:
         if not ctx.final or not tools:
             return
         norm = text.norm
-        lo = text.to_norm(max(0, len(text.original) - SPAN))
-        for m in _OPEN.finditer(norm, lo):
+        end = len(norm.rstrip())
+        lo = max(0, end - SPAN)  # trailing blanks do not push a call out of the span
+        for m in _OPEN.finditer(norm, lo, end):
             at = m.start()
-            if _TAIL.fullmatch(norm, at) is None:
+            if _OBJECT.fullmatch(norm, at) is None:
                 continue
             if _J_CALLS.fullmatch(norm, at) is not None:
                 return  # a call in one of J's forms: J's finding
-            obj = norm[at:].rstrip()
             before = _NAME_BEFORE.search(norm, max(0, at - BEFORE), at)
             if before is not None and _declared(before.group(1), tools):
                 detail = f"arguments of declared {before.group(1)!r} written as text after its name"
-                yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+                yield hit_from_norm(text, self.code, at, end, detail)
                 return
-            keyed = _KEYED.search(obj)
-            if (
-                keyed is not None
-                and _declared(keyed.group(1), tools)
-                and _OBJECT_VALUE.search(obj, keyed.end()) is not None
-            ):
-                detail = f"call of declared {keyed.group(1)!r} written as text (ad-hoc keys)"
-                yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+            keyed = _KEYED.fullmatch(norm, at)
+            if keyed is not None:
+                name = keyed.group("fname")[1:-1]
+                if _declared(name, tools):
+                    detail = f"call of declared {name!r} written as text (ad-hoc keys)"
+                    yield hit_from_norm(text, self.code, at, end, detail)
             return  # the first object that reaches the end is the one that counts

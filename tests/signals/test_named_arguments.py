@@ -18,8 +18,10 @@ TOOLS = ["get_weather", "read_file", "bash", "searxng_search"]
         ('bash {"command": "ls -la"}', "{"),
         ('I will open the guide now.\nto=read_file {"path": "guide/setup.txt"}', "{"),
         ('--- CALL --- nc://searxng_search {"query": "news", "max_results": 8}\n', "{"),
+        ('get_weather\n{"location": "Paris"}' + " " * 3000, "{"),  # trailing blanks
         ('Reading.\n{"action": "read_file", "params": {"path": "src/main.py"}}', "{"),
         ('{"tool": "bash", "args": {"command": "pwd"}}', "{"),
+        ('{"function": "bash", "note": "x", "parameters": {"command": "pwd"}}', "{"),
         ('read_file\n  {"path": "a.py"}', "{"),
     ],
 )
@@ -45,6 +47,14 @@ def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
         ("get_weather\n{}", TOOLS),  # no key at all
         ('get_weather the city {"location": "Paris"}', TOOLS),  # words between name and object
         ('get_weather\n\n{"location": "Paris"}', TOOLS),  # a blank line between them
+        # a declared name that is a common word, inside a sentence or a path
+        ('The final result\n{"score": 0.93}', ["result"]),
+        ('Content-Type: application/json\n{"query": "x"}', ["json"]),
+        ('Response body for GET /users\n{"id": 5}', ["users"]),
+        ('Response format=json {"status": "ok"}', ["json"]),
+        # keyed, but no key holds the arguments, or the tool key is not first
+        ('{"tool": "bash", "input_schema": {"type": "object"}}', TOOLS),
+        ('{"id": 3, "action": "bash", "args": {"command": "ls"}}', TOOLS),
     ],
 )
 def test_near_misses_pass(text: str, tools: list[str] | None) -> None:
@@ -67,14 +77,34 @@ NAMED = 'On it.\nget_weather\n{"location": "Paris", "days": [1, 2]}'
 KEYED = 'Reading.\n{"action": "read_file", "params": {"path": "a.py"}}'
 
 
-@pytest.mark.parametrize("text", [NAMED, KEYED])
-def test_every_split_gives_the_whole_verdict(text: str) -> None:
-    whole = detect(text, dialect="glm", tools=TOOLS)
+def test_a_keyed_call_every_split_gives_the_whole_verdict_and_is_held() -> None:
+    whole = detect(KEYED, dialect="glm", tools=TOOLS)
     assert whole.leak
-    for cut in range(1, len(text)):
-        verdict, release = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
+    for cut in range(1, len(KEYED)):
+        verdict, release = streamed(KEYED, cut, "text", "glm", tools=frozenset(TOOLS))
         assert verdict == whole, cut
-        assert release == whole.cut == text.index("{"), cut
+        assert release == whole.cut == KEYED.index("{"), cut
+
+
+def test_a_named_call_every_split_gives_the_whole_verdict() -> None:
+    # a stream does not hold an object back for its name (it would hold every JSON answer):
+    # it relays the object and reports the leak at the end
+    whole = detect(NAMED, dialect="glm", tools=TOOLS)
+    assert whole.leak and whole.cut == NAMED.index("{")
+    for cut in range(1, len(NAMED)):
+        verdict, _ = streamed(NAMED, cut, "text", "glm", tools=frozenset(TOOLS))
+        assert verdict == whole, cut
+
+
+def test_a_stream_does_not_hold_an_ordinary_json_answer() -> None:
+    from guard.dialects import get_dialect
+    from guard.gate import DEFAULT_POLICY, SurfaceMonitor
+    from guard.models import Surface
+
+    text = 'Here is the data:\n{"id": 1, "name": "Ann", "tags": ["a", "b"], "n": 2}'
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("chatml"), DEFAULT_POLICY)
+    monitor.feed(text[:-1])
+    assert monitor.release >= len(text) - 8  # only the last characters wait
 
 
 def test_a_stream_releases_an_object_that_prose_follows() -> None:
