@@ -113,7 +113,7 @@ def lazy_exports(
     def __getattr__(name: str) -> Any:
         try:
             lazy, eager = exports()
-        except ImportError as exc:  # no names to read: still no such attribute (`hasattr`)
+        except Exception as exc:  # no names to read: still no such attribute (`hasattr`)
             raise AttributeError(f"module {module!r} has no attribute {name!r} ({exc})") from exc
         if name == "__all__":
             value: Any = sorted({*lazy, *eager})
