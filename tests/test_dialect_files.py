@@ -7,11 +7,15 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import importlib
+import marshal
 import os
 import subprocess
 import sys
+import threading
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -318,3 +322,153 @@ def test_a_start_with_kept_tables_parses_no_toml(tmp_path: Path) -> None:
         for _ in range(2)
     ]
     assert runs == [["True"], ["False"]]
+
+
+# --- faults of a file, found at load (never a hang, a crash or a late surprise) ----------------
+
+
+def _levels(count: int, width: int = 2, first: str = '["x"]') -> str:
+    """``sets.a0`` and ``count`` lists each using the one before ``width`` times."""
+    lines = ["[sets]", f"a0 = {first}"]
+    for i in range(1, count + 1):
+        use = '{ use = "sets.a' + str(i - 1) + '" }'
+        lines.append(f"a{i} = [{', '.join([use] * width)}]")
+    return "\n".join(['name = "x"', f'reserved = [{{ use = "sets.a{count}" }}]', *lines, ""])
+
+
+def test_a_list_used_twice_per_level_is_expanded_once_per_file() -> None:
+    assert load_dialect(_levels(40)).reserved == ("x",)  # 2**40 splices without the memo
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            _levels(2, width=200, first=str([f"<{i}>" for i in range(1000)])),
+            r"sets.a1\[100\]: use 'sets.a0': the file splices more than 100000 items",
+        ),
+        (_levels(70, width=1), "nested more than 64 deep"),
+        ('name = "x"\nreserved = ' + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+        (
+            'name = "x"\nreserved = ["<a>"]\naliases = [{ use = "sets.a" }, { x = 1 }]\n'
+            '[sets]\na = ["b"]\n',
+            r"aliases\[1\]: expected `str`, got `object`",
+        ),
+        ('name = "x"\nreserved = ["<a>"]\nreserved_patterns = ["<(a"]\n', "reserved_patterns"),
+        ('name = "x"\nreserved = ["<a>"]\nescape_patterns = ["a{2,1}"]\n', "escape_patterns"),
+        ('name = "x"\nreserved = ["<a>"]\nresult_open_patterns = ["(?P<"]\n', "result_open_p"),
+        ('name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["(x"]]\n', "transcript.turns"),
+        (
+            'name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["x"]]\nresults = ["[x"]\n',
+            "transcript.results",
+        ),
+    ],
+)
+def test_a_fault_is_a_dialect_file_error_naming_the_field(text: str, message: str) -> None:
+    with pytest.raises(DialectFileError, match=message) as caught:
+        load_dialect(text)
+    assert str(caught.value).startswith("<dialect text>: ")
+
+
+def test_a_bad_pattern_fails_at_load_naming_the_field_and_the_regex_error() -> None:
+    with pytest.raises(DialectFileError, match=r"reserved_patterns\[1\]: invalid regex: "):
+        load_dialect('name = "x"\nreserved = ["<a>"]\nreserved_patterns = ["<b>", "<(b"]\n')
+
+
+def test_a_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.toml"
+    path.write_bytes('name = "x"\nreserved = ["<é>"]\n'.encode("latin-1"))
+    with pytest.raises(DialectFileError, match="not UTF-8 text") as caught:
+        load_dialect(path)
+    assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_threads_loading_files_that_use_built_in_lists_do_not_see_a_circle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from guard.dialects import _load
+
+    inside, go = threading.Event(), threading.Event()
+    expand = _load._File.expand
+
+    def slow(self: Any, value: Any, where: str, *more: Any) -> Any:
+        if self.source.endswith("chatml.toml") and not where and not inside.is_set():
+            inside.set()  # the first thread is expanding chatml.toml: hold it there
+            go.wait(5)
+        return expand(self, value, where, *more)
+
+    monkeypatch.setattr(_load._File, "expand", slow)
+    _load._expanded.cache_clear()
+    text = 'name = "x{}"\nreserved = [{{ use = "chatml:reserved" }}]\n'
+    errors: list[BaseException] = []
+
+    def load(i: int) -> None:
+        try:
+            assert load_dialect(text.format(i)).reserved == get_dialect("chatml").reserved
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            go.set()
+
+    first = threading.Thread(target=load, args=(0,))
+    first.start()
+    assert inside.wait(5)
+    second = threading.Thread(target=load, args=(1,))
+    second.start()
+    second.join(0.5)  # before the fix it failed at once; after it, waits for the first
+    go.set()
+    first.join(10)
+    second.join(10)
+    assert errors == []
+    _load._expanded.cache_clear()
+
+
+# --- guard from a zip, and a damaged kept file ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=env.get("CWD"), env=env, capture_output=True, text=True
+    )
+
+
+def test_guard_imports_and_escapes_from_a_zip(tmp_path: Path) -> None:
+    archive = tmp_path / "guard.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for folder, dirs, files in os.walk(ROOT / "guard", followlinks=True):  # as installed
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            for name in files:
+                path = Path(folder, name)
+                zipped.write(path, path.relative_to(ROOT))
+    code = (
+        "import guard\n"
+        "from guard.dialects import DIALECTS, load_dialect\n"
+        "assert 'guard.zip' in guard.__file__\n"
+        'assert load_dialect(\'name = "z"\\nreserved = [{ use = "chatml:reserved" }]\\n\')\n'
+        "print(len(DIALECTS), guard.escape('<|im_start|>', dialect='chatml'))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(archive), "CWD": str(tmp_path)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    run = _python(code, env)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [str(len(DIALECTS)), guard.escape("<|im_start|>", "chatml")]
+    assert not list(tmp_path.rglob("*.marshal"))  # nothing kept for files not in a folder
+
+
+@pytest.mark.parametrize("damage", ["empty", "one_table"])
+def test_a_damaged_kept_file_is_derived_again_and_rewritten(damage: str, tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(PYTHONPYCACHEPREFIX=str(tmp_path), CWD=str(ROOT))
+    code = "import guard.dialects as d; print(len(d.DIALECTS), d.get_dialect('chatml').name)"
+    first = _python(code, env)
+    assert first.returncode == 0, first.stderr
+    (kept,) = tmp_path.rglob("records*.marshal")
+    texts, tables = marshal.loads(kept.read_bytes())
+    broken = {} if damage == "empty" else {**tables, "chatml": {"name": 1}}
+    kept.write_bytes(marshal.dumps((texts, broken)))
+    for _ in range(2):  # derived again, and kept again whole
+        run = _python(code, env)
+        assert (run.returncode, run.stdout) == (0, first.stdout), run.stderr
+    assert marshal.loads(kept.read_bytes()) == (texts, tables)

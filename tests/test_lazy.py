@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import compileall
 import importlib
+import os
+import shutil
+import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
@@ -60,3 +64,44 @@ def test_every_lazy_name_of_a_package_resolves(name: str) -> None:
     assert lazy
     for export, where in lazy.items():
         assert hasattr(importlib.import_module(where), export), f"{name}: {export} from {where}"
+
+
+def _run(code: str, path: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(path), "PYTHONDONTWRITEBYTECODE": "1"}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=path, env=env, capture_output=True, text=True
+    )
+
+
+def test_a_byte_code_only_install_reads_its_names_from_the_code(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(
+        root / "guard", tmp_path / "guard", ignore=shutil.ignore_patterns("__pycache__")
+    )  # symlinked packages followed, as an install has them
+    assert compileall.compile_dir(tmp_path / "guard", quiet=2, legacy=True)
+    for source in (tmp_path / "guard").rglob("*.py"):
+        source.unlink()
+    code = textwrap.dedent("""
+        import guard, guard.models
+        assert not hasattr(guard, "nope") and not hasattr(guard.models, "nope")
+        from guard.dialects import get_dialect
+        assert guard.__spec__.origin.endswith(".pyc")
+        print(guard.escape("<|im_start|>", dialect=get_dialect("chatml")))
+        print(guard.__all__ == %r)
+    """) % (importlib.import_module("guard").__all__,)
+    run = _run(code, tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [guard_escape("<|im_start|>"), "True"]
+
+
+def guard_escape(text: str) -> str:
+    import guard
+
+    return str(guard.escape(text, dialect="chatml"))
+
+
+def test_an_unreadable_module_has_no_such_attribute_rather_than_an_import_error(
+    package: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(package.__spec__, "loader", None)  # type: ignore[attr-defined]
+    assert not hasattr(package, "dedent")

@@ -35,8 +35,14 @@ def cache_path(folder: str | os.PathLike[str], name: str) -> str | None:
     return pyc.removesuffix(".pyc") + ".marshal"
 
 
-def derived(texts: Mapping[str, str], derive: Callable[[], _T], path: str | None) -> _T:
-    """``derive()``, or the value kept at ``path`` if it was derived from exactly ``texts``.
+def derived(
+    texts: Mapping[str, str],
+    derive: Callable[[], _T],
+    path: str | None,
+    valid: Callable[[object], bool] = lambda value: True,
+) -> _T:
+    """``derive()``, or the value kept at ``path`` if it was derived from exactly ``texts`` and
+    is ``valid`` (a kept file damaged or written by another version is derived and kept anew).
 
     ``derive`` must read nothing but the files whose texts are given, and return what
     :mod:`marshal` can hold (dicts, lists, strings, numbers, booleans); a value it cannot hold
@@ -47,7 +53,7 @@ def derived(texts: Mapping[str, str], derive: Callable[[], _T], path: str | None
         with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
             with open(path, "rb") as file:
                 kept = marshal.load(file)
-            if type(kept) is tuple and len(kept) == 2 and kept[0] == texts:
+            if type(kept) is tuple and len(kept) == 2 and kept[0] == texts and valid(kept[1]):
                 return cast(_T, kept[1])
     value = derive()
     if path is not None and not sys.dont_write_bytecode:
