@@ -1,15 +1,16 @@
 """The public guards of a protocol's values (a complete response, an event stream): every one
 takes the same options, resolved once (:meth:`GuardSettings.resolve`), and differs only in
-what it runs on the value."""
+what it runs on the value and what it calls the value."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterable, Callable
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast, overload
 
 from guard.dialects import Dialect
 from guard.gate import Policy
-from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings
+from guard.integrations.openai.protocol._settings import AbortMode, GuardSettings, check_abort
 from guard.stream import OnLeak
 
 __all__ = ["ProtocolGuard", "by_iteration"]
@@ -21,19 +22,63 @@ A = TypeVar("A")
 
 class ProtocolGuard(Generic[R]):
     """A guard of one protocol's values, called like a function (``guard_response(response,
-    on_leak="abort")``): ``run`` does the work on the value with the checked settings."""
+    on_leak="abort")``): ``run`` does the work on the value with the checked settings.
+    ``param`` (with its ``annotation``) is what the guard calls the value, positionally or by
+    keyword (``guard_response(response=...)``), as :func:`inspect.signature` shows."""
 
     def __init__(
-        self, run: Callable[[Any, GuardSettings, AbortMode], R], name: str, doc: str
+        self,
+        run: Callable[[Any, GuardSettings, AbortMode], R],
+        name: str,
+        doc: str,
+        param: str,
+        annotation: str = "Any",
     ) -> None:
         self._run = run
+        self._param = param
         self.__name__ = self.__qualname__ = name
         self.__module__ = run.__module__  # the protocol's module, where the guard is made
         self.__doc__ = doc
+        value, *options = inspect.signature(self._guard).parameters.values()
+        named = value.replace(
+            name=param, kind=inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation
+        )
+        returns = inspect.signature(run).return_annotation
+        self.__signature__ = inspect.Signature([named, *options], return_annotation=returns)
 
+    @overload
     def __call__(
         self,
         value: Any,
+        /,
+        *,
+        dialect: str | Dialect = ...,
+        policy: Policy | None = ...,
+        on_leak: OnLeak = ...,
+        abort: AbortMode = ...,
+        tools: Any = ...,
+    ) -> R: ...
+
+    @overload  # the value by its name (``guard_response(response=...)``)
+    def __call__(
+        self,
+        *,
+        dialect: str | Dialect = ...,
+        policy: Policy | None = ...,
+        on_leak: OnLeak = ...,
+        abort: AbortMode = ...,
+        tools: Any = ...,
+        **value: Any,
+    ) -> R: ...
+
+    def __call__(self, *args: Any, **kwargs: Any) -> R:
+        given = self.__signature__.bind(*args, **kwargs).arguments
+        return self._guard(given.pop(self._param), **given)
+
+    def _guard(
+        self,
+        value: Any,
+        /,
         *,
         dialect: str | Dialect = "harmony",
         policy: Policy | None = None,
@@ -46,20 +91,29 @@ class ProtocolGuard(Generic[R]):
         :class:`guard.LeakAborted`, or ``filter``: end the value as the proxy does);
         ``tools``: the request's declared tools (``docs/detection.md``, "Context")."""
         settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-        return self._run(value, settings, abort)
+        return self._run(value, settings, check_abort(abort))
+
+    def __reduce__(self) -> str:
+        """Pickled by name, as a function is: the guard its module holds."""
+        return self.__qualname__
 
 
-def by_iteration(
-    sync: Callable[[Any, GuardSettings, AbortMode], S],
-    asyn: Callable[[Any, GuardSettings, AbortMode], A],
-) -> Callable[[Any, GuardSettings, AbortMode], S | A]:
+class by_iteration(Generic[S, A]):  # named as the function it was: a ProtocolGuard's run
     """A run that wraps an async iterable source in ``asyn`` and any other in ``sync`` (of
     their module)."""
 
-    def run(source: Any, settings: GuardSettings, abort: AbortMode) -> S | A:
-        if hasattr(source, "__aiter__"):
-            return asyn(cast(AsyncIterable[Any], source), settings, abort)
-        return sync(source, settings, abort)
+    def __init__(
+        self,
+        sync: Callable[[Any, GuardSettings, AbortMode], S],
+        asyn: Callable[[Any, GuardSettings, AbortMode], A],
+    ) -> None:
+        self.sync = sync
+        self.asyn = asyn
+        self.__module__ = sync.__module__
+        returns = " | ".join(getattr(run, "__name__", "Any") for run in (sync, asyn))
+        self.__signature__ = inspect.signature(self.__call__).replace(return_annotation=returns)
 
-    run.__module__ = sync.__module__
-    return run
+    def __call__(self, source: Any, settings: GuardSettings, abort: AbortMode) -> S | A:
+        if hasattr(source, "__aiter__"):
+            return self.asyn(cast(AsyncIterable[Any], source), settings, abort)
+        return self.sync(source, settings, abort)
