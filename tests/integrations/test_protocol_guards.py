@@ -60,7 +60,7 @@ def test_the_value_twice_missing_or_misnamed_is_a_type_error(
     with pytest.raises(TypeError, match=name):
         guard()
     with pytest.raises(TypeError, match="on_lek"):
-        guard(value, on_lek="abort")  # type: ignore[call-overload]
+        guard(value, on_lek="abort")
     with pytest.raises(TypeError):  # the old shared name is not the guard's
         guard(value=value)
 
@@ -68,7 +68,7 @@ def test_the_value_twice_missing_or_misnamed_is_a_type_error(
 @pytest.mark.parametrize(("guard", "name", "value"), GUARDS, ids=IDS)
 def test_an_unknown_abort_mode_is_refused(guard: ProtocolGuard[Any], name: str, value: Any) -> None:
     with pytest.raises(ValueError, match=r"abort must be 'raise' or 'filter', got 'nope'"):
-        guard(value, abort="nope")  # type: ignore[call-overload]
+        guard(value, abort="nope")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("guard", "name", "value"), GUARDS, ids=IDS)

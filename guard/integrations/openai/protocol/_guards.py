@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterable, Callable
-from typing import Any, Generic, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast
 
 from guard.dialects import Dialect
 from guard.gate import Policy
@@ -35,63 +35,37 @@ class ProtocolGuard(Generic[R]):
         annotation: str = "Any",
     ) -> None:
         self._run = run
-        self._param = param
         self.__name__ = self.__qualname__ = name
         self.__module__ = run.__module__  # the protocol's module, where the guard is made
         self.__doc__ = doc
-        value, *options = inspect.signature(self._guard).parameters.values()
-        named = value.replace(
-            name=param, kind=inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation
+        named = inspect.Parameter(
+            param, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=annotation
         )
+        #: the call's value, as the guard names it
+        self._value = inspect.Signature([named])
+        options = inspect.signature(ProtocolGuard.__call__).parameters.values()
+        keywords = [o for o in options if o.kind is inspect.Parameter.KEYWORD_ONLY]
         returns = inspect.signature(run).return_annotation
-        self.__signature__ = inspect.Signature([named, *options], return_annotation=returns)
+        self.__signature__ = inspect.Signature([named, *keywords], return_annotation=returns)
 
-    @overload
     def __call__(
         self,
-        value: Any,
-        /,
-        *,
-        dialect: str | Dialect = ...,
-        policy: Policy | None = ...,
-        on_leak: OnLeak = ...,
-        abort: AbortMode = ...,
-        tools: Any = ...,
-    ) -> R: ...
-
-    @overload  # the value by its name (``guard_response(response=...)``)
-    def __call__(
-        self,
-        *,
-        dialect: str | Dialect = ...,
-        policy: Policy | None = ...,
-        on_leak: OnLeak = ...,
-        abort: AbortMode = ...,
-        tools: Any = ...,
-        **value: Any,
-    ) -> R: ...
-
-    def __call__(self, *args: Any, **kwargs: Any) -> R:
-        given = self.__signature__.bind(*args, **kwargs).arguments
-        return self._guard(given.pop(self._param), **given)
-
-    def _guard(
-        self,
-        value: Any,
-        /,
-        *,
+        *args: Any,
         dialect: str | Dialect = "harmony",
         policy: Policy | None = None,
         on_leak: OnLeak = "truncate",
         abort: AbortMode = "raise",
         tools: Any = None,
+        **value: Any,
     ) -> R:
-        """Guard ``value`` (dict or SDK object; a stream sync or async) with ``dialect``,
-        ``policy`` and ``on_leak``; ``abort``: what an aborting leak does (``raise``
-        :class:`guard.LeakAborted`, or ``filter``: end the value as the proxy does);
-        ``tools``: the request's declared tools (``docs/detection.md``, "Context")."""
+        """Guard the value (dict or SDK object; a stream sync or async; given by position or by
+        its name) with ``dialect``, ``policy`` and ``on_leak``; ``abort``: what an aborting
+        leak does (``raise`` :class:`guard.LeakAborted`, or ``filter``: end the value as the
+        proxy does); ``tools``: the request's declared tools (``docs/detection.md``,
+        "Context")."""
+        (given,) = self._value.bind(*args, **value).args
         settings = GuardSettings.resolve(dialect, policy, on_leak, tools=tools)
-        return self._run(value, settings, check_abort(abort))
+        return self._run(given, settings, check_abort(abort))
 
     def __reduce__(self) -> str:
         """Pickled by name, as a function is: the guard its module holds."""
