@@ -1,5 +1,8 @@
 """What every guarded stream wrapper shares with the SDK's stream it stands in for: iterate it
-(or ``next`` it), use it in ``with``; each wrapper says what ``close`` closes."""
+(or ``next`` it), use it in ``with``; each wrapper says what ``close`` closes.
+
+Iterating gives ``_iterator`` itself, as the SDK's stream does: a loop left with ``break``
+leaves the rest of the stream to a later loop (a generator in between would close it)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ class StreamShell:
     _iterator: Iterator[Any]
 
     def __iter__(self) -> Iterator[Any]:
-        yield from self._iterator
+        return self._iterator
 
     def __next__(self) -> Any:
         return next(self._iterator)
@@ -35,9 +38,8 @@ class AsyncStreamShell:
 
     _iterator: AsyncIterator[Any]
 
-    async def __aiter__(self) -> AsyncIterator[Any]:
-        async for item in self._iterator:
-            yield item
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self._iterator
 
     async def __anext__(self) -> Any:
         return await anext(self._iterator)

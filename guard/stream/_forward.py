@@ -1,11 +1,12 @@
 """A finding read off the object that holds it: the stream's engine keeps what it decided in its
 decisions and its queue, a guarded stream reads it off its engine, and the wrappers around a
 guarded stream (the wire engine's streamed answers, the SDK stream wrappers) read it off the
-stream. One line per finding names where it is read."""
+stream. One line per finding names where it is read. A finding is read-only, as the
+properties it stands for were: setting or deleting it raises ``AttributeError``."""
 
 from __future__ import annotations
 
-from typing import Any, Generic, Self, TypeVar, overload
+from typing import Any, Generic, Never, Self, TypeVar, overload
 
 __all__ = ["Forwarded"]
 
@@ -34,3 +35,16 @@ class Forwarded(Generic[T]):
         if obj is None:
             return self
         return getattr(getattr(obj, self.via), self.name)
+
+    def __set__(self, obj: object, value: Never) -> None:  # Never: a type checker refuses it
+        raise self._read_only(obj)
+
+    def __delete__(self, obj: object) -> None:
+        raise self._read_only(obj)
+
+    def _read_only(self, obj: object) -> AttributeError:
+        return AttributeError(
+            f"{type(obj).__name__}.{self.name} is a read-only finding (read off .{self.via})",
+            name=self.name,
+            obj=obj,
+        )

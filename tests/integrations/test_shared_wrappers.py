@@ -58,7 +58,10 @@ def test_protocol_guards_share_one_set_of_options(name: str) -> None:
 
     guard = getattr(protocol, name)
     assert guard.__name__ == name
-    assert inspect.signature(guard) == inspect.signature(anthropic_protocol.guard_message)
+    # the options are one set; the value keeps each guard's own name (see test_protocol_guards)
+    options = list(inspect.signature(guard).parameters.values())[1:]
+    shared = list(inspect.signature(anthropic_protocol.guard_message).parameters.values())[1:]
+    assert options == shared
     defaults = {k: p.default for k, p in inspect.signature(guard).parameters.items()}
     assert defaults["on_leak"] == "truncate"
     assert defaults["abort"] == "raise"

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from guard.stream import Forwarded
+import pytest
+
+from guard.stream import Forwarded, guard_stream
 
 
 class _Holder:
@@ -29,3 +31,20 @@ def test_on_the_class_it_is_the_descriptor_with_its_doc() -> None:
     assert descriptor.name == "forged"
     assert descriptor.__doc__ == "Whether the holder saw a forgery."
     assert _Reader.forged is descriptor
+
+
+def test_it_cannot_be_set_or_deleted() -> None:
+    reader = _Reader()
+    with pytest.raises(AttributeError, match=r"_Reader\.forged is a read-only finding"):
+        reader.forged = False  # type: ignore[assignment]  # read-only, also to mypy
+    with pytest.raises(AttributeError, match=r"_Reader\.forged"):
+        del reader.forged
+    assert reader.forged is True
+    assert "forged" not in vars(reader)
+
+
+def test_a_guarded_streams_findings_cannot_be_set() -> None:
+    stream = guard_stream(iter(["a"]))
+    with pytest.raises(AttributeError, match="forged"):
+        stream.forged = True  # type: ignore[assignment]  # read-only, also to mypy
+    assert stream.forged is False

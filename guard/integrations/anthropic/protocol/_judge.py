@@ -101,4 +101,5 @@ guard_message = ProtocolGuard(
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
     """,
+    "message",
 )

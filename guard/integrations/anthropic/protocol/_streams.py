@@ -60,4 +60,6 @@ guard_message_events = ProtocolGuard(
     name and ``input_json_delta`` as a tool call's name and arguments (delivered only once the
     block is complete). A stream guard stops ends with the open blocks stopped, a
     ``message_delta`` and ``message_stop``. ``tools``: the request's declared tools.""",
+    "source",
+    "Iterable[Any] | AsyncIterable[Any]",
 )

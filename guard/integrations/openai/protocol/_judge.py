@@ -219,6 +219,7 @@ guard_chat_completion = ProtocolGuard(
     Raises:
         LeakAborted: ``on_leak="abort"``, ``abort="raise"`` and a part leaks.
     """,
+    "completion",
 )
 
 guard_response = ProtocolGuard(
@@ -229,4 +230,5 @@ guard_response = ProtocolGuard(
     output text and reasoning are cut at the cut, a leaking ``function_call`` item is dropped,
     a forged tool result is cut. With ``abort="filter"`` an aborting leak marks the response
     ``incomplete`` (reason ``content_filter``).""",
+    "response",
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from guard._detect import detect
 from guard._fields import get_field
@@ -16,12 +16,20 @@ from guard.stream import AsyncGuardedStream, GuardedStream, OnLeak, check_on_lea
 if TYPE_CHECKING:
     from guard.integrations.openai.protocol._parts import Part
 
-__all__ = ["AbortMode", "GuardSettings", "declared_tools", "request_tools"]
+__all__ = ["AbortMode", "GuardSettings", "check_abort", "declared_tools", "request_tools"]
 
 AbortMode = Literal["raise", "filter"]
 """What an aborting leak does to a complete response or a Responses stream: ``raise``
 :class:`guard.LeakAborted` (the client wrapper) or ``filter``: cut it and mark it
 ``content_filter`` (the proxy)."""
+
+
+def check_abort(value: object) -> AbortMode:
+    """``value`` as an abort mode, or ``ValueError`` naming the modes (as ``guard.transport``
+    words it)."""
+    if value not in get_args(AbortMode):
+        raise ValueError(f"abort must be 'raise' or 'filter', got {value!r}")
+    return cast(AbortMode, value)
 
 
 def declared_tools(tools: Any) -> frozenset[str] | None:

@@ -79,6 +79,10 @@ class GuardedStreamWrapper(GuardedStreamBase, StreamShell):
 
     _guarded: GuardedStream
 
+    def __iter__(self) -> Iterator[Any]:
+        """A loop over the stream owns it: leaving the loop (``break``) ends the stream."""
+        yield from self._iterator
+
     def close(self) -> None:
         """Close the upstream (the HTTP response) and end the stream."""
         self._guarded.close()
@@ -224,4 +228,6 @@ guard_response_events = ProtocolGuard(
     delivered only once complete, and a stream guard stops ends with the open message items
     done and ``response.completed`` (``response.incomplete`` when an aborting leak is
     filtered) listing what was delivered. ``tools``: the request's declared tools.""",
+    "source",
+    "Iterable[Any] | AsyncIterable[Any]",
 )
