@@ -69,6 +69,11 @@ def _has_bar(s: str) -> bool:
     return "|" in s or "\uff5c" in s
 
 
+def _pattern_has_bar(pattern: str) -> bool:
+    """Whether a pattern spells a bar (``\\|`` or ``｜``; a bare ``|`` is an alternation)."""
+    return "\\|" in pattern or "\uff5c" in pattern
+
+
 def _tokens(spelling: str) -> tuple[_Token, ...]:
     """A spelling as the escaper reads it: its characters, with a backslash run where its
     backslashes go (before each bar, or after the first character of a bar-less spelling)."""
@@ -79,7 +84,15 @@ def _tokens(spelling: str) -> tuple[_Token, ...]:
 
 def _pattern_source(pattern: str, run: str) -> str:
     # Convention of the Dialect record: bars of the spelling are written `\|` or `｜`, never
-    # inside a character class, so a plain textual substitution finds every one of them.
+    # inside a character class, so a plain textual substitution finds every one of them. A
+    # pattern without a bar (Gemma's `<unused[0-9]{1,4}>`) opens with a plain character, and
+    # its run goes after it, as a bar-less literal's does.
+    if not _pattern_has_bar(pattern):
+        if not _opens_plain(pattern):
+            raise ValueError(
+                f"a reserved pattern without a bar must open with a plain character: {pattern!r}"
+            )
+        return pattern[0] + run + pattern[1:]
     out = pattern.replace("\\|", "\0BAR\0").replace("\uff5c", "\0FWBAR\0")
     return out.replace("\0BAR\0", run + "\\|").replace("\0FWBAR\0", run + "\uff5c")
 
@@ -222,8 +235,8 @@ def _quick_chars(literals: Sequence[str], patterns: Sequence[str]) -> tuple[str,
             chars.add("|")
         elif "\uff5c" in p:
             chars.add("\uff5c")
-        else:  # pragma: no cover - every shipped pattern carries a bar
-            raise ValueError(f"reserved pattern without a bar cannot be escaped: {p!r}")
+        else:  # a bar-less pattern opens with a plain character (see `_pattern_source`)
+            chars.add(p[0])
     return tuple(sorted(chars))
 
 

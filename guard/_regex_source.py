@@ -80,6 +80,25 @@ def literal_prefixes(patterns: list[str]) -> frozenset[str] | None:
     return frozenset(s[:k] for s in spellings for k in range(1, len(s)))
 
 
+def literal_head(source: str) -> str:
+    """The literal characters every match of ``source`` opens with (as the standard library's
+    parser reads it; case-sensitive only), or ``""``."""
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(source)
+        if parsed.state.flags & _constants.SRE_FLAG_IGNORECASE:
+            return ""
+        head = []
+        for op, code in parsed:
+            if op is not _constants.LITERAL:
+                break
+            head.append(chr(code))
+    except Exception:  # not readable here
+        return ""
+    return "".join(head)
+
+
 def reach(source: str, flags: int = 0) -> int | None:
     """How far right of a match's start an attempt of ``source`` can read: its longest match,
     lookaheads counted as if consumed, plus one character for an anchor such as ``\\b`` or

@@ -6,7 +6,10 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | code | module | kind |
 |---|---|---|
 | H | control_token | anchor |
+| Q | cut_token | anchor (text and thinking; end of the text) |
+| W | think_tag | anchor (text only) |
 | K | stripped_envelope | anchor |
+| O | forged_turn | anchor (text only) |
 | V | reasoning_voice | anchor (text only; opening of the text) |
 | L | reasoning_preamble | anchor (text only; an opening that announces reasoning) |
 | D | reasoning_notes | anchor (text only; notes to self anywhere, by density) |
@@ -45,9 +48,11 @@ from .argument_token import ArgumentToken
 from .body_cascade import BodyCascade
 from .channel_adjacency import ChannelAdjacency
 from .control_token import ControlToken
+from .cut_token import CutToken
 from .embedded_junk import EmbeddedJunk
 from .fake_result import FakeResult
 from .foreign_marker import ForeignMarker
+from .forged_turn import ForgedTurn
 from .glitch_token import GlitchToken
 from .marker_alone import MarkerAlone
 from .named_arguments import NamedArguments
@@ -58,6 +63,7 @@ from .reasoning_voice import ReasoningVoice
 from .routing_marker import RoutingMarker
 from .script_mixing import ScriptMixing
 from .stripped_envelope import StrippedEnvelope
+from .think_tag import ThinkTag
 from .tool_call_text import ToolCallText
 from .tool_name import ToolNameCharset
 from .undeclared_tool import UndeclaredTool
@@ -69,7 +75,10 @@ ENTRY_POINT_GROUP = "guard.signals"
 #: Built-in signals, in their ``order``: anchors first, then co-signals (C G S B R A T E P).
 BUILTIN: tuple[Signal, ...] = (
     ControlToken(),
+    CutToken(),
+    ThinkTag(),
     StrippedEnvelope(),
+    ForgedTurn(),
     ReasoningVoice(),
     ReasoningPreamble(),
     ToolCallText(),

@@ -13,6 +13,7 @@ __all__ = [
     "_STEP_VERBS",
     "_THE_USER",
     "_THINKING_ING",
+    "_THINK_NAME",
     "_THINK_TAG",
     "_THOUGHT_ED",
     "_VERBS",
@@ -101,9 +102,12 @@ _ZH_PLAN = (
 #: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
 #: pattern that opens with ``\b`` is tried at every position)
 _THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
+#: a think tag's name: the families' words, with a model prefix some write on it (``seed:think``,
+#: ``M2_7think``)
+_THINK_NAME = r"(?:[A-Za-z][\w.-]{0,14}[_:\d])?(?:think(?:ing)?|thought|reasoning|reflection)"
 #: a think tag, with attributes on it as some bridges write them (``<think redacted="true">``,
-#: ``<think signature="...">``)
+#: ``<think signature="...">``), or an opening cut before its ``>`` at the end of its line
 _THINK_TAG = (
-    r"</?(?:think|thinking|thought|reasoning|reflection)"
-    r"(?:\s+[\w:-]+=(?:\"[^\"<>\n]{0,200}\"|'[^'<>\n]{0,200}'))*\s*>"
+    r"</?(?:" + _THINK_NAME + r")"
+    r"(?:\s+[\w:-]+=(?:\"[^\"<>\n]{0,200}\"|'[^'<>\n]{0,200}'))*(?:\s*>|(?=[ \t]*\n))"
 )

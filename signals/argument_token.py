@@ -117,10 +117,13 @@ def _bracket_paired(text: str, start: int, end: int, lo: int, hi: int) -> bool:
     return text.find(f"[/{name}]", end, hi) >= 0
 
 
-def paired_in_string(text: str, start: int, end: int) -> bool:
+def paired_in_string(text: str, start: int, end: int, openers: tuple[str, ...] = ()) -> bool:
     """Whether the plain tag at ``[start, end)`` has its other half in the same JSON string:
     its closer after an opener, its opener before a closer (``<think>...</think>``, and the
-    bracket tags ``[THINK]...[/THINK]``)."""
+    bracket tags ``[THINK]...[/THINK]``). A pair of call-syntax tags glued to the value before
+    it (``"src/app.ts<arg_key>limit</arg_key>"``) with none of the dialect's call ``openers``
+    before it in the string is no document: it is the rest of a call that collapsed into the
+    value."""
     tag = text[start:end]
     if tag.startswith("["):
         return _bracket_paired(text, start, end, *_string_around(text, start, end))
@@ -130,10 +133,32 @@ def paired_in_string(text: str, start: int, end: int) -> bool:
     lo, hi = _string_around(text, start, end)
     if tag.startswith("</"):
         opener = re.compile("<" + re.escape(name.group(1)) + r"(?=[\s>=/])")
-        return opener.search(text, lo, start) is not None
-    # the closer as written, or escaped as a regular expression or JSON writes it (``<\/b>``)
-    closer = re.compile(r"<(?:\\{1,2})?/" + re.escape(name.group(1)) + ">")
-    return closer.search(text, end, hi) is not None
+        starts = [m.start() for m in opener.finditer(text, lo, start)]
+        if not starts:
+            return False
+        at = starts[-1]  # the nearest opener before the closer
+    else:
+        # the closer as written, or escaped as a regular expression or JSON writes it (``<\/b>``)
+        closer = re.compile(r"<(?:\\{1,2})?/" + re.escape(name.group(1)) + ">")
+        if closer.search(text, end, hi) is None:
+            return False
+        at = start
+    return not _collapsed_pair(text, name.group(1), at, lo, openers)
+
+
+#: A value's last character a collapsed call's tag is glued to (not a blank, a tag's ``>`` or a
+#: quote)
+_GLUED_TO = re.compile(r"[\w./:-]")
+
+
+def _collapsed_pair(text: str, name: str, at: int, lo: int, openers: tuple[str, ...]) -> bool:
+    """Whether the call-syntax tag pair opening at ``at`` is glued to the value before it, with
+    no call opener before it in its string (``lo`` on)."""
+    if at <= lo or _CALL_PART.search(name) is None:
+        return False
+    if _GLUED_TO.match(text, at - 1) is None or text[at - 2 : at - 1] == "\\":
+        return False  # a blank, markup or an escape (``\n``) before it
+    return not any(text.find(opener, lo, at) >= 0 for opener in openers)
 
 
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
@@ -147,12 +172,12 @@ def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
     return opened, closed.start() if closed else min(len(text), end + REACH)
 
 
-def quoted_as_data(text: str, start: int, end: int) -> bool:
+def quoted_as_data(text: str, start: int, end: int, openers: tuple[str, ...] = ()) -> bool:
     """Whether the token at ``[start, end)`` of a tool argument's JSON text is quoted as data
-    (see the module docstring)."""
+    (see the module docstring); ``openers`` are the dialect's call openers."""
     if start and (text[start - 1] == "\\" or text.endswith("&lt;", 0, start)):
         return True
-    if paired_in_string(text, start, end):
+    if paired_in_string(text, start, end, openers):
         return True
     if text[end - 1 : end] != ">" and text.startswith("<", start):
         # a tag's opening spelling (``<parameter``) closed right away: the tag as written
@@ -209,7 +234,7 @@ class ArgumentToken:
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
-            if quoted_as_data(original, anchor.start, anchor.end):
+            if quoted_as_data(original, anchor.start, anchor.end, ctx.dialect.call_open):
                 continue
             yield Hit(
                 signals=(self.code,),

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import regex
 
-from guard._regex_source import first_chars, top_level_alternatives
+from guard._regex_source import first_chars, literal_head, top_level_alternatives
 from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
@@ -193,10 +193,23 @@ def _compiled(dialect: Dialect) -> regex.Pattern[str]:
     return regex.compile(_alternation(_triggers(dialect).hold_patterns))
 
 
-def _pattern_literal(pattern: str) -> str:
-    """A literal every match of a dialect pattern contains: patterns spell their bars as
-    ``\\|`` or ``｜`` (see :class:`~guard.models.Dialect`), which the normalised view folds."""
-    return "<|" if pattern.startswith(("<\\|", "<\uff5c")) else "|"
+def _pattern_literals(pattern: str) -> tuple[str, ...]:
+    """Literals one of which every match of a dialect pattern contains: ``<|`` for a bar form
+    (patterns spell their bars as ``\\|`` or ``｜``, see :class:`~guard.models.Dialect`, which
+    the normalised view folds), else the pattern's literal head (Gemma's ``<unused``), else the
+    characters a match can open with, else the bar."""
+    if pattern.startswith(("<\\|", "<\uff5c")):
+        return ("<|",)
+    head = _normalise_spelling(literal_head(pattern))
+    if head:
+        return (head,)
+    found = first_chars(pattern)
+    if found is None:
+        return ("|",)
+    chars, folded = found
+    if folded:
+        chars = frozenset(c for ch in chars for c in (ch.lower(), ch.upper()))
+    return tuple(sorted(_normalise_spelling(ch) for ch in chars))
 
 
 @cache
@@ -211,7 +224,7 @@ def _triggers(dialect: Dialect) -> Triggers:
         literals.add("<|" if norm.startswith("<|") else norm)
         holds.append(_literal(spelling))
     for pattern in dialect.reserved_patterns:
-        literals.add(_pattern_literal(pattern))
+        literals.update(_pattern_literals(pattern))
         holds.append(pattern.replace("\uff5c", r"\|"))
     return Triggers(literals=tuple(sorted(literals)), hold_patterns=tuple(holds))
 

@@ -20,6 +20,10 @@ each as the whole rest of the text (trailing blanks allowed):
   one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it);
+* any element that names its tool in a ``tool``, ``tool_name`` or ``function`` attribute and
+  holds at least one such parameter element (``<call_record tool="read"><parameter
+  name="path">...</parameter></call_record>``: the ad-hoc wrappers models invent when their
+  native calls fail);
 * Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
   builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
   string-delimiter tokens around it are stripped;
@@ -91,6 +95,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
   (?<fparam><param(?:eter)?\s+name="[^"<>]*">(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
   (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
+  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)\s+(?:tool|tool_name|function)="[^"<>]+">\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
   (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
@@ -105,7 +110,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&tagcall))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -128,6 +133,7 @@ _STARTS = regex.compile(
     r"[\[{]|<(?:tool(?:_calls?)?|TOOLCALL|function_calls?)>|<function[=\s]|functions\.|(?<![\w.])call:"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
+    r'|<[A-Za-z_][\w.\-]*\s+(?:tool|tool_name|function)="'
 )
 #: with declared tools, an element may be a call too
 _STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
@@ -137,6 +143,7 @@ _NAMES = regex.compile(
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
+    r'|<[A-Za-z_][\w.\-]*\s+(?:tool|tool_name|function)="([^"<>]+)"'
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")

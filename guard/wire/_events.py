@@ -241,6 +241,9 @@ class EventJudge:
                 if held_index != index:
                     continue
                 del self._held[place]
+                if not self._ends_clean(place, index, field, text):
+                    judged.choices = judged.choices | {index}
+                    continue
                 if not judged.copied:
                     judged.item = copy.deepcopy(judged.item)
                     judged.copied = True
@@ -250,7 +253,9 @@ class EventJudge:
         """Chat: at the end of the stream, chunks carrying what is still held (one per
         choice), in the shape of the last chunk judged."""
         by_choice: dict[int, dict[str, Any]] = {}
-        for held_index, field, text in self._held.values():
+        for place, (held_index, field, text) in self._held.items():
+            if not self._ends_clean(place, held_index, field, text):
+                continue
             choice = by_choice.setdefault(held_index, {"index": held_index, "delta": {}})
             _put(choice, field, text)
         self._held.clear()
@@ -399,11 +404,15 @@ class EventJudge:
                 text = held[2] + text
             window = before + text
             self._history[place] = window[-WINDOW:]
-            verdict = detect(window, Surface.TEXT, self.dialect, self.policy)
+            # a held tail is not judged yet: as the end of its field it could read as a cut
+            # spelling (Q), but the next string may complete it
+            at = self._hold_at(path, choice, window, len(before))
+            verdict = detect(window[:at], Surface.TEXT, self.dialect, self.policy)
             if not verdict.leak:
-                kept = self._hold(place, path, choice, window, len(before))
-                if kept is not None:
-                    cuts.append((path, kept))
+                if at is not None and choice is not None:  # (a hold needs a choice)
+                    self._held[place] = (choice, path[2:], window[at:])
+                    self._history[place] = window[:at][-WINDOW:]
+                    cuts.append((path, window[len(before) : at]))
                 elif held is not None:
                     cuts.append((path, text))
                 continue
@@ -429,17 +438,14 @@ class EventJudge:
             result.copied = True
         return result
 
-    def _hold(
-        self, place: _Path, path: _Path, choice: int | None, window: str, lo: int
-    ) -> str | None:
-        """Hold back the tail of a chat choice's delta field that may still begin a spelling
-        (``<|sta``: a proper prefix of one that trips at its own start), as the stream engine
-        does for the text it reads: what of this string (``window[lo:]``) goes out now, or
-        None when nothing is held. ``on_leak="report"`` changes nothing."""
+    def _hold_at(self, path: _Path, choice: int | None, window: str, lo: int) -> int | None:
+        """Where the held tail of a chat choice's delta field starts: the tail that may still
+        begin a spelling (``<|sta``: a proper prefix of one that trips at its own start), held
+        back as the stream engine holds the text it reads; ``None`` when nothing of this string
+        (``window[lo:]``) is held. ``on_leak="report"`` holds nothing."""
         if choice is None or self.on_leak == "report" or len(path) < 4 or path[2] != "delta":
             return None
-        field = path[2:]
-        if any(type(key) is not str for key in field):
+        if any(type(key) is not str for key in path[2:]):
             return None  # in a list (a tool call's field): not a string SDKs join
         plan = self._plan
         if plan is None:
@@ -449,8 +455,17 @@ class EventJudge:
             )
         tail = window[-_HOLD_SPAN:]
         at = max(lo, bracket_hold(plan, tail, len(window)))
-        if at >= len(window):
-            return None
-        self._held[place] = (choice, field, window[at:])
-        self._history[place] = window[:at][-WINDOW:]
-        return window[lo:at]
+        return None if at >= len(window) else at
+
+    def _ends_clean(self, place: _Path, index: int, field: _Path, text: str) -> bool:
+        """Judge a held tail as the end of its field (a spelling cut short there is a leak):
+        whether it may go out. A leak is recorded, and the tail is dropped."""
+        verdict = detect(
+            self._history.get(place, "") + text, Surface.TEXT, self.dialect, self.policy
+        )
+        if not verdict.leak:
+            return True
+        name = _name(("choices", index, *field))
+        self.verdicts.append(verdict.model_copy(update={"part": name}))
+        self.cut.append(name)
+        return False

@@ -1,0 +1,81 @@
+"""W: a think tag in the answer where only a failed reasoning split leaves one.
+
+When a server's reasoning parser misses the model's reasoning (no parser, the wrong one, a
+model that renamed its tags), the tags reach the answer: ``...is green.</M2_7think>Everything
+is live`` or a closing ``</think>`` on a line of its own between the reasoning and the answer.
+A dialect that reserves the tag has it judged as a control token (H); this signal reads the
+tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``reasoning`` and
+``reflection``, with a model prefix on the name (``seed:think``, ``M2_7think``).
+
+Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
+a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
+(``finished.</think>``), or a closing tag alone on its line with text before it. A tag in a
+code span, a fence or a quoted phrase never counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_re as re
+
+from ._common import hit_from_norm
+from ._voice import _quoted
+from ._voice_words import _THINK_NAME
+
+_NAMES = ("think", "thinking", "thought", "reasoning", "reflection")
+#: a think tag of any family: its name, a model prefix on it (``seed:think``, ``M2_7think``)
+TAG = r"<(?P<close>/)?(?:" + _THINK_NAME + r")>"
+_TAG = re.compile(TAG)
+#: the characters a tag may be glued to: the end of a word or of a sentence
+_GLUE = re.compile(r"[\w.!?,;:)\]}\u3002\uff0c\uff01\uff1f\u2026]")
+
+_TRIGGERS = Triggers(
+    # every tag holds its name and ``>``
+    literals=tuple(f"{n}>" for n in _NAMES),
+    # the tag and the character after it (a closing tag alone on its line is decided by it)
+    hold_patterns=(TAG.replace("(?P<close>/)?", "/?") + r"[\s\S]",),
+)
+
+
+class ThinkTag:
+    code = "W"
+    name = "think tag in the answer"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = 64
+    reach = (1, 1)
+    order = 14
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        norm = text.norm
+        if "<" not in norm:
+            return
+        reserved = frozenset(ctx.dialect.reserved)
+        quoted: tuple[list[int], list[int]] | None = None
+        for m in _TAG.finditer(norm):
+            start, end = m.span()
+            if m.group() in reserved:
+                continue  # the dialect's own tag: H's finding
+            before = norm[start - 1] if start else ""
+            glued = bool(before) and _GLUE.match(before) is not None
+            alone = (
+                m.group("close") is not None
+                and bool(norm[:start].strip())
+                and (not before or before == "\n")
+                and norm[end : end + 1] in ("\n", "")
+            )
+            if not (glued or alone):
+                continue
+            if quoted is None:
+                quoted = _quoted(norm)
+            if any(s <= start < e for s, e in zip(*quoted, strict=True)):
+                continue
+            where = "glued to the text before it" if glued else "on a line of its own"
+            yield hit_from_norm(text, self.code, start, end, f"think tag {m.group()!r} {where}")
