@@ -52,6 +52,8 @@ from guard.models import ScanContext
 from guard.models import lazy_re as re
 
 from ._voice_words import (
+    _EU_PLAN,
+    _EU_USER,
     _IMPERATIVE,
     _NOTE_START,
     _OPENER,
@@ -120,6 +122,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ("reasoning opener", 2, re.compile(_OPENER)),
     ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
+    ("the user, third person (pt, es, fr, it, de)", 2, re.compile(_EU_USER)),
     (
         "addressing the user (zh)",
         2,
@@ -151,6 +154,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(r"(?:" + _STEP + r")(?![^.!?\n]{0,40}\b(?:you|your)\b)"),
     ),
     ("planning (zh)", 1, re.compile(_ZH_PLAN)),
+    ("first-person step (pt, es, fr, de)", 1, re.compile(_EU_PLAN)),
     (
         "scratch note",
         1,
@@ -267,6 +271,16 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         "Let's",
     ),
     "first-person step": ("Let", "let", "I"),
+    "the user, third person (pt, es, fr, it, de)": (
+        "usuári",
+        "usuario",
+        "utiliza",
+        "utilisateur",
+        "utente",
+        "utzer",
+        "User",
+    ),
+    "first-person step (pt, es, fr, de)": ("Deixa", "Déjame", "Laisse", "Lass "),
     "reasoning opener, weak": ("et",),
     "scratch note": ("maybe", "then", "also"),
     "wait": ("Wait", "Actually,"),

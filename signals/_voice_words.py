@@ -4,6 +4,8 @@ kinds from, and :mod:`.reasoning_preamble` its opening lead from."""
 from __future__ import annotations
 
 __all__ = [
+    "_EU_PLAN",
+    "_EU_USER",
     "_FILLER",
     "_IMPERATIVE",
     "_NOTE_START",
@@ -110,4 +112,38 @@ _THINK_NAME = r"(?:[A-Za-z][\w.-]{0,14}[_:\d])?(?:think(?:ing)?|thought|reasonin
 _THINK_TAG = (
     r"</?(?:" + _THINK_NAME + r")"
     r"(?:\s+[\w:-]+=(?:\"[^\"<>\n]{0,200}\"|'[^'<>\n]{0,200}'))*(?:\s*>|(?=[ \t]*\n))"
+)
+
+#: the documentation register before a cue in Portuguese, Spanish, French, Italian and German
+#: ("quando o usuário pergunta", "si el usuario pide", "wenn der Nutzer fragt"): fixed-width
+#: lookbehinds, one per word
+_EU_DOC = "".join(
+    f"(?<!{w} )"
+    for w in (
+        "quando", "Quando", "se", "Se", "si", "Si", "cuando", "Cuando", "quand", "Quand",
+        "lorsque", "Lorsque", "wenn", "Wenn", "falls", "Falls", "sobald", "caso", "Caso",
+    )
+)  # fmt: skip
+#: the user in the third person with a verb of asking or wanting, in Portuguese, Spanish,
+#: French, Italian and German ("O usuário está perguntando", "El usuario quiere",
+#: "L'utilisateur demande", "Der Nutzer möchte"): the register of a model's reasoning about the
+#: person it answers; "o usuário pode" (can) is the documentation register
+_EU_USER = (
+    _EU_DOC + r"(?:[Oo]\s+(?:usuário|utilizador)\s+(?:está\s+(?:perguntando|pedindo|a\s+perguntar"
+    r"|a\s+pedir)|pergunta|perguntou|quer|pediu|deseja|solicitou|mencionou|disse)"
+    r"|[Ee]l\s+usuario\s+(?:está\s+(?:preguntando|pidiendo)|pregunta|preguntó|quiere|pide"
+    r"|pidió|desea|solicita|solicitó|mencionó|dijo)"
+    r"|[Ll]['\u2019]utilisateur\s+(?:demande|a\s+demandé|veut|souhaite|voudrait|me\s+demande"
+    r"|dit|a\s+dit|pose)"
+    r"|[Ll]['\u2019]utente\s+(?:chiede|ha\s+chiesto|vuole|desidera|sta\s+chiedendo)"
+    r"|(?:[Dd]er|[Dd]ie)\s+(?:Nutzer(?:in)?|Benutzer(?:in)?|User(?:in)?)\s+(?:fragt|möchte"
+    r"|will|wünscht|bittet|hat\s+gefragt|sagt|schreibt))\b"
+)
+#: a first-person step in those languages ("Deixa eu buscar", "Déjame revisar", "Laisse-moi
+#: vérifier", "Lass mich nachsehen"): weak alone (an agent tells its reader so too)
+_EU_PLAN = (
+    r"\b(?:Deixa(?:-me|\s+eu)\s+(?:buscar|verificar|ver|pensar|checar|procurar|analisar)"
+    r"|Déjame\s+(?:buscar|verificar|ver|pensar|revisar|analizar|comprobar)"
+    r"|Laisse[- ]moi\s+(?:chercher|vérifier|réfléchir|voir|analyser)"
+    r"|Lass\s+mich\s+(?:suchen|prüfen|nachsehen|überlegen|nachdenken|schauen))\b"
 )

@@ -35,7 +35,15 @@ from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
 from ._voice import _KINDS, OPENING, judge
-from ._voice_words import _STEP_VERBS, _THINK_TAG, _THINKING_ING, _VERBS, _ZH_PLAN, _ZH_USER
+from ._voice_words import (
+    _EU_USER,
+    _STEP_VERBS,
+    _THINK_TAG,
+    _THINKING_ING,
+    _VERBS,
+    _ZH_PLAN,
+    _ZH_USER,
+)
 from .reasoning_voice import _LEAD_RE as _V_LEAD
 from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
@@ -75,7 +83,11 @@ LEAD = (
     + r")|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e|work|understand|process"
     r"|parse|tackle|break)\b|[Ll]et's\s+(?:see|think|figure)\b"
     r"|[Ff]irst,?\s+I\s+(?:need|have|should|must)\b|the\s+(?:question|request|task|prompt"
-    r"|problem)\s+is\b)"
+    r"|problem)\s+is\b"
+    # gpt-oss after a tool's result: "We got the search results."
+    r"|We\s+(?:got|received)\s+(?:the|a|an|some|two|three|\d+)\b"
+    # the user in the third person in Portuguese, Spanish, French, Italian, German
+    r"|(?=[OoEeLlDd])" + _EU_USER + ")"
     # "Okay, so I need to ...": after a filler with "so", any first-person need
     r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
     # Chinese, behind one test of the first character
