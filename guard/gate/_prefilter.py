@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Sequence
 from functools import cache
 from itertools import accumulate, compress, filterfalse
@@ -99,6 +100,7 @@ class Prefilter:
         "head",
         "lead",
         "opening",
+        "openings",
         "pattern",
         "sep",
         "shared",
@@ -126,12 +128,15 @@ class Prefilter:
             )
         )
         self.pattern = pattern
-        #: the common opening of the literals without a gate character, when they share one
-        #: of at least 4 characters: a batch without it holds none of them (one search for
-        #: all, not one each)
+        #: the literals without a gate character by the common opening of at least 4
+        #: characters they share with others (``assistantfinal`` and ``assistantanalysis``:
+        #: ``assistant``), or ``None``: a batch without the opening holds none of its literals
+        #: (one search for the group, not one each)
         free = [lit for gate, lit in self.checks if gate is None]
-        shared = _common_start(free) if len(free) > 1 else ""
-        self.shared = shared if len(shared) >= 4 else None
+        self.openings = _openings(free)
+        #: the opening the most gateless literals share (``None``: none is shared)
+        counts = Counter(o for o in self.openings.values() if o is not None)
+        self.shared = max(counts, key=lambda o: (counts[o], o)) if counts else None
         self._literals = ordered
         #: one search for every literal and pattern (for batches joined by ``sep``; compiled
         #: on first use: one text at a time never needs it)
@@ -194,18 +199,27 @@ class Prefilter:
     # --- one text ------------------------------------------------------------------------------
 
     def _anywhere(self, text: str) -> bool:
-        free: bool | None = None  # whether the shared opening of the gateless literals is in
+        present: dict[str, bool] = {}  # whether each shared opening is in the text
         for gate, literal in self.checks:
             if gate is None:
-                if free is None:
-                    free = self.shared is None or self.shared in text
-                if not free:
-                    break  # the gateless literals come last, and none of them can be here
+                if not self._opening_in(literal, text, present):
+                    continue  # none of its group can be here
             elif gate not in text:
                 continue
             if _find(text, literal, gate) >= 0:  # through the gate character while it is rare
                 return True
         return self.pattern is not None and self.pattern.search(text) is not None
+
+    def _opening_in(self, literal: str, text: str, present: dict[str, bool]) -> bool:
+        """Whether the shared opening of a gateless ``literal``'s group is in ``text`` (true
+        when it has none); ``present`` keeps the answers of one text."""
+        opening = self.openings.get(literal)
+        if opening is None:
+            return True
+        found = present.get(opening)
+        if found is None:
+            found = present[opening] = opening in text
+        return found
 
     def _ends(self, text: str) -> bool:
         """The head and the tail: what opening and ending signals read."""
@@ -335,11 +349,15 @@ class Prefilter:
             # literals only: one `str.find` pass per literal (after its gate character, a
             # `memchr`) runs at memory speed, where an alternation without a common prefix
             # costs the regex engine every position; each literal is looked for once
-            free = self.shared is None or self.shared in haystack
+            present: dict[str, bool] = {}
             first = [
                 (pos, literal, gate)
                 for gate, literal in self.checks
-                if (free if gate is None else gate in haystack)
+                if (
+                    self._opening_in(literal, haystack, present)
+                    if gate is None
+                    else gate in haystack
+                )
                 and (pos := _find(haystack, literal, gate)) >= 0
             ]
             if not first:
@@ -371,6 +389,20 @@ class Prefilter:
                 break
             pos = owner(m.start())
         return found
+
+
+def _openings(words: list[str]) -> dict[str, str | None]:
+    """Each of ``words`` to the common opening (at least 4 characters) of the group of words
+    that share their first 4 characters, or to ``None`` when it shares them with no other."""
+    groups: dict[str, list[str]] = {}
+    for word in words:
+        groups.setdefault(word[:4], []).append(word)
+    out: dict[str, str | None] = {}
+    for group in groups.values():
+        opening = _common_start(group) if len(group) > 1 else ""
+        for word in group:
+            out[word] = opening if len(opening) >= 4 else None
+    return out
 
 
 def _common_start(words: list[str]) -> str:

@@ -140,8 +140,7 @@ def test_an_opening_word_counts_only_within_the_head() -> None:
 
 
 def test_literals_without_a_gate_are_looked_for_behind_their_common_opening() -> None:
-    # the reasoning part: the answer's gateless literals also hold the forged turn's role words
-    filt = prefilter(_HARMONY, frozenset({Surface.THINKING}), tools_known=False)
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
     assert filt is not None and filt.shared == "assistant"
     texts = ["an assistant answers", "assistantcommentary", "the assistant", "x assistantfinal"]
     assert filt._joined(texts, [0, 1, 2, 3], normalise=False) == {1, 3}
