@@ -43,6 +43,24 @@ _OPENING_SLACK = 96
 _GATE_TRIES = 32
 
 
+@cache
+def _literal_pattern(literal: str) -> re.Pattern[str]:
+    return re.compile(re.escape(literal))
+
+
+def _search(haystack: str, literal: str, start: int = 0) -> int:
+    """``haystack.find(literal, start)``, by the fastest search for it: the regular-expression
+    engine's literal search hops over the text on the literal's first character, two to three
+    times faster than ``str.find`` when that character is uncommon in prose (``\\nuser``,
+    ``Need ``, ``? No``, ``json{``), and slower when it is a lower-case letter or a blank
+    (``assistant``, ``to=``)."""
+    head = literal[:1]
+    if not head or head.islower() or head == " ":
+        return haystack.find(literal, start)
+    m = _literal_pattern(literal).search(haystack, start)
+    return -1 if m is None else m.start()
+
+
 def _find(haystack: str, literal: str, gate: str | None, start: int = 0) -> int:
     """``haystack.find(literal, start)``, found through ``gate`` (a character of ``literal``)
     while it is rare: a one-character search is a ``memchr``, many times faster than a search
@@ -50,7 +68,7 @@ def _find(haystack: str, literal: str, gate: str | None, start: int = 0) -> int:
     character seldom occurs. Every occurrence of ``literal`` holds ``gate`` at the same offset,
     so the occurrences of ``gate`` from there on, in order, meet every candidate in order."""
     if gate is None:
-        return haystack.find(literal, start)
+        return _search(haystack, literal, start)
     k = literal.index(gate)
     find = haystack.find
     at = find(gate, start + k)
@@ -61,7 +79,7 @@ def _find(haystack: str, literal: str, gate: str | None, start: int = 0) -> int:
             return at - k
         at = find(gate, at + 1)
     # the gate character is common here: candidates up to at - k are decided, search on
-    return -1 if at < 0 else find(literal, at - k)
+    return -1 if at < 0 else _search(haystack, literal, at - k)
 
 
 def _holds(haystack: str, literal: str) -> bool:
@@ -70,7 +88,7 @@ def _holds(haystack: str, literal: str) -> bool:
     literal that ends in a common character (``Need ``, ``? No``) reads prose at a fraction of
     that speed, and a batch of answers often lacks one of its rarer characters (a capital, a
     colon)."""
-    return all(ch in haystack for ch in set(literal)) and literal in haystack
+    return all(ch in haystack for ch in set(literal)) and _search(haystack, literal) >= 0
 
 
 def _gate(literal: str) -> str | None:
