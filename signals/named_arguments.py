@@ -69,18 +69,49 @@ _NAME_BEFORE = regex.compile(
     r"(?:^|(?<=\n)|(?<=to=)|(?<=://))[ \t]*([A-Za-z_][\w.\-]*)[ \t]*(?:\n[ \t]*)?\Z"
 )
 
+#: the tool's name as the object's only key, its arguments the value: ``{"browser_open":
+#: {"url": ...}}``, bare or in a wrapper whose closing tags may follow it
+_SOLO = regex.compile(
+    _DEFINE + r"\{\s*(?<sname>(?&fs))\s*:\s*(?&fo)\s*\}\s*"
+    r"(?:</[A-Za-z_][\w.\-]*>\s*|<\|/[A-Za-z_][\w.\-]*\|>\s*)*",
+    regex.VERSION1,
+)
+#: a line that may open a call written by the tool's name
+_CALL_LINE = regex.compile(r"(?m)^[ \t]*(?=(?:print\(\s*)?(?:default_api\.)?[A-Za-z_][\w\-]*[({])")
+#: the call by name, to the end of the text: ``channel_reply({...})``, ``get_order(id="A1")``,
+#: Gemini's code form ``print(default_api.get_order(id="A1"))``, Gemma's call body without its
+#: ``call:`` (``mandatory_tool{key:value}``)
+_BY_NAME = regex.compile(
+    r"(?(DEFINE)(?<fp>\((?:[^()\"']|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|(?&fp))*\))"
+    r"(?<fb>\{(?:[^{}]|(?&fb))*\}))"
+    r"(?P<wrap>print\(\s*)?(?:default_api\.)?(?P<cname>[A-Za-z_][\w\-]*)"
+    r"(?:(?=\(\s*(?:\)|\{|[A-Za-z_]\w*\s*=))(?&fp)|(?=\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))(?&fb))"
+    r"(?(wrap)\s*\))\s*",
+    regex.VERSION1,
+)
+
 _TRIGGERS = Triggers(
-    literals=("{",),
+    literals=("{", "("),
     needs_tools=True,
     scope="ending",
     tail=_KEYED_SOURCE,
     tail_start=r"\{",
-    last="}",
+    last="})>",
 )
 
 
 def _declared(name: str, tools: frozenset[str]) -> bool:
     return name in tools or name.removeprefix("functions.") in tools
+
+
+def _by_name(norm: str, lo: int, end: int, tools: frozenset[str]) -> tuple[int, str] | None:
+    """Where a call of a declared tool written by its name starts, and the name, when one
+    ends the text."""
+    for m in _CALL_LINE.finditer(norm, lo, end):
+        call = _BY_NAME.fullmatch(norm, m.end())
+        if call is not None and _declared(call.group("cname"), tools):
+            return m.end(), call.group("cname")
+    return None
 
 
 class NamedArguments:
@@ -106,6 +137,13 @@ class NamedArguments:
         for m in _OPEN.finditer(norm, lo, end):
             at = m.start()
             if _OBJECT.fullmatch(norm, at) is None:
+                solo = _SOLO.fullmatch(norm, at)
+                if solo is not None and _declared(solo.group("sname")[1:-1], tools):
+                    if _J_CALLS.fullmatch(norm, at) is None:
+                        name = solo.group("sname")[1:-1]
+                        detail = f"call of declared {name!r} written as text (its name the key)"
+                        yield hit_from_norm(text, self.code, at, end, detail)
+                    return
                 continue
             if _J_CALLS.fullmatch(norm, at) is not None:
                 return  # a call in one of J's forms: J's finding
@@ -115,9 +153,20 @@ class NamedArguments:
                 yield hit_from_norm(text, self.code, at, end, detail)
                 return
             keyed = _KEYED.fullmatch(norm, at)
-            if keyed is not None:
-                name = keyed.group("fname")[1:-1]
-                if _declared(name, tools):
-                    detail = f"call of declared {name!r} written as text (ad-hoc keys)"
+            if keyed is None:
+                keyed = _SOLO.fullmatch(norm, at)
+                if keyed is not None and _declared(keyed.group("sname")[1:-1], tools):
+                    name = keyed.group("sname")[1:-1]
+                    detail = f"call of declared {name!r} written as text (its name the key)"
                     yield hit_from_norm(text, self.code, at, end, detail)
+                break
+            name = keyed.group("fname")[1:-1]
+            if _declared(name, tools):
+                detail = f"call of declared {name!r} written as text (ad-hoc keys)"
+                yield hit_from_norm(text, self.code, at, end, detail)
             return  # the first object that reaches the end is the one that counts
+        found = _by_name(norm, lo, end, tools)
+        if found is not None and _J_CALLS.fullmatch(norm, found[0]) is None:
+            at, name = found
+            detail = f"call of declared {name!r} written as text by its name"
+            yield hit_from_norm(text, self.code, at, end, detail)

@@ -8,8 +8,9 @@ each as the whole rest of the text (trailing blanks allowed):
 
 * a JSON object ``{"name": ..., "arguments": {...}}`` (or ``"parameters"``, or ``"input"`` as
   in an Anthropic ``tool_use`` block; arguments as an object or as a string holding one; a
-  ``"type"`` and an ``"id"`` may come first), a list of them, or an OpenAI ``tool_calls`` item
-  ``{"type": "function", "function": {...}}``;
+  ``"type"`` and an ``"id"`` may come first or last), a list of them, an OpenAI ``tool_calls``
+  item ``{"type": "function", "function": {...}}``, or an object holding a list of such calls
+  under ``"tool_calls"``;
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
 * Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``);
@@ -20,26 +21,30 @@ each as the whole rest of the text (trailing blanks allowed):
   one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it);
-* any element that names its tool in a ``tool``, ``tool_name`` or ``function`` attribute and
-  holds at least one such parameter element (``<call_record tool="read"><parameter
-  name="path">...</parameter></call_record>``: the ad-hoc wrappers models invent when their
-  native calls fail);
+* any element that names its tool in a ``tool``, ``tool_name`` or ``function`` attribute
+  (among any others) and holds at least one such parameter element (``<call_record
+  tool="read"><parameter name="path">...</parameter></call_record>``: the ad-hoc wrappers
+  models invent when their native calls fail); a parameter element may carry more attributes
+  (DSML's ``<parameter name="path" string="true">``);
 * Gemma 4's and FunctionGemma's call body ``call:NAME{key:value,...}`` (or, as some Gemma 4
   builds write it, ``call:NAME(key: value, ...)``), as it reads when the call and
   string-delimiter tokens around it are stripped;
 * Gemini's tool namespace written as its internal call form, ``default_api:NAME{key:value}``
-  (with or without a leading ``declaration:``; not the Python ``default_api.NAME(...)``, which
+  (with or without a leading ``declaration:``, or inside a ``<call:...>`` or ``<function:...>``
+  pseudo-tag; not the Python ``default_api.NAME(...)``, which
   generated API clients name their calls too), and a ``<function_calls>`` wrapper holding
   ``<tool_code>NAME(...)</tool_code>`` elements;
-* a wrapper holding a JSON call or a list of them: ``<tool_calls>`` (the plural tag some Llama
-  and Mistral fine-tunes write), ``<tool>``, ``<TOOLCALL>`` (Llama Nemotron), ``<function_call>``,
+* a wrapper holding a JSON call or a list of them: any tag whose name holds ``tool``, ``call``
+  or ``function`` (``<tool_calls>``, the plural tag some Llama and Mistral fine-tunes write,
+  ``<tool>``, ``<TOOLCALL>`` of Llama Nemotron, ``<function_call>``, ``<tool_call>`` with
+  ad-hoc keys), or written as bar tokens (``<|tool_calls|>...<|/tool_calls|>``, Phi-4-mini),
   ``[TOOL_CALL] ... [/TOOL_CALL]`` (MiniMax M2 in some clients), or such a list closed by a
   wrapper tag whose opening was lost (``[...]</TOOLCALL>``); inside a wrapper the call may also
   spell its keys ``tool``/``tool_name``/``function`` and ``args``/``params``;
-* with declared tools only, an element named after one of them, ``<read_file><path>a.py</path>
-  </read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style agents,
-  which models fall back to when native tool calls fail); without declared tools such an
-  element is any XML or HTML;
+* with declared tools only, an element named after one of them (in any case), ``<read_file>
+  <path>a.py</path></read_file>``, ``<exec>npm test</exec>`` or ``<bash>ls</bash>`` for
+  ``Bash`` (the text-protocol calls of Cline-style agents, which models fall back to when
+  native tool calls fail); without declared tools such an element is any XML or HTML;
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -85,17 +90,18 @@ _DEFINE = r"""(?(DEFINE)
   (?<o>\{\s*(?:(?&s)\s*:\s*(?&v)(?:\s*,\s*(?&s)\s*:\s*(?&v))*)?\s*\})
   (?<a>\[\s*(?:(?&v)(?:\s*,\s*(?&v))*)?\s*\])
   (?<args>(?&o)|"\{(?:[^"\\]|\\.)*\}")
-  (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)\s*\})
+  (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)(?:\s*,\s*"(?:type|id)"\s*:\s*(?&s)){0,2}\s*\})
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
-  (?<hermes><tool_call>\s*(?:(?&call)|(?&xml))\s*</tool_call>)
+  (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
-  (?<param><NS:parameter\s+name="[^"<>]*">(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
+  (?<param><NS:parameter\s+name="[^"<>]*"(?:\s+[\w:-]+="[^"<>]*")*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
-  (?<fparam><param(?:eter)?\s+name="[^"<>]*">(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
+  (?<fparam><param(?:eter)?\s+name="[^"<>]*"(?:\s+[\w:-]+="[^"<>]*")*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
   (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
-  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)\s+(?:tool|tool_name|function)="[^"<>]+">\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
+  (?<attr>\s+[\w:-]+="[^"<>]*")
+  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name|function)="[^"<>]+"(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
   (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
@@ -103,14 +109,17 @@ _DEFINE = r"""(?(DEFINE)
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
   (?<gopenp>\(\s*(?:\)|[A-Za-z_][\w\-]*\s*[:=]))
   (?<gemma>call:(?<gname>[A-Za-z_][\w.\-]*)(?:(?=(?&gopen))(?&gbody)|(?=(?&gopenp))(?&gargs)))
-  (?<gapi>(?:declaration:)?default_api:(?<aname>[A-Za-z_][\w\-]*)(?=(?&gopen))(?&gbody))
+  (?<gapi>(?:<(?:call|function):)?(?:declaration:)?default_api:(?<aname>[A-Za-z_][\w\-]*)(?=(?&gopen))(?&gbody)(?:\s*/?>)?)
   (?<wcall>\{\s*"(?:name|tool|tool_name|function)"\s*:\s*(?&s)\s*,\s*"(?:arguments|parameters|input|args|params)"\s*:\s*(?&args)\s*\})
-  (?<wbody>\[\s*(?&wcall)(?:\s*,\s*(?&wcall))*\s*\]|(?&wcall))
-  (?<tcalls><(?<wt>tool_calls|tool|TOOLCALL|function_calls?)>\s*(?&wbody)\s*</(?P=wt)>|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
+  (?<wany>(?&wcall)|(?&call)|(?&oai))
+  (?<wbody>\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]|(?&wany))
+  (?<calls>\{\s*"tool_calls"\s*:\s*\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]\s*\})
+  (?<wname>[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*)
+  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*<\|/(?P=wb)\|>|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&tagcall))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -130,10 +139,11 @@ _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 #: a call inside a bracket wrapper, or closed by a wrapper tag: markup, not bare JSON
 _WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
 _STARTS = regex.compile(
-    r"[\[{]|<(?:tool(?:_calls?)?|TOOLCALL|function_calls?)>|<function[=\s]|functions\.|(?<![\w.])call:"
+    r"[\[{]|<\|?[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*\|?>|<function[=\s]"
+    r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
-    r'|<[A-Za-z_][\w.\-]*\s+(?:tool|tool_name|function)="'
+    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="'
 )
 #: with declared tools, an element may be a call too
 _STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
@@ -143,7 +153,7 @@ _NAMES = regex.compile(
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
-    r'|<[A-Za-z_][\w.\-]*\s+(?:tool|tool_name|function)="([^"<>]+)"'
+    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="([^"<>]+)"'
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
@@ -164,6 +174,7 @@ _TRIGGERS = Triggers(
         "<function",
         ")]",  # a pythonic call list
         "</",  # an element named after a declared tool
+        "<|/",  # a wrapper written as bar tokens
         *_CLAUDE_LITERALS,
     ),
     scope="ending",
@@ -175,6 +186,13 @@ _TRIGGERS = Triggers(
     # every form ends in a closing brace, bracket, parenthesis or tag
     last="}])>",
 )
+
+
+def _declared_tag(tag: str, tools: frozenset[str]) -> bool:
+    """Whether a call's name (or an element's tag) names a declared tool, in any case
+    (``<bash>`` for ``Bash``: the text-protocol prompts of agents spell their tools' tags in
+    lower case)."""
+    return tag in tools or tag.lower() in {t.lower() for t in tools}
 
 
 def _names(call: str) -> list[str]:
@@ -219,13 +237,11 @@ class ToolCallText:
             if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
                 # an element named after a tool: a call only when it names a declared one
                 tag = _TAG.match(call)
-                if ctx.tools is None or tag is None or tag.group(1) not in ctx.tools:
+                if ctx.tools is None or tag is None or not _declared_tag(tag.group(1), ctx.tools):
                     continue
                 names = [tag.group(1)]
             if ctx.tools is not None:
-                if not any(
-                    n in ctx.tools or n.removeprefix("functions.") in ctx.tools for n in names
-                ):
+                if not any(_declared_tag(n.removeprefix("functions."), ctx.tools) for n in names):
                     return
                 detail = f"tool call of declared {names[0]!r} written as text"
             else:
