@@ -1,0 +1,145 @@
+"""Q: the text ends in a proper prefix of a bar-form reserved spelling that keeps at least four
+name characters (``<|tool_call`` for Gemma's ``<|tool_call>``, ``<|im_en`` for ChatML's
+``<|im_end|>``): positives, near misses, surfaces, trailing blanks, ``all``, and every chunk
+split through the surface monitor and ``guard_stream``."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support.splits import monitored, relayed
+
+from guard import detect
+from guard.signals.cut_token import LEAST_NAME
+
+GEMMA_CUT = "I'll look it up.<|tool_call"
+CHATML_CUT = "Done.<|im_en"
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "evidence"),
+    [
+        (GEMMA_CUT, "gemma", "<|tool_call"),
+        (CHATML_CUT, "chatml", "<|im_en"),
+        ("Done.<|im_end", "chatml", "<|im_end"),  # all but the closing bar and '>'
+        ("Done.<|tool", "gemma", "<|tool"),  # exactly LEAST_NAME name characters
+        ("<|tool_call", "gemma", "<|tool_call"),  # the whole text
+        ("Checking now <|im_sta", "chatml", "<|im_sta"),
+    ],
+)
+def test_a_cut_spelling_at_the_end_trips(text: str, dialect: str, evidence: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and v.signals == ("Q",), v.explain()
+    assert v.hits[0].evidence == evidence
+    assert v.cut == text.rindex("<|")
+
+
+def test_the_least_name_is_four_characters() -> None:
+    assert LEAST_NAME == 4
+    assert not detect("Done.<|too", dialect="gemma").leak  # three name characters
+    assert detect("Done.<|tool", dialect="gemma").leak  # four
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        ("Done.<|to", "gemma"),  # a shorter opening: what prose and code end with too
+        ("Done.<|t", "gemma"),
+        ("Done.<|", "gemma"),
+        ("Done.<|im", "chatml"),
+        ("Done.<|tool_call and more text", "gemma"),  # not at the end
+        ("Done.<|im_en\nThen the rest.", "chatml"),
+        ("Done.<im_en", "chatml"),  # no bar
+        ("Done.<tool_call", "gemma"),
+        ("Done.<|im_en", "gemma"),  # not a prefix of this dialect's spellings
+        ("Done.<|im_en", "harmony"),
+        ("Done.<|tool_callx", "gemma"),  # no prefix of any spelling
+    ],
+)
+def test_near_misses_pass(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert not v.leak and "Q" not in v.signals, v.explain()
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"), [("Done.<|im_end|>", "chatml"), ("x<|tool_call>", "gemma")]
+)
+def test_a_complete_spelling_at_the_end_is_h_not_q(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "H" in v.signals and "Q" not in v.signals, v.explain()
+
+
+@pytest.mark.parametrize("blanks", [" ", "\n", "  \n\t", "\n\n"])
+def test_trailing_blanks_do_not_hide_the_cut(blanks: str) -> None:
+    text = CHATML_CUT + blanks
+    v = detect(text, dialect="chatml")
+    assert v.leak and v.signals == ("Q",)
+    assert v.hits[0].evidence == "<|im_en" and v.cut == 5
+
+
+def test_the_thinking_surface_counts_too() -> None:
+    v = detect(CHATML_CUT, surface="thinking", dialect="chatml")
+    assert v.leak and v.signals == ("Q",)
+    v = detect(GEMMA_CUT, surface="thinking", dialect="gemma")
+    assert v.leak and v.signals == ("Q",)
+
+
+@pytest.mark.parametrize("text", [CHATML_CUT, '{"q": "Done.<|im_en"}', '{"q": 1}<|im_en'])
+def test_a_tool_argument_does_not(text: str) -> None:
+    v = detect(text, surface="tool_arg", dialect="chatml", tool_name="search")
+    assert "Q" not in v.signals
+
+
+@pytest.mark.parametrize(
+    ("text", "evidence"), [(CHATML_CUT, "<|im_en"), (GEMMA_CUT, "<|tool_call")]
+)
+def test_all_reads_every_dialects_spellings(text: str, evidence: str) -> None:
+    v = detect(text, dialect="all")
+    assert v.leak and v.signals == ("Q",) and v.hits[0].evidence == evidence
+
+
+def test_only_the_last_opening_is_read() -> None:
+    # an earlier cut opening followed by text is no cut token; the last one at the end is
+    text = "A <|im_en here, then Done.<|im_sta"
+    v = detect(text, dialect="chatml")
+    assert v.leak and v.signals == ("Q",) and v.cut == text.rindex("<|")
+
+
+# --- streams ---------------------------------------------------------------------------------
+
+STREAMED = [
+    (GEMMA_CUT, "gemma"),
+    (CHATML_CUT, "chatml"),
+    (CHATML_CUT + "  \n", "chatml"),
+    ("Done.<|im_en and more", "chatml"),  # clean: the stream must relay it whole
+    ("Done.<|to", "gemma"),
+]
+
+
+@pytest.mark.parametrize(("text", "dialect"), STREAMED)
+def test_every_split_gives_the_whole_verdict_and_relays_no_cut_token(
+    text: str, dialect: str
+) -> None:
+    whole = detect(text, dialect=dialect)
+    for cut in range(1, len(text)):
+        verdict, shown = monitored(text, cut, "text", dialect)
+        assert verdict == whole, cut
+        if whole.leak:
+            assert whole.cut is not None and shown <= whole.cut, cut
+        out, stream = relayed([text[:cut], text[cut:]], dialect)
+        if whole.leak:
+            assert out == text[: whole.cut], cut
+            assert any(v.leak and "Q" in v.signals for v in stream.verdicts), cut
+        else:
+            assert out == text, cut
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, len(GEMMA_CUT) - 1), max_size=6))
+def test_any_chunking_relays_no_character_of_the_cut_token(cuts: list[int]) -> None:
+    points = sorted(set(cuts))
+    pieces = [GEMMA_CUT[a:b] for a, b in zip([0, *points], [*points, len(GEMMA_CUT)], strict=True)]
+    out, stream = relayed(pieces, "gemma")
+    assert out == "I'll look it up."
+    assert stream.cut == {"text": len(out)}

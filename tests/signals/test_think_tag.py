@@ -1,0 +1,147 @@
+"""W: a think tag of any family (think, thinking, thought, reasoning, reflection, with a model
+prefix) in the answer, glued to the text before it or a closing tag alone on its line after
+text; never in a code span, a fence, a quoted phrase, or named in prose; H's finding where the
+dialect reserves the tag. Under gemini, llama3, minimax and mistral, with every chunk split."""
+
+from __future__ import annotations
+
+import pytest
+from support.splits import monitored, relayed
+
+from guard import detect, get_dialect
+
+DIALECTS = ["gemini", "llama3", "minimax", "mistral"]
+
+GLUED_M2 = "The build is green.</M2_7think>Everything is live."
+ALONE = "I should check the logs first.\n</think>\nThe logs show an error."
+QUOTED = 'He wrote "finished.</think>Everything" in the log.'
+NAMED = "Split the reply on </think> and keep the rest."
+
+
+def _reserved(dialect: str, tag: str) -> bool:
+    return tag in get_dialect(dialect).reserved
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize(
+    ("text", "tag"),
+    [
+        (GLUED_M2, "</M2_7think>"),
+        ("finished.</think>Everything is live.", "</think>"),
+        ("Plan done</seed:think>Here it is.", "</seed:think>"),
+        ("ok.<thought>more to come", "<thought>"),
+        ("ok.</thinking>Answer", "</thinking>"),
+        ("ok.</reasoning>Answer", "</reasoning>"),
+        ("ok.</reflection>Answer", "</reflection>"),
+        ("Ready!</think>Sure.", "</think>"),  # glued to a sentence's end
+        ("好的。</think>答案", "</think>"),  # a CJK full stop
+        (ALONE, "</think>"),
+        ("I should check the logs first.\n</thinking>\nThe logs show an error.", "</thinking>"),
+        ("Plain text\n</think>", "</think>"),  # alone on the last line
+    ],
+)
+def test_a_leaked_think_tag_trips(dialect: str, text: str, tag: str) -> None:
+    v = detect(text, dialect=dialect)
+    at = text.index(tag)
+    expected = "H" if _reserved(dialect, tag) else "W"
+    assert v.leak and v.signals == (expected,), v.explain()
+    assert v.hits[0].evidence == tag and v.cut == at
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use `finished.</think>` in code.",
+        "```\nfinished.</think>x\n```",
+        QUOTED,
+        "He wrote \u201cfinished.</think>Everything\u201d in the log.",
+        NAMED,
+        "The model wraps it in <think> and </think> tags.",
+        "</think>\nAnswer",  # a closing tag with no text before it
+        "Text\n</think> trailing words",  # not alone on its line
+        "Text\n<think>\nmore",  # an opening tag alone on its line
+        "done.</thinker>x",  # no tag of the families
+        "done.</thinks>x",
+        "All done. </think> is a tag.",  # a blank before it
+    ],
+)
+def test_named_quoted_or_coded_tags_pass(dialect: str, text: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert not v.leak and "W" not in v.signals, v.explain()
+
+
+@pytest.mark.parametrize("text", ["finished.</think>Everything.", ALONE, "a.</thinking>b"])
+def test_a_tag_the_dialect_reserves_is_h_not_w(text: str) -> None:
+    v = detect(text, dialect="minimax")
+    assert v.leak and "H" in v.signals and "W" not in v.signals, v.explain()
+
+
+def test_minimax_names_its_own_prefix_and_w_reads_the_rest() -> None:
+    assert detect("ok.</mm:think>Answer", dialect="minimax").signals == ("H",)
+    assert detect("ok.</mm:think>Answer", dialect="llama3").signals == ("W",)
+    assert detect(GLUED_M2, dialect="minimax").signals == ("W",)
+
+
+@pytest.mark.parametrize("surface", ["thinking", "tool_arg"])
+def test_only_the_answer_counts(surface: str) -> None:
+    for text in (GLUED_M2, ALONE):
+        assert "W" not in detect(text, surface=surface, dialect="llama3").signals
+
+
+# --- streams ---------------------------------------------------------------------------------
+
+STREAMED = [
+    GLUED_M2,
+    ALONE,
+    "Plain text\n</think>",
+    NAMED,
+    "Use `finished.</think>` in code.",
+    "Text\n</think>\ntrailing words",
+]
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+@pytest.mark.parametrize("text", STREAMED)
+def test_every_split_gives_the_whole_verdict(dialect: str, text: str) -> None:
+    whole = detect(text, dialect=dialect)
+    for cut in range(1, len(text)):
+        verdict, shown = monitored(text, cut, "text", dialect)
+        assert verdict == whole, cut
+        out, stream = relayed([text[:cut], text[cut:]], dialect)
+        if whole.leak:
+            assert whole.cut is not None and shown <= whole.cut, cut
+            assert out == text[: whole.cut], cut
+        else:
+            assert out == text and not any(v.leak for v in stream.verdicts), cut
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="W trips on the stream before a double-quoted phrase around the tag closes: the "
+    "monitor's `tripped` is set, guard_stream truncates a text detect() finds clean",
+)
+@pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
+def test_a_quoted_tag_split_before_its_closing_quote_stays_clean(dialect: str) -> None:
+    assert not detect(QUOTED, dialect=dialect).leak
+    cut = QUOTED.index("</think>") + len("</think>")  # the tag whole, the quote still open
+    verdict, _ = monitored(QUOTED, cut, "text", dialect)
+    assert not verdict.leak
+    out, _ = relayed([QUOTED[:cut], QUOTED[cut:]], dialect)
+    assert out == QUOTED
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a closing tag after a line break that ends a chunk trips at once, as if it were "
+    "alone on its line; the next character (a blank and more words) makes the text clean",
+)
+@pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
+@pytest.mark.parametrize("text", ["Text\n</think> trailing words", "Text\n</reasoning>x"])
+def test_a_closing_tag_that_ends_a_chunk_waits_for_the_next_character(
+    dialect: str, text: str
+) -> None:
+    assert not detect(text, dialect=dialect).leak
+    cut = text.index(">") + 1  # the chunk ends right after the tag
+    out, _ = relayed([text[:cut], text[cut:]], dialect)
+    assert out == text
