@@ -38,7 +38,7 @@ from typing import Any
 
 import regex
 
-from guard._regex_source import top_level_alternatives
+from guard._regex_source import opens_plain as _opens_plain
 from guard.dialects import Dialect, get_dialect
 from guard.models import lazy_regex
 
@@ -49,8 +49,6 @@ _RUN0 = r"\\*"
 _RUN1 = r"\\+"
 _NO_BACKSLASH_BEFORE = r"(?<!\\)"
 #: regular-expression syntax: a pattern that opens with one of these is not hung in the tree
-_PLAIN = frozenset("\\.^$*+?{}[]|()")
-_QUANTIFIERS = frozenset("*+?{")
 #: texts of this many characters or more are searched without holding the GIL (``_compile_free``)
 _FREE_FROM = 1 << 16
 #: final positions an overlapped rewrite writes out at a time (bounds what it holds)
@@ -126,14 +124,6 @@ def _group(branches: list[str]) -> str:
     if len(branches) == 1:
         return branches[0]
     return "(?:" + "|".join(branches) + ")"
-
-
-def _opens_plain(source: str) -> bool:
-    """True when ``source`` opens with a plain character that every match starts with (no
-    quantifier on it, no alternation at the top level), so it can hang under that character."""
-    if not source or source[0] in _PLAIN or source[1:2] in _QUANTIFIERS:
-        return False
-    return len(top_level_alternatives(source)) == 1
 
 
 def _source(literals: Sequence[str], patterns: Sequence[str], run: str) -> str:

@@ -227,3 +227,16 @@ def _class_chars(items: Any, c: Any) -> set[str] | None:
         else:  # a negated class, a category, a wide range: too many to list
             return None
     return chars
+
+
+_PLAIN = frozenset("\\.^$*+?{}[]|()")
+_QUANTIFIERS = frozenset("*+?{")
+
+
+def opens_plain(source: str) -> bool:
+    """True when ``source`` opens with a plain character that every match starts with (no
+    quantifier on it, no alternation at the top level): the escaper hangs such a pattern under
+    that character, and escapes a match after it as it does a bar-less spelling."""
+    if not source or source[0] in _PLAIN or source[1:2] in _QUANTIFIERS:
+        return False
+    return len(top_level_alternatives(source)) == 1

@@ -5,14 +5,16 @@ A model that runs on past the end of its turn writes the next one itself, the us
 tokens, what is left of the header is the role word, lower case, at the start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
-* glued to a tag or to a letter of another script (``user오``, ``user<context>``);
-* alone on its line, with text after it;
-* followed by a capitalised sentence (``user The CFO signs off``), or by a reply of at most
-  three words that is a paragraph of its own with the answer going on after it (``user oui``
-  then a blank line and ``D'accord``).
+* glued to a tag or to a letter of a script other than Latin (``user오``, ``user<context>``);
+* after a paragraph that ends in a question (the one the forged reply answers), followed by a
+  capitalised sentence (``?\n\nuser The CFO signs off``) or by a reply of at most three words
+  that is a paragraph of its own with the answer going on after it (``?\n\nuser oui`` then a
+  blank line and ``D'accord``).
 
-Prose starts its paragraphs capitalised, a transcript quoted in docs writes ``user:``, and a
-line of code or configuration (``user  nginx;``) holds ``;``, ``=`` or a brace. Only ``user``:
+Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
+list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
+no question before it; a line of code or configuration (``user  nginx;``) holds ``;``, ``=`` or
+a brace. Only ``user``:
 each role word is one more search of every text in an audit's prefilter (``\nuser`` holds no
 character prose rarely holds), and the forged turns in reports are the user's.
 """
@@ -32,17 +34,21 @@ from ._common import hit_from_norm
 LINE = 40
 #: ... and at most three words (a sentence of prose that opens lower case is longer)
 _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]*"
+#: a letter of a script other than Latin (Greek and Cyrillic on; not Latin Extended Additional,
+#: not punctuation and symbols)
+_OTHER = "\u0370-\u1dff\u2e80-\U0010ffff"
+#: a question's end: the mark, then closing quotes, brackets or blanks
+_ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
 _TURN = re.compile(
-    r"\n[ \t]{0,8}\n(?P<role>user)(?:(?=[<\u0080-\U0010ffff])|[ \t]{0,8}\n(?=[ \t]{0,8}\S)"
-    r"|[ \t]{1,8}(?=[A-Z\u0080-\U0010ffff])"
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?=[<{_OTHER}])"
+    rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)(?:[ \t]{{1,8}}(?=[A-Z\u00c0-\u00de{_OTHER}])"
     rf"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
 )
 #: the same as a stream holds its tail until the next character decides (written with a real
 #: line break first, so the stream plan reads it as the one character that may begin it)
 _HOLD = (
-    "\n[ \t]{0,8}\nuser(?:[<\u0080-\U0010ffff]|[ \t]{0,8}\n[ \t]{0,8}\\S"
-    f"|[ \t]{{1,8}}[A-Z\u0080-\U0010ffff]|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n"
-    "[ \t]{0,8}\\S)"
+    f"\n[ \t]{{0,8}}\nuser(?:[<{_OTHER}]|[ \t]{{1,8}}[A-Z\u00c0-\u00de{_OTHER}]"
+    f"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n[ \t]{{0,8}}\\S)"
 )
 
 _TRIGGERS = Triggers(literals=("\nuser",), hold_patterns=(_HOLD,))
@@ -66,5 +72,6 @@ class ForgedTurn:
         if "\nuser" not in norm:
             return
         for m in windowed(_TURN, norm):
+            role = m.start("role") if m.group("role") is not None else m.start("asked")
             detail = "the user's turn forged inside the answer"
-            yield hit_from_norm(text, self.code, m.start("role"), m.end(), detail)
+            yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)

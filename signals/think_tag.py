@@ -9,20 +9,21 @@ tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``re
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
-(``finished.</think>``), or a closing tag alone on its line with text before it. A tag in a
-code span, a fence or a quoted phrase never counts.
+(``finished.</think>``), a closing tag alone on its line with text before it, or a closing tag
+that opens the answer on a line of its own (``</think>\nThe answer ...``: an empty reasoning
+part, unparsed). A tag in code (the gate's exemption) or on a Markdown quote line does not
+count; a double-quoted phrase is no exemption (a stream cannot know that a quote will close).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice import _quoted
 from ._voice_words import _THINK_NAME
 
 _NAMES = ("think", "thinking", "thought", "reasoning", "reflection")
@@ -58,24 +59,33 @@ class ThinkTag:
         if "<" not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)
-        quoted: tuple[list[int], list[int]] | None = None
         for m in _TAG.finditer(norm):
             start, end = m.span()
             if m.group() in reserved:
                 continue  # the dialect's own tag: H's finding
-            before = norm[start - 1] if start else ""
-            glued = bool(before) and _GLUE.match(before) is not None
-            alone = (
-                m.group("close") is not None
-                and bool(norm[:start].strip())
-                and (not before or before == "\n")
-                and norm[end : end + 1] in ("\n", "")
-            )
-            if not (glued or alone):
+            where = _placed(norm, m, ctx)
+            if where is None:
                 continue
-            if quoted is None:
-                quoted = _quoted(norm)
-            if any(s <= start < e for s, e in zip(*quoted, strict=True)):
-                continue
-            where = "glued to the text before it" if glued else "on a line of its own"
+            line = norm.rfind("\n", 0, start) + 1
+            if norm[line:start].lstrip().startswith(">"):
+                continue  # a Markdown quote line
             yield hit_from_norm(text, self.code, start, end, f"think tag {m.group()!r} {where}")
+
+
+def _placed(norm: str, m: Any, ctx: ScanContext) -> str | None:
+    """How the tag sits, when it sits as a leaked one does: glued to the text before it, a
+    closing tag alone on its line after text, or a closing tag that opens the answer on a line
+    of its own (``None`` otherwise). What follows the tag is read only once it has arrived (a
+    stream holds the tag and the character after it)."""
+    start, end = m.span()
+    before = norm[start - 1] if start else ""
+    if before and _GLUE.match(before) is not None:
+        return "glued to the text before it"
+    if m.group("close") is None or before not in ("", "\n"):
+        return None
+    after = norm[end : end + 1]
+    if not (after == "\n" or (after == "" and ctx.final)):
+        return None
+    if norm[:start].strip() or ctx.offset > 0:
+        return "on a line of its own"
+    return "opening the answer on a line of its own"

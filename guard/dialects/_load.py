@@ -25,6 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from guard._regex_source import opens_plain
 from guard.dialects._cache import cache_path, derived
 from guard.dialects._check import CheckError, build
 from guard.errors import GuardError
@@ -345,3 +346,16 @@ def _check_patterns(record: Dialect, file: _File) -> None:
                 compile_(pattern)
             except (re.error, regex.error, RecursionError, OverflowError) as exc:
                 raise file.fail(f"{name}[{i}]", f"invalid regex: {exc}") from None
+    # the escaper writes its backslash before each bar, or after the plain first character of
+    # a pattern without one (guard._escaper)
+    for name, patterns in (
+        ("reserved_patterns", record.reserved_patterns),
+        ("escape_patterns", record.escape_patterns),
+    ):
+        for i, pattern in enumerate(patterns):
+            if "\\|" not in pattern and "\uff5c" not in pattern and not opens_plain(pattern):
+                raise file.fail(
+                    f"{name}[{i}]",
+                    "a pattern without a bar (\\| or \uff5c) that opens with a plain character"
+                    f" (not a class, group, escape or quantified one), got {pattern!r}",
+                )

@@ -20,7 +20,8 @@ choice's finishing chunk, or in a chunk of its own before the stream ends.
 A string that repeats the text of a surface the engine already judged (a ``.done`` event's
 ``text`` equal to its deltas, a call's ``arguments``) is not judged again; one that differs is
 judged whole. A string that repeats the last one at its place (a constant field of every chunk)
-is judged once.
+is judged once, but in a chat choice's delta field, whose strings SDKs join: there each string
+is more of the text (``"l"`` then ``"l"`` of ``<|call|>``).
 
 A leaking string is cut at the verdict's cut (what came before it in earlier events has gone
 out already; a cut before this event's string drops all of it) and the answer ends there: the
@@ -390,7 +391,7 @@ class EventJudge:
         result = Judged(event)
         for path, place, text, choice in found:
             digest = _digest(text)
-            if self._last.get(place) == digest:
+            if self._last.get(place) == digest and not _joined_delta(path, choice):
                 continue  # a constant field: judged when it first came
             before = self._history.pop(place, "")
             self._last.pop(place, None)
@@ -443,10 +444,8 @@ class EventJudge:
         begin a spelling (``<|sta``: a proper prefix of one that trips at its own start), held
         back as the stream engine holds the text it reads; ``None`` when nothing of this string
         (``window[lo:]``) is held. ``on_leak="report"`` holds nothing."""
-        if choice is None or self.on_leak == "report" or len(path) < 4 or path[2] != "delta":
+        if self.on_leak == "report" or not _joined_delta(path, choice):
             return None
-        if any(type(key) is not str for key in path[2:]):
-            return None  # in a list (a tool call's field): not a string SDKs join
         plan = self._plan
         if plan is None:
             policy = check_policy(self.policy)
@@ -469,3 +468,11 @@ class EventJudge:
         self.verdicts.append(verdict.model_copy(update={"part": name}))
         self.cut.append(name)
         return False
+
+
+def _joined_delta(path: _Path, choice: int | None) -> bool:
+    """Whether ``path`` is a chat choice's delta field whose strings SDKs join (not in a list,
+    as a tool call's fields are)."""
+    if choice is None or len(path) < 4 or path[2] != "delta":
+        return False
+    return all(type(key) is str for key in path[2:])

@@ -1,8 +1,9 @@
 """A user dialect file whose ``reserved_patterns`` hold a pattern without a bar: one that opens
 with a plain character escapes like a bar-less literal (a backslash after that character) and
 round-trips; one that opens with a class, a group, an escape or a quantified character cannot be
-escaped that way. The file still loads (detection reads the pattern); the escaper refuses it,
-with a ``ValueError`` naming the pattern, the first time it is asked to escape or unescape."""
+escaped that way: the file fails to load (a ``DialectFileError`` naming the field), and a record
+built in code with such a pattern is refused by the escaper (a ``ValueError`` naming the
+pattern) the first time it is asked to escape or unescape; detection still reads it."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guard import detect, escape, unescape
-from guard.dialects import Dialect, load_dialect, register, unregister
+from guard.dialects import Dialect, DialectFileError, load_dialect, register, unregister
 
 SOME = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -29,7 +30,7 @@ SLOT = record("<slot[0-9]{1,3}>")
 
 def test_the_file_keeps_the_pattern_as_written() -> None:
     assert SLOT.reserved_patterns == ("<slot[0-9]{1,3}>",)
-    assert record(r"[<]unused\d+>").reserved_patterns == (r"[<]unused\d+>",)
+    assert record(r"<u(?:nused|nk)\d+>").reserved_patterns == (r"<u(?:nused|nk)\d+>",)
 
 
 @pytest.mark.parametrize(
@@ -89,9 +90,18 @@ BAD = [
 
 
 @pytest.mark.parametrize("pattern", BAD)
-def test_a_pattern_that_does_not_open_plain_loads_but_cannot_be_escaped(pattern: str) -> None:
-    d = record(pattern)  # no error at load
-    assert d.reserved_patterns == (pattern,)
+def test_a_pattern_that_does_not_open_plain_fails_to_load(pattern: str) -> None:
+    with pytest.raises(DialectFileError, match=r"reserved_patterns\[0\]: .*plain character"):
+        record(pattern)
+
+
+def coded(pattern: str, name: str = "zeta") -> Dialect:
+    return Dialect(name=name, reserved=("<|zeta_end|>", "<zeta>"), reserved_patterns=(pattern,))
+
+
+@pytest.mark.parametrize("pattern", BAD)
+def test_a_record_built_in_code_with_such_a_pattern_cannot_be_escaped(pattern: str) -> None:
+    d = coded(pattern)
     message = "a reserved pattern without a bar must open with a plain character"
     with pytest.raises(ValueError, match=message) as caught:
         escape("nothing reserved here", dialect=d)
@@ -101,13 +111,13 @@ def test_a_pattern_that_does_not_open_plain_loads_but_cannot_be_escaped(pattern:
 
 
 def test_detection_still_reads_such_a_pattern() -> None:
-    d = record(r"[<]unused\d+>")
+    d = coded(r"[<]unused\d+>")
     v = detect("x <unused5>", dialect=d)
     assert v.leak and v.hits[0].evidence == "<unused5>"
 
 
 def test_a_registered_record_fails_at_its_first_escape_by_name() -> None:
-    d = record(r"[<]unused\d+>", name="zetabad")
+    d = coded(r"[<]unused\d+>", name="zetabad")
     register(d)
     try:
         with pytest.raises(ValueError, match="must open with a plain character"):

@@ -26,6 +26,7 @@ def _pieces(dialect: str) -> list[str]:
     pieces += ["\\", "\\\\", "|", "\uff5c", "<", ">", "<|", "|>", "<\uff5c", "\uff5c>", "]", "["]
     pieces += ["reserved_200100", "place\u2581holder\u2581no\u258112", "a", "_", " ", "\n"]
     pieces += ["<|assistant to=functions.bash|>", "<|<|start|>|>", "<\\|start\\|>", "]~b]~b]"]
+    pieces += ["<unused12>", "<unused", "unused6241>", "<\\unused3>"]  # a bar-less family
     return sorted(set(pieces))
 
 

@@ -54,11 +54,9 @@ def test_a_leaked_think_tag_trips(dialect: str, text: str, tag: str) -> None:
     [
         "Use `finished.</think>` in code.",
         "```\nfinished.</think>x\n```",
-        QUOTED,
-        "He wrote \u201cfinished.</think>Everything\u201d in the log.",
+        "> quoted: finished.</think>Everything",  # a Markdown quote line
         NAMED,
         "The model wraps it in <think> and </think> tags.",
-        "</think>\nAnswer",  # a closing tag with no text before it
         "Text\n</think> trailing words",  # not alone on its line
         "Text\n<think>\nmore",  # an opening tag alone on its line
         "done.</thinker>x",  # no tag of the families
@@ -98,6 +96,8 @@ STREAMED = [
     NAMED,
     "Use `finished.</think>` in code.",
     "Text\n</think>\ntrailing words",
+    "</think>\nAnswer",
+    QUOTED,
 ]
 
 
@@ -116,26 +116,27 @@ def test_every_split_gives_the_whole_verdict(dialect: str, text: str) -> None:
             assert out == text and not any(v.leak for v in stream.verdicts), cut
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="W trips on the stream before a double-quoted phrase around the tag closes: the "
-    "monitor's `tripped` is set, guard_stream truncates a text detect() finds clean",
-)
 @pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
-def test_a_quoted_tag_split_before_its_closing_quote_stays_clean(dialect: str) -> None:
-    assert not detect(QUOTED, dialect=dialect).leak
-    cut = QUOTED.index("</think>") + len("</think>")  # the tag whole, the quote still open
-    verdict, _ = monitored(QUOTED, cut, "text", dialect)
-    assert not verdict.leak
-    out, _ = relayed([QUOTED[:cut], QUOTED[cut:]], dialect)
-    assert out == QUOTED
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a closing tag after a line break that ends a chunk trips at once, as if it were "
-    "alone on its line; the next character (a blank and more words) makes the text clean",
+@pytest.mark.parametrize(
+    "text", [QUOTED, "He wrote \u201cfinished.</think>Everything\u201d in the log."]
 )
+def test_a_double_quoted_phrase_is_no_exemption(dialect: str, text: str) -> None:
+    """A stream cannot know that a quote will close, so the answer's verdict does not wait
+    for it either: stream and whole text agree."""
+    whole = detect(text, dialect=dialect)
+    assert whole.leak and whole.signals == ("W",)
+    cut = text.index("</think>") + len("</think>")  # the tag whole, the quote still open
+    verdict, _ = monitored(text, cut, "text", dialect)
+    assert verdict == whole
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
+def test_a_closing_tag_that_opens_the_answer_on_its_own_line_trips(dialect: str) -> None:
+    v = detect("</think>\nAnswer", dialect=dialect)
+    assert v.leak and v.signals == ("W",) and v.cut == 0
+    assert not detect("</think> is the closing tag.", dialect=dialect).leak
+
+
 @pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
 @pytest.mark.parametrize("text", ["Text\n</think> trailing words", "Text\n</reasoning>x"])
 def test_a_closing_tag_that_ends_a_chunk_waits_for_the_next_character(

@@ -89,11 +89,6 @@ def test_a_bean_is_no_call_with_declared_tools_either(tools: list[str]) -> None:
     assert not detect(BEAN, dialect="llama3", tools=tools).leak
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the tool attribute counts only as the element's first attribute; the docstring "
-    "says any element that names its tool in a tool, tool_name or function attribute",
-)
 def test_the_tool_attribute_after_another_attribute_counts() -> None:
     text = '<call_record id="c1" tool="read"><parameter name="path">a.css</parameter></call_record>'
     v = detect(text, dialect="chatml")

@@ -30,6 +30,10 @@ def _alternative(spelling: str, run: str) -> str:
 
 
 def _family(pattern: str, run: str) -> str:
+    if "\\|" not in pattern and "\uff5c" not in pattern:
+        # a bar-less family (Gemma's `<unused[0-9]{1,4}>`) opens with a plain character: the
+        # run goes after it, as for a bar-less literal
+        return pattern[0] + run + pattern[1:]
     return pattern.replace("\\|", run + "\\|").replace("\uff5c", run + "\uff5c")
 
 

@@ -7,11 +7,10 @@ a field that ends on a cut spelling (``... <|tool_call``, Q) is a leak, recorded
 from __future__ import annotations
 
 import json
-from itertools import pairwise
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard.wire import ChoiceGuard
@@ -138,8 +137,6 @@ def test_report_mode_relays_the_tail_and_holds_nothing() -> None:
 @given(st.lists(st.integers(0, len(CUT)), max_size=6), st.booleans())
 def test_any_split_relays_no_character_of_the_cut_spelling(cuts: list[int], finish: bool) -> None:
     pieces = pieces_of(CUT, cuts)
-    # (two equal strings in a row: see the xfail below)
-    assume(all(a != b for a, b in pairwise(pieces)))
     answer = ChoiceGuard("gemma")
     out: list[Any] = []
     for piece in pieces:
@@ -160,11 +157,6 @@ def _stream(dialect: str, pieces: list[str]) -> tuple[str, ChoiceGuard]:
     return refusals(out), answer
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a delta string equal to the one before it at its place is skipped as a constant "
-    "field: relayed as is, past the held tail (which then misses that character)",
-)
 def test_two_equal_strings_in_a_row_keep_the_held_tail_whole() -> None:
     # "Hi <|tool_call" streamed as "Hi <|tool_ca", "l", "l": the second "l" goes out
     out, answer = _stream("gemma", ["Hi <|tool_ca", "l", "l"])
@@ -172,11 +164,6 @@ def test_two_equal_strings_in_a_row_keep_the_held_tail_whole() -> None:
     assert [v.signals for v in answer.verdicts if v.leak] == [("Q",)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the same skip hides a whole spelling: `<|call|>` streamed as '<|ca', 'l', 'l', "
-    "'|>' is relayed as 'l<|cal|>' and no leak is recorded",
-)
 def test_two_equal_strings_in_a_row_do_not_hide_a_spelling() -> None:
     out, answer = _stream("harmony", ["Done <|ca", "l", "l", "|>"])
     assert out == "Done "  # relayed: "Done l<|cal|>"
