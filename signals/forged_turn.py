@@ -6,6 +6,7 @@ tokens, what is left of the header is the role word, lower case, at the start of
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
 * glued to a tag or to a letter of a script other than Latin (``user오``, ``user<context>``);
+* alone on its line, the next line a question (``\n\nuser\nCan you also fix the ending?``);
 * after a paragraph that ends in a question (the one the forged reply answers), followed by a
   capitalised sentence (``?\n\nuser The CFO signs off``) or by a reply of at most three words
   that is a paragraph of its own with the answer going on after it (``?\n\nuser oui`` then a
@@ -39,15 +40,18 @@ _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]
 _OTHER = "\u0370-\u1dff\u2e80-\U0010ffff"
 #: a question's end: the mark, then closing quotes, brackets or blanks
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
+#: a line that asks, after the role word alone on its line
+_QUESTION = r"[ \t]{0,8}\n(?=[^\n]{1,200}[?\uff1f][ \t]*\n)"
 _TURN = re.compile(
-    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?=[<{_OTHER}])"
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?=[<{_OTHER}])|{_QUESTION})"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)(?:[ \t]{{1,8}}(?=[A-Z\u00c0-\u00de{_OTHER}])"
     rf"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
 )
 #: the same as a stream holds its tail until the next character decides (written with a real
 #: line break first, so the stream plan reads it as the one character that may begin it)
 _HOLD = (
-    f"\n[ \t]{{0,8}}\nuser(?:[<{_OTHER}]|[ \t]{{1,8}}[A-Z\u00c0-\u00de{_OTHER}]"
+    f"\n[ \t]{{0,8}}\nuser(?:[<{_OTHER}]|[ \t]{{0,8}}\n[^\n]{{1,200}}[?\uff1f][ \t]*\n"
+    f"|[ \t]{{1,8}}[A-Z\u00c0-\u00de{_OTHER}]"
     f"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n[ \t]{{0,8}}\\S)"
 )
 
