@@ -98,6 +98,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(?:respond|reply|answer|talk)(?:ing)?\s+to\s+the\s+user\b"
             r"|\bhow\s+to\s+(?:respond|reply|answer)\b"
+            # the model's own next step toward the person it answers ("I should tell the user")
+            r"|\bI\s+(?:should|need\s+to|must|will|'ll|can)\s+(?:tell|inform|remind|ask|let)"
+            r"\s+the\s+user\b"
         ),
     ),
     # the literal "? No" / "? no" (signal W's trigger) is part of every match
@@ -138,7 +141,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "terse imperative",
         1,
         re.compile(
-            r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?]\s))(?P<c>Keep\s+(?:it\s+)?(?:short|brief|concise"
+            r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?;]\s))(?P<c>[Kk]eep\s+(?:it\s+)?(?:short|brief|concise"
             r"|simple)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
             r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
@@ -185,7 +188,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         2,
         re.compile(
             r"(?m)(?:^[ \t]*|(?<=[.!?]))(?P<c>\*\*[A-Z][a-z]{2,}ing\b[^*\n.!?]{0,60}\*\*)"
-            r"[ \t]*\n\s*\n[ \t]*I(?:(?:'m|\s+am)\s+(?:now\s+|also\s+|still\s+)?"
+            r"[ \t]*\n\s*I(?:(?:'m|\s+am)\s+(?:now\s+|also\s+|still\s+)?"
             + _THINKING_ING
             + r"|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
             + _THOUGHT_ED
@@ -254,6 +257,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     ),
     "terse imperative": (
         "Keep",
+        "keep",
         "Ensure",
         "Mention",
         "Maybe",
