@@ -92,6 +92,15 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
     ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
+    # the model reading its own instructions ("The prompt says no lists")
+    (
+        "the prompt, third person",
+        2,
+        re.compile(
+            r"\b[Tt]he\s+(?:prompt|instructions?|system\s+prompt)\s+(?:says|said|asks|wants"
+            r"|requires|specifies|forbids)\b"
+        ),
+    ),
     (
         "addressing the user",
         2,
@@ -146,8 +155,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
             r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
-            r"|Do\.|Let's\s+(?:craft|formulate|draft|outline|write|slow|produce|compose|respond"
-            r"|answer)\b)"
+            r"|Do\.|[Ll]et's\s+(?:craft|formulate|draft|outline|write|slow|produce|compose|respond"
+            r"|answer|keep\s+it)\b)"
         ),
     ),
     # a step that names "you" is done for the reader ("Let me draft a reply for you")
@@ -227,6 +236,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "the user wants me to": ("ser",),
     "the user, third person": ("ser",),
     "the user, telegraphic": ("ser",),
+    "the prompt, third person": ("prompt", "nstruction"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
     "terse note": ("eed",),
@@ -273,6 +283,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
         "Answer",
         "Do.",
         "Let's",
+        "let's",
     ),
     "first-person step": ("Let", "let", "I"),
     "the user, third person (pt, es, fr, it, de)": (

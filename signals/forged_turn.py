@@ -6,11 +6,16 @@ tokens, what is left of the header is the role word, lower case, at the start of
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
 * glued to a tag or to a letter of a script other than Latin (``user오``, ``user<context>``);
+* followed by digits glued to a letter of a script other than Latin (``user2번은 ...``);
 * alone on its line, the next line a question (``\n\nuser\nCan you also fix the ending?``);
 * after a paragraph that ends in a question (the one the forged reply answers), followed by a
   capitalised sentence (``?\n\nuser The CFO signs off``) or by a reply of at most three words
   that is a paragraph of its own with the answer going on after it (``?\n\nuser oui`` then a
-  blank line and ``D'accord``).
+  blank line and ``D'accord``), or by a line that opens with an answer word (``?\n\nuser yes,
+  go ahead and push``).
+
+The harness's system line a model forges after such a turn counts too: ``system`` at a line
+start glued to a tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``).
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -42,20 +47,31 @@ _OTHER = "\u0370-\u1dff\u2e80-\U0010ffff"
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
 #: a line that asks, after the role word alone on its line
 _QUESTION = r"[ \t]{0,8}\n(?=[^\n]{1,200}[?\uff1f][ \t]*\n)"
+#: the words a reply to a yes-or-no question opens with
+_ANSWER = (
+    r"(?:yes|no|ok|okay|sure|yep|yeah|nope|please|thanks|go\s+ahead|oui|non|s[ií]|ja|nein"
+    r"|да|нет)\b[^\n]{0,80}\n"
+)
 _TURN = re.compile(
-    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?=[<{_OTHER}])|{_QUESTION})"
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:[0-9]{{0,3}}(?=[<{_OTHER}])|{_QUESTION})"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)(?:[ \t]{{1,8}}(?=[A-Z\u00c0-\u00de{_OTHER}])"
-    rf"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
+    rf"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|[ \t]{{1,8}}(?i:{_ANSWER}))"
+    # the harness's system line glued to its tag (``system<total_tokens>...``)
+    r"|\n(?P<system>system)(?=<(?:[a-z]+[_-][a-z_-]+|[a-z]{6,})[ >])"
 )
 #: the same as a stream holds its tail until the next character decides (written with a real
 #: line break first, so the stream plan reads it as the one character that may begin it)
 _HOLD = (
-    f"\n[ \t]{{0,8}}\nuser(?:[<{_OTHER}]|[ \t]{{0,8}}\n[^\n]{{1,200}}[?\uff1f][ \t]*\n"
+    f"\n[ \t]{{0,8}}\nuser(?:[0-9]{{0,3}}[<{_OTHER}]|[ \t]{{1,8}}(?i:{_ANSWER})"
+    f"|[ \t]{{0,8}}\n[^\n]{{1,200}}[?\uff1f][ \t]*\n"
     f"|[ \t]{{1,8}}[A-Z\u00c0-\u00de{_OTHER}]"
     f"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n[ \t]{{0,8}}\\S)"
 )
 
-_TRIGGERS = Triggers(literals=("\nuser",), hold_patterns=(_HOLD,))
+_TRIGGERS = Triggers(
+    literals=("\nuser", "\nsystem<"),
+    hold_patterns=(_HOLD, "\nsystem<(?:[a-z]+[_-][a-z_-]+|[a-z]{6,})[ >]"),
+)
 
 
 class ForgedTurn:
@@ -73,9 +89,11 @@ class ForgedTurn:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "\nuser" not in norm:
+        if "\nuser" not in norm and "system<" not in norm:
             return
         for m in windowed(_TURN, norm):
-            role = m.start("role") if m.group("role") is not None else m.start("asked")
-            detail = "the user's turn forged inside the answer"
+            group = next(g for g in ("role", "asked", "system") if m.group(g) is not None)
+            role = m.start(group)
+            who = "the system's" if group == "system" else "the user's"
+            detail = f"{who} turn forged inside the answer"
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)

@@ -1,5 +1,5 @@
-"""F: with declared tools, the answer ends in a JSON object that a declared tool's name
-introduces or that names one: the call written as text in an ad-hoc shape.
+"""F: with declared tools, the answer ends in a call of a declared tool written as text in
+an ad-hoc shape: a JSON object its name introduces or that names it, or the call by its name.
 
 J reads the call forms of the dialects and of their peers. Models also write calls in shapes no
 template defines, and every one of them names the tool it calls:
@@ -11,7 +11,13 @@ template defines, and every one of them names the tool it calls:
   between it and the object;
 * an object whose first key (``tool``, ``tool_name``, ``action`` or ``function``) names the
   tool and a later key (``args``, ``arguments``, ``params``, ``parameters`` or ``input``) holds
-  its arguments as an object: ``{"action": "read_file", "params": {"path": "src/main.py"}}``.
+  its arguments as an object: ``{"action": "read_file", "params": {"path": "src/main.py"}}``;
+* an object whose only key is the tool's name, its arguments the value: ``{"browser_open":
+  {"url": ...}}``, bare or followed by a wrapper's closing tags (``</tool_code>``);
+* the call written by the name at a line start: ``channel_reply({"text": ...})``,
+  ``get_order(order_id="A1")``, Gemini's code form ``print(default_api.get_order(...))``,
+  Gemma's call body without its ``call:`` (``mandatory_tool{key:value}``), or a pythonic call
+  list on the last line that was never closed (``[get_weather(city="Dublin"), get_date(``).
 
 An object in one of J's forms (``{"name": ..., "arguments": {...}}``) is J's finding, not F's.
 Without declared tools nothing tells such an object from a JSON answer, so F is silent (the
@@ -90,13 +96,17 @@ _BY_NAME = regex.compile(
     regex.VERSION1,
 )
 
+#: a pythonic call list on the text's last line, never closed (``[get_weather(city="Dublin"),
+#: get_date(`` as generation stopped)
+_CUT_LIST = regex.compile(r"(?m)^[ \t]*\[\s*(?P<cname>[A-Za-z_][\w\-]*)\([^\n\]]*\Z")
+
 _TRIGGERS = Triggers(
     literals=("{", "("),
     needs_tools=True,
     scope="ending",
     tail=_KEYED_SOURCE,
     tail_start=r"\{",
-    last="})>",
+    last="",
 )
 
 
@@ -106,11 +116,14 @@ def _declared(name: str, tools: frozenset[str]) -> bool:
 
 def _by_name(norm: str, lo: int, end: int, tools: frozenset[str]) -> tuple[int, str] | None:
     """Where a call of a declared tool written by its name starts, and the name, when one
-    ends the text."""
+    ends the text (or a pythonic call list of one, cut short on its last line)."""
     for m in _CALL_LINE.finditer(norm, lo, end):
         call = _BY_NAME.fullmatch(norm, m.end())
         if call is not None and _declared(call.group("cname"), tools):
             return m.end(), call.group("cname")
+    cut = _CUT_LIST.search(norm, lo, end)
+    if cut is not None and _declared(cut.group("cname"), tools):
+        return cut.start(), cut.group("cname")
     return None
 
 

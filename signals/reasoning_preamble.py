@@ -86,6 +86,9 @@ LEAD = (
     r"|problem)\s+is\b"
     # gpt-oss after a tool's result: "We got the search results."
     r"|We\s+(?:got|received)\s+(?:the|a|an|some|two|three|\d+)\b"
+    # the plan of the reply itself: "We need to write one paragraph ..."
+    r"|We\s+(?:need|have)\s+to\s+(?:write|answer|respond|reply|produce|craft|give|output"
+    r"|provide|draft|compose)\b"
     # the user in the third person in Portuguese, Spanish, French, Italian, German
     r"|(?=[OoEeLlDd])" + _EU_USER + ")"
     # "Okay, so I need to ...": after a filler with "so", any first-person need

@@ -103,7 +103,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<attr>\s+[\w:-]+="[^"<>]*")
   (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name|function)="[^"<>]+"(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
-  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>)
+  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
   (?<gargs>\((?:[^()]|(?&gargs))*\))
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
@@ -115,11 +115,12 @@ _DEFINE = r"""(?(DEFINE)
   (?<wbody>\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]|(?&wany))
   (?<calls>\{\s*"tool_calls"\s*:\s*\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]\s*\})
   (?<wname>[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*)
-  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*<\|/(?P=wb)\|>|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
+  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\](?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&tagcall))
+  (?<xcall>(?:<(?&wname)>\s*)?<name>\s*(?<xname>[^<>\s]+)\s*</name>\s*<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>\s*(?:</(?&wname)>)?)
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -140,7 +141,7 @@ _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 _WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
 _STARTS = regex.compile(
     r"[\[{]|<\|?[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*\|?>|<function[=\s]"
-    r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
+    r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:|<name>"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
     r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="'
@@ -154,6 +155,8 @@ _NAMES = regex.compile(
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
     r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="([^"<>]+)"'
+    r"|<name>\s*([^<>\s]+)\s*</name>"
+    r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )
 _CLAUDE_LITERALS = tuple(
     f"<{prefix}{tag}" for prefix in ("", "antml" + ":") for tag in ("function_calls>", "invoke")
@@ -241,9 +244,17 @@ class ToolCallText:
                     continue
                 names = [tag.group(1)]
             if ctx.tools is not None:
-                if not any(_declared_tag(n.removeprefix("functions."), ctx.tools) for n in names):
+                # a call that names no declared tool is another thing; one in a wrapper that
+                # names none at all (``<tool_call>{"cmd": [...]}</tool_call>``) is still a call
+                if names and not any(
+                    _declared_tag(n.removeprefix("functions."), ctx.tools) for n in names
+                ):
                     return
-                detail = f"tool call of declared {names[0]!r} written as text"
+                detail = (
+                    f"tool call of declared {names[0]!r} written as text"
+                    if names
+                    else "tool call written as text (a wrapper naming no tool)"
+                )
             else:
                 detail = "tool call written as text" + (f" ({names[0]!r})" if names else "")
             yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)

@@ -38,7 +38,10 @@ class CodeRanges:
         self.ends = [e for _, e in ranges]
 
     def contains(self, start: int, end: int) -> bool:
-        i = bisect.bisect_right(self.starts, start) - 1
+        """Whether ``[start, end)`` lies inside a range; a span that starts on a range's first
+        character is its opening delimiter (a spelling that is itself a fence, as Gemini's
+        ```` ```tool_code ````), not code inside it."""
+        i = bisect.bisect_left(self.starts, start) - 1
         return i >= 0 and end <= self.ends[i]
 
     def __bool__(self) -> bool:
@@ -382,8 +385,9 @@ class CodeTracker:
         return bound
 
     def in_code(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` lies inside closed code found so far."""
-        return any(s <= start and end <= e for s, e in reversed(self.ranges))
+        """Whether ``[start, end)`` lies inside closed code found so far (a span that starts on
+        a range's first character is its delimiter, see :meth:`CodeRanges.contains`)."""
+        return any(s < start and end <= e for s, e in reversed(self.ranges))
 
     def prune(self, before: int) -> None:
         """Forget ranges that end before ``before`` (a stream no longer asks about them)."""
