@@ -20,7 +20,12 @@ start glued to a tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>`
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
 no question before it; a line of code or configuration (``user  nginx;``) holds ``;``, ``=`` or
-a brace. Only ``user``:
+a brace.
+
+A stream does not hold the turn back (it would have to hold a tail from every line break, a
+fifth of every stream's speed): it relays the role word and the forged text as they come and
+trips once the turn is decided, so what the model writes after it (the answer going on as if
+the user had spoken) is cut. Only ``user``:
 each role word is one more search of every text in an audit's prefilter (``\nuser`` holds no
 character prose rarely holds), and the forged turns in reports are the user's.
 """
@@ -46,7 +51,7 @@ _OTHER = "\u0370-\u1dff\u2e80-\U0010ffff"
 #: a question's end: the mark, then closing quotes, brackets or blanks
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
 #: a line that asks, after the role word alone on its line
-_QUESTION = r"[ \t]{0,8}\n(?=[^\n]{1,200}[?\uff1f][ \t]*\n)"
+_QUESTION = r"[ \t]{0,8}\n[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
 #: the words a reply to a yes-or-no question opens with
 _ANSWER = (
     r"(?:yes|no|ok|okay|sure|yep|yeah|nope|please|thanks|go\s+ahead|oui|non|s[ií]|ja|nein"
@@ -59,19 +64,9 @@ _TURN = re.compile(
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     r"|\n(?P<system>system)(?=<(?:[a-z]+[_-][a-z_-]+|[a-z]{6,})[ >])"
 )
-#: the same as a stream holds its tail until the next character decides (written with a real
-#: line break first, so the stream plan reads it as the one character that may begin it)
-_HOLD = (
-    f"\n[ \t]{{0,8}}\nuser(?:[0-9]{{0,3}}[<{_OTHER}]|[ \t]{{1,8}}(?i:{_ANSWER})"
-    f"|[ \t]{{0,8}}\n[^\n]{{1,200}}[?\uff1f][ \t]*\n"
-    f"|[ \t]{{1,8}}[A-Z\u00c0-\u00de{_OTHER}]"
-    f"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n[ \t]{{0,8}}\\S)"
-)
-
-_TRIGGERS = Triggers(
-    literals=("\nuser", "\nsystem<"),
-    hold_patterns=(_HOLD, "\nsystem<(?:[a-z]+[_-][a-z_-]+|[a-z]{6,})[ >]"),
-)
+#: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
+#: answer goes on; holding a tail from every line break would slow every stream by a fifth)
+_TRIGGERS = Triggers(literals=("\nuser", "\nsystem<"))
 
 
 class ForgedTurn:

@@ -12,8 +12,9 @@ from guard._regex_source import top_level_alternatives
 
 __all__ = ["wake_test"]
 
-#: characters common in prose: a literal holding only these and letters is watched whole
-_COMMON = frozenset(" .,;:!?-'\"()")
+#: characters common in prose (a line break too): a literal holding only these and letters is
+#: watched whole
+_COMMON = frozenset(" \n.,;:!?-'\"()")
 _META = frozenset(".^$*+?{}[]|()\\")
 
 
