@@ -29,20 +29,24 @@ _IDLE_STOP = re.compile(r"`|\n {0,3}~~~")
 class CodeRanges:
     """Sorted, disjoint ``[start, end)`` ranges of closed code, with containment queries."""
 
-    __slots__ = ("ends", "starts")
+    __slots__ = ("ends", "heads", "starts")
 
-    def __init__(self, ranges: list[tuple[int, int]]) -> None:
+    def __init__(self, ranges: list[tuple[int, int]], heads: dict[int, int] | None = None) -> None:
         ranges.sort()
         #: range starts and ends, in order (disjoint ranges: both are sorted)
         self.starts = [s for s, _ in ranges]
         self.ends = [e for _, e in ranges]
+        #: for a fenced block, its range's start -> where its content starts: a span that starts
+        #: on the opening fence line is the fence's header, not code (a spelling that is itself a
+        #: fence, as Gemini's ```` ```tool_code ````, opens the dialect's call)
+        self.heads = heads or {}
 
     def contains(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` lies inside a range; a span that starts on a range's first
-        character is its opening delimiter (a spelling that is itself a fence, as Gemini's
-        ```` ```tool_code ````), not code inside it."""
-        i = bisect.bisect_left(self.starts, start) - 1
-        return i >= 0 and end <= self.ends[i]
+        i = bisect.bisect_right(self.starts, start) - 1
+        if i < 0 or end > self.ends[i]:
+            return False
+        head = self.heads.get(self.starts[i])
+        return head is None or start >= head
 
     def __bool__(self) -> bool:
         return bool(self.starts)
@@ -77,6 +81,7 @@ class CodeTracker:
         "_run_esc",
         "_run_start",
         "_unclosed",
+        "heads",
         "pos",
         "ranges",
     )
@@ -94,6 +99,8 @@ class CodeTracker:
     def __init__(self) -> None:
         self.pos = 0
         self.ranges: list[tuple[int, int]] = []
+        #: a fenced block's range start -> where its content starts (see :class:`CodeRanges`)
+        self.heads: dict[int, int] = {}
         self._fence: tuple[str, int, int] | None = None  # (char, length, line start)
         self._unclosed: int | None = None  # set at finish when a fence never closed
         self._finished = False
@@ -289,6 +296,7 @@ class CodeTracker:
         elif is_fence_line:
             self._close_paragraph()
             self._fence = (self._fchar, self._frun, line_start)
+            self.heads[line_start] = line_end
         else:
             for run in runs:
                 self._add_run(run)
@@ -385,14 +393,18 @@ class CodeTracker:
         return bound
 
     def in_code(self, start: int, end: int) -> bool:
-        """Whether ``[start, end)`` lies inside closed code found so far (a span that starts on
-        a range's first character is its delimiter, see :meth:`CodeRanges.contains`)."""
-        return any(s < start and end <= e for s, e in reversed(self.ranges))
+        """Whether ``[start, end)`` lies inside closed code found so far (a span on a fenced
+        block's opening line is its header, see :class:`CodeRanges`)."""
+        heads = self.heads
+        return any(
+            s <= start and end <= e and start >= heads.get(s, s) for s, e in reversed(self.ranges)
+        )
 
     def prune(self, before: int) -> None:
         """Forget ranges that end before ``before`` (a stream no longer asks about them)."""
         if self.ranges and self.ranges[0][1] < before:
             self.ranges = [r for r in self.ranges if r[1] >= before]
+            self.heads = {s: h for s, h in self.heads.items() if h >= before}
 
 
 def code_ranges(text: str) -> CodeRanges:
@@ -400,4 +412,5 @@ def code_ranges(text: str) -> CodeRanges:
     when fed the whole text, computed in one pass over backtick and tilde runs)."""
     if "`" not in text and "~~~" not in text:
         return CodeRanges([])
-    return CodeRanges(whole_ranges(text))
+    heads: dict[int, int] = {}
+    return CodeRanges(whole_ranges(text, heads), heads)

@@ -29,10 +29,12 @@ def _fence_start(text: str, start: int) -> int:
     return -1
 
 
-def whole_ranges(text: str) -> list[tuple[int, int]]:
+def whole_ranges(text: str, heads: dict[int, int] | None = None) -> list[tuple[int, int]]:
     """The tracker's answer for a whole text, without its per-character state machine: only
     runs of backticks (and of three or more tildes) are visited, and lines between them only
-    when a pending inline run needs to know whether a blank line ended its paragraph."""
+    when a pending inline run needs to know whether a blank line ended its paragraph. ``heads``
+    receives, for each fenced block, its range's start and where its content starts (after the
+    opening fence line)."""
     ranges: list[tuple[int, int]] = []
     para = Runs()  # pending inline runs: (start, end, escaped)
     n = len(text)
@@ -73,6 +75,9 @@ def whole_ranges(text: str) -> list[tuple[int, int]]:
                 if block[1] < 0:
                     return ranges  # unclosed: from here on nothing is code
                 ranges.append(block)
+                if heads is not None:
+                    le = text.find("\n", e)
+                    heads[block[0]] = len(text) if le < 0 else le + 1
                 pos = last = block[1]
                 continue
         if ch == "`":

@@ -252,7 +252,7 @@ def _in_code(anchors: list[Hit], code: CodeRanges) -> tuple[frozenset[int], list
             if j == count:
                 break
             first, last = starts[j], ends[j]
-        if first < start and anchor.end <= last:  # (a span on a range's start is its fence)
+        if first <= start and anchor.end <= last and start >= code.heads.get(first, first):
             inside.append(i)
             if anchor.support or anchor.lead is not None or len(anchor.signals) != 1:
                 odd.append(i)
