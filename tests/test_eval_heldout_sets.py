@@ -28,6 +28,9 @@ SETS_APART = (
     ("heldout8", "h8-", 70, 12),
     ("heldout9", "h9-", 60, 13),
     ("heldout10", "h10-", 70, 13),
+    ("heldout11", "h11-", 90, 16),
+    ("heldout12", "h12-", 80, 16),
+    ("heldout13", "h13-", 100, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
@@ -61,7 +64,8 @@ def test_a_set_is_named_and_loads(name: str, prefix: str, least: int, families: 
     assert len({c.id for c in cases}) == len(cases)
     for c in cases:
         assert c.id.startswith(prefix), c.id
-        assert c.source.startswith("https://") and c.source.endswith("(paraphrased)"), c.id
+        assert c.source.startswith(("https://", "http://")), c.id
+        assert c.source.endswith("(paraphrased)"), c.id
         assert c.family and c.dialect in DIALECTS, c.id
         assert c.signals == () and c.cut is None and c.note, c.id
 
