@@ -198,6 +198,19 @@ def _declared_tag(tag: str, tools: frozenset[str]) -> bool:
     return tag in tools or tag.lower() in {t.lower() for t in tools}
 
 
+def _detail(names: list[str], tools: frozenset[str] | None) -> str | None:
+    """The hit's detail for a call naming ``names``, or ``None`` when declared tools rule it
+    out: a call that names no declared tool is another thing; one in a wrapper that names none
+    at all (``<tool_call>{"cmd": [...]}</tool_call>``) is still a call."""
+    if tools is None:
+        return "tool call written as text" + (f" ({names[0]!r})" if names else "")
+    if not names:
+        return "tool call written as text (a wrapper naming no tool)"
+    if not any(_declared_tag(n.removeprefix("functions."), tools) for n in names):
+        return None
+    return f"tool call of declared {names[0]!r} written as text"
+
+
 def _names(call: str) -> list[str]:
     return [next(g for g in m.groups() if g is not None) for m in _NAMES.finditer(call)]
 
@@ -243,19 +256,7 @@ class ToolCallText:
                 if ctx.tools is None or tag is None or not _declared_tag(tag.group(1), ctx.tools):
                     continue
                 names = [tag.group(1)]
-            if ctx.tools is not None:
-                # a call that names no declared tool is another thing; one in a wrapper that
-                # names none at all (``<tool_call>{"cmd": [...]}</tool_call>``) is still a call
-                if names and not any(
-                    _declared_tag(n.removeprefix("functions."), ctx.tools) for n in names
-                ):
-                    return
-                detail = (
-                    f"tool call of declared {names[0]!r} written as text"
-                    if names
-                    else "tool call written as text (a wrapper naming no tool)"
-                )
-            else:
-                detail = "tool call written as text" + (f" ({names[0]!r})" if names else "")
-            yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
+            detail = _detail(names, ctx.tools)
+            if detail is not None:
+                yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
             return

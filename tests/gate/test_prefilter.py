@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard import Surface, detect, get_dialect
-from guard.gate._prefilter import _GATE_TRIES, _find, _gate, _starts, prefilter
+from guard.gate._literals import _GATE_TRIES, _find, _gate
+from guard.gate._prefilter import _starts, prefilter
 
 _HARMONY = get_dialect("harmony")
 _PIECES = st.sampled_from(
