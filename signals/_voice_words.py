@@ -16,6 +16,7 @@ __all__ = [
     "_THE_USER",
     "_THINKING_ING",
     "_THINK_NAME",
+    "_THINK_PREFIX",
     "_THINK_TAG",
     "_THOUGHT_ED",
     "_VERBS",
@@ -106,7 +107,8 @@ _ZH_PLAN = (
 _THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
 #: a think tag's name: the families' words, with a model prefix some write on it (``seed:think``,
 #: ``M2_7think``)
-_THINK_NAME = r"(?:[A-Za-z][\w.-]{0,14}[_:\d])?(?:think(?:ing)?|thought|reasoning|reflection)"
+_THINK_PREFIX = r"(?:[A-Za-z][\w.-]{0,14}[_:\d])?"
+_THINK_NAME = _THINK_PREFIX + r"(?:think(?:ing)?|thought|reasoning|reflection)"
 #: a think tag, with attributes on it as some bridges write them (``<think redacted="true">``,
 #: ``<think signature="...">``), or an opening cut before its ``>`` at the end of its line
 _THINK_TAG = (

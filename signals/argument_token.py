@@ -152,13 +152,24 @@ _GLUED_TO = re.compile(r"[\w./:-]")
 
 
 def _collapsed_pair(text: str, name: str, at: int, lo: int, openers: tuple[str, ...]) -> bool:
-    """Whether the call-syntax tag pair opening at ``at`` is glued to the value before it, with
-    no call opener before it in its string (``lo`` on)."""
+    """Whether the call-syntax tag pair opening at ``at`` is glued to the value before it and
+    followed by the next tag of the call (GLM's ``<arg_value>`` after an ``<arg_key>`` pair),
+    with no call opener before it in its string (``lo`` on)."""
     if at <= lo or _CALL_PART.search(name) is None:
         return False
     if _GLUED_TO.match(text, at - 1) is None or text[at - 2 : at - 1] == "\\":
         return False  # a blank, markup or an escape (``\n``) before it
+    closer = text.find(f"</{name}>", at)
+    if closer < 0:
+        return False
+    nxt = _NEXT_TAG.match(text, closer + len(name) + 3)
+    if nxt is None or _CALL_PART.search(nxt.group(1)) is None:
+        return False  # a pair in prose or a pattern: nothing of a call follows it
     return not any(text.find(opener, lo, at) >= 0 for opener in openers)
+
+
+#: the tag right after a pair's closer, past blanks and JSON-escaped line breaks
+_NEXT_TAG = re.compile(r"(?:\s|\\[nrt])*<([A-Za-z_][\w:.-]*)")
 
 
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:

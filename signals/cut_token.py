@@ -26,7 +26,7 @@ _BAR = "<|"
 _TRIGGERS = Triggers(
     literals=(_BAR,),
     scope="ending",
-    tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}\s*",
+    tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}",
     tail_start=r"<\|",
 )
 
@@ -62,7 +62,7 @@ class CutToken:
         if not ctx.final:
             return
         norm = text.norm
-        end = len(norm.rstrip())
+        end = len(norm)  # the very end: a blank after it is more text (an event's string)
         bar = norm.rfind(_BAR, max(0, end - self.max_span), end)
         if bar < 0:
             return

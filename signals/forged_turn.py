@@ -5,22 +5,23 @@ A model that runs on past the end of its turn writes the next one itself, the us
 tokens, what is left of the header is the role word, lower case, at the start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
-* glued to a tag or to a letter of a script other than Latin (``user오``, ``user<context>``);
-* followed by digits glued to a letter of a script other than Latin (``user2번은 ...``);
-* alone on its line, the next line a question (``\n\nuser\nCan you also fix the ending?``);
+* glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``);
+* alone on its line, the next line a question, and no ``assistant`` line after it (a
+  transcript quoted in docs shows both roles): ``\n\nuser\nCan you also fix the ending?``;
 * after a paragraph that ends in a question (the one the forged reply answers), followed by a
-  capitalised sentence (``?\n\nuser The CFO signs off``) or by a reply of at most three words
-  that is a paragraph of its own with the answer going on after it (``?\n\nuser oui`` then a
-  blank line and ``D'accord``), or by a line that opens with an answer word (``?\n\nuser yes,
-  go ahead and push``).
+  reply of at most three words that is a paragraph of its own with the answer going on after
+  it (``?\n\nuser oui`` then a blank line and ``D'accord``), or by an answer word and a mark or
+  the line's end (``?\n\nuser yes, go ahead and push``).
 
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
-start glued to a tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``).
+start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``).
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
 no question before it; a line of code or configuration (``user  nginx;``) holds ``;``, ``=`` or
-a brace.
+a brace; ``user`` glued to a word of another script (``user名``, ``userテーブル``) is a loanword
+compound in Japanese, Chinese and Korean prose, and no form reads it, although the model's own
+turn in those languages starts so too (``user오 됐다``).
 
 A stream does not hold the turn back (it would have to hold a tail from every line break, a
 fifth of every stream's speed): it relays the role word and the forged text as they come and
@@ -45,24 +46,28 @@ from ._common import hit_from_norm
 LINE = 40
 #: ... and at most three words (a sentence of prose that opens lower case is longer)
 _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]*"
-#: a letter of a script other than Latin (Greek and Cyrillic on; not Latin Extended Additional,
-#: not punctuation and symbols)
-_OTHER = "\u0370-\u1dff\u2e80-\U0010ffff"
 #: a question's end: the mark, then closing quotes, brackets or blanks
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
-#: a line that asks, after the role word alone on its line
-_QUESTION = r"[ \t]{0,8}\n[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
-#: the words a reply to a yes-or-no question opens with
+#: a line that asks, after the role word alone on its line (not a transcript quoted in docs,
+#: where the assistant's line follows)
+_QUESTION = (
+    r"[ \t]{0,8}\n[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
+    r"(?![ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b)"
+)
+#: the words a reply to a yes-or-no question opens with, then a mark or the line's end
 _ANSWER = (
     r"(?:yes|no|ok|okay|sure|yep|yeah|nope|please|thanks|go\s+ahead|oui|non|s[ií]|ja|nein"
-    r"|да|нет)\b[^\n]{0,80}\n"
+    r"|да|нет)(?:[,.!;]|[ \t]*\n)"
 )
+#: a harness tag glued to the role word (``<total_tokens>``, ``<system-reminder>``): a lower
+#: case name with an underscore or a hyphen
+_HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
 _TURN = re.compile(
-    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:[0-9]{{0,3}}(?=[<{_OTHER}])|{_QUESTION})"
-    rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)(?:[ \t]{{1,8}}(?=[A-Z\u00c0-\u00de{_OTHER}])"
-    rf"|[ \t]{{1,8}}{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|[ \t]{{1,8}}(?i:{_ANSWER}))"
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|{_QUESTION})"
+    rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)[ \t]{{1,8}}"
+    rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER}))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
-    r"|\n(?P<system>system)(?=<(?:[a-z]+[_-][a-z_-]+|[a-z]{6,})[ >])"
+    rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
 )
 #: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
 #: answer goes on; holding a tail from every line break would slow every stream by a fifth)

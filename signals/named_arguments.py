@@ -12,12 +12,17 @@ template defines, and every one of them names the tool it calls:
 * an object whose first key (``tool``, ``tool_name``, ``action`` or ``function``) names the
   tool and a later key (``args``, ``arguments``, ``params``, ``parameters`` or ``input``) holds
   its arguments as an object: ``{"action": "read_file", "params": {"path": "src/main.py"}}``;
-* an object whose only key is the tool's name, its arguments the value: ``{"browser_open":
-  {"url": ...}}``, bare or followed by a wrapper's closing tags (``</tool_code>``);
-* the call written by the name at a line start: ``channel_reply({"text": ...})``,
-  ``get_order(order_id="A1")``, Gemini's code form ``print(default_api.get_order(...))``,
-  Gemma's call body without its ``call:`` (``mandatory_tool{key:value}``), or a pythonic call
-  list on the last line that was never closed (``[get_weather(city="Dublin"), get_date(``).
+* in the answer only (a reasoning part ends with the call it makes natively): an object whose
+  only key is the tool's name, its arguments the value, closed by a wrapper's closing tag
+  (``{"browser_open": {"url": ...}}\n</tool_code>``; bare, it is what a configuration or a
+  table of tools looks like);
+* in the answer only, the call written by the name at a line start, with arguments:
+  ``channel_reply({"text": ...})``, ``get_order(order_id="A1")``, Gemini's code form
+  ``print(default_api.get_order(...))``, Gemma's call body without its ``call:``
+  (``mandatory_tool{key:value}``, for the Gemma and Gemini dialects only: elsewhere it reads as
+  CSS), or a pythonic call list on the last line that was never closed
+  (``[get_weather(city="Dublin"), get_date(``); not when the line before introduces it with a
+  colon (``Call it like this:``), as an example.
 
 An object in one of J's forms (``{"name": ..., "arguments": {...}}``) is J's finding, not F's.
 Without declared tools nothing tells such an object from a JSON answer, so F is silent (the
@@ -79,7 +84,7 @@ _NAME_BEFORE = regex.compile(
 #: {"url": ...}}``, bare or in a wrapper whose closing tags may follow it
 _SOLO = regex.compile(
     _DEFINE + r"\{\s*(?<sname>(?&fs))\s*:\s*(?&fo)\s*\}\s*"
-    r"(?:</[A-Za-z_][\w.\-]*>\s*|<\|/[A-Za-z_][\w.\-]*\|>\s*)*",
+    r"(?:</[A-Za-z_][\w.\-]*>\s*|<\|/[A-Za-z_][\w.\-]*\|>\s*)+",
     regex.VERSION1,
 )
 #: a line that may open a call written by the tool's name
@@ -91,7 +96,7 @@ _BY_NAME = regex.compile(
     r"(?(DEFINE)(?<fp>\((?:[^()\"']|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|(?&fp))*\))"
     r"(?<fb>\{(?:[^{}]|(?&fb))*\}))"
     r"(?P<wrap>print\(\s*)?(?:default_api\.)?(?P<cname>[A-Za-z_][\w\-]*)"
-    r"(?:(?=\(\s*(?:\)|\{|[A-Za-z_]\w*\s*=))(?&fp)|(?=\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))(?&fb))"
+    r"(?:(?=\(\s*(?:\{|[A-Za-z_]\w*\s*=))(?&fp)|(?P<brace>(?=\{\s*[A-Za-z_][\w\-]*\s*:)(?&fb)))"
     r"(?(wrap)\s*\))\s*",
     regex.VERSION1,
 )
@@ -114,13 +119,25 @@ def _declared(name: str, tools: frozenset[str]) -> bool:
     return name in tools or name.removeprefix("functions.") in tools
 
 
-def _by_name(norm: str, lo: int, end: int, tools: frozenset[str]) -> tuple[int, str] | None:
+#: the dialects whose call body a bare ``NAME{key:value}`` is (Gemma's, its ``call:`` stripped)
+BRACE_BODY_DIALECTS = frozenset({"gemma", "gemini", "all"})
+
+
+def _by_name(
+    norm: str, lo: int, end: int, tools: frozenset[str], dialect: str
+) -> tuple[int, str] | None:
     """Where a call of a declared tool written by its name starts, and the name, when one
-    ends the text (or a pythonic call list of one, cut short on its last line)."""
+    ends the text (or a pythonic call list of one, cut short on its last line). A call the
+    line before introduces with a colon (``Call it like this:``) is an example shown."""
     for m in _CALL_LINE.finditer(norm, lo, end):
         call = _BY_NAME.fullmatch(norm, m.end())
-        if call is not None and _declared(call.group("cname"), tools):
-            return m.end(), call.group("cname")
+        if call is None or not _declared(call.group("cname"), tools):
+            continue
+        if call.group("brace") is not None and dialect not in BRACE_BODY_DIALECTS:
+            continue
+        if norm[: m.start()].rstrip().endswith(":"):
+            continue
+        return m.end(), call.group("cname")
     cut = _CUT_LIST.search(norm, lo, end)
     if cut is not None and _declared(cut.group("cname"), tools):
         return cut.start(), cut.group("cname")
@@ -150,7 +167,7 @@ class NamedArguments:
         for m in _OPEN.finditer(norm, lo, end):
             at = m.start()
             if _OBJECT.fullmatch(norm, at) is None:
-                solo = _SOLO.fullmatch(norm, at)
+                solo = _SOLO.fullmatch(norm, at) if ctx.surface is Surface.TEXT else None
                 if solo is not None and _declared(solo.group("sname")[1:-1], tools):
                     if _J_CALLS.fullmatch(norm, at) is None:
                         name = solo.group("sname")[1:-1]
@@ -167,18 +184,15 @@ class NamedArguments:
                 return
             keyed = _KEYED.fullmatch(norm, at)
             if keyed is None:
-                keyed = _SOLO.fullmatch(norm, at)
-                if keyed is not None and _declared(keyed.group("sname")[1:-1], tools):
-                    name = keyed.group("sname")[1:-1]
-                    detail = f"call of declared {name!r} written as text (its name the key)"
-                    yield hit_from_norm(text, self.code, at, end, detail)
                 break
             name = keyed.group("fname")[1:-1]
             if _declared(name, tools):
                 detail = f"call of declared {name!r} written as text (ad-hoc keys)"
                 yield hit_from_norm(text, self.code, at, end, detail)
             return  # the first object that reaches the end is the one that counts
-        found = _by_name(norm, lo, end, tools)
+        if ctx.surface is not Surface.TEXT:
+            return  # a reasoning part ends with the call it makes natively
+        found = _by_name(norm, lo, end, tools, ctx.dialect.name)
         if found is not None and _J_CALLS.fullmatch(norm, found[0]) is None:
             at, name = found
             detail = f"call of declared {name!r} written as text by its name"

@@ -11,7 +11,11 @@ Prose and code name these tags too ("split the reply on </think>", ```` `<think>
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
 (``finished.</think>``), a closing tag alone on its line with text before it, or a closing tag
 that opens the answer on a line of its own (``</think>\nThe answer ...``: an empty reasoning
-part, unparsed). A tag in code (the gate's exemption) or on a Markdown quote line does not
+part, unparsed). Only closing tags count, and only unpaired ones: a pair named in prose or in
+a requested format (``writes <think>reasoning</think> and then``, ``<reasoning>...
+</reasoning><answer>``) has its opening tag within :data:`PAIRED` characters before the
+closing one; the leak is the closer whose opener the template put in the prompt. Names are
+read in any case. A tag in code (the gate's exemption) or on a Markdown quote line does not
 count; a double-quoted phrase is no exemption (a stream cannot know that a quote will close).
 """
 
@@ -24,20 +28,29 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice_words import _THINK_NAME
+from ._voice_words import _THINK_PREFIX as _PREFIX
 
 _NAMES = ("think", "thinking", "thought", "reasoning", "reflection")
+#: the names as models write them: lower case, upper case, capitalised
+_SPELLINGS = sorted({v for n in _NAMES for v in (n, n.upper(), n.capitalize())}, key=len)[::-1]
+#: (the same, as a pattern source)
+TAG = r"<(?P<close>/)?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r"))>"
 #: a think tag of any family: its name, a model prefix on it (``seed:think``, ``M2_7think``)
-TAG = r"<(?P<close>/)?(?:" + _THINK_NAME + r")>"
 _TAG = re.compile(TAG)
 #: the characters a tag may be glued to: the end of a word or of a sentence
-_GLUE = re.compile(r"[\w.!?,;:)\]}\u3002\uff0c\uff01\uff1f\u2026]")
+_GLUE = re.compile(r"[\w.!?,;:)\]}*\u3002\uff0c\uff01\uff1f\u2026]")
+#: how far before a closing tag its opening tag is looked for (a pair named in prose or in a
+#: requested format, ``<think>reasoning</think>``, is markup, not a leaked half; within the
+#: characters a stream keeps before a delta, so a stream reads what a whole text does)
+PAIRED = 80
 
 _TRIGGERS = Triggers(
     # every tag holds its name and ``>``
-    literals=tuple(f"{n}>" for n in _NAMES),
+    literals=tuple(f"{n}>" for n in _SPELLINGS),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
-    hold_patterns=(TAG.replace("(?P<close>/)?", "/?") + r"[\s\S]",),
+    hold_patterns=(
+        TAG.replace("(?P<close>/)?", "/?").replace("(?P<name>", "(?:") + r"[ \t\r]{0,8}[\s\S]",
+    ),
 )
 
 
@@ -73,19 +86,36 @@ class ThinkTag:
 
 
 def _placed(norm: str, m: Any, ctx: ScanContext) -> str | None:
-    """How the tag sits, when it sits as a leaked one does: glued to the text before it, a
-    closing tag alone on its line after text, or a closing tag that opens the answer on a line
-    of its own (``None`` otherwise). What follows the tag is read only once it has arrived (a
-    stream holds the tag and the character after it)."""
+    """How a closing tag sits, when it sits as a leaked one does: glued to the text before it,
+    alone on its line after text, or opening the answer on a line of its own (``None``
+    otherwise, and for an opening tag or a closing one whose opening tag comes shortly before
+    it). What follows the tag is read only once it has arrived (a stream holds the tag and the
+    character after it)."""
     start, end = m.span()
+    if m.group("close") is None or _paired(norm, m):
+        return None
     before = norm[start - 1] if start else ""
     if before and _GLUE.match(before) is not None:
         return "glued to the text before it"
-    if m.group("close") is None or before not in ("", "\n"):
+    line = norm.rfind("\n", 0, start) + 1
+    if norm[line:start].strip(" \t"):
         return None
-    after = norm[end : end + 1]
-    if not (after == "\n" or (after == "" and ctx.final)):
-        return None
-    if norm[:start].strip() or ctx.offset > 0:
+    after = _AFTER.match(norm, end)
+    if after is None or not (after.group().endswith("\n") or ctx.final):
+        return None  # more of the line may still come
+    if norm[:line].strip() or ctx.offset > 0:
         return "on a line of its own"
     return "opening the answer on a line of its own"
+
+
+#: what may follow a closing tag alone on its line: blanks, then the line's end
+_AFTER = re.compile(r"[ \t\r]*(?:\n|\Z)")
+
+
+def _paired(norm: str, m: Any) -> bool:
+    """Whether the closing tag ``m`` has its opening tag within :data:`PAIRED` characters
+    before it (with no closing tag of the name in between)."""
+    name = m.group("name").lower()
+    window = norm[max(0, m.start() - PAIRED) : m.start()].lower()
+    opened = window.rfind(f"<{name}>")
+    return opened >= 0 and window.find(f"</{name}>", opened) < 0

@@ -21,8 +21,8 @@ each as the whole rest of the text (trailing blanks allowed):
   one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it);
-* any element that names its tool in a ``tool``, ``tool_name`` or ``function`` attribute
-  (among any others) and holds at least one such parameter element (``<call_record
+* any element that names its tool in a ``tool`` or ``tool_name`` attribute (among any
+  others) and holds at least one such parameter element (``<call_record
   tool="read"><parameter name="path">...</parameter></call_record>``: the ad-hoc wrappers
   models invent when their native calls fail); a parameter element may carry more attributes
   (DSML's ``<parameter name="path" string="true">``);
@@ -34,17 +34,21 @@ each as the whole rest of the text (trailing blanks allowed):
   pseudo-tag; not the Python ``default_api.NAME(...)``, which
   generated API clients name their calls too), and a ``<function_calls>`` wrapper holding
   ``<tool_code>NAME(...)</tool_code>`` elements;
-* a wrapper holding a JSON call or a list of them: any tag whose name holds ``tool``, ``call``
-  or ``function`` (``<tool_calls>``, the plural tag some Llama and Mistral fine-tunes write,
-  ``<tool>``, ``<TOOLCALL>`` of Llama Nemotron, ``<function_call>``, ``<tool_call>`` with
-  ad-hoc keys), or written as bar tokens (``<|tool_calls|>...<|/tool_calls|>``, Phi-4-mini),
+* a wrapper holding a JSON call or a list of them: a tag named ``tool``, ``call`` or
+  ``function`` (plural, upper case, a prefix before ``_`` or a part after it: ``<tool_calls>``,
+  the plural tag some Llama and Mistral fine-tunes write, ``<TOOLCALL>`` of Llama Nemotron,
+  ``<function_call>``, ``<tool_use>``, ``<tool_call>`` with ad-hoc keys; not ``<toolbar>`` or
+  ``<callback>``), or the same as bar tokens (``<|tool_calls|>...<|/tool_calls|>``, Phi-4-mini,
+  closed by its closer, another bar token or the end), a ``<tool_call>`` holding a call object
+  with no name key (``{"cmd": [...]}``), ``<name>``/``<arguments>`` elements in such a wrapper
+  (its opening possibly lost), invoke elements under such a wrapper,
   ``[TOOL_CALL] ... [/TOOL_CALL]`` (MiniMax M2 in some clients), or such a list closed by a
   wrapper tag whose opening was lost (``[...]</TOOLCALL>``); inside a wrapper the call may also
   spell its keys ``tool``/``tool_name``/``function`` and ``args``/``params``;
-* with declared tools only, an element named after one of them (in any case), ``<read_file>
-  <path>a.py</path></read_file>``, ``<exec>npm test</exec>`` or ``<bash>ls</bash>`` for
-  ``Bash`` (the text-protocol calls of Cline-style agents, which models fall back to when
-  native tool calls fail); without declared tools such an element is any XML or HTML;
+* with declared tools only, an element named after one of them, ``<read_file><path>a.py
+  </path></read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style
+  agents, which models fall back to when native tool calls fail); without declared tools such
+  an element is any XML or HTML;
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -101,7 +105,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<fparam><param(?:eter)?\s+name="[^"<>]*"(?:\s+[\w:-]+="[^"<>]*")*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
   (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
   (?<attr>\s+[\w:-]+="[^"<>]*")
-  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name|function)="[^"<>]+"(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
+  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)="[^"<>]+"(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
   (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
@@ -114,12 +118,12 @@ _DEFINE = r"""(?(DEFINE)
   (?<wany>(?&wcall)|(?&call)|(?&oai))
   (?<wbody>\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]|(?&wany))
   (?<calls>\{\s*"tool_calls"\s*:\s*\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]\s*\})
-  (?<wname>[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*)
-  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\](?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
+  (?<wname>(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?|toolcalls?))
+  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\]\s*\{(?=[^\[]{0,200}?\b(?:tool|name)\b)(?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
-  (?<xcall>(?:<(?&wname)>\s*)?<name>\s*(?<xname>[^<>\s]+)\s*</name>\s*<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>\s*(?:</(?&wname)>)?)
+  (?<xcall>(?:<(?&wname)>\s*)?<name>\s*(?<xname>[^<>\s]+)\s*</name>\s*<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>\s*</(?&wname)>)
   (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
@@ -140,11 +144,12 @@ _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 #: a call inside a bracket wrapper, or closed by a wrapper tag: markup, not bare JSON
 _WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
 _STARTS = regex.compile(
-    r"[\[{]|<\|?[A-Za-z_]*(?:tool|TOOL|call|CALL|function)[A-Za-z_]*\|?>|<function[=\s]"
+    r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
+    r"|toolcalls?)\|?>|<function[=\s]"
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:|<name>"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
-    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="'
+    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name)="'
 )
 #: with declared tools, an element may be a call too
 _STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
@@ -154,7 +159,7 @@ _NAMES = regex.compile(
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
-    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name|function)="([^"<>]+)"'
+    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name)="([^"<>]+)"'
     r"|<name>\s*([^<>\s]+)\s*</name>"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )
@@ -192,10 +197,9 @@ _TRIGGERS = Triggers(
 
 
 def _declared_tag(tag: str, tools: frozenset[str]) -> bool:
-    """Whether a call's name (or an element's tag) names a declared tool, in any case
-    (``<bash>`` for ``Bash``: the text-protocol prompts of agents spell their tools' tags in
-    lower case)."""
-    return tag in tools or tag.lower() in {t.lower() for t in tools}
+    """Whether a call's name (or an element's tag) names a declared tool, as spelled (in any
+    case ``<edit>``, ``<read>`` and ``<task>`` would be everyday XML for Claude Code's tools)."""
+    return tag in tools
 
 
 def _detail(names: list[str], tools: frozenset[str] | None) -> str | None:

@@ -71,11 +71,11 @@ def test_a_complete_spelling_at_the_end_is_h_not_q(text: str, dialect: str) -> N
 
 
 @pytest.mark.parametrize("blanks", [" ", "\n", "  \n\t", "\n\n"])
-def test_trailing_blanks_do_not_hide_the_cut(blanks: str) -> None:
-    text = CHATML_CUT + blanks
-    v = detect(text, dialect="chatml")
-    assert v.leak and v.signals == ("Q",)
-    assert v.hits[0].evidence == "<|im_en" and v.cut == 5
+def test_only_the_very_end_counts(blanks: str) -> None:
+    """A blank after the opening is more text (an event's string judged before the next one
+    arrives reads the same), so the cut token must end the text."""
+    v = detect(CHATML_CUT + blanks, dialect="chatml")
+    assert not v.leak and "Q" not in v.signals, v.explain()
 
 
 def test_the_thinking_surface_counts_too() -> None:

@@ -44,11 +44,10 @@ def test_the_collapsed_text_holds_an_escaped_line_break() -> None:
     "text",
     [
         COLLAPSED,
-        args(path="src/app.ts<arg_key>limit</arg_key>"),
         args(path="src/app.ts<arg_key>limit</arg_key><arg_value>200</arg_value>"),
         args(query="cats<arg_key>page</arg_key>\n<arg_value>2</arg_value>", lang="en"),
         # a call opener in another string of the arguments does not make this one a document
-        args(note="<tool_call>x", path="src/app.ts<arg_key>limit</arg_key>"),
+        args(note="<tool_call>x", path="src/app.ts<arg_key>limit</arg_key><arg_value>2"),
     ],
 )
 def test_a_pair_glued_to_the_value_trips(text: str, parsed: bool) -> None:
@@ -126,3 +125,18 @@ def test_every_split_gives_the_whole_verdict(text: str) -> None:
         monitor.feed(text[:cut])
         monitor.feed(text[cut:])
         assert monitor.finish() == whole, cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a pair with nothing of a call after it: prose, a query, a pattern
+        args(path="src/app.ts<arg_key>limit</arg_key>"),
+        args(content="GLM writes each argument as key<arg_key>...</arg_key> pairs."),
+        args(query="how does glm format<arg_key>x</arg_key>"),
+        args(pattern="name<tool_call>x</tool_call>"),
+    ],
+)
+def test_a_pair_that_nothing_of_a_call_follows_passes(text: str) -> None:
+    v = judge(text, False)
+    assert not v.leak, v.explain()

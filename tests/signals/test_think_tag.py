@@ -29,7 +29,12 @@ def _reserved(dialect: str, tag: str) -> bool:
         (GLUED_M2, "</M2_7think>"),
         ("finished.</think>Everything is live.", "</think>"),
         ("Plan done</seed:think>Here it is.", "</seed:think>"),
-        ("ok.<thought>more to come", "<thought>"),
+        ("green.</THINK>Every", "</THINK>"),  # upper case
+        ("green.</Think>Every", "</Think>"),
+        ("green.**</think>Every", "</think>"),  # after emphasis
+        ("a\r\n</think>\r\nb", "</think>"),  # CRLF
+        ("a\n</think> \nb", "</think>"),  # a blank after it
+        ("a\n </think>\nb", "</think>"),  # indented
         ("ok.</thinking>Answer", "</thinking>"),
         ("ok.</reasoning>Answer", "</reasoning>"),
         ("ok.</reflection>Answer", "</reflection>"),
@@ -146,3 +151,23 @@ def test_a_closing_tag_that_ends_a_chunk_waits_for_the_next_character(
     cut = text.index(">") + 1  # the chunk ends right after the tag
     out, _ = relayed([text[:cut], text[cut:]], dialect)
     assert out == text
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "llama3", "mistral"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok.<thought>more to come",  # an opening tag: only closers count
+        "Tags:<think>, <thinking>, <reflection>.",
+        "DeepSeek-R1 writes <think>reasoning</think> and then the answer.",  # a pair in prose
+        "Qwen3 wraps its chain of thought in <think>...</think> tags; strip them.",
+        "Example output: <thinking>plan</thinking> then the reply.",
+        '{"format": "<reasoning>step by step</reasoning><answer>42</answer>"}',
+        "Respond in XML:\n<response>\n  <reasoning>The sky is blue.</reasoning>\n</response>",
+        "Sure! Here's the template:\n\n<reasoning>\n...\n</reasoning>\n<answer>\n...\n</answer>",
+        "In the HTML: <p>Reflection:</p><reflection>none</reflection>",
+    ],
+)
+def test_pairs_and_openers_pass(dialect: str, text: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert not v.leak and "W" not in v.signals, v.explain()

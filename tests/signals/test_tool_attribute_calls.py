@@ -23,9 +23,9 @@ BEAN = '<bean name="ds"><param name="url">x</param></bean>'
         "Let me read it.\n" + RECORD,
         "Let me read it.\n" + RECORD + "\n  ",  # trailing blanks
         '<x tool_name="grep"><param name="q">a</param></x>',
-        '<x function="grep"><param name="q">a</param>\n<param name="n">2</param></x>',
+        '<x tool_name="grep"><param name="q">a</param>\n<param name="n">2</param></x>',
         # one-element-per-parameter children next to a named parameter
-        '<x function="grep"><limit>5</limit><param name="q">a</param></x>',
+        '<x tool_name="grep"><limit>5</limit><param name="q">a</param></x>',
         '<tool.use tool="grep">\n  <parameter name="q">TODO</parameter>\n</tool.use>',
     ],
 )
@@ -68,7 +68,8 @@ def test_the_wrappers_own_tag_name_is_no_tool_name() -> None:
     [
         BEAN,  # `name=` on an arbitrary tag: configuration, not a call
         '<beans>\n  <bean name="ds">\n    <param name="url">x</param>\n  </bean>\n</beans>',
-        '<x function="grep"><limit>5</limit></x>',  # no parameter element
+        '<x tool_name="grep"><limit>5</limit></x>',  # no parameter element
+        '<field function="sum"><param name="x">1</param></field>',  # `function=` is XML's
         '<x tool="grep"></x>',
         '<x tool="grep"><param name="q">a</param></y>',  # closed by another tag
         '<x data-tool="grep"><param name="q">a</param></x>',  # another attribute

@@ -168,3 +168,19 @@ def test_two_equal_strings_in_a_row_do_not_hide_a_spelling() -> None:
     out, answer = _stream("harmony", ["Done <|ca", "l", "l", "|>"])
     assert out == "Done "  # relayed: "Done l<|cal|>"
     assert any(v.leak and "H" in v.signals for v in answer.verdicts)
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ["Gemma opens a call with <|tool_call\n", "and closes it later."],
+        ["a <|tool_call ", "b"],
+    ],
+)
+def test_an_opening_followed_by_a_blank_in_its_string_is_no_cut_spelling(
+    pieces: list[str],
+) -> None:
+    """A string that ends in an opening and a blank is not held (no spelling goes on after a
+    blank), and it is no cut spelling either: the blank is more text."""
+    out, guard = _stream("gemma", pieces)
+    assert out == "".join(pieces) and not guard.verdicts
