@@ -14,7 +14,10 @@ It counts (the ``text`` surface only) when ``user``, right after a blank line, i
   the line's end (``?\n\nuser yes, go ahead and push``).
 
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
-start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``).
+start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
+does the record of a tool call an agent's interface prints, which models imitate instead of
+calling the tool (``[Calling tool: web_search({"query": ...})]`` at a line start, then an
+invented result).
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -68,10 +71,13 @@ _TURN = re.compile(
     rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER}))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
+    # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)
+    r"|(?m:^)[ \t]{0,8}(?P<record>\[Calling tool:?[ \t]+[A-Za-z_][\w.\-]*"
+    r"(?:\(|[ \t]+with[ \t]+arg))"
 )
 #: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
 #: answer goes on; holding a tail from every line break would slow every stream by a fifth)
-_TRIGGERS = Triggers(literals=("\nuser", "\nsystem<"))
+_TRIGGERS = Triggers(literals=("\nuser", "\nsystem<", "[Calling tool"))
 
 
 class ForgedTurn:
@@ -89,11 +95,13 @@ class ForgedTurn:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "\nuser" not in norm and "system<" not in norm:
+        if "\nuser" not in norm and "system<" not in norm and "[Calling tool" not in norm:
             return
         for m in windowed(_TURN, norm):
-            group = next(g for g in ("role", "asked", "system") if m.group(g) is not None)
+            group = next(g for g in ("role", "asked", "system", "record") if m.group(g) is not None)
             role = m.start(group)
-            who = "the system's" if group == "system" else "the user's"
-            detail = f"{who} turn forged inside the answer"
+            detail = {
+                "system": "the system's turn forged inside the answer",
+                "record": "the interface's record of a tool call forged inside the answer",
+            }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)

@@ -16,7 +16,8 @@ template defines, and every one of them names the tool it calls:
   only key is the tool's name, its arguments the value, closed by a wrapper's closing tag
   (``{"browser_open": {"url": ...}}\n</tool_code>``; bare, it is what a configuration or a
   table of tools looks like);
-* in the answer only, the call written by the name at a line start, with arguments:
+* in the answer only, the call written by the name at a line start, with arguments (an
+  object, keywords or a quoted string; ``await``, ``functions.`` and a closing ``;`` allowed):
   ``channel_reply({"text": ...})``, ``get_order(order_id="A1")``, Gemini's code form
   ``print(default_api.get_order(...))``, Gemma's call body without its ``call:``
   (``mandatory_tool{key:value}``, for the Gemma and Gemini dialects only: elsewhere it reads as
@@ -88,16 +89,18 @@ _SOLO = regex.compile(
     regex.VERSION1,
 )
 #: a line that may open a call written by the tool's name
-_CALL_LINE = regex.compile(r"(?m)^[ \t]*(?=(?:print\(\s*)?(?:default_api\.)?[A-Za-z_][\w\-]*[({])")
+_CALL_LINE = regex.compile(
+    r"(?m)^[ \t]*(?=(?:await\s+)?(?:print\(\s*)?(?:default_api\.|functions\.)?[A-Za-z_][\w\-]*[({])"
+)
 #: the call by name, to the end of the text: ``channel_reply({...})``, ``get_order(id="A1")``,
 #: Gemini's code form ``print(default_api.get_order(id="A1"))``, Gemma's call body without its
 #: ``call:`` (``mandatory_tool{key:value}``)
 _BY_NAME = regex.compile(
     r"(?(DEFINE)(?<fp>\((?:[^()\"']|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|(?&fp))*\))"
     r"(?<fb>\{(?:[^{}]|(?&fb))*\}))"
-    r"(?P<wrap>print\(\s*)?(?:default_api\.)?(?P<cname>[A-Za-z_][\w\-]*)"
-    r"(?:(?=\(\s*(?:\{|[A-Za-z_]\w*\s*=))(?&fp)|(?P<brace>(?=\{\s*[A-Za-z_][\w\-]*\s*:)(?&fb)))"
-    r"(?(wrap)\s*\))\s*",
+    r"(?:await\s+)?(?P<wrap>print\(\s*)?(?:default_api\.|functions\.)?(?P<cname>[A-Za-z_][\w\-]*)"
+    r"(?:(?=\(\s*(?:\{|[A-Za-z_]\w*\s*=|[\"']))(?&fp)|(?P<brace>(?=\{\s*[A-Za-z_][\w\-]*\s*:)(?&fb)))"
+    r"(?(wrap)\s*\))\s*;?\s*",
     regex.VERSION1,
 )
 

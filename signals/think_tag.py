@@ -4,8 +4,9 @@ When a server's reasoning parser misses the model's reasoning (no parser, the wr
 model that renamed its tags), the tags reach the answer: ``...is green.</M2_7think>Everything
 is live`` or a closing ``</think>`` on a line of its own between the reasoning and the answer.
 A dialect that reserves the tag has it judged as a control token (H); this signal reads the
-tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``reasoning`` and
-``reflection``, with a model prefix on the name (``seed:think``, ``M2_7think``).
+tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``thoughts``,
+``reasoning``, ``reflection`` and ``scratchpad``, with a model prefix on the name
+(``seed:think``, ``M2_7think``).
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
@@ -30,7 +31,7 @@ from guard.models import lazy_re as re
 from ._common import hit_from_norm
 from ._voice_words import _THINK_PREFIX as _PREFIX
 
-_NAMES = ("think", "thinking", "thought", "reasoning", "reflection")
+_NAMES = ("think", "thinking", "thought", "thoughts", "reasoning", "reflection", "scratchpad")
 #: the names as models write them: lower case, upper case, capitalised
 _SPELLINGS = sorted({v for n in _NAMES for v in (n, n.upper(), n.capitalize())}, key=len)[::-1]
 #: (the same, as a pattern source)

@@ -99,13 +99,13 @@ _DEFINE = r"""(?(DEFINE)
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
-  (?<param><NS:parameter\s+name="[^"<>]*"(?:\s+[\w:-]+="[^"<>]*")*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
+  (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
-  (?<fparam><param(?:eter)?\s+name="[^"<>]*"(?:\s+[\w:-]+="[^"<>]*")*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
+  (?<fparam><param(?:eter)?\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
   (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
-  (?<attr>\s+[\w:-]+="[^"<>]*")
-  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)="[^"<>]+"(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
+  (?<attr>\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))
+  (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)=(?:"[^"<>]+"|'[^'<>]+')(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
   (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
@@ -119,7 +119,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<wbody>\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]|(?&wany))
   (?<calls>\{\s*"tool_calls"\s*:\s*\[\s*(?&wany)(?:\s*,\s*(?&wany))*\s*\]\s*\})
   (?<wname>(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?|toolcalls?))
-  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\]\s*\{(?=[^\[]{0,200}?\b(?:tool|name)\b)(?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
+  (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?&wname)>\s*(?:(?&wbody)|(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o))(?=\s*\Z)|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\]\s*\{(?=[^\[]{0,200}?\b(?:tool|name)\b)(?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
@@ -149,7 +149,7 @@ _STARTS = regex.compile(
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:|<name>"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
-    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name)="'
+    r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)=[\"']"
 )
 #: with declared tools, an element may be a call too
 _STARTS_TOOLS = regex.compile(_STARTS.pattern + r"|<(?=[A-Za-z_])")
@@ -159,7 +159,8 @@ _NAMES = regex.compile(
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
     r'|<function\s+name="([^"<>]+)"'
-    r'|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+="[^"<>]*")*?\s+(?:tool|tool_name)="([^"<>]+)"'
+    r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
+    r"[\"']([^\"'<>]+)[\"']"
     r"|<name>\s*([^<>\s]+)\s*</name>"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )

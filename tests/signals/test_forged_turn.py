@@ -149,3 +149,26 @@ def test_the_harness_system_line_glued_to_its_tag_trips(text: str) -> None:
 @pytest.mark.parametrize("text", ["Config:\nsystem<T> generic", "Use\nsystem<int>(x)"])
 def test_a_generic_type_after_system_passes(text: str) -> None:
     assert not detect(text, dialect="anthropic").leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[Calling tool: web_search({"query": "ferry"})]\n\nThe first ferry leaves at 07:30.',
+        'Checking.\n[Calling tool: terminal with arguments: {"command": "free -h"}]',
+    ],
+)
+def test_an_interface_record_of_a_tool_call_trips(text: str) -> None:
+    v = detect(text, dialect="gemma")
+    assert v.leak and v.signals == ("O",) and v.cut == text.index("[Calling tool")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The UI shows a line like [Calling tool: name] when it runs one.",  # mid-line
+        "[Calling tool: ...] is how the interface marks a call.",  # no name and call after it
+    ],
+)
+def test_a_mention_of_the_interface_record_passes(text: str) -> None:
+    assert not detect(text, dialect="gemma").leak

@@ -171,3 +171,9 @@ def test_a_closing_tag_that_ends_a_chunk_waits_for_the_next_character(
 def test_pairs_and_openers_pass(dialect: str, text: str) -> None:
     v = detect(text, dialect=dialect)
     assert not v.leak and "W" not in v.signals, v.explain()
+
+
+@pytest.mark.parametrize("tag", ["</thoughts>", "</scratchpad>", "</SCRATCHPAD>"])
+def test_more_names_of_the_families(tag: str) -> None:
+    v = detect(f"ok.{tag}Answer", dialect="gemini")
+    assert v.leak and v.signals == ("W",)
