@@ -17,7 +17,8 @@ The harness's system line a model forges after such a turn counts too: ``system`
 start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
 does the record of a tool call an agent's interface prints, which models imitate instead of
 calling the tool (``[Calling tool: web_search({"query": ...})]`` at a line start, then an
-invented result).
+invented result), and a ReAct ``Observation:`` line the model writes after its own ``Action:``
+(the tool's result, which the host writes; a ReAct agent stops the model there).
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -74,10 +75,15 @@ _TURN = re.compile(
     # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)
     r"|(?m:^)[ \t]{0,8}(?P<record>\[Calling tool:?[ \t]+[A-Za-z_][\w.\-]*"
     r"(?:\(|[ \t]+with[ \t]+arg))"
+    # a ReAct observation the model wrote after its own action (the tool's result, forged)
+    # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
+    # "Action: the action to take")
+    r"|(?m:^)Action:[ \t]*(?:\n[ \t]*```[^\n]*)?\n?[ \t]*(?:\{|[A-Za-z_][\w.\-]*[ \t]*\n)"
+    r"(?:[^\n]*\n){0,12}?(?P<observed>Observation:)"
 )
 #: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
 #: answer goes on; holding a tail from every line break would slow every stream by a fifth)
-_TRIGGERS = Triggers(literals=("\nuser", "\nsystem<", "[Calling tool"))
+_TRIGGERS = Triggers(literals=("\nuser", "\nsystem<", "[Calling tool", "Observation:"))
 
 
 class ForgedTurn:
@@ -95,13 +101,15 @@ class ForgedTurn:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "\nuser" not in norm and "system<" not in norm and "[Calling tool" not in norm:
+        if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            group = next(g for g in ("role", "asked", "system", "record") if m.group(g) is not None)
+            groups = ("role", "asked", "system", "record", "observed")
+            group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             detail = {
                 "system": "the system's turn forged inside the answer",
                 "record": "the interface's record of a tool call forged inside the answer",
+                "observed": "a tool's observation forged after the model's own action",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)

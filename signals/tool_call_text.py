@@ -123,7 +123,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
-  (?<xcall>(?:<(?&wname)>\s*)?<name>\s*(?<xname>[^<>\s]+)\s*</name>\s*<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>\s*</(?&wname)>)
+  (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
   (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
@@ -146,7 +146,8 @@ _WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
 _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
     r"|toolcalls?)\|?>|<function[=\s]"
-    r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:|<name>"
+    r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
+    r"|<(?:name|function|tool)>"
     r"|(?<![\w.:])(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)=[\"']"
@@ -161,7 +162,7 @@ _NAMES = regex.compile(
     r'|<function\s+name="([^"<>]+)"'
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
     r"[\"']([^\"'<>]+)[\"']"
-    r"|<name>\s*([^<>\s]+)\s*</name>"
+    r"|<(?:name|function|tool)>\s*([^<>\s]+)\s*</(?:name|function|tool)>"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )
 _CLAUDE_LITERALS = tuple(

@@ -53,3 +53,9 @@ def test_more_wrapper_shapes_trip(text: str, tools: list[str] | None) -> None:
 
 def test_an_open_wrapper_followed_by_prose_passes() -> None:
     assert not detect('<tool_call>{"cmd": ["ls"]} is the shape.', dialect="gemini").leak
+
+
+def test_a_function_element_and_json_in_a_tool_wrapper_trips() -> None:
+    text = 'Let me check.\n<tool_call>\n<function>terminal</function>\n{"command": "lsof"}\n</tool_call>'
+    v = detect(text, dialect="gemma", tools=["terminal"])
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("<tool_call>")

@@ -172,3 +172,28 @@ def test_an_interface_record_of_a_tool_call_trips(text: str) -> None:
 )
 def test_a_mention_of_the_interface_record_passes(text: str) -> None:
     assert not detect(text, dialect="gemma").leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Thought: weather first.\nAction:\n```\n{"action": "get_weather", "action_input": {}}\n```'
+        "\nObservation: sunny, 21 °C.\nFinal Answer: sunny.",
+        "Thought: search first\nAction: web_search\nAction Input: london\nObservation: sunny",
+    ],
+)
+def test_a_react_observation_after_the_models_own_action_trips(text: str) -> None:
+    v = detect(text, dialect="llama3")
+    assert v.leak and v.signals == ("O",) and v.cut == text.index("Observation:")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use this format:\n\nAction: the action to take, one of [search]\nAction Input: the input"
+        "\nObservation: the result of the action",
+        "The ReAct format alternates Action: and Observation: lines.",
+    ],
+)
+def test_the_react_template_passes(text: str) -> None:
+    assert not detect(text, dialect="llama3").leak
