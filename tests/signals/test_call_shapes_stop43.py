@@ -56,6 +56,9 @@ def test_an_open_wrapper_followed_by_prose_passes() -> None:
 
 
 def test_a_function_element_and_json_in_a_tool_wrapper_trips() -> None:
-    text = 'Let me check.\n<tool_call>\n<function>terminal</function>\n{"command": "lsof"}\n</tool_call>'
+    text = (
+        'Let me check.\n<tool_call>\n<function>terminal</function>\n{"command": "lsof"}\n'
+        "</tool_call>"
+    )
     v = detect(text, dialect="gemma", tools=["terminal"])
     assert v.leak and v.signals == ("J",) and v.cut == text.index("<tool_call>")
