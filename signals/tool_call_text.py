@@ -10,7 +10,9 @@ each as the whole rest of the text (trailing blanks allowed):
   in an Anthropic ``tool_use`` block; arguments as an object or as a string holding one; a
   ``"type"`` and an ``"id"`` may come first or last), a list of them, an OpenAI ``tool_calls``
   item ``{"type": "function", "function": {...}}``, or an object holding a list of such calls
-  under ``"tool_calls"``;
+  under ``"tool_calls"``; an Anthropic ``tool_use`` block printed as JSON or as a Python dict
+  (``{'id': 'toolu_...', 'input': {...}, 'name': 'read_file', 'type': 'tool_use'}``), its keys
+  in any order;
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
 * Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``);
@@ -124,7 +126,8 @@ _DEFINE = r"""(?(DEFINE)
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tagcall))
+  (?<tuse>(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?=\{[^\n]{0,400}?['"]name['"]\s*:)(?&gbody))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -141,8 +144,11 @@ _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
 _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
-#: a call inside a bracket wrapper, or closed by a wrapper tag: markup, not bare JSON
-_WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z")
+#: a call inside a bracket wrapper, or closed by a wrapper tag, or a ``tool_use`` block printed
+#: as a Python dict (no answer writes one as JSON would): markup, not bare JSON
+_WRAPPED = regex.compile(
+    r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z|\{[^\n]{0,400}?'type'\s*:\s*'tool_use'"
+)
 _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
     r"|toolcalls?)\|?>|<function[=\s]"
@@ -163,6 +169,7 @@ _NAMES = regex.compile(
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
     r"[\"']([^\"'<>]+)[\"']"
     r"|<(?:name|function|tool)>\s*([^<>\s]+)\s*</(?:name|function|tool)>"
+    r"|'name'\s*:\s*'([^']+)'"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )
 _CLAUDE_LITERALS = tuple(
@@ -173,6 +180,7 @@ _TRIGGERS = Triggers(
     literals=(
         '"name"',
         '"tool"',
+        "tool_use",  # an Anthropic block printed as a Python dict
         "<tool_call",
         "<tool>",
         "TOOLCALL>",

@@ -62,3 +62,17 @@ def test_a_function_element_and_json_in_a_tool_wrapper_trips() -> None:
     )
     v = detect(text, dialect="gemma", tools=["terminal"])
     assert v.leak and v.signals == ("J",) and v.cut == text.index("<tool_call>")
+
+
+@pytest.mark.parametrize("tools", [None, ["read_file"]])
+def test_a_tool_use_block_printed_as_a_python_dict_trips(tools: list[str] | None) -> None:
+    text = (
+        "Let me look at the settings module.\n{'id': 'toolu_01', 'input': {'path': 'a.py'}, "
+        "'name': 'read_file', 'type': 'tool_use'}"
+    )
+    v = detect(text, dialect="anthropic", tools=tools)
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("{")
+
+
+def test_a_tool_use_block_named_in_prose_passes() -> None:
+    assert not detect("It looks like {'type': 'tool_use', 'name': 'x'} in the SDK.").leak
