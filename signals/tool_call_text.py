@@ -11,8 +11,8 @@ each as the whole rest of the text (trailing blanks allowed):
   ``"type"`` and an ``"id"`` may come first or last), a list of them, an OpenAI ``tool_calls``
   item ``{"type": "function", "function": {...}}``, or an object holding a list of such calls
   under ``"tool_calls"``; an Anthropic ``tool_use`` block printed as JSON or as a Python dict
-  (``{'id': 'toolu_...', 'input': {...}, 'name': 'read_file', 'type': 'tool_use'}``), its keys
-  in any order;
+  as the SDK prints it, its ``toolu_`` id first (``{'id': 'toolu_...', 'input': {...}, 'name':
+  'read_file', 'type': 'tool_use'}``; a stream holds back only an object that opens so);
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
 * Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``);
@@ -126,7 +126,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
-  (?<tuse>(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?=\{[^\n]{0,400}?['"]name['"]\s*:)(?&gbody))
+  (?<tuse>(?=\{\s*['"]id['"]\s*:\s*['"]toolu_)(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?&gbody))
   (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
