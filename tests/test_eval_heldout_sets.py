@@ -31,6 +31,7 @@ SETS_APART = (
     ("heldout11", "h11-", 90, 16),
     ("heldout12", "h12-", 80, 16),
     ("heldout13", "h13-", 100, 16),
+    ("heldout14", "h14-", 95, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
