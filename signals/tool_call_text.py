@@ -146,9 +146,7 @@ _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 #: a call inside a bracket wrapper, or closed by a wrapper tag, or a ``tool_use`` block printed
 #: as a Python dict (no answer writes one as JSON would): markup, not bare JSON
-_WRAPPED = regex.compile(
-    r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z|\{[^\n]{0,400}?'type'\s*:\s*'tool_use'"
-)
+_WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z|\{[^\n]{0,400}?'type'\s*:\s*'tool_use'")
 _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
     r"|toolcalls?)\|?>|<function[=\s]"
