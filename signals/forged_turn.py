@@ -1,8 +1,9 @@
 r"""O: the answer forges the user's next turn, its role token stripped.
 
 A model that runs on past the end of its turn writes the next one itself, the user's reply:
-``\n\nuser오 됐다. 그럼 ...``, ``\n\nuser oui\n\nD'accord, ...``. When the server strips special
-tokens, what is left of the header is the role word, lower case, at the start of a paragraph.
+``?\n\nuser oui\n\nD'accord, ...``, ``\n\nuser\nCan you also fix the ending?``. When the
+server strips special tokens, what is left of the header is the role word, lower case, at the
+start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
 * glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``);
@@ -30,9 +31,9 @@ turn in those languages starts so too (``user오 됐다``).
 A stream does not hold the turn back (it would have to hold a tail from every line break, a
 fifth of every stream's speed): it relays the role word and the forged text as they come and
 trips once the turn is decided, so what the model writes after it (the answer going on as if
-the user had spoken) is cut. Only ``user``:
-each role word is one more search of every text in an audit's prefilter (``\nuser`` holds no
-character prose rarely holds), and the forged turns in reports are the user's.
+the user had spoken) is cut. Of the role words only ``user`` (and the harness's ``system``
+line) is read: each is one more search of every text in an audit's prefilter (``\nuser`` holds
+no character prose rarely holds), and the forged turns in reports are the user's.
 """
 
 from __future__ import annotations
