@@ -15,6 +15,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | D | reasoning_notes | anchor (text only; notes to self anywhere, by density) |
 | J | tool_call_text | anchor (text only; end of the text) |
 | F | named_arguments | anchor (text only; end of the text; with declared tools) |
+| Y | inline_call | anchor (text only; anywhere in the text; with declared tools) |
 | X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
@@ -54,6 +55,7 @@ from .fake_result import FakeResult
 from .foreign_marker import ForeignMarker
 from .forged_turn import ForgedTurn
 from .glitch_token import GlitchToken
+from .inline_call import InlineCall
 from .marker_alone import MarkerAlone
 from .named_arguments import NamedArguments
 from .parse_boundary import ParseBoundary
@@ -86,6 +88,7 @@ BUILTIN: tuple[Signal, ...] = (
     ForeignMarker(),
     RoutingMarker(),
     NamedArguments(),
+    InlineCall(),
     ToolNameCharset(),
     UndeclaredTool(),
     ChannelAdjacency(),

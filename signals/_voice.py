@@ -125,6 +125,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|^[ \t>*#_-]*(?P<zh>思考过程|推理过程)[:：]"
         ),
     ),
+    # the label a reasoning template puts between the reasoning and the answer (Granite's
+    # "Here is my thought process:" ... "Here is my response:"), alone on its line
+    (
+        "answer label",
+        2,
+        re.compile(
+            r"(?m)^[ \t>*#_-]*(?P<c>Here(?:'s|\s+is)\s+my\s+(?:final\s+)?response\s*[*_]{0,2}:)"
+            r"[ \t*_]*$"
+        ),
+    ),
     (
         "reasoning label",
         2,
@@ -240,6 +250,7 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
     "terse note": ("eed",),
+    "answer label": ("my response", "my final response"),
     "reasoning header": (
         "hinking",
         "hought",

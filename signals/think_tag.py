@@ -6,7 +6,10 @@ is live`` or a closing ``</think>`` on a line of its own between the reasoning a
 A dialect that reserves the tag has it judged as a control token (H); this signal reads the
 tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``thoughts``,
 ``reasoning``, ``reflection`` and ``scratchpad``, with a model prefix on the name
-(``seed:think``, ``M2_7think``).
+(``seed:think``, ``M2_7think``), and with a blank inside the brackets as templates that
+space them write (``</ think >``). So does the line Ollama's command line closes a reasoning
+frame with (``...done thinking.`` alone on its line, after the reasoning it printed under
+``Thinking...``).
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
@@ -35,7 +38,7 @@ _NAMES = ("think", "thinking", "thought", "thoughts", "reasoning", "reflection",
 #: the names as models write them: lower case, upper case, capitalised
 _SPELLINGS = sorted({v for n in _NAMES for v in (n, n.upper(), n.capitalize())}, key=len)[::-1]
 #: (the same, as a pattern source)
-TAG = r"<(?P<close>/)?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r"))>"
+TAG = r"<[ \t]?(?P<close>/)?[ \t]?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r"))[ \t]?>"
 #: a think tag of any family: its name, a model prefix on it (``seed:think``, ``M2_7think``)
 _TAG = re.compile(TAG)
 #: the characters a tag may be glued to: the end of a word or of a sentence
@@ -46,13 +49,18 @@ _GLUE = re.compile(r"[\w.!?,;:)\]}*\u3002\uff0c\uff01\uff1f\u2026]")
 PAIRED = 80
 
 _TRIGGERS = Triggers(
-    # every tag holds its name and ``>``
-    literals=tuple(f"{n}>" for n in _SPELLINGS),
+    # every tag holds its name and ``>`` (a blank between them in a template's spaced tags);
+    # Ollama's frame holds its closing words
+    literals=(*(f"{n}{gap}>" for n in _SPELLINGS for gap in ("", " ")), "done thinking."),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
     hold_patterns=(
         TAG.replace("(?P<close>/)?", "/?").replace("(?P<name>", "(?:") + r"[ \t\r]{0,8}[\s\S]",
     ),
 )
+#: the line Ollama's command line prints after a model's reasoning (``Thinking...`` before it),
+#: alone on its line: the frame's closer, in an answer only when the reasoning was rendered
+#: into it
+_FRAME = re.compile(r"(?m)^[ \t]*(?:\.\.\.|\u2026)done thinking\.[ \t]*(?=\r?\n|\Z)")
 
 
 class ThinkTag:
@@ -70,9 +78,14 @@ class ThinkTag:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "<" not in norm:
+        if "<" not in norm and "done thinking." not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)
+        if "done thinking." in norm:
+            for m in _FRAME.finditer(norm):
+                if norm[: m.start()].strip() or ctx.offset > 0:
+                    detail = "the closing line of a reasoning frame (Ollama's)"
+                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _TAG.finditer(norm):
             start, end = m.span()
             if m.group() in reserved:
@@ -118,5 +131,11 @@ def _paired(norm: str, m: Any) -> bool:
     before it (with no closing tag of the name in between)."""
     name = m.group("name").lower()
     window = norm[max(0, m.start() - PAIRED) : m.start()].lower()
+    if "< " in window or " >" in window:
+        window = _SPACED.sub(r"<\1\2>", window)  # a template's spaced tags
     opened = window.rfind(f"<{name}>")
     return opened >= 0 and window.find(f"</{name}>", opened) < 0
+
+
+#: a tag with blanks inside its brackets, to read as the plain one
+_SPACED = re.compile(r"<[ \t]?(/?)[ \t]?([\w:.\-]+)[ \t]?>")

@@ -4,7 +4,7 @@
 A :class:`Policy` loads from TOML or JSON, so a user can tighten or loosen the gate without code::
 
     [surfaces.text]
-    trip_alone = ["H", "Q", "W", "K", "O", "V", "L", "D", "J", "F"]
+    trip_alone = ["H", "Q", "W", "K", "O", "V", "L", "D", "J", "F", "Y"]
     anchors = ["M"]
     co_signals = ["C", "G", "S", "B", "R", "A"]
 
@@ -69,7 +69,7 @@ class SurfaceRule(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     mode: Literal["leak", "injection"] = "leak"
-    trip_alone: frozenset[str] = frozenset({"H", "Q", "W", "K", "O", "V", "L", "D", "J", "F"})
+    trip_alone: frozenset[str] = frozenset({"H", "Q", "W", "K", "O", "V", "L", "D", "J", "F", "Y"})
     anchors: frozenset[str] = frozenset({"M"})
     co_signals: frozenset[str] = _LEAK_CO
     require: frozenset[str] = frozenset()

@@ -212,7 +212,7 @@ def test_an_anchor_signal_that_promises_no_trigger_turns_batching_off() -> None:
     from guard.audit._engine import candidates
 
     class Word:
-        code = "Y"
+        code = "Y9"
         name = "word"
         kind = "anchor"
         surfaces = frozenset(guard.Surface)
@@ -234,7 +234,7 @@ def test_an_anchor_signal_that_promises_no_trigger_turns_batching_off() -> None:
             )
             assert found == [0, 1, 2]
     finally:
-        signals.REGISTRY.unregister("Y")
+        signals.REGISTRY.unregister("Y9")
 
 
 # ---------------------------------------------------------------------------------------------

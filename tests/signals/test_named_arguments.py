@@ -41,7 +41,6 @@ def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
         ('get_weather\n{"location": "Paris"}\nThat is what it takes.', TOOLS),  # not the end
         ('{"action": "read_file", "path": "a.py"}', TOOLS),  # keyed, no argument object
         ('{"name": "bash", "score": 3}', TOOLS),  # a JSON answer naming a tool
-        ('{"name": "bash", "args": {"x": 1}}', TOOLS),  # a record's name key is no call key
         ('{"action": "deploy", "params": {"env": "prod"}}', TOOLS),  # names no declared tool
         ('```\nget_weather\n{"location": "Paris"}\n```', TOOLS),  # closed code
         ("get_weather\n{}", TOOLS),  # no key at all
@@ -112,3 +111,10 @@ def test_a_stream_releases_an_object_that_prose_follows() -> None:
     for cut in range(1, len(text)):
         verdict, release = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
         assert not verdict.leak and release == len(text), cut
+
+
+def test_gemini_s_name_and_args_object_is_y_s_call_not_f_s() -> None:
+    # ``{"name": ..., "args": {...}}`` is Gemini's call object: with the tool declared, Y reads
+    # it wherever it sits (F reads the keyed forms whose first key names the tool)
+    v = detect('{"name": "bash", "args": {"x": 1}}', dialect="glm", tools=TOOLS)
+    assert v.leak and v.signals == ("Y",), v.reason

@@ -146,17 +146,17 @@ def test_plugin_signal_is_prefiltered_in_audit_with_no_other_change(
 class Backwards(Shouting):
     """Reports an anchor before the text starts: a broken plugin."""
 
-    code = "Y"
+    code = "Y9"
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         if "AAAA" in text.original:
-            yield Hit(signals=("Y",), start=-1, end=3, evidence="AAA", detail="broken")
+            yield Hit(signals=("Y9",), start=-1, end=3, evidence="AAA", detail="broken")
 
 
 def test_plugin_hit_at_a_negative_offset_is_a_clear_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(signals.REGISTRY, "discover", _entry_points(Backwards))
-    with pytest.raises(PluginError, match="signal 'Y' returned a hit at offset -1"):
+    with pytest.raises(PluginError, match="signal 'Y9' returned a hit at offset -1"):
         guard.detect("calm AAAA calm")
     assert not guard.detect("calm calm").hits  # no hit, nothing to refuse

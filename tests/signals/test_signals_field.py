@@ -132,8 +132,13 @@ def test_j_near_miss_json_answers_and_calls_followed_by_prose() -> None:
         CALL + "\nThat is what the log shows.",
         "```json\n" + CALL + "\n```",
     ):
-        assert not detect(text, tools=["read_file", "build", "Bob", "Alice"]).leak, text
+        assert "J" not in detect(text, tools=["read_file", "build", "Bob", "Alice"]).signals, text
         assert not detect(text, dialect="llama3").leak, text
+    # with the tool declared, a call of it followed by prose is Y's finding (a call inside the
+    # answer), and an answer that only shows data is not
+    assert detect(CALL + "\nThat is what the log shows.", tools=["read_file"]).signals == ("Y",)
+    for text in ('{"name": "Alice", "age": 30}', '{"name": "Bob", "arguments": "he argues"}'):
+        assert not detect(text, tools=["read_file", "build", "Bob", "Alice"]).leak, text
 
 
 def test_j_lookalike_fullwidth_braces_do_not_hide_the_call() -> None:

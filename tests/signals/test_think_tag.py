@@ -49,7 +49,7 @@ def test_a_leaked_think_tag_trips(dialect: str, text: str, tag: str) -> None:
     v = detect(text, dialect=dialect)
     at = text.index(tag)
     expected = "H" if _reserved(dialect, tag) else "W"
-    assert v.leak and v.signals == (expected,), v.explain()
+    assert v.leak and v.signals == (expected,), v.reason
     assert v.hits[0].evidence == tag and v.cut == at
 
 
@@ -71,13 +71,13 @@ def test_a_leaked_think_tag_trips(dialect: str, text: str, tag: str) -> None:
 )
 def test_named_quoted_or_coded_tags_pass(dialect: str, text: str) -> None:
     v = detect(text, dialect=dialect)
-    assert not v.leak and "W" not in v.signals, v.explain()
+    assert not v.leak and "W" not in v.signals, v.reason
 
 
 @pytest.mark.parametrize("text", ["finished.</think>Everything.", ALONE, "a.</thinking>b"])
 def test_a_tag_the_dialect_reserves_is_h_not_w(text: str) -> None:
     v = detect(text, dialect="minimax")
-    assert v.leak and "H" in v.signals and "W" not in v.signals, v.explain()
+    assert v.leak and "H" in v.signals and "W" not in v.signals, v.reason
 
 
 def test_minimax_names_its_own_prefix_and_w_reads_the_rest() -> None:
@@ -170,10 +170,51 @@ def test_a_closing_tag_that_ends_a_chunk_waits_for_the_next_character(
 )
 def test_pairs_and_openers_pass(dialect: str, text: str) -> None:
     v = detect(text, dialect=dialect)
-    assert not v.leak and "W" not in v.signals, v.explain()
+    assert not v.leak and "W" not in v.signals, v.reason
 
 
 @pytest.mark.parametrize("tag", ["</thoughts>", "</scratchpad>", "</SCRATCHPAD>"])
 def test_more_names_of_the_families(tag: str) -> None:
     v = detect(f"ok.{tag}Answer", dialect="gemini")
     assert v.leak and v.signals == ("W",)
+
+
+# --- spaced tags and Ollama's frame ------------------------------------------------------------
+
+SPACED = (
+    "< think >\nOkay, the user said hi, a greeting. I will answer friendly, two sentences max."
+    "\n</ think >\n\nHello! How can I help?"
+)
+FRAME = (
+    "Thinking...\nThe user wants the export steps. Entry first, then limits.\n...done thinking."
+    "\n\nClick Export."
+)
+
+
+@pytest.mark.parametrize("text", [SPACED, FRAME, "ok.< /think >Answer", "Done.</ thinking>Next"])
+@pytest.mark.parametrize("dialect", ["chatml", "harmony", "all"])
+def test_spaced_tags_and_the_frame_closer_trip(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "W" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Qwen3 wraps its reasoning in < think > ... </ think > in that template.",  # a pair
+        "The CLI prints ...done thinking. after the reasoning.",  # mid-line
+        "...done thinking.\n\nThe answer.",  # nothing before the closer
+        "if a < think > b: pass",  # an opening tag only
+        "`...done thinking.`\nis what the CLI prints.",
+    ],
+)
+def test_spaced_and_frame_near_misses_pass(text: str) -> None:
+    assert "W" not in detect(text, dialect="chatml").signals
+
+
+@pytest.mark.parametrize("text", [SPACED, FRAME])
+def test_spaced_and_frame_every_split(text: str) -> None:
+    whole = detect(text, dialect="chatml")
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "chatml")
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut

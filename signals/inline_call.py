@@ -1,0 +1,192 @@
+"""Y: with declared tools, a call of one of them written inside the answer, where the text goes
+on after it.
+
+J and F read a call that ends the text. A model whose native call failed also writes the call in
+the middle of its reply and keeps talking (``Okay, cooler now. {"name": "HassClimateSetTemperature",
+"arguments": {"temperature": 20}} Anything else?``), or writes it as a record an agent's
+interface prints (``[Tool Call: calendar_update] Arguments: {...}``). With declared tools the
+name is the evidence, wherever the call sits (the ``text`` surface only: a reasoning part drafts
+the calls it then makes natively):
+
+* a JSON object that names a declared tool under ``name``, ``tool``, ``tool_name`` or
+  ``function`` and holds its arguments (an object, or a string holding one) under
+  ``arguments``, ``parameters``, ``args``, ``params`` or ``input``, its keys in any order, alone
+  or nested in a larger object (Gemini's planning ``{"thought": ..., "call": {"name": ...,
+  "args": {...}}}``); besides those it may hold only ``id``, ``call_id``, ``index`` and a
+  ``type`` of a call (``function``, ``tool_use``, ...): a record with keys of its own is data
+  that names a tool;
+* a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
+  call: NAME ...``, ``[Using tool: NAME ...`` (any case);
+* Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
+* a Harmony header that kept its recipient and lost its tokens, its arguments after it:
+  ``to=functions.NAME json\\n{...}``.
+
+A call that ends the text in one of J's or F's forms is their finding (``{"name": ...,
+"arguments": ...}`` with its keys in that order, ``{"tool": ..., "args": ...}``), not this
+one's. A call in code
+(a fence or an inline span) is exempt as every finding is. Without declared tools nothing here
+tells a call from data (``{"name": "Bob", "args": {...}}``), so the signal is silent.
+
+In a stream the hit is found once the call has arrived whole; what came before it has been
+relayed, what follows it is cut.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_regex as regex
+
+from ._common import hit_from_norm
+from .named_arguments import _KEYED as _F_KEYED
+from .tool_call_text import _TAIL as _J_CALLS
+
+#: the longest call read (an object, a record, a header and its arguments)
+SPAN = 2048
+#: how many enclosing openings before a name key are tried as the call object's start
+DEPTH = 4
+
+_NAME_KEYS = ("name", "tool", "tool_name", "function")
+_ARG_KEYS = ("arguments", "parameters", "args", "params", "input")
+#: a name key with a string value
+_NAME_KEY = regex.compile(r'"(?:name|tool|tool_name|function)"\s*:\s*"((?:[^"\\]|\\.){1,128})"')
+#: a record an interface prints for a call, and the tool it names
+_RECORD = regex.compile(
+    r"\[(?i:(?:tool|function)[ _]?call(?:ed)?|call(?:ing|ed)(?:[ _](?:tool|function))?"
+    r"|us(?:ing|ed)[ _]tool|tool[ _]use)[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})"
+    r"(?=[\]( \t])"
+)
+#: Gemini's namespaced call with arguments, and a Harmony header's recipient with arguments
+_NAMED = regex.compile(
+    r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
+    r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]))"
+    r"|(?<![\w.])to=functions\.(?P<to>[A-Za-z_][\w\-]{0,127})"
+    r"(?=[ \t]*(?:(?:json|code)[ \t]*)?(?:\n[ \t]*)?\{)"
+)
+
+_TRIGGERS = Triggers(
+    literals=(
+        *(f'"{k}"' for k in ("name", "tool", "function")),  # ``"tool"`` also starts ``"tool_name"``
+        "default_api.",
+        "to=functions.",
+        *(f"[{w}" for w in ("Tool", "tool", "TOOL", "Function", "function", "FUNCTION")),
+        *(f"[{w}" for w in ("Calling", "calling", "CALLING", "Called", "called", "CALLED")),
+        *(f"[{w}" for w in ("Using", "using", "USING", "Used", "used", "USED")),
+    ),
+    needs_tools=True,
+)
+
+
+def _arguments(value: object) -> bool:
+    """Whether a call's arguments value is an object (or a string holding one)."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return False
+    return isinstance(value, dict)
+
+
+#: keys a call object may hold besides its name and arguments (an id, a call's type)
+_OTHER_KEYS = frozenset({"id", "call_id", "index", "type"})
+#: the values of ``type`` a call object carries
+_CALL_TYPES = frozenset({"function", "function_call", "tool_call", "tool_use"})
+_CALL_KEYS = frozenset(_NAME_KEYS) | frozenset(_ARG_KEYS) | _OTHER_KEYS
+
+
+def _is_call(obj: object, name: str) -> bool:
+    """Whether ``obj`` is a call of ``name``: it names it, holds its arguments as an object,
+    and holds no key a call has not (a record with a ``kind`` or a ``type`` of its own is
+    data that happens to name a tool)."""
+    if not isinstance(obj, dict) or not any(obj.get(k) == name for k in _NAME_KEYS):
+        return False
+    if not _CALL_KEYS.issuperset(obj) or obj.get("type", "function") not in _CALL_TYPES:
+        return False
+    return any(k in obj and _arguments(obj[k]) for k in _ARG_KEYS)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _openings(norm: str, at: int, lo: int) -> Iterator[int]:
+    """The nearest ``{`` before ``at`` that are still open there (at most :data:`DEPTH`),
+    innermost first; braces inside strings are not told apart (a wrong start fails to
+    parse)."""
+    depth = 0
+    found = 0
+    for i in range(at - 1, lo - 1, -1):
+        ch = norm[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth:
+                depth -= 1
+                continue
+            yield i
+            found += 1
+            if found == DEPTH:
+                return
+
+
+def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[int, int] | None:
+    """The span of the JSON call object whose name key ``m`` is, when it names a declared
+    tool."""
+    name = m.group(1)
+    if name not in tools:
+        return None
+    for start in _openings(norm, m.start(), max(0, m.start() - SPAN)):
+        try:
+            obj, end = _DECODER.raw_decode(norm, start)
+        except ValueError:
+            continue
+        if end > m.start() and _is_call(obj, name):
+            return start, end
+    return None
+
+
+class InlineCall:
+    code = "Y"
+    name = "call of a declared tool inside the answer"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TEXT})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 32
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        tools = ctx.tools
+        if not tools:
+            return
+        norm = text.norm
+        if not any(lit in norm for lit in _TRIGGERS.literals):
+            return
+        end = len(norm.rstrip())
+        seen: set[tuple[int, int]] = set()
+        for m in _NAME_KEY.finditer(norm):
+            span = _json_call(norm, m, tools)
+            if span is None or span in seen:
+                continue
+            seen.add(span)
+            if span[1] >= end and (
+                _J_CALLS.fullmatch(norm, span[0]) is not None
+                or _F_KEYED.fullmatch(norm, span[0]) is not None
+            ):
+                continue  # the call ends the text in one of J's or F's forms: their finding
+            detail = f"call of declared {m.group(1)!r} written inside the answer"
+            yield hit_from_norm(text, self.code, span[0], span[1], detail)
+        for m in _RECORD.finditer(norm):
+            if m.group("name") in tools:
+                detail = f"call record of declared {m.group('name')!r} written as text"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        for m in _NAMED.finditer(norm):
+            name = m.group("api") or m.group("to")
+            if name in tools:
+                detail = f"call of declared {name!r} written as text"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)

@@ -1,0 +1,132 @@
+"""Y: with declared tools, a call of one of them written inside the answer (a JSON call object
+with its keys in any order, alone or nested; a bracketed call record; Gemini's
+``default_api.NAME(...)``; a Harmony header's ``to=functions.NAME json`` with its arguments).
+Positives, near misses (undeclared names, no arguments, code, data, the reasoning part,
+without declared tools), J's own finding left to J, and every chunk split."""
+
+from __future__ import annotations
+
+import pytest
+from support.splits import monitored, relayed
+
+from guard import detect
+
+TOOLS = frozenset(
+    {
+        "HassClimateSetTemperature",
+        "calendar_update",
+        "read",
+        "search_web",
+        "exec_command",
+        "memory_search",
+        "searchReddit",
+    }
+)
+
+MID_JSON = (
+    'Okay, the kitchen is cooler now. {"name": "HassClimateSetTemperature", "arguments":'
+    ' {"temperature": 20}} Anything else?'
+)
+RECORD = (
+    'I checked the calendar. [Tool Call: calendar_update] Arguments: {"event_id": "evt_42"}'
+    " That should fix it."
+)
+NESTED = (
+    "Let me check the test setup first.\n"
+    '{"thought": "vitest config decides it", "call": {"name": "read", "args": {"path": "v.ts"}}}'
+)
+API = 'thought: the user wants news\ncall: default_api.search_web(query="top news", max_results=5)'
+HEADER = 'Running the linter now.\nto=functions.exec_command json\n{"cmd": "npm run lint"}'
+REVERSED = '{"arguments": {"query": "meeting notes"}, "name": "memory_search"}'
+CALLING = 'Let me search. [Calling tool: searchReddit({"query": "pricing", "limit": 10})]'
+STRING_ARGS = 'Sure. {"tool": "read", "input": "{\\"path\\": \\"a.py\\"}"} then I summarise.'
+
+
+@pytest.mark.parametrize(
+    "text", [MID_JSON, RECORD, NESTED, API, HEADER, REVERSED, CALLING, STRING_ARGS]
+)
+@pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
+def test_a_declared_call_inside_the_answer_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect, tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
+
+
+def test_the_hit_is_the_call_object_and_the_cut_its_start() -> None:
+    v = detect(MID_JSON, dialect="llama3", tools=TOOLS)
+    hit = next(h for h in v.hits if h.code == "Y")
+    assert hit.evidence.startswith('{"name"') and hit.evidence.endswith("}}")
+    assert v.cut == MID_JSON.index("{")
+
+
+def test_the_nested_call_is_the_inner_object() -> None:
+    v = detect(NESTED, dialect="gemini", tools=TOOLS)
+    hit = next(h for h in v.hits if h.code == "Y")
+    assert hit.evidence.startswith('{"name": "read"')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        MID_JSON.replace("HassClimateSetTemperature", "SetTemp"),  # not a declared tool
+        RECORD.replace("calendar_update", "calendar_delete"),
+        API.replace("search_web", "search_news"),
+        HEADER.replace("exec_command", "shell"),
+        'The user is {"name": "read", "role": "admin"} in the table.',  # no arguments key
+        'Config: {"name": "read", "arguments": 3} is wrong.',  # arguments not an object
+        'Config: {"name": "read", "arguments": "ls -la"} is wrong.',  # a string, not an object
+        'The call is `{"name": "read", "args": {"path": "a"}}` in the docs.',  # code
+        '```json\n{"name": "read", "args": {"path": "a"}}\n```\nThat is the shape.',
+        "The interface prints [Tool Call: NAME] lines.",  # no declared name
+        "Use default_api.search_web without arguments.",  # no call
+        "default_api.search_web() takes no arguments here.",  # empty call
+        "to=functions.exec_command is the header's recipient.",  # no arguments after it
+    ],
+)
+def test_near_misses_pass(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert "Y" not in v.signals, v.reason
+
+
+@pytest.mark.parametrize("text", [MID_JSON, RECORD, NESTED, API, HEADER, REVERSED])
+def test_without_declared_tools_it_is_silent(text: str) -> None:
+    assert "Y" not in detect(text, dialect="chatml").signals
+
+
+@pytest.mark.parametrize("text", [MID_JSON, RECORD, NESTED])
+def test_the_reasoning_part_drafts_calls(text: str) -> None:
+    assert "Y" not in detect(text, surface="thinking", dialect="chatml", tools=TOOLS).signals
+
+
+def test_a_call_ending_the_text_in_js_form_is_js_finding() -> None:
+    text = 'Checking.\n{"name": "read", "arguments": {"path": "a.py"}}'
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "J" in v.signals and "Y" not in v.signals
+
+
+def test_the_record_reads_any_case() -> None:
+    for word in ("TOOL CALL", "tool_call", "Function call", "Using tool", "Called tool"):
+        text = f"Fine. [{word}: read] path=a.py"
+        assert "Y" in detect(text, dialect="chatml", tools=TOOLS).signals, word
+
+
+# --- streams ---------------------------------------------------------------------------------
+
+STREAMED = [MID_JSON, RECORD, NESTED, API, HEADER, CALLING, 'The user is {"name": "read"}.']
+
+
+@pytest.mark.parametrize("text", STREAMED)
+def test_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+@pytest.mark.parametrize("text", [MID_JSON, RECORD])
+def test_a_stream_cuts_what_follows_the_call(text: str) -> None:
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    end = next(h for h in whole.hits if h.code == "Y").end
+    for cut in range(1, len(text), 7):
+        out, stream = relayed([text[:cut], text[cut:]], "chatml", tools=TOOLS)
+        assert out == text[: len(out)] and len(out) <= end, cut
+        assert any(v.leak for v in stream.verdicts), cut

@@ -1,0 +1,54 @@
+"""Reasoning a template frames with labels (Granite's "Here is my thought process:" ...
+"Here is my response:"), and Chinese reasoning that plans its own reply ("我先看看",
+"我需要用一句话概括") after a strong cue. Positives and near misses."""
+
+from __future__ import annotations
+
+import pytest
+from support.splits import monitored
+
+from guard import detect
+
+GRANITE = (
+    "Here is my thought process:\n\nThe task is to count the letter r in 'strawberry'. I will go"
+    ' character by character.\n\nHere is my response:\n\nThere are **3** r\'s in "strawberry".'
+)
+MIMO = (
+    "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
+    "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
+)
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+def test_a_labelled_thought_process_trips(dialect: str) -> None:
+    v = detect(GRANITE, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
+
+
+@pytest.mark.parametrize("dialect", ["qwen3_coder", "chatml", "all"])
+def test_chinese_reasoning_that_plans_its_reply_trips(dialect: str) -> None:
+    v = detect(MIMO, dialect=dialect)
+    assert v.leak, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here is my response:\n\nDear Ms. Lee, thank you for the offer.",  # a drafted letter
+        "I read your draft. Here is my response:\n\nIt is good; tighten the intro.",
+        "Here is my thought process for choosing a database, in short: reads dominate.",
+        "我先看看代码，然后再告诉你结果。",  # an agent's progress note
+        "我需要用一句话概括这个项目吗？可以：一个同步工具。",  # a question to the reader
+    ],
+)
+def test_near_misses_pass(text: str) -> None:
+    v = detect(text, dialect="chatml")
+    assert not v.leak, v.reason
+
+
+@pytest.mark.parametrize("text", [GRANITE, MIMO])
+def test_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="chatml")
+    for cut in range(1, len(text), 3):
+        verdict, _ = monitored(text, cut, "text", "chatml")
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
