@@ -114,7 +114,22 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     # the literal "? No" / "? no" (signal W's trigger) is part of every match
     ("self-correction", 2, re.compile(r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+)" + _IMPERATIVE)),
-    ("terse note", 2, re.compile(r"(?m)" + _NOTE_START + r"(?P<c>[Nn]eed\s+" + _VERBS + ")")),
+    (
+        "terse note",
+        2,
+        re.compile(
+            r"(?m)"
+            + _NOTE_START
+            + r"(?P<c>[Nn]eed\s+"
+            + _VERBS
+            # the model weighing its own tools ("no tool needed", "no need to call a tool")
+            + r"|[Nn]o\s+tools?\s+(?:call\s+)?(?:needed|required)\b"
+            r"|[Nn]o\s+need\s+(?:to\s+(?:call|use)|for)\s+(?:a\s+|the\s+|any\s+)?tools?\b)"
+        ),
+    ),
+    # a self-correction that interrupts the model's own plan ("Actually sed is simpler. Wait,
+    # no, sed will mangle the quotes.")
+    ("self-correction, wait", 2, re.compile(r"(?:^|(?<=[.!?]\s))(?P<c>Wait,\s+no\b[,.!]?)")),
     (
         "reasoning header",
         2,
@@ -161,7 +176,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         1,
         re.compile(
             r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?;]\s))(?P<c>[Kk]eep\s+(?:it\s+)?(?:short|brief|concise"
-            r"|simple)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
+            r"|simple)|[Kk]eep\s+it\s+(?:under|below|within)\s+\d+\s+(?:words|sentences|lines"
+            r"|characters)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
             r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
             r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
@@ -249,7 +265,8 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "the prompt, third person": ("prompt", "nstruction"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
-    "terse note": ("eed",),
+    "terse note": ("eed", "tool"),
+    "self-correction, wait": ("Wait, no",),
     "answer label": ("my response", "my final response"),
     "reasoning header": (
         "hinking",

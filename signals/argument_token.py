@@ -30,7 +30,9 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
   counts; so do Mistral's bracket tags, ``[THINK] ... [/THINK]``). Well-formed markup is a
   document; the leaks are the stray halves (``src/</think>main.py``,
-  ``"page</arg_key><arg_value>5"``, ``ls</invoke>``);
+  ``"page</arg_key><arg_value>5"``, ``ls</invoke>``), and a pair that is the call's own
+  parameter tag for the string's own key (``"path": "<parameter name=\\"path\\">a.js
+  </parameter>"``: the call syntax around the value, which landed in it);
 * in a prompt template: a template placeholder stands within :data:`TEMPLATE_REACH`
   characters of it in its string (``{{ .System }}``, ``{% for m in messages %}``,
   ``{system}``; not a shell's ``${var}``). A file that writes a chat template, an Ollama
@@ -172,6 +174,24 @@ def _collapsed_pair(text: str, name: str, at: int, lo: int, openers: tuple[str, 
 _NEXT_TAG = re.compile(r"(?:\s|\\[nrt])*<([A-Za-z_][\w:.-]*)")
 
 
+#: the JSON key right before a string's opening quote
+_KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.){1,128})"\s*:\s*"\Z')
+
+
+def _own_parameter(text: str, start: int, end: int) -> bool:
+    """Whether the string holding ``[start, end)`` wraps its value in the call's parameter tag
+    for its own key (``"path": "<parameter name=\\"path\\">a.js</parameter>"``, or
+    ``<parameter=path>``): the call syntax around the value landed in it, which no document
+    writes."""
+    lo, hi = _string_around(text, start, end)
+    key = _KEY_BEFORE.search(text, max(0, lo - 160), lo)
+    if key is None:
+        return False
+    name = re.escape(key.group(1))
+    own = re.compile(r'<parameter(?:\s+name=\\?["\']' + name + r'\\?["\']|=' + name + r")\s*>")
+    return own.search(text, lo, hi) is not None
+
+
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
     """The span of the JSON string content holding ``[start, end)``, clipped to
     :data:`REACH` either side."""
@@ -188,7 +208,7 @@ def quoted_as_data(text: str, start: int, end: int, openers: tuple[str, ...] = (
     (see the module docstring); ``openers`` are the dialect's call openers."""
     if start and (text[start - 1] == "\\" or text.endswith("&lt;", 0, start)):
         return True
-    if paired_in_string(text, start, end, openers):
+    if paired_in_string(text, start, end, openers) and not _own_parameter(text, start, end):
         return True
     if text[end - 1 : end] != ">" and text.startswith("<", start):
         # a tag's opening spelling (``<parameter``) closed right away: the tag as written

@@ -5,7 +5,7 @@ model that renamed its tags), the tags reach the answer: ``...is green.</M2_7thi
 is live`` or a closing ``</think>`` on a line of its own between the reasoning and the answer.
 A dialect that reserves the tag has it judged as a control token (H); this signal reads the
 tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``thoughts``,
-``reasoning``, ``reflection`` and ``scratchpad``, with a model prefix on the name
+``reasoning``, ``reflection``, ``scratchpad`` and ``scratch_pad``, with a model prefix on the name
 (``seed:think``, ``M2_7think``), and with a blank inside the brackets as templates that
 space them write (``</ think >``). So does the line Ollama's command line closes a reasoning
 frame with (``...done thinking.`` alone on its line, after the reasoning it printed under
@@ -34,7 +34,16 @@ from guard.models import lazy_re as re
 from ._common import hit_from_norm
 from ._voice_words import _THINK_PREFIX as _PREFIX
 
-_NAMES = ("think", "thinking", "thought", "thoughts", "reasoning", "reflection", "scratchpad")
+_NAMES = (
+    "think",
+    "thinking",
+    "thought",
+    "thoughts",
+    "reasoning",
+    "reflection",
+    "scratchpad",
+    "scratch_pad",  # Hermes's function-calling prompt format
+)
 #: the names as models write them: lower case, upper case, capitalised
 _SPELLINGS = sorted({v for n in _NAMES for v in (n, n.upper(), n.capitalize())}, key=len)[::-1]
 #: (the same, as a pattern source)

@@ -15,7 +15,8 @@ each as the whole rest of the text (trailing blanks allowed):
   'read_file', 'type': 'tool_use'}``; a stream holds back only an object that opens so);
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
-* Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``);
+* Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``), and Kimi's call id
+  before its arguments, ``functions.NAME:1 {...}``;
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
   with or without Claude's namespace prefix (models of other families write this shape as text
@@ -100,7 +101,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
-  (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o))
+  (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)(?::\d{1,4})?\s*:?\s*(?&o))
   (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)

@@ -1,0 +1,115 @@
+"""Shapes added in stop 44: Kimi's call id before a text call's arguments (J), Hermes's
+``<scratch_pad>`` closer (W), Gemma 3's ``tool_code`` fence under the ``gemma`` dialect (H), a
+parameter tag for the string's own key inside a tool argument (P), and reasoning cues (a word
+budget, the model weighing its tools, "Wait, no,"). Positives, near misses, chunk splits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.splits import monitored
+
+from guard import detect
+
+KIMI = 'functions.search_repo:1 {"query": "auth middleware", "limit": 5}'
+SCRATCH = (
+    "<scratch_pad>\nGoal: get TSLA fundamentals. Action: call get_stock_fundamentals with"
+    " symbol TSLA, then summarise the P/E ratio for the user.\n</scratch_pad>\nLet me pull those."
+)
+TOOL_CODE = '```tool_code\nget_weather(city="London")\n```'
+
+
+@pytest.mark.parametrize("dialect", ["kimi", "chatml", "all"])
+def test_kimis_call_id_before_the_arguments_is_a_call(dialect: str) -> None:
+    v = detect(KIMI, dialect=dialect, tools=["search_repo"])
+    assert v.leak and "J" in v.signals, v.reason
+    assert "J" not in detect(KIMI, dialect=dialect, tools=["other"]).signals
+
+
+def test_kimis_call_id_in_prose_is_no_call() -> None:
+    text = "The id functions.search_repo:1 names the first call; see the docs."
+    assert not detect(text, dialect="kimi", tools=["search_repo"]).leak
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "llama3", "all"])
+def test_the_scratch_pad_closer_trips(dialect: str) -> None:
+    v = detect(SCRATCH, dialect=dialect)
+    assert v.leak and "W" in v.signals, v.reason
+
+
+def test_a_scratch_pad_pair_named_in_prose_passes() -> None:
+    text = "Hermes plans inside <scratch_pad>...</scratch_pad> before it calls a tool."
+    assert not detect(text, dialect="chatml").leak
+
+
+def test_gemma_reads_gemma_3s_tool_code_fence() -> None:
+    v = detect(TOOL_CODE, dialect="gemma", tools=["get_weather"])
+    assert v.leak and "H" in v.signals, v.reason
+    # quoted in an inline span, it is exempt as every spelling is
+    assert not detect("Gemma 3 writes ```` ```tool_code ```` fences.", dialect="gemma").leak
+
+
+@pytest.mark.parametrize("dialect", ["minimax", "qwen3_coder", "anthropic", "all"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        '<parameter name="filePath">src/store/search.js</parameter>',
+        "<parameter=filePath>src/store/search.js</parameter>",
+    ],
+)
+def test_the_parameter_tag_of_the_strings_own_key_is_no_data(dialect: str, value: str) -> None:
+    text = json.dumps({"filePath": value})
+    v = detect(text, surface="tool_arg", dialect=dialect, tools=["read"])
+    assert v.leak and "P" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"content": '<parameter name="path">a.js</parameter> is how the call looks'},
+        {"doc": 'Write <parameter name="path">VALUE</parameter> inside an invoke element.'},
+    ],
+)
+def test_a_parameter_pair_for_another_key_is_data(args: dict[str, str]) -> None:
+    v = detect(json.dumps(args), surface="tool_arg", dialect="minimax")
+    assert not v.leak, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user wants a summary of the report. I need the revenue first. Keep it under 80"
+        " words.\n\nQuarterly summary: revenue rose 12%.",
+        "We need to answer: what is 2+2. The user asks simple arithmetic; no tool needed."
+        " Answer: 4.\n\n4",
+    ],
+)
+@pytest.mark.parametrize("dialect", ["deepseek_v32", "harmony", "all"])
+def test_reasoning_with_a_budget_or_a_tool_decision_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Keep it under 80 words: editors cut anything longer.",  # advice to the reader
+        "No tool needed: the CLI does this by itself. Run `make docs`.",
+        "Wait, no changes are needed on your side; the fix is server-side.",
+        "Is it cached? Wait, no. The first call always misses.",
+    ],
+)
+def test_lone_cues_pass(text: str) -> None:
+    v = detect(text, dialect="deepseek")
+    assert not v.leak, v.reason
+
+
+@pytest.mark.parametrize("text", [KIMI, SCRATCH, TOOL_CODE])
+def test_every_split_gives_the_whole_verdict(text: str) -> None:
+    dialect = "gemma" if text is TOOL_CODE else "kimi"
+    tools = frozenset({"search_repo", "get_weather"})
+    whole = detect(text, dialect=dialect, tools=tools)
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", dialect, tools=tools)
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
