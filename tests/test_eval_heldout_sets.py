@@ -32,6 +32,7 @@ SETS_APART = (
     ("heldout12", "h12-", 80, 16),
     ("heldout13", "h13-", 100, 16),
     ("heldout14", "h14-", 95, 16),
+    ("heldout15", "h15-", 90, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
