@@ -19,7 +19,12 @@ start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_
 does the record of a tool call an agent's interface prints, which models imitate instead of
 calling the tool (``[Calling tool: web_search({"query": ...})]`` at a line start, then an
 invented result), and a ReAct ``Observation:`` line the model writes after its own ``Action:``
-(the tool's result, which the host writes; a ReAct agent stops the model there).
+(the tool's result, which the host writes; a ReAct agent stops the model there), and the
+result an ``apply_patch`` tool prints (``Success. Updated the following files:`` and a ``M
+path`` line after it). So does a dialogue of both turns the model writes after its answer
+(``\n\nH: great, now push it\n\nA: Pushing now.``; also ``Human:``/``User:`` and
+``Assistant:``/``AI:``), unless the paragraph before introduces a sample or the text is a
+transcript already.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -80,6 +85,8 @@ _TURN = re.compile(
     # (``\n\nH: great, now push it\n\nA: Pushing now.``)
     r"|\n[ \t]{0,8}\n(?P<dialog>H|Human|User):[ \t]+[^\n]{1,200}\n[ \t]{0,8}(?:\n[ \t]{0,8})?"
     r"(?:A|Assistant|AI):[ \t]+\S"
+    # the result an apply_patch tool prints (Codex's), which the host writes after the call
+    r"|(?m:^)(?P<patched>Success\. Updated the following files:)[ \t]*\n[ \t]*[AMD] \S"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -89,7 +96,16 @@ _TURN = re.compile(
 #: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
 #: answer goes on; holding a tail from every line break would slow every stream by a fifth)
 _TRIGGERS = Triggers(
-    literals=("\nuser", "\nsystem<", "[Calling tool", "Observation:", "\nH:", "\nHuman:", "\nUser:")
+    literals=(
+        "\nuser",
+        "\nsystem<",
+        "[Calling tool",
+        "Observation:",
+        "\nH:",
+        "\nHuman:",
+        "\nUser:",
+        "Success. Updated the following files:",
+    )
 )
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged)
 _SAMPLE = re.compile(
@@ -118,7 +134,7 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog")
+            groups = ("role", "asked", "system", "record", "observed", "dialog", "patched")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
@@ -128,6 +144,7 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
+                "patched": "an apply_patch tool's result forged inside the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
 

@@ -19,7 +19,10 @@ the calls it then makes natively):
   call: NAME ...``, ``[Using tool: NAME ...`` (any case);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
-  ``to=functions.NAME json\\n{...}``.
+  ``to=functions.NAME json\\n{...}``;
+* with ``apply_patch`` declared, the patch envelope its argument opens with (``*** Begin
+  Patch``, at a line's start or after an escaped line break): the patch written into the
+  answer instead of sent to the tool.
 
 A call that ends the text in one of J's or F's forms is their finding (``{"name": ...,
 "arguments": ...}`` with its keys in that order, ``{"tool": ..., "args": ...}``), not this
@@ -59,6 +62,10 @@ _RECORD = regex.compile(
     r"|us(?:ing|ed)[ _]tool|tool[ _]use)[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})"
     r"(?=[\]( \t])"
 )
+#: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
+_PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
+#: the declared tools whose argument that grammar is
+_PATCH_TOOLS = frozenset({"apply_patch"})
 #: Gemini's namespaced call with arguments, and a Harmony header's recipient with arguments
 _NAMED = regex.compile(
     r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
@@ -72,6 +79,7 @@ _TRIGGERS = Triggers(
         *(f'"{k}"' for k in ("name", "tool", "function")),  # ``"tool"`` also starts ``"tool_name"``
         "default_api.",
         "to=functions.",
+        "*** Begin Patch",
         *(f"[{w}" for w in ("Tool", "tool", "TOOL", "Function", "function", "FUNCTION")),
         *(f"[{w}" for w in ("Calling", "calling", "CALLING", "Called", "called", "CALLED")),
         *(f"[{w}" for w in ("Using", "using", "USING", "Used", "used", "USED")),
@@ -185,6 +193,11 @@ class InlineCall:
             if m.group("name") in tools:
                 detail = f"call record of declared {m.group('name')!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if tools & _PATCH_TOOLS and "*** Begin Patch" in norm:
+            for m in _PATCH.finditer(norm):
+                detail = "the argument of declared 'apply_patch' (a patch envelope) written as text"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+                break
         for m in _NAMED.finditer(norm):
             name = m.group("api") or m.group("to")
             if name in tools:
