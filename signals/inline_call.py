@@ -51,6 +51,8 @@ from .tool_call_text import _TAIL as _J_CALLS
 SPAN = 2048
 #: how many enclosing openings before a name key are tried as the call object's start
 DEPTH = 4
+#: how many name keys naming a declared tool are read (each costs a search back and a decode)
+MOST = 64
 
 _NAME_KEYS = ("name", "tool", "tool_name", "function")
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input")
@@ -147,11 +149,12 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
         return None
     for start in _openings(norm, m.start(), max(0, m.start() - SPAN)):
         try:
-            obj, end = _DECODER.raw_decode(norm, start)
+            # a call is at most SPAN characters: a longer object is never decoded whole
+            obj, length = _DECODER.raw_decode(norm[start : start + SPAN])
         except ValueError:
             continue
-        if end > m.start() and _is_call(obj, name):
-            return start, end
+        if start + length > m.start() and _is_call(obj, name):
+            return start, start + length
     return None
 
 
@@ -177,7 +180,13 @@ class InlineCall:
             return
         end = len(norm.rstrip())
         seen: set[tuple[int, int]] = set()
+        tried = 0
         for m in _NAME_KEY.finditer(norm):
+            if m.group(1) not in tools:
+                continue
+            tried += 1
+            if tried > MOST:
+                break  # a data answer naming a tool in every record: the first ones decide
             span = _json_call(norm, m, tools)
             if span is None or span in seen:
                 continue
