@@ -127,9 +127,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|[Nn]o\s+need\s+(?:to\s+(?:call|use)|for)\s+(?:a\s+|the\s+|any\s+)?tools?\b)"
         ),
     ),
-    # a self-correction that interrupts the model's own plan ("Actually sed is simpler. Wait,
-    # no, sed will mangle the quotes.")
-    ("self-correction, wait", 2, re.compile(r"(?:^|(?<=[.!?]\s))(?P<c>Wait,\s+no\b[,.!]?)")),
     (
         "reasoning header",
         2,
@@ -266,7 +263,6 @@ _NEEDLES: dict[str, tuple[str, ...]] = {
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
     "terse note": ("eed", "tool"),
-    "self-correction, wait": ("Wait, no",),
     "answer label": ("my response", "my final response"),
     "reasoning header": (
         "hinking",

@@ -188,7 +188,13 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
     if key is None:
         return False
     name = re.escape(key.group(1))
-    own = re.compile(r'<parameter(?:\s+name=\\?["\']' + name + r'\\?["\']|=' + name + r")\s*>")
+    own = re.compile(
+        r"<parameter(?:\s+name\s*=\s*\\?[\"']"
+        + name
+        + r"\\?[\"'](?:\s+[\w:-]+\s*=\s*\\?[\"'][^<>]*?)*"
+        r"|=" + name + r")\s*>",
+        re.IGNORECASE,
+    )
     return own.search(text, lo, hi) is not None
 
 

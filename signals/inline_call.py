@@ -54,15 +54,18 @@ DEPTH = 4
 #: how many name keys naming a declared tool are read (each costs a search back and a decode)
 MOST = 64
 
-_NAME_KEYS = ("name", "tool", "tool_name", "function")
-_ARG_KEYS = ("arguments", "parameters", "args", "params", "input")
-#: a name key with a string value
-_NAME_KEY = regex.compile(r'"(?:name|tool|tool_name|function)"\s*:\s*"((?:[^"\\]|\\.){1,128})"')
+_NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
+_ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input")
+#: a name key with a string value (a ``functions.`` or ``default_api.`` namespace on the name)
+_NAME_KEY = regex.compile(
+    r'"(?:name|tool|tool_name|function|action)"\s*:\s*"(?:functions\.|default_api\.)?'
+    r'((?:[^"\\]|\\.){1,128})"'
+)
 #: a record an interface prints for a call, and the tool it names
 _RECORD = regex.compile(
-    r"\[(?i:(?:tool|function)[ _]?call(?:ed)?|call(?:ing|ed)(?:[ _](?:tool|function))?"
-    r"|us(?:ing|ed)[ _]tool|tool[ _]use)[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})"
-    r"(?=[\]( \t])"
+    r"\[(?i:(?:tool|function)(?:[ _]?call(?:ed)?)?|(?:call|us|execut|invok|runn)(?:ing|ed)"
+    r"(?:[ _](?:tool|function))?|tool[ _]use)[ \t]*[:\-][ \t]*[`\"']?"
+    r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\](,{ \t])(?!\]\()"
 )
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
@@ -73,35 +76,43 @@ _NAMED = regex.compile(
     r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
     r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]))"
     r"|(?<![\w.])to=functions\.(?P<to>[A-Za-z_][\w\-]{0,127})"
-    r"(?=[ \t]*(?:(?:json|code)[ \t]*)?(?:\n[ \t]*)?\{)"
+    r"(?=[ \t]*(?:(?:json|code)[ \t]*)?(?:\r?\n[ \t]*){0,2}\{)"
 )
 
 _TRIGGERS = Triggers(
     literals=(
-        *(f'"{k}"' for k in ("name", "tool", "function")),  # ``"tool"`` also starts ``"tool_name"``
+        # (``"tool"`` also starts ``"tool_name"``)
+        *(f'"{k}"' for k in ("name", "tool", "function", "action")),
         "default_api.",
         "to=functions.",
         "*** Begin Patch",
         *(f"[{w}" for w in ("Tool", "tool", "TOOL", "Function", "function", "FUNCTION")),
         *(f"[{w}" for w in ("Calling", "calling", "CALLING", "Called", "called", "CALLED")),
         *(f"[{w}" for w in ("Using", "using", "USING", "Used", "used", "USED")),
+        *(f"[{w}" for w in ("Execut", "execut", "EXECUT", "Invok", "invok", "INVOK")),
+        *(f"[{w}" for w in ("Runn", "runn", "RUNN")),
     ),
     needs_tools=True,
 )
 
 
 def _arguments(value: object) -> bool:
-    """Whether a call's arguments value is an object (or a string holding one)."""
+    """Whether a call's arguments value is an object (or a string holding one), and not a
+    JSON Schema (a tool's definition names its parameters so: ``{"type": "object",
+    "properties": ...}``)."""
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return False
-    return isinstance(value, dict)
+    if not isinstance(value, dict):
+        return False
+    return not (value.get("type") == "object" and ("properties" in value or "required" in value))
 
 
-#: keys a call object may hold besides its name and arguments (an id, a call's type)
-_OTHER_KEYS = frozenset({"id", "call_id", "index", "type"})
+#: keys a call object may hold besides its name and arguments (an id, a call's type, the
+#: reasoning some agents put beside the call)
+_OTHER_KEYS = frozenset({"id", "call_id", "index", "type", "thought", "reasoning", "reason"})
 #: the values of ``type`` a call object carries
 _CALL_TYPES = frozenset({"function", "function_call", "tool_call", "tool_use"})
 _CALL_KEYS = frozenset(_NAME_KEYS) | frozenset(_ARG_KEYS) | _OTHER_KEYS
@@ -111,7 +122,9 @@ def _is_call(obj: object, name: str) -> bool:
     """Whether ``obj`` is a call of ``name``: it names it, holds its arguments as an object,
     and holds no key a call has not (a record with a ``kind`` or a ``type`` of its own is
     data that happens to name a tool)."""
-    if not isinstance(obj, dict) or not any(obj.get(k) == name for k in _NAME_KEYS):
+    if not isinstance(obj, dict) or not any(
+        isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS
+    ):
         return False
     if not _CALL_KEYS.issuperset(obj) or obj.get("type", "function") not in _CALL_TYPES:
         return False
@@ -119,6 +132,11 @@ def _is_call(obj: object, name: str) -> bool:
 
 
 _DECODER = json.JSONDecoder()
+
+
+def _bare(name: str) -> str:
+    """A call's name without the namespace a model may write on it."""
+    return name.removeprefix("functions.").removeprefix("default_api.")
 
 
 def _openings(norm: str, at: int, lo: int) -> Iterator[int]:
@@ -151,11 +169,21 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
         try:
             # a call is at most SPAN characters: a longer object is never decoded whole
             obj, length = _DECODER.raw_decode(norm[start : start + SPAN])
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if start + length > m.start() and _is_call(obj, name):
             return start, start + length
     return None
+
+
+#: a line that introduces what follows it (``Call it like this:``), then the object's line
+_INTRODUCED = regex.compile(r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*\Z")
+
+
+def _introduced(norm: str, at: int) -> bool:
+    """Whether the object at ``at`` opens its line and the line before it ends with a colon:
+    an example the answer shows, as F reads it too."""
+    return _INTRODUCED.search(norm, max(0, at - 256), at) is not None
 
 
 class InlineCall:
@@ -163,7 +191,7 @@ class InlineCall:
     name = "call of a declared tool inside the answer"
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset({Surface.TEXT})
-    max_span = SPAN
+    max_span = 96
     reach = (0, 0)
     order = 32
     weight = 1.0
@@ -196,6 +224,8 @@ class InlineCall:
                 or _F_KEYED.fullmatch(norm, span[0]) is not None
             ):
                 continue  # the call ends the text in one of J's or F's forms: their finding
+            if _introduced(norm, span[0]):
+                continue  # ``Call it like this:`` and the call on the next line: an example
             detail = f"call of declared {m.group(1)!r} written inside the answer"
             yield hit_from_norm(text, self.code, span[0], span[1], detail)
         for m in _RECORD.finditer(norm):

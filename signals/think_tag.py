@@ -9,7 +9,7 @@ tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``th
 (``seed:think``, ``M2_7think``), and with a blank inside the brackets as templates that
 space them write (``</ think >``). So does the line Ollama's command line closes a reasoning
 frame with (``...done thinking.`` alone on its line, after the reasoning it printed under
-``Thinking...``).
+``Thinking...``, or opening the answer as a closing tag may).
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
@@ -43,11 +43,27 @@ _NAMES = (
     "reflection",
     "scratchpad",
     "scratch_pad",  # Hermes's function-calling prompt format
+    "scratch-pad",
 )
+
+
+def _last_part(name: str) -> str:
+    return name.replace("-", "_").rsplit("_", 1)[-1]
+
+
+def _casings(name: str) -> tuple[str, ...]:
+    """``name`` in lower case, upper case, capitalised, and capitalised after a ``_`` or
+    ``-`` (``Scratch_Pad``)."""
+    title = "".join(
+        part.capitalize() for part in name.replace("-", "-\0").replace("_", "_\0").split("\0")
+    )
+    return (name, name.upper(), name.capitalize(), title)
+
+
 #: the names as models write them: lower case, upper case, capitalised
-_SPELLINGS = sorted({v for n in _NAMES for v in (n, n.upper(), n.capitalize())}, key=len)[::-1]
+_SPELLINGS = sorted({v for n in _NAMES for v in _casings(n)}, key=len)[::-1]
 #: (the same, as a pattern source)
-TAG = r"<[ \t]?(?P<close>/)?[ \t]?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r"))[ \t]?>"
+TAG = r"< ?(?P<close>/)? ?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r")) ?>"
 #: a think tag of any family: its name, a model prefix on it (``seed:think``, ``M2_7think``)
 _TAG = re.compile(TAG)
 #: the characters a tag may be glued to: the end of a word or of a sentence
@@ -60,16 +76,24 @@ PAIRED = 80
 _TRIGGERS = Triggers(
     # every tag holds its name and ``>`` (a blank between them in a template's spaced tags);
     # Ollama's frame holds its closing words
-    literals=(*(f"{n}{gap}>" for n in _SPELLINGS for gap in ("", " ")), "done thinking."),
+    literals=(
+        # (by the part after a ``_`` or ``-``: ``pad>`` is watched for its ``>``, where
+        # ``scratch_pad>`` would be for its ``_``, which code is full of)
+        *sorted({f"{_last_part(n)}{gap}>" for n in _SPELLINGS for gap in ("", " ")}),
+        "one thinking.",
+    ),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
     hold_patterns=(
         TAG.replace("(?P<close>/)?", "/?").replace("(?P<name>", "(?:") + r"[ \t\r]{0,8}[\s\S]",
     ),
 )
+#: (no hold for Ollama's frame closer below: a hold pattern opening with ``.`` costs every
+#: stream hundreds of microseconds per chunk; a stream relays the closer's line and trips at its
+#: end)
 #: the line Ollama's command line prints after a model's reasoning (``Thinking...`` before it),
 #: alone on its line: the frame's closer, in an answer only when the reasoning was rendered
 #: into it
-_FRAME = re.compile(r"(?m)^[ \t]*(?:\.\.\.|\u2026)done thinking\.[ \t]*(?=\r?\n|\Z)")
+_FRAME = re.compile(r"(?m)^[ \t]*(?:\.\.\.|\u2026)[ \t]?[Dd]one thinking\.[ \t]*(?=\r?\n|\Z)")
 
 
 class ThinkTag:
@@ -87,14 +111,15 @@ class ThinkTag:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "<" not in norm and "done thinking." not in norm:
+        if "<" not in norm and "one thinking." not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)
-        if "done thinking." in norm:
+        if "one thinking." in norm:
             for m in _FRAME.finditer(norm):
-                if norm[: m.start()].strip() or ctx.offset > 0:
-                    detail = "the closing line of a reasoning frame (Ollama's)"
-                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+                # alone on its line: after the reasoning, or opening the answer as a closing
+                # tag may
+                detail = "the closing line of a reasoning frame (Ollama's)"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _TAG.finditer(norm):
             start, end = m.span()
             if m.group() in reserved:
@@ -147,4 +172,4 @@ def _paired(norm: str, m: Any) -> bool:
 
 
 #: a tag with blanks inside its brackets, to read as the plain one
-_SPACED = re.compile(r"<[ \t]?(/?)[ \t]?([\w:.\-]+)[ \t]?>")
+_SPACED = re.compile(r"< ?(/?) ?([\w:.\-]+) ?>")

@@ -16,7 +16,9 @@ each as the whole rest of the text (trailing blanks allowed):
 * Hermes ``<tool_call>{...}</tool_call>`` (one or more), and the XML form
   ``<function=NAME><parameter=KEY>VALUE</parameter></function>`` with or without that wrapper;
 * Harmony's text form ``functions.NAME:{...}`` (or ``functions.NAME {...}``), and Kimi's call id
-  before its arguments, ``functions.NAME:1 {...}``;
+  before its arguments, ``functions.NAME:1 {...}`` (not after a word, a path or a dot, and not
+  with a file extension for a name: ``src/functions.js:12 {...}`` is a log line; without
+  declared tools only for the Kimi dialects and ``all``);
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
   with or without Claude's namespace prefix (models of other families write this shape as text
@@ -89,6 +91,13 @@ JSON_CALL_DIALECTS = frozenset({"llama3"})
 #: as text is the call the server's parser missed
 PYTHONIC_CALL_DIALECTS = frozenset({"pythonic", "lfm2"})
 
+#: dialects whose own call id is ``functions.NAME:IDX``: there, without declared tools, such an
+#: id before a JSON object is the call the parser missed (elsewhere it reads as a file and a
+#: line number, ``functions.js:12 {...}`` in a log)
+INDEXED_CALL_DIALECTS = frozenset({"kimi", "kimi_k3", "all"})
+#: a call written with Kimi's call id
+_INDEXED = regex.compile(r"functions\.[\w-]+:\d")
+
 #: Claude's XML namespace prefix (built, so the spelling is not a literal tag here).
 _NS = "(?:" + "antml" + ":)?"
 _DEFINE = r"""(?(DEFINE)
@@ -101,7 +110,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
-  (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)(?::\d{1,4})?\s*:?\s*(?&o))
+  (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o)|(?<![\w/.\\-])functions\.(?!(?:js|ts|py|php|rb|go|rs|java|cs|mjs|cjs|jsx|tsx|sh|c|h|cpp)\b)[^\W\d][\w-]*:\d{1,4}\s*(?&o))
   (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
@@ -262,6 +271,12 @@ class ToolCallText:
                 own = PYTHONIC_CALL_DIALECTS if pythonic else JSON_CALL_DIALECTS
                 if ctx.dialect.name not in own:
                     continue
+            if (
+                ctx.tools is None
+                and ctx.dialect.name not in INDEXED_CALL_DIALECTS
+                and _INDEXED.match(call) is not None
+            ):
+                continue  # ``functions.NAME:1 {...}`` without declared tools: Kimi's only
             names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
             if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
                 # an element named after a tool: a call only when it names a declared one

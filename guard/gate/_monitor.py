@@ -39,13 +39,14 @@ from guard.gate._holds import (
     sighting,
     word_hold,
 )
-from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan
+from guard.gate._plan import MEMO_KEY, MEMO_LONGER, stream_plan, untooled
 from guard.gate._policy import Policy
 from guard.gate._scopes import ScopedSignals
 from guard.gate._settler import NEVER, Settler
 from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
 from guard.models import Dialect, Hit, Signal, Surface, Verdict
+from guard.signals import load_signals
 
 __all__ = ["SurfaceMonitor"]
 
@@ -79,6 +80,11 @@ class SurfaceMonitor(ScopedSignals):
     signals: tuple[Signal, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.tools is None:
+            # no declared tools: the signals that need them are left out of the plan and the
+            # scans (they would find nothing, and their triggers cost every delta)
+            every = load_signals() if self.signals is None else self.signals
+            self.signals = untooled(self.dialect, every)
         surface, dialect, policy, signals = self.surface, self.dialect, self.policy, self.signals
         tool_name = self.tool_name
         self.rule = rule = policy.rule(surface)

@@ -303,6 +303,14 @@ def stream_plan(
 
 
 @cache
+def untooled(dialect: Dialect, every: tuple[Signal, ...]) -> tuple[Signal, ...]:
+    """``every`` without the signals that fire only with declared tools: a stream whose
+    request declared none neither watches for their triggers nor keeps their span (the plan
+    is per dialect; the request's tools decide which of two plans a stream takes)."""
+    return tuple(s for s in every if not s.triggers(dialect).detection.needs_tools)
+
+
+@cache
 def _plan(
     dialect: Dialect, surface: Surface, disabled: frozenset[str], every: tuple[Signal, ...]
 ) -> StreamPlan:

@@ -162,3 +162,28 @@ def test_patch_shapes_every_split(text: str) -> None:
     for cut in range(1, len(text)):
         verdict, _ = monitored(text, cut, "text", "harmony", tools=tools)
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "chatml", "kimi", "llama3"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The failing call was logged at src/functions.js:12 {"status": 500}',
+        'Traceback points to utils/functions.py:88 {"user_id": 7}',
+        'See functions.php:3 {"a": 1}',
+    ],
+)
+def test_a_file_and_line_number_is_no_kimi_call(text: str, dialect: str) -> None:
+    assert "J" not in detect(text, dialect=dialect).signals
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        '<parameter name = "filePath">a.js</parameter>',
+        '<parameter name="filePath" string="true">a.js</parameter>',
+    ],
+)
+def test_the_own_parameter_tag_with_blanks_or_attributes(value: str) -> None:
+    v = detect(json.dumps({"filePath": value}), surface="tool_arg", dialect="minimax")
+    assert v.leak and "P" in v.signals, v.reason

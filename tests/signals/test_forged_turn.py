@@ -211,15 +211,15 @@ DIALOG = (
     "text",
     [
         DIALOG,
-        "Fixed the typo.\n\nHuman: thanks! one more thing\nAssistant: Sure, what is it?",
-        "Here are the results.\n\nUser: can you sort them?\n\nAI: Sorted by date.",
+        "Fixed the typo.\n\nH: thanks! one more thing\nA: Sure, what is it?",
+        "Here are the results.\r\n\r\nH: can you sort them?\r\n\r\nA: Sorted by date.",
     ],
 )
 @pytest.mark.parametrize("dialect", ["anthropic", "chatml", "all"])
 def test_a_forged_dialogue_trips(text: str, dialect: str) -> None:
     v = detect(text, dialect=dialect)
     assert v.leak and "O" in v.signals, v.reason
-    assert v.cut is not None and v.cut <= text.index("\n\n") + 2  # anthropic: H at "\n\nHuman:"
+    assert v.cut == text.index("H:")
 
 
 @pytest.mark.parametrize(
@@ -230,6 +230,12 @@ def test_a_forged_dialogue_trips(text: str, dialect: str) -> None:
         "Human: hi\n\nAssistant: hello",  # the whole text is the dialogue
         "Q: what is it?\nA: a tool.\n\nH: and this?\n\nA: another.",  # a transcript
         "Done.\n\nH: great, now push it",  # only the user's line
+        "Final score of yesterday's match.\n\nH: 2\nA: 1",  # home and away
+        "### Scenario 1\n\nH: I want a refund.\nA: Sure, what's your order number?",
+        # User:/Assistant: and Human:/AI: are not read: sample scripts write them everywhere
+        "Sure! Here's a short script for your bot.\n\nUser: Hi\nAssistant: Hello!",
+        "Fine-tuning data should be plain turns.\n\nHuman: hi\nAI: hello",
+        "Done, the chat export works now.\n\nUser: thanks\n\nAssistant: You're welcome.",
     ],
 )
 def test_sample_dialogues_pass(text: str) -> None:

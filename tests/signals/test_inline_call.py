@@ -130,3 +130,61 @@ def test_a_stream_cuts_what_follows_the_call(text: str) -> None:
         out, stream = relayed([text[:cut], text[cut:]], "chatml", tools=TOOLS)
         assert out == text[: len(out)] and len(out) <= end, cut
         assert any(v.leak for v in stream.verdicts), cut
+
+
+# --- from the stop's hostile review ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'x {"name": "read", "arguments": ' + "[" * 1000,
+        'ok {"name": "read", "arguments": "' + "[" * 5000 + '"} done',
+    ],
+)
+def test_deep_nesting_is_no_error(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert "Y" not in v.signals
+    out, _ = relayed([text[:100], text[100:]], "chatml", tools=TOOLS)
+    assert out.startswith(text[:10])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a tool's definition names its parameters as a JSON Schema
+        'It is defined as {"name": "read", "parameters": {"type": "object", "properties":'
+        ' {"path": {"type": "string"}}, "required": ["path"]}} in the request.',
+        'Tools: {"type": "function", "function": {"name": "read", "parameters": {"type":'
+        ' "object", "properties": {}}}} is what the server sent.',
+        # an example the answer introduces with a colon
+        'Call it like this:\n{"tool": "read", "args": {"path": "a.py"}}\nThat is all.',
+        # a Markdown link that reads like a record
+        "See [Function call: read](https://example.com/docs) for the format.",
+    ],
+)
+def test_definitions_examples_and_links_pass(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert "Y" not in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Sure. {"name": "functions.read", "arguments": {"path": "a"}} Anything else?',
+        'Sure. {"action": "read", "action_input": {"path": "a"}} Anything else?',
+        'Sure. {"tool": "read", "tool_input": {"path": "a"}} Anything else?',
+        'Sure. {"name": "read", "arguments": {"path": "a"}, "thought": "need it"} Next?',
+        'Reading.\r\nto=functions.read\r\n{"path": "a"}',
+        'Reading.\nto=functions.read json\n\n{"path": "a"}',
+        "Fine. [Tool: read] path=a.py",
+        "Fine. [Tool Call - read] path=a.py",
+        "Fine. [Tool Call: `read`] path=a.py",
+        "Fine. [Executing tool: read] path=a.py",
+        "Fine. [Invoking tool: read] path=a.py",
+        'Fine. [Tool Call: read{"path": "a"}]',
+    ],
+)
+def test_close_variants_trip(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason

@@ -53,7 +53,6 @@ def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
         ('Response format=json {"status": "ok"}', ["json"]),
         # keyed, but no key holds the arguments, or the tool key is not first
         ('{"tool": "bash", "input_schema": {"type": "object"}}', TOOLS),
-        ('{"id": 3, "action": "bash", "args": {"command": "ls"}}', TOOLS),
     ],
 )
 def test_near_misses_pass(text: str, tools: list[str] | None) -> None:
@@ -117,4 +116,10 @@ def test_gemini_s_name_and_args_object_is_y_s_call_not_f_s() -> None:
     # ``{"name": ..., "args": {...}}`` is Gemini's call object: with the tool declared, Y reads
     # it wherever it sits (F reads the keyed forms whose first key names the tool)
     v = detect('{"name": "bash", "args": {"x": 1}}', dialect="glm", tools=TOOLS)
+    assert v.leak and v.signals == ("Y",), v.reason
+
+
+def test_an_id_then_the_keyed_call_is_y_s_call_not_f_s() -> None:
+    # F's keyed form needs the tool key first; with only a call's keys, Y reads the object
+    v = detect('{"id": 3, "action": "bash", "args": {"command": "ls"}}', dialect="glm", tools=TOOLS)
     assert v.leak and v.signals == ("Y",), v.reason
