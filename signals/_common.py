@@ -10,6 +10,14 @@ MODEL_OUTPUT = frozenset({Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG})
 MARKER_SPAN = 96
 
 
+def declared(name: str, tools: frozenset[str]) -> bool:
+    """Whether a call's ``name`` names one of the declared ``tools``: as spelled, without a
+    ``functions.`` namespace, or with the hyphens of a declared name written as underscores
+    (``resolve_library_id`` for ``resolve-library-id``: models write names as identifiers)."""
+    bare = name.removeprefix("functions.")
+    return bare in tools or ("_" in bare and bare.replace("_", "-") in tools)
+
+
 def hit_from_norm(
     view: TextView,
     code: str,

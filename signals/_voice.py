@@ -198,6 +198,18 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"|mention|check|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b"
         ),
     ),
+    # the reasoning's last sentence glued to the answer's first, no blank between them: the
+    # seam a reasoning split leaves when it drops the closing tag and the break after it
+    # (``... then summarize.I'll list the files``; an abbreviation has one letter before its
+    # dot, ``e.g.``)
+    (
+        "glued answer",
+        2,
+        re.compile(
+            r"[a-z]{2}[.!?](?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here|Sure|Yes|No|Hello|Hi"
+            r"|Okay|So|We|You|Your|There)\b)"
+        ),
+    ),
     (
         "wait",
         1,

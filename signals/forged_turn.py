@@ -67,17 +67,21 @@ _QUESTION = (
     r"(?![ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b)"
 )
 #: the words a reply to a yes-or-no question opens with, then a mark or the line's end
-_ANSWER = (
+_ANSWER_WORD = (
     r"(?:yes|no|ok|okay|sure|yep|yeah|nope|please|thanks|go\s+ahead|oui|non|s[ií]|ja|nein"
-    r"|да|нет)(?:[,.!;]|[ \t]*\n)"
+    r"|да|нет)"
 )
+_ANSWER = _ANSWER_WORD + r"(?:[,.!;]|[ \t]*\n)"
 #: a harness tag glued to the role word (``<total_tokens>``, ``<system-reminder>``): a lower
 #: case name with an underscore or a hyphen
 _HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
 _TURN = re.compile(
     rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|{_QUESTION})"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)[ \t]{{1,8}}"
-    rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER}))"
+    rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER})"
+    # an answer word that opens a short line, the answer going on after it as its own paragraph
+    # (``?\n\nuser ok go ahead, push it\n\nCommitting now.``)
+    rf"|(?i:{_ANSWER_WORD})\b[^\n]{{0,{LINE}}}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
     # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)

@@ -1,4 +1,4 @@
-"""Y: with declared tools, a call of one of them written inside the answer, where the text goes
+"""Y: with declared tools, a call of one of them written inside the answer, where the text may go
 on after it.
 
 J and F read a call that ends the text. A model whose native call failed also writes the call in
@@ -24,11 +24,23 @@ the calls it then makes natively):
   Patch``, at a line's start or after an escaped line break): the patch written into the
   answer instead of sent to the tool.
 
+Two more forms depend on the end of the text, so a stream decides them when it ends: the whole
+answer one fenced block (after an optional ReAct ``Action:`` label) that holds nothing but a
+call, or a list of calls, of declared tools (a ``json`` fence around ``{"name": ...,
+"parameters": {...}}``: the fence's opening line is its header, so the finding is not code;
+code the user asked for has prose around it), and a call cut short by the end of the text, its
+arguments begun and never closed (``<TOOLCALL>[{"name": "get_weather", "arguments": {"loc``).
+
+A declared name matches as spelled, without a ``functions.`` namespace, or with its hyphens
+written as underscores (``resolve_library_id`` for ``resolve-library-id``). At most
+:data:`MOST` name keys that name a declared tool are read, and a call object is at most
+:data:`SPAN` characters.
+
 A call that ends the text in one of J's or F's forms is their finding (``{"name": ...,
 "arguments": ...}`` with its keys in that order, ``{"tool": ..., "args": ...}``), not this
-one's. A call in code
-(a fence or an inline span) is exempt as every finding is. Without declared tools nothing here
-tells a call from data (``{"name": "Bob", "args": {...}}``), so the signal is silent.
+one's. A call in code (a fence or an inline span) is exempt as every finding is. Without declared
+tools nothing here tells a call from data (``{"name": "Bob", "args": {...}}``), so the signal is
+silent.
 
 In a stream the hit is found once the call has arrived whole; what came before it has been
 relayed, what follows it is cut.
@@ -43,7 +55,7 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
 
-from ._common import hit_from_norm
+from ._common import declared, hit_from_norm
 from .named_arguments import _KEYED as _F_KEYED
 from .tool_call_text import _TAIL as _J_CALLS
 
@@ -81,8 +93,11 @@ _NAMED = regex.compile(
 
 _TRIGGERS = Triggers(
     literals=(
-        # (``"tool"`` also starts ``"tool_name"``)
-        *(f'"{k}"' for k in ("name", "tool", "function", "action")),
+        # (``"tool`` also starts ``"tool_name"``)
+        '"name"',
+        '"tool',
+        '"function"',
+        '"action"',
         "default_api.",
         "to=functions.",
         "*** Begin Patch",
@@ -163,7 +178,7 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
     """The span of the JSON call object whose name key ``m`` is, when it names a declared
     tool."""
     name = m.group(1)
-    if name not in tools:
+    if not declared(name, tools):
         return None
     for start in _openings(norm, m.start(), max(0, m.start() - SPAN)):
         try:
@@ -174,6 +189,63 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
         if start + length > m.start() and _is_call(obj, name):
             return start, start + length
     return None
+
+
+#: the whole answer one fenced block (after an optional ReAct ``Action:`` label), its body
+_FENCED = regex.compile(
+    r"\s*(?:Action:[ \t]*)?(?P<fence>```|~~~)[\w-]*[ \t]*\r?\n(?P<body>[\s\S]*?)\r?\n"
+    r"[ \t]*(?P=fence)\s*"
+)
+
+
+def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
+    """The span of the answer, fence and all, when it is nothing but a fenced block holding a
+    call (or a list of calls) of declared tools: the call the model wrote instead of making
+    it (a fence around code the user asked for has prose around it, or is not a call)."""
+    m = _FENCED.fullmatch(norm)
+    if m is None:
+        return None
+    try:
+        value = json.loads(m.group("body"))
+    except (ValueError, RecursionError):
+        return None
+    calls = value if isinstance(value, list) else [value]
+    for call in calls:
+        if not isinstance(call, dict):
+            return None
+        names = [call[k] for k in _NAME_KEYS if isinstance(call.get(k), str)]
+        if not names or not any(_is_call(call, n) or _fenced_call(call, n) for n in names):
+            return None
+        if not declared(_bare(names[0]), tools):
+            return None
+    start = len(norm) - len(norm.lstrip())
+    return start, len(norm.rstrip())
+
+
+def _fenced_call(call: dict[str, object], name: str) -> bool:
+    """Cohere's ``{"tool_name": ..., "parameters": {...}}`` (its ``Action:`` block)."""
+    return call.get("tool_name") == name and _arguments(call.get("parameters"))
+
+
+#: after a call's name key, its arguments key and the arguments' opening
+_ARGS_AFTER = regex.compile(
+    r'\s*,\s*"(?:arguments|parameters|args|params|input|action_input|tool_input)"\s*:\s*\{'
+)
+
+
+def _cut_call(norm: str, m: regex.Match[str]) -> tuple[int, int] | None:
+    """The span of a call of a declared tool cut short by the end of the text (generation
+    stopped inside its arguments): from the object's opening to the end, when its arguments
+    have begun and more braces open than close after it (a stream decides it at the end)."""
+    args = _ARGS_AFTER.match(norm, m.end())
+    end = len(norm.rstrip())
+    opening = next(_openings(norm, m.start(), max(0, m.start() - SPAN)), None)
+    if args is None or opening is None or end - opening > SPAN:
+        return None
+    rest = norm[args.end() - 1 : end]
+    if rest.count("{") <= rest.count("}"):
+        return None
+    return opening, end
 
 
 #: a line that introduces what follows it (``Call it like this:``), then the object's line
@@ -207,15 +279,24 @@ class InlineCall:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         end = len(norm.rstrip())
+        if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
+            fenced = _fenced_calls(norm, tools)
+            if fenced is not None:
+                detail = "the whole answer a fenced call of a declared tool"
+                yield hit_from_norm(text, self.code, *fenced, detail)
+                return
         seen: set[tuple[int, int]] = set()
         tried = 0
         for m in _NAME_KEY.finditer(norm):
-            if m.group(1) not in tools:
+            if not declared(m.group(1), tools):
                 continue
             tried += 1
             if tried > MOST:
                 break  # a data answer naming a tool in every record: the first ones decide
             span = _json_call(norm, m, tools)
+            cut = span is None and ctx.final
+            if cut:
+                span = _cut_call(norm, m)
             if span is None or span in seen:
                 continue
             seen.add(span)
@@ -227,9 +308,11 @@ class InlineCall:
             if _introduced(norm, span[0]):
                 continue  # ``Call it like this:`` and the call on the next line: an example
             detail = f"call of declared {m.group(1)!r} written inside the answer"
+            if cut:
+                detail = f"call of declared {m.group(1)!r} written as text, cut short at the end"
             yield hit_from_norm(text, self.code, span[0], span[1], detail)
         for m in _RECORD.finditer(norm):
-            if m.group("name") in tools:
+            if declared(m.group("name"), tools):
                 detail = f"call record of declared {m.group('name')!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if tools & _PATCH_TOOLS and "*** Begin Patch" in norm:
@@ -239,6 +322,6 @@ class InlineCall:
                 break
         for m in _NAMED.finditer(norm):
             name = m.group("api") or m.group("to")
-            if name in tools:
+            if declared(name, tools):
                 detail = f"call of declared {name!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)

@@ -46,6 +46,7 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
 
+from ._common import declared as _declared
 from ._common import hit_from_norm
 from .tool_call_text import _TAIL as _J_CALLS
 
@@ -116,10 +117,6 @@ _TRIGGERS = Triggers(
     tail_start=r"\{",
     last="",
 )
-
-
-def _declared(name: str, tools: frozenset[str]) -> bool:
-    return name in tools or name.removeprefix("functions.") in tools
 
 
 #: the dialects whose call body a bare ``NAME{key:value}`` is (Gemma's, its ``call:`` stripped)

@@ -188,3 +188,49 @@ def test_definitions_examples_and_links_pass(text: str) -> None:
 def test_close_variants_trip(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert v.leak and "Y" in v.signals, v.reason
+
+
+# --- forms decided at the end: a fenced call as the whole answer, a call cut short -------------
+
+FENCED = '```json\n{"name": "read", "parameters": {"path": "a.py"}}\n```'
+COHERE = 'Action: ```json\n[\n  {"tool_name": "read", "parameters": {"path": "a.py"}}\n]\n```'
+CUT = '<TOOLCALL>[{"name": "read", "arguments": {"pa'
+
+
+@pytest.mark.parametrize("text", [FENCED, COHERE, CUT, 'Sure. {"name": "read", "args": {"p'])
+def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
+    assert "Y" not in detect(text, dialect="chatml").signals  # tools unknown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Here is the call:\n" + FENCED,  # prose around the fence: code shown
+        FENCED + "\nThat is the shape.",
+        '```json\n{"name": "read", "parameters": {"type": "object", "properties": {}}}\n```',
+        '```json\n{"name": "write", "parameters": {"path": "a.py"}}\n```',  # undeclared
+        'Sure. {"name": "read", "args": {"p": 1}} and then {',  # not cut: closed
+        'Sure. {"name": "read"',  # no arguments begun
+    ],
+)
+def test_fenced_and_cut_near_misses(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    hits = [h for h in v.hits if h.code == "Y"]
+    assert not hits or not hits[0].detail.endswith(("fenced call of a declared tool", "at the end"))
+
+
+def test_hyphens_written_as_underscores_name_the_tool() -> None:
+    tools = frozenset({"resolve-library-id"})
+    text = 'Checking. {"name": "resolve_library_id", "arguments": {"n": "astro"}} ok'
+    v = detect(text, tools=tools)
+    assert v.leak and "Y" in v.signals, v.reason
+
+
+@pytest.mark.parametrize("text", [FENCED, COHERE, CUT])
+def test_end_forms_every_split(text: str) -> None:
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
