@@ -25,6 +25,9 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   request**", a reasoning-summary heading line: one of a few gerunds, or any gerund in bold
   alone on its line, as Gemini titles its thought summaries: "**Weighing the options**");
   the model narrating its own thinking ("I'm looking at the output now", "I'm weighing");
+  2 for the reasoning's last sentence glued to the answer's first ("... then summarize.I'll
+  list the files"), 2 for the label a reasoning template puts before the answer ("Here is my
+  response:"),
   2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
   model's thinking: "I'm focusing on ...", "I've decided ...") and for a self-check ("Did I
   miss the mock? Yes, ...");
