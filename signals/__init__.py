@@ -16,6 +16,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | J | tool_call_text | anchor (text only; end of the text) |
 | F | named_arguments | anchor (text only; end of the text; with declared tools) |
 | Y | inline_call | anchor (text only; anywhere in the text; with declared tools) |
+| Z | trailing_text | anchor (tool arguments only; end of the text) |
 | X | foreign_marker | anchor (tool arguments only; another dialect's call markers) |
 | M | routing_marker | anchor |
 | N | tool_name | anchor (tool names only) |
@@ -68,6 +69,7 @@ from .stripped_envelope import StrippedEnvelope
 from .think_tag import ThinkTag
 from .tool_call_text import ToolCallText
 from .tool_name import ToolNameCharset
+from .trailing_text import TrailingText
 from .undeclared_tool import UndeclaredTool
 
 __all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "REGISTRY", "load_signals", "register_signal"]
@@ -89,6 +91,7 @@ BUILTIN: tuple[Signal, ...] = (
     RoutingMarker(),
     NamedArguments(),
     InlineCall(),
+    TrailingText(),
     ToolNameCharset(),
     UndeclaredTool(),
     ChannelAdjacency(),

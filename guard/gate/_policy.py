@@ -83,7 +83,7 @@ def _default_surfaces() -> dict[Surface, SurfaceRule]:
         Surface.TEXT: leak,
         Surface.THINKING: leak,
         Surface.TOOL_ARG: SurfaceRule(
-            trip_alone=frozenset({"H", "K", "V", "L", "D", "J", "F", "X"}),
+            trip_alone=frozenset({"H", "K", "V", "L", "D", "J", "F", "X", "Z"}),
             require=frozenset({"T"}),
             trip_with=(frozenset({"M", "C", "E"}), frozenset({"H", "P"}), frozenset({"X", "P"})),
             code_exempt=False,

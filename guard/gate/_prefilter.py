@@ -35,6 +35,25 @@ __all__ = ["Prefilter", "prefilter"]
 
 #: Separators tried in turn: the first that no trigger can match joins a batch.
 _SEPARATORS = ("\n", "\x00", ":", "\x1f", " ")
+#: the characters a separator is tried between (a pattern that matches across a separator,
+#: ``\}[ \t\r\n]*[A-Z{]`` across ``\n``, would find a hit in no text of the batch)
+_PROBES = "".join(chr(c) for c in range(32, 127)) + "\t\r\n"
+
+
+def _straddles(pattern: re.Pattern[str], sep: str) -> bool:
+    """Whether ``pattern`` matches two separators, or a match of it takes in a separator
+    between two characters."""
+    if pattern.search(sep * 2) is not None:
+        return True
+    at = 1  # the separator's place in each probe
+    return any(
+        m.start() <= at < m.end()
+        for a in _PROBES
+        for b in _PROBES
+        for m in pattern.finditer(a + sep + b)
+    )
+
+
 #: Characters a stripped text may open with before an opening word.
 _OPENING_SLACK = 96
 
@@ -105,7 +124,7 @@ class Prefilter:
                 s
                 for s in _SEPARATORS
                 if all(s not in lit and lit not in s * 2 for lit in ordered)
-                and (pattern is None or pattern.search(s * 2) is None)
+                and (pattern is None or not _straddles(pattern, s))
             ),
             None,
         )

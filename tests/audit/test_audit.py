@@ -663,7 +663,7 @@ def test_progress_callback_sees_bytes_and_messages() -> None:
 class Quux:
     """A plugin anchor signal with ``order`` 35: between the built-ins M (30) and N (40)."""
 
-    code = "Z"
+    code = "Z9"
     name = "quux"
     kind = "anchor"
     surfaces = frozenset({guard.Surface.TEXT})
@@ -681,7 +681,7 @@ class Quux:
         from guard.models import Hit
 
         at = text.original.find("quux!")
-        return [] if at < 0 else [Hit(signals=("Z",), start=at, end=at + 5, evidence="quux!")]
+        return [] if at < 0 else [Hit(signals=("Z9",), start=at, end=at + 5, evidence="quux!")]
 
 
 def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
@@ -690,7 +690,7 @@ def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
     signals.register_signal(Quux())
     try:
         rule = DEFAULT_POLICY.rule(guard.Surface.TEXT).model_copy(
-            update={"trip_alone": frozenset({"H", "K", "Z"})}
+            update={"trip_alone": frozenset({"H", "K", "Z9"})}
         )
         policy = guard.Policy(surfaces={guard.Surface.TEXT: rule})
         texts = ["quux! here", LEAK, "x <|end|>"]
@@ -698,12 +698,12 @@ def test_leaks_by_signal_follow_the_signals_order_plugins_by_theirs() -> None:
             [{"messages": [{"role": "assistant", "content": t}]} for t in texts], policy=policy
         )
         counted = list(report.summary.leaks_by_signal)
-        assert {"H", "M", "Z"} <= set(counted)
+        assert {"H", "M", "Z9"} <= set(counted)
         order = [s.code for s in signals.load_signals()]
         assert counted == sorted(counted, key=order.index)
-        assert counted.index("M") < counted.index("Z") < counted.index("C")
+        assert counted.index("M") < counted.index("Z9") < counted.index("C")
     finally:
-        signals.REGISTRY.unregister("Z")
+        signals.REGISTRY.unregister("Z9")
 
 
 @pytest.mark.parametrize("chunk", [1, 700, 4096, 1 << 20])

@@ -206,3 +206,12 @@ def test_starts_are_where_each_text_begins_in_the_join(texts: list[str], sep: st
         assert joined[starts[k] : starts[k] + len(text)] == text
     # one more entry: where a text after the last would start
     assert starts[-1] == (len(joined) + len(sep) if texts else 0)
+
+
+def test_a_pattern_that_takes_in_a_line_break_joins_a_batch_by_another_separator() -> None:
+    # Z's pattern (a brace, blanks, a capital or a brace) would match across "\n" between two
+    # texts: "{}" then '{"a": 1}' joined by "\n" reads "}\n{"
+    filt = prefilter(_HARMONY, frozenset({Surface.TOOL_ARG}), tools_known=False)
+    assert filt is not None and filt.sep != "\n"
+    texts = ["{}", '{"a": 1}', '{"a": 1}\n\nI will now search the notes.', "{}"]
+    assert filt.candidates(texts) == [i for i, t in enumerate(texts) if filt.could_hit(t)] == [2]

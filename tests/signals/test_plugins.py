@@ -15,7 +15,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 
 class Shouting:
-    code = "Z"
+    code = "Z9"
     name = "shouting"
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset({Surface.TEXT})
@@ -24,7 +24,7 @@ class Shouting:
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         i = text.original.find("AAAA")
         if i >= 0:
-            yield Hit(signals=("Z",), start=i, end=i + 4, evidence="AAAA", detail="shouting")
+            yield Hit(signals=("Z9",), start=i, end=i + 4, evidence="AAAA", detail="shouting")
 
 
 class Clash(Shouting):
@@ -51,11 +51,11 @@ def test_plugin_signal_is_loaded_and_can_trip_through_a_policy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(signals.REGISTRY, "discover", _entry_points(Shouting))
-    assert [s.code for s in signals.load_signals()][-1] == "Z"
+    assert [s.code for s in signals.load_signals()][-1] == "Z9"
     v = guard.detect("calm AAAA calm")
-    assert not v.leak and v.hits[0].label == "Z"  # found, but the default policy ignores Z
+    assert not v.leak and v.hits[0].label == "Z9"  # found, but the default policy ignores Z9
     rule = guard.DEFAULT_POLICY.rule(Surface.TEXT).model_copy(
-        update={"trip_alone": frozenset({"H", "K", "Z"})}
+        update={"trip_alone": frozenset({"H", "K", "Z9"})}
     )
     policy = guard.Policy(surfaces={Surface.TEXT: rule})
     assert guard.detect("calm AAAA calm", policy=policy).cut == 5
@@ -71,7 +71,7 @@ class Zork:
     """A plugin of the current protocol: `zorkfinal` trips at its own start; its literal and
     hold spelling are all that streams and the audit prefilter need to know."""
 
-    code = "Z"
+    code = "Z9"
     name = "zork"
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset({Surface.TEXT})
@@ -86,13 +86,13 @@ class Zork:
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         start = text.original.find("zorkfinal")
         while start >= 0:
-            yield Hit(signals=("Z",), start=start, end=start + 9, evidence="zorkfinal")
+            yield Hit(signals=("Z9",), start=start, end=start + 9, evidence="zorkfinal")
             start = text.original.find("zorkfinal", start + 1)
 
 
 def _zork_policy() -> guard.Policy:
     rule = guard.DEFAULT_POLICY.rule(Surface.TEXT).model_copy(
-        update={"trip_alone": frozenset({"H", "K", "Z"})}
+        update={"trip_alone": frozenset({"H", "K", "Z9"})}
     )
     return guard.Policy(surfaces={Surface.TEXT: rule})
 
@@ -139,7 +139,7 @@ def test_plugin_signal_is_prefiltered_in_audit_with_no_other_change(
     assert filt.candidates(texts) == [500]
     rows = [{"messages": [{"role": "assistant", "content": t}]} for t in texts]
     report = guard.audit(rows, policy=_zork_policy())
-    assert [f.signals for f in report.findings] == [("Z",)]
+    assert [f.signals for f in report.findings] == [("Z9",)]
     assert scanned == ["a zorkfinal here"]  # the 500 clean texts never reached the signal
 
 

@@ -1,0 +1,79 @@
+"""Z: on ``tool_arg``, prose or a second object written after the arguments end.
+
+A model whose reasoning runs on into its call, or whose next call is glued onto this one, leaves
+text after the arguments' JSON: ``{"query": "notes", "limit": 5}\n\nI'll now search the memory
+store.`` (Ollama relays the reasoning into the arguments buffer), ``{...}We need to read the
+file and then explain ...`` (an analysis channel run on), ``{"command": "ls"}{"command": "``
+(GLM's second call glued on). The host's parser fails on the extra data, or a lenient one drops
+it silently, and the reasoning is lost or shown. Stray characters are not enough (a doubled
+closing brace ``{"path": "a"}}`` is no leak): the text after the last closing brace must be a
+sentence of words (three at least, opening with a capital letter) or the opening of another
+object with a key, and a JSON key must stand before the brace (arguments another boundary
+reads, a code edit or a patch, end in code whose last line may read like a sentence). The hit
+spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies past the parse
+boundary (the same words inside a JSON string are data). It is decided when the text ends (a
+stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
+characters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_regex as regex
+
+from ._common import hit_from_norm
+
+#: characters at the end of the arguments that are read
+SPAN = 1024
+
+#: what may follow the last closing brace, to the end: a sentence of three words or more, or a
+#: second object's opening key
+_JUNK = (
+    r"(?:[A-Z][\w'’]*|I)(?:[ \t]+[^\s{}]+){2,}[^{}]*"
+    r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'
+)
+#: after the last closing brace and blanks, to the end
+_TRAILING = regex.compile(r"\}[ \t\r\n]*(?P<junk>" + _JUNK + r")\Z")
+
+#: a JSON key: the arguments before the brace are JSON (another boundary, a code edit or a
+#: patch, ends in code whose last line may read like a sentence)
+_KEY = regex.compile(r'"[^"\n]{1,64}"\s*:')
+
+_TRIGGERS = Triggers(
+    # a closing brace, then blanks and a capital or an opening brace: what every hit's text
+    # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
+    # ``]``; a line break in a string is the escape ``\\n``)
+    pattern=r"\}[ \t\r\n]*[A-Z{]",
+)
+
+
+class TrailingText:
+    code = "Z"
+    name = "text after the arguments"
+    kind: Literal["anchor", "co"] = "anchor"
+    surfaces = frozenset({Surface.TOOL_ARG})
+    max_span = SPAN
+    reach = (0, 0)
+    order = 33
+    weight = 1.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return _TRIGGERS
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        if not ctx.final:
+            return
+        norm = text.norm
+        end = len(norm.rstrip())
+        lo = max(0, end - SPAN)
+        brace = norm.rfind("}", lo, end)
+        if brace < 0:
+            return
+        m = _TRAILING.match(norm[:end], brace)
+        if m is None or _KEY.search(norm, lo, brace) is None:
+            return  # nothing after the brace, or no JSON key before it (code, a patch, a DSL)
+        detail = "text written after the arguments end"
+        yield hit_from_norm(text, self.code, m.start("junk"), end, detail)

@@ -1,0 +1,55 @@
+"""Z: on ``tool_arg``, prose or a second object written after the arguments' JSON ends.
+Positives, near misses (stray characters, the same words inside a string, arguments another
+boundary reads, other surfaces) and every chunk split."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from support.splits import monitored
+
+from guard import detect
+
+REASONING = '{"query": "TO-DO", "limit": 10}\n\nI\'ll now search the memory store for the items.'
+RUN_ON = '{"path": "src/server/app.py"}We need to read the file and then explain the routing.'
+SECOND = '{"command": "cat a.java", "workdir": "D:\\\\w"}{"command": "'
+
+
+@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND])
+@pytest.mark.parametrize("dialect", ["chatml", "glm", "deepseek", "all"])
+def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
+    v = detect(text, surface="tool_arg", dialect=dialect)
+    assert v.leak and "Z" in v.signals, v.reason
+    after = text.index("}") + 1
+    assert v.cut == after + len(text[after:]) - len(text[after:].lstrip())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"path": "a.txt"}}',  # a stray brace
+        '{"path": "a.txt"}\n',
+        '{"path": "a.txt"} ok',  # not a sentence
+        json.dumps({"text": "} We need to read the file and then explain the routing."}),
+        json.dumps({"content": "fn main() {}\nThe end of the file is here."}),
+        '{"path": "a.txt"}\n\nthe lower-case words after it',
+        "@src/main.rs\n12:fn main() {\n14:}\nRTLU to=functions.edit code",  # no JSON key
+    ],
+)
+def test_near_misses_pass(text: str) -> None:
+    v = detect(text, surface="tool_arg", dialect="chatml")
+    assert "Z" not in v.signals, v.reason
+
+
+@pytest.mark.parametrize("surface", ["text", "thinking"])
+def test_only_tool_arguments_count(surface: str) -> None:
+    assert "Z" not in detect(RUN_ON, surface=surface, dialect="chatml").signals
+
+
+@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND])
+def test_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, surface="tool_arg", dialect="chatml")
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "tool_arg", "chatml")
+        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
