@@ -23,7 +23,7 @@ import bisect
 import re
 from collections import Counter
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate, compress, filterfalse
 from operator import not_
 
@@ -36,10 +36,12 @@ __all__ = ["Prefilter", "prefilter"]
 #: Separators tried in turn: the first that no trigger can match joins a batch.
 _SEPARATORS = ("\n", "\x00", ":", "\x1f", " ")
 #: the characters a separator is tried between (a pattern that matches across a separator,
-#: ``\}[ \t\r\n]*[A-Z{]`` across ``\n``, would find a hit in no text of the batch)
-_PROBES = "".join(chr(c) for c in range(32, 127)) + "\t\r\n"
+#: ``\}[ \t\r\n]*[A-Z{]`` across ``\n``, would find a hit in no text of the batch): a letter
+#: of each case, a digit and every ASCII punctuation and blank
+_PROBES = "aAz0_" + "".join(c for c in map(chr, range(33, 127)) if not c.isalnum()) + " \t\r\n"
 
 
+@lru_cache(maxsize=64)
 def _straddles(pattern: re.Pattern[str], sep: str) -> bool:
     """Whether ``pattern`` matches two separators, or a match of it takes in a separator
     between two characters."""
