@@ -108,7 +108,9 @@ _TRIGGERS = Triggers(
         "[Calling tool",
         "Observation:",
         "\nH:",
-        "Success. Updated the following files:",
+        # (its end only: a stream keeps the longest literal's length of each tail, for every
+        # delta of every stream)
+        "following files:",
     )
 )
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
