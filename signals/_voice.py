@@ -70,6 +70,7 @@ from ._voice_words import (
     _ZH_PLAN,
     _ZH_USER,
 )
+from ._voice_words import NEEDLES as _NEEDLES
 from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
 
 __all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
@@ -267,83 +268,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
 )
-#: per kind, substrings of which every match holds one: a text that holds none of them is not
-#: searched for that kind (an ``in`` test reads text many times faster than a regex search, and
-#: most answers hold few kinds' words)
-_NEEDLES: dict[str, tuple[str, ...]] = {
-    "the user wants me to": ("ser",),
-    "the user, third person": ("ser",),
-    "the user, telegraphic": ("ser",),
-    "the prompt, third person": ("prompt", "nstruction"),
-    "addressing the user": ("ser", "how"),
-    "self-correction": ("? N", "? n"),
-    "terse note": ("eed", "tool"),
-    "answer label": ("my response", "my final response"),
-    "reasoning header": (
-        "hinking",
-        "hought",
-        "hain",
-        "cratchpad",
-        "nternal",
-        "思考过程",
-        "推理过程",
-    ),
-    "first-person plan": ("I",),
-    "planning": (
-        "we",
-        "We",
-        "I",
-        "Need",
-        "Should",
-        "Must",
-        "Let's",
-        "So",
-        "Answer",
-        "Provide",
-        "Thus",
-        "ccording",
-        "hey",
-    ),
-    "terse imperative": (
-        "Keep",
-        "keep",
-        "Ensure",
-        "Mention",
-        "Maybe",
-        "Provide",
-        "Give",
-        "Output",
-        "Send",
-        "Count",
-        "Use ",
-        "Use\n",
-        "Respond",
-        "Reply",
-        "Answer",
-        "Do.",
-        "Let's",
-        "let's",
-    ),
-    "first-person step": ("Let", "let", "I"),
-    "the user, third person (pt, es, fr, it, de)": (
-        "usuári",
-        "usuario",
-        "utiliza",
-        "utilisateur",
-        "utente",
-        "utzer",
-        "User",
-    ),
-    "first-person step (pt, es, fr, de)": ("Deixa", "Déjame", "Laisse", "Lass "),
-    "reasoning opener, weak": ("et",),
-    "scratch note": ("maybe", "then", "also"),
-    "wait": ("Wait", "Actually,"),
-    "scaffold step": ("**", "Final"),
-    "thought summary": ("**",),
-    "thinking aloud": ("I'm", "I am"),
-    "self-check": ("Did I ", "Have I "),
-    "reasoning-summary heading": ("ing",),
-}
 _STRONG = 2
 
 #: what a reader sees as quoted: closed fences, closed inline spans, a double-quoted phrase on
