@@ -101,8 +101,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "the prompt, third person",
         2,
         re.compile(
-            r"\b[Tt]he\s+(?:prompt|instructions?|system\s+prompt)\s+(?:says|said|asks|wants"
-            r"|requires|specifies|forbids)\b"
+            r"\b[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+prompt)\s+(?:says|say"
+            r"|said|asks|wants|requires|specifies|forbids)\b"
         ),
     ),
     (
@@ -158,8 +158,31 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("think tag", 2, re.compile(_THINK_TAG)),
     ("reasoning opener", 2, re.compile(_OPENER)),
+    # Gemini's thinking opener ("Okay, here's how I'd approach this request")
+    (
+        "reasoning opener, approach",
+        2,
+        re.compile(r"(?P<c>[Hh]ere's\s+how\s+I(?:'d|\s+would)\s+approach\s+(?:this|the)\b)"),
+    ),
+    # the model planning a call of its own tool ("I should call the parallel search tool"); an
+    # agent narrates its steps so too, so it is weak
+    (
+        "tool planning",
+        1,
+        re.compile(
+            r"\bI(?:\s+(?:should|need\s+to|will|must|can)|'ll)\s+(?:call|use|invoke|run)\s+(?:the|a|an)"
+            r"\s+[\w -]{0,30}?tool\b"
+        ),
+    ),
     ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
+    # "好的，我现在需要 ..." opening the text: Chinese reasoning's "Okay, so I need to" (an
+    # answer's "好的，我来 ..." offers help, and is none)
+    (
+        "reasoning opener (zh)",
+        2,
+        re.compile(r"\A\s*(?:好的|嗯)[，,]\s*我(?:现在)?(?:需要|得|应该)"),
+    ),
     ("the user, third person (pt, es, fr, it, de)", 2, re.compile(_EU_USER)),
     (
         "addressing the user (zh)",
@@ -177,8 +200,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         1,
         re.compile(
             r"(?m)(?:^|(?<=[.!?\n])\s*|(?<=[.!?;]\s))(?P<c>[Kk]eep\s+(?:it\s+)?(?:short|brief|concise"
-            r"|simple)|[Kk]eep\s+it\s+(?:under|below|within)\s+\d+\s+(?:words|sentences|lines"
-            r"|characters)|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
+            r"|simple)|[Kk]eep\s+it\s+(?:to|under|below|within)\s+(?:one|two|three|\d+)\s+(?:word"
+            r"|sentence|line|paragraph|character)s?\b|Ensure\b|Mention\b|Maybe\s+(?:add|mention|offer|include|ask|give)\b"
             r"|(?:Provide|Give|Output|Send)\s+(?:it|that|this)\s*[.!]"
             r"|Count\s+(?:the\s+)?words|Use\s+(?:terminal|shell|the\s+\w+\s+tool|tool)\b"
             r"|(?:Respond|Reply)\s+(?:with|in|briefly)\b|Answer\s+(?:concisely|briefly|directly)"
@@ -206,12 +229,14 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     # seam a reasoning split leaves when it drops the closing tag and the break after it
     # (``... then summarize.I'll list the files``; an abbreviation has one letter before its
     # dot, ``e.g.``)
+    # (a whole lower-case word before the mark, a blank after the opener: ``DialogResult.Yes``,
+    # ``sympy.I`` and ``Vol.I`` are names; weak, as a typo makes one too)
     (
         "glued answer",
-        2,
+        1,
         re.compile(
-            r"[a-z]{2}[.!?](?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here|Sure|Yes|No|Hello|Hi"
-            r"|Okay|So|We|You|Your|There)\b)"
+            r"(?<![\w.])[a-z]{2,}[.!?](?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here|Sure|Yes|No"
+            r"|Hello|Hi|Okay|So|We|You|Your|There)(?= ))"
         ),
     ),
     (
@@ -240,6 +265,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             + _THINKING_ING
             + r"|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
             + _THOUGHT_ED
+            # the model's next step or what it notices ("I need to convert", "I see a search
+            # tool is available; I'll use it"); a report says what it did ("I changed ...")
+            + r"|\s+need\s+to\b|'ll\b|\s+will\b|\s+should\b|\s+see\b"
             + ")"
         ),
     ),

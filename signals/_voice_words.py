@@ -43,7 +43,7 @@ _IMPERATIVE = (
 _THINKING_ING = (
     r"(?:focusing|considering|analy[sz]ing|evaluating|weighing|comparing|thinking|exploring"
     r"|reviewing|assessing|examining|investigating|figuring|planning|deciding|checking"
-    r"|looking\s+(?:at|into)|interpreting|structuring|refining|formulating|drafting|crafting"
+    r"|looking\s+(?:at|into|up)|interpreting|structuring|refining|formulating|drafting|crafting"
     r"|working\s+(?:out|through)|trying\s+to|zeroing|narrowing|leaning|prioriti[sz]ing)\b"
 )
 _THOUGHT_ED = (
@@ -94,10 +94,11 @@ _ZH_USER = (
 )
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (
-    r"我(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
-    r"|简洁|简短|先|推荐|介绍|举|说|讲|按|分析|总结|概括|看看|看一下|想想|想一下|用一句话)|先(?:写|给出|举)一个"
+    r"我(?:现在)?(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
+    r"|简洁|简短|先|推荐|介绍|举|说|讲|按|分析|总结|概括|看看|看一下|想想|想一下|用一句话|帮)|先(?:写|给出|举)一个"
     r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
-    r"|首先[，,]?\s*(?:明确|确定|确认|分析|理解|要|需要|考虑|看)|字数(?:控制|限制)在"
+    r"|首先[，,]?\s*(?:我(?:得|要|需要|应该))?(?:明确|确定|确认|分析|理解|要|需要|考虑|看)"
+    r"|(?:先|需要|要)调用\S{0,8}工具|字数(?:控制|限制)在"
     r"|(?:检查|数一下|确认|核对)(?:一下)?字数"
     r"|这样(?:输出|回答|回复|写)(?:即可|就行|就可以|应该可以)|(?:组织|整理)(?:一下)?(?:语言|答案|回复)"
     r"|回复(?:要|需要|应该)(?:简洁|简短|友好)|(?:保持|要)简洁"
@@ -162,6 +163,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "self-correction": ("? N", "? n"),
     "terse note": ("eed", "tool"),
     "answer label": ("my response", "my final response"),
+    "reasoning opener, approach": ("approach",),
+    "tool planning": ("tool",),
     "reasoning header": (
         "hinking",
         "hought",

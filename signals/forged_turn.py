@@ -60,11 +60,11 @@ LINE = 40
 _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]*"
 #: a question's end: the mark, then closing quotes, brackets or blanks
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
-#: a line that asks, after the role word alone on its line (not a transcript quoted in docs,
-#: where the assistant's line follows)
+#: a line that asks, after the role word alone on its line (a blank line may come between them)
 _QUESTION = (
-    r"[ \t]{0,8}\n[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
-    r"(?![ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b)"
+    r"[ \t]{0,8}\n(?:[ \t]{0,8}\n)?[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
+    # the assistant's line after it: a transcript, unless the answer before it forged both
+    r"(?P<answered>(?=[ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b))?"
 )
 #: the words a reply to a yes-or-no question opens with, then a mark or the line's end
 _ANSWER_WORD = (
@@ -81,7 +81,7 @@ _TURN = re.compile(
     rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER})"
     # an answer word that opens a short line, the answer going on after it as its own paragraph
     # (``?\n\nuser ok go ahead, push it\n\nCommitting now.``)
-    rf"|(?i:{_ANSWER_WORD})\b[^\n]{{0,{LINE}}}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
+    rf"|(?i:{_ANSWER_WORD})(?=[ \t,.!;])[^\n]{{0,{LINE}}}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
     # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)
@@ -149,6 +149,9 @@ class ForgedTurn:
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
                 continue
+            answered = group == "role" and m.group("answered") is not None
+            if answered and not _forged_turns(norm, role):
+                continue
             detail = {
                 "system": "the system's turn forged inside the answer",
                 "record": "the interface's record of a tool call forged inside the answer",
@@ -157,6 +160,15 @@ class ForgedTurn:
                 "patched": "an apply_patch tool's result forged inside the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
+
+
+def _forged_turns(norm: str, at: int) -> bool:
+    """Whether the ``user`` line at ``at``, with an ``assistant`` line after its question,
+    follows an answer (``Extracted fields: {...}``) and not a paragraph that introduces a
+    sample transcript (``Here is an example chat log:``)."""
+    before = norm[max(0, at - LOOK) : at].rstrip()
+    paragraph = before[before.rfind("\n\n") + 1 :]
+    return bool(before) and _SAMPLE.search(paragraph) is None
 
 
 def _forged_dialog(norm: str, at: int) -> bool:

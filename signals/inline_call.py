@@ -32,9 +32,8 @@ code the user asked for has prose around it), and a call cut short by the end of
 arguments begun and never closed (``<TOOLCALL>[{"name": "get_weather", "arguments": {"loc``).
 
 A declared name matches as spelled, without a ``functions.`` namespace, or with its hyphens
-written as underscores (``resolve_library_id`` for ``resolve-library-id``). At most
-:data:`MOST` name keys that name a declared tool are read, and a call object is at most
-:data:`SPAN` characters.
+written as underscores (``resolve_library_id`` for ``resolve-library-id``). A call object is
+at most :data:`SPAN` characters.
 
 A call that ends the text in one of J's or F's forms is their finding (``{"name": ...,
 "arguments": ...}`` with its keys in that order, ``{"tool": ..., "args": ...}``), not this
@@ -63,14 +62,15 @@ from .tool_call_text import _TAIL as _J_CALLS
 SPAN = 2048
 #: how many enclosing openings before a name key are tried as the call object's start
 DEPTH = 4
-#: how many name keys naming a declared tool are read (each costs a search back and a decode)
-MOST = 64
+#: how many braces back from a name key its openings are looked for (a call's own opening is
+#: a few braces away; a data answer's earlier records are not worth reading past)
+STEPS = 32
 
-_NAME_KEYS = ("name", "tool", "tool_name", "function", "action")
+_NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "recipient_name")
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input")
 #: a name key with a string value (a ``functions.`` or ``default_api.`` namespace on the name)
 _NAME_KEY = regex.compile(
-    r'"(?:name|tool|tool_name|function|action)"\s*:\s*"(?:functions\.|default_api\.)?'
+    r'"(?:name|tool|tool_name|function|action|recipient_name)"\s*:\s*"(?:functions\.|default_api\.)?'
     r'((?:[^"\\]|\\.){1,128})"'
 )
 #: a record an interface prints for a call, and the tool it names
@@ -79,6 +79,16 @@ _RECORD = regex.compile(
     r"(?:[ _](?:tool|function))?|tool[ _]use)[ \t]*[:\-][ \t]*[`\"']?"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\](,{ \t])(?!\]\()"
 )
+#: a tool's result as an interface prints it, which the host writes and the model forges:
+#: ``[tool result: NAME] ...``, ``Tool output (NAME):``
+_RESULT = regex.compile(
+    r"\[(?i:tool[ _]?(?:result|output|response))[ \t]*[:\-][ \t]*[`\"']?"
+    r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\]( \t])(?!\]\()"
+    r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
+    r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
+)
+#: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
+_SLASHED = regex.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=\S)")
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
 #: the declared tools whose argument that grammar is
@@ -98,6 +108,10 @@ _TRIGGERS = Triggers(
         '"tool',
         '"function"',
         '"action"',
+        '"recipient_name"',
+        ">",  # GLM's stripped call, ``shell/command>ls``
+        *(f"ool {w}" for w in ("result", "output", "response", "Result", "Output", "Response")),
+        *(f"OOL {w}" for w in ("RESULT", "OUTPUT", "RESPONSE")),
         "default_api.",
         "to=functions.",
         "*** Begin Patch",
@@ -157,21 +171,27 @@ def _bare(name: str) -> str:
 def _openings(norm: str, at: int, lo: int) -> Iterator[int]:
     """The nearest ``{`` before ``at`` that are still open there (at most :data:`DEPTH`),
     innermost first; braces inside strings are not told apart (a wrong start fails to
-    parse)."""
+    parse). It steps from brace to brace (``str.rfind``), so text without braces costs
+    nothing however many name keys it holds."""
     depth = 0
     found = 0
-    for i in range(at - 1, lo - 1, -1):
-        ch = norm[i]
-        if ch == "}":
+    i = at
+    for _ in range(STEPS):
+        opening, closing = norm.rfind("{", lo, i), norm.rfind("}", lo, i)
+        if opening < 0 and closing < 0:
+            return
+        if closing > opening:
             depth += 1
-        elif ch == "{":
-            if depth:
-                depth -= 1
-                continue
-            yield i
-            found += 1
-            if found == DEPTH:
-                return
+            i = closing
+            continue
+        i = opening
+        if depth:
+            depth -= 1
+            continue
+        yield opening
+        found += 1
+        if found == DEPTH:
+            return
 
 
 def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[int, int] | None:
@@ -191,35 +211,55 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
     return None
 
 
-#: the whole answer one fenced block (after an optional ReAct ``Action:`` label), its body
+#: a fenced block (after an optional ReAct ``Action:`` label), its body
 _FENCED = regex.compile(
-    r"\s*(?:Action:[ \t]*)?(?P<fence>```|~~~)[\w-]*[ \t]*\r?\n(?P<body>[\s\S]*?)\r?\n"
-    r"[ \t]*(?P=fence)\s*"
+    r"(?m)^[ \t]*(?:Action:\s*)?(?P<fence>```|~~~)[ \t]?[\w-]*[ \t]*\r?\n(?P<body>[\s\S]*?)\r?\n"
+    r"[ \t]*(?P=fence)[ \t]*$"
+)
+#: the most prose around a fenced call that still reads as the model narrating its own call
+#: ("I'll list the workspace first.", "Running the tests now.")
+AROUND = 240
+#: the words of that narration: the model's own next step (an explanation, "That is the
+#: shape.", says none of them)
+_NARRATED = regex.compile(
+    r"\b(?:I'll|I will|I'm|I am|Let me|let me|Running|Calling|Executing|Checking|Listing"
+    r"|Reading|Searching|Fetching|Now|now)\b"
 )
 
 
 def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
-    """The span of the answer, fence and all, when it is nothing but a fenced block holding a
-    call (or a list of calls) of declared tools: the call the model wrote instead of making
-    it (a fence around code the user asked for has prose around it, or is not a call)."""
-    m = _FENCED.fullmatch(norm)
-    if m is None:
-        return None
+    """The span of a fenced block, fence and all, that holds nothing but a call (or a list of
+    calls) of declared tools, when the answer around it is nothing, or at most :data:`AROUND`
+    characters that narrate the model's own step and do not introduce the block with a
+    colon: the call the model wrote instead of making it (code the user asked for is
+    introduced, or explained)."""
+    for m in _FENCED.finditer(norm):
+        before, after = norm[: m.start()].rstrip(), norm[m.end() :].strip()
+        if before.endswith(":") or len(before) + len(after) > AROUND:
+            continue
+        if (before or after) and _NARRATED.search(before + " " + after) is None:
+            continue
+        if _calls_in(m.group("body"), tools):
+            return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
+    return None
+
+
+def _calls_in(body: str, tools: frozenset[str]) -> bool:
+    """Whether ``body`` is JSON holding a call, or a list of calls, of declared tools."""
     try:
-        value = json.loads(m.group("body"))
+        value = json.loads(body)
     except (ValueError, RecursionError):
-        return None
+        return False
     calls = value if isinstance(value, list) else [value]
     for call in calls:
         if not isinstance(call, dict):
-            return None
+            return False
         names = [call[k] for k in _NAME_KEYS if isinstance(call.get(k), str)]
-        if not names or not any(_is_call(call, n) or _fenced_call(call, n) for n in names):
-            return None
+        if not names or not any(_is_call(call, _bare(n)) or _fenced_call(call, n) for n in names):
+            return False
         if not declared(_bare(names[0]), tools):
-            return None
-    start = len(norm) - len(norm.lstrip())
-    return start, len(norm.rstrip())
+            return False
+    return bool(calls)
 
 
 def _fenced_call(call: dict[str, object], name: str) -> bool:
@@ -238,14 +278,46 @@ def _cut_call(norm: str, m: regex.Match[str]) -> tuple[int, int] | None:
     stopped inside its arguments): from the object's opening to the end, when its arguments
     have begun and more braces open than close after it (a stream decides it at the end)."""
     args = _ARGS_AFTER.match(norm, m.end())
+    if args is None:
+        return None
     end = len(norm.rstrip())
     opening = next(_openings(norm, m.start(), max(0, m.start() - SPAN)), None)
-    if args is None or opening is None or end - opening > SPAN:
+    if opening is None or end - opening > SPAN or not _open_json(norm[opening:end]):
         return None
-    rest = norm[args.end() - 1 : end]
-    if rest.count("{") <= rest.count("}"):
-        return None
+    line = norm.rfind("\n", 0, opening) + 1
+    if norm.count("```", 0, opening) % 2 or norm.count("`", line, opening) % 2:
+        return None  # inside a code example cut short (an open fence or span)
     return opening, end
+
+
+#: what JSON holds outside its strings
+_JSON_CHARS = frozenset("{}[],: \t\r\n0123456789+-.eE") | frozenset("truefalsn")
+
+
+def _open_json(text: str) -> bool:
+    """Whether ``text`` is the start of a JSON value that the end cut short: every character
+    outside strings is JSON's, no bracket closes what it did not open, and one is still open
+    at the end."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack or stack.pop() != ch:
+                return False
+        elif ch not in _JSON_CHARS:
+            return False
+    return bool(stack)
 
 
 #: a line that introduces what follows it (``Call it like this:``), then the object's line
@@ -282,17 +354,13 @@ class InlineCall:
         if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
             fenced = _fenced_calls(norm, tools)
             if fenced is not None:
-                detail = "the whole answer a fenced call of a declared tool"
+                detail = "a fenced call of a declared tool, the model's own"
                 yield hit_from_norm(text, self.code, *fenced, detail)
                 return
         seen: set[tuple[int, int]] = set()
-        tried = 0
         for m in _NAME_KEY.finditer(norm):
             if not declared(m.group(1), tools):
                 continue
-            tried += 1
-            if tried > MOST:
-                break  # a data answer naming a tool in every record: the first ones decide
             span = _json_call(norm, m, tools)
             cut = span is None and ctx.final
             if cut:
@@ -315,6 +383,16 @@ class InlineCall:
             if declared(m.group("name"), tools):
                 detail = f"call record of declared {m.group('name')!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        for m in _RESULT.finditer(norm):
+            name = m.group("name") or m.group("paren")
+            if declared(name, tools):
+                detail = f"the result of declared {name!r} forged as the interface prints it"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if "/" in norm:
+            for m in _SLASHED.finditer(norm):
+                if declared(m.group("name"), tools):
+                    detail = f"call of declared {m.group('name')!r} with its tags stripped (GLM's)"
+                    yield hit_from_norm(text, self.code, m.start("name"), m.end(), detail)
         if tools & _PATCH_TOOLS and "*** Begin Patch" in norm:
             for m in _PATCH.finditer(norm):
                 detail = "the argument of declared 'apply_patch' (a patch envelope) written as text"

@@ -6,10 +6,12 @@ is live`` or a closing ``</think>`` on a line of its own between the reasoning a
 A dialect that reserves the tag has it judged as a control token (H); this signal reads the
 tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``thoughts``,
 ``reasoning``, ``reflection``, ``scratchpad`` and ``scratch_pad``, with a model prefix on the name
-(``seed:think``, ``M2_7think``), and with a blank inside the brackets as templates that
-space them write (``</ think >``). So does the line Ollama's command line closes a reasoning
-frame with (``...done thinking.`` alone on its line, after the reasoning it printed under
-``Thinking...``, or opening the answer as a closing tag may).
+(``seed:think``, ``M2_7think``), with a blank inside the brackets as templates that space
+them write (``</ think >``, one at most in each place), and in the triangle brackets of
+Kimi-VL and Kimi-Dev, whose markers are no special tokens (``◁/think▷``). So does the line
+Ollama's command line closes a reasoning frame with (``...done thinking.`` alone on its line,
+after the reasoning it printed under ``Thinking...``, or opening the answer as a closing tag
+may).
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
@@ -63,7 +65,10 @@ def _casings(name: str) -> tuple[str, ...]:
 #: the names as models write them: lower case, upper case, capitalised
 _SPELLINGS = sorted({v for n in _NAMES for v in _casings(n)}, key=len)[::-1]
 #: (the same, as a pattern source)
-TAG = r"< ?(?P<close>/)? ?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r")) ?>"
+TAG = (
+    r"[<\u25c1] ?(?P<close>/)? ?(?P<name>" + _PREFIX + "(?:" + "|".join(_SPELLINGS) + r"))"
+    r" ?[>\u25b7]"
+)
 #: a think tag of any family: its name, a model prefix on it (``seed:think``, ``M2_7think``)
 _TAG = re.compile(TAG)
 #: the characters a tag may be glued to: the end of a word or of a sentence
@@ -81,10 +86,18 @@ _TRIGGERS = Triggers(
         # ``scratch_pad>`` would be for its ``_``, which code is full of)
         *sorted({f"{_last_part(n)}{gap}>" for n in _SPELLINGS for gap in ("", " ")}),
         "one thinking.",
+        # Kimi-VL's and Kimi-Dev's triangle-bracketed tags (``◁/think▷``)
+        *sorted({f"{_last_part(n)}\u25b7" for n in _SPELLINGS}),
     ),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
     hold_patterns=(
-        TAG.replace("(?P<close>/)?", "/?").replace("(?P<name>", "(?:") + r"[ \t\r]{0,8}[\s\S]",
+        # (the angle-bracket form only: a held spelling's first character must be one literal;
+        # a stream relays the triangle form's first characters and trips at its end)
+        TAG.replace("(?P<close>/)?", "/?")
+        .replace("(?P<name>", "(?:")
+        .replace("[<\\u25c1]", "<")
+        .replace("[>\\u25b7]", ">")
+        + r"[ \t\r]{0,8}[\s\S]",
     ),
 )
 #: (no hold for Ollama's frame closer below: a hold pattern opening with ``.`` costs every
@@ -111,7 +124,7 @@ class ThinkTag:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "<" not in norm and "one thinking." not in norm:
+        if "<" not in norm and "\u25c1" not in norm and "one thinking." not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)
         if "one thinking." in norm:
@@ -165,6 +178,8 @@ def _paired(norm: str, m: Any) -> bool:
     before it (with no closing tag of the name in between)."""
     name = m.group("name").lower()
     window = norm[max(0, m.start() - PAIRED) : m.start()].lower()
+    if "\u25c1" in window:
+        window = window.replace("\u25c1", "<").replace("\u25b7", ">")  # Kimi's triangles
     if "< " in window or " >" in window:
         window = _SPACED.sub(r"<\1\2>", window)  # a template's spaced tags
     opened = window.rfind(f"<{name}>")

@@ -9,7 +9,9 @@ it silently, and the reasoning is lost or shown. Stray characters are not enough
 closing brace ``{"path": "a"}}`` is no leak): the text after the last closing brace must be a
 sentence of words (three at least, opening with a capital letter) or the opening of another
 object with a key, and a JSON key must stand before the brace (arguments another boundary
-reads, a code edit or a patch, end in code whose last line may read like a sentence). The hit
+reads, a code edit or a patch, end in code whose last line may read like a sentence); when the
+whole arguments are in view, they must open with ``{`` or ``[`` (a free-form tool's text may
+quote JSON and go on in prose). The hit
 spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies past the parse
 boundary (the same words inside a JSON string are data). It is decided when the text ends (a
 stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
@@ -33,11 +35,15 @@ SPAN = 1024
 #: second object's opening key
 _JUNK = (
     r"(?:[A-Z][\w'’]*|I)(?:[ \t]+[^\s{}]+){2,}[^{}]*"
+    # a sentence in a script without blanks between words (Chinese, Japanese)
+    r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
     r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'
 )
 #: after the last closing brace and blanks, to the end
-_TRAILING = regex.compile(r"\}[ \t\r\n]*(?P<junk>" + _JUNK + r")\Z")
+_TRAILING = regex.compile(r"\}\s*(?P<junk>" + _JUNK + r")\Z")
 
+#: a closing brace with an object's opening key right after it (blanks between)
+_GLUED = regex.compile(r'\}\s*(?=\{\s*"[^"\n]{1,64}"\s*:)')
 #: a JSON key: the arguments before the brace are JSON (another boundary, a code edit or a
 #: patch, ends in code whose last line may read like a sentence)
 _KEY = regex.compile(r'"[^"\n]{1,64}"\s*:')
@@ -46,7 +52,7 @@ _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text
     # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
     # ``]``; a line break in a string is the escape ``\\n``)
-    pattern=r"\}[ \t\r\n]*[A-Z{]",
+    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
 )
 
 
@@ -71,6 +77,15 @@ class TrailingText:
         lo = max(0, end - SPAN)
         brace = norm.rfind("}", lo, end)
         if brace < 0:
+            return
+        if lo == 0 and ctx.offset == 0 and not norm.lstrip().startswith(("{", "[")):
+            return  # arguments that are not JSON (a free-form tool's text), seen whole
+        glued = _GLUED.search(norm, lo, end)
+        if glued is not None and _KEY.search(norm, lo, glued.start()) is not None:
+            # a second complete object glued on: T tells whether the first one was the whole
+            # arguments (an object nested in a value closes into a comma or a bracket)
+            detail = "a second object written after the arguments end"
+            yield hit_from_norm(text, self.code, glued.end(), end, detail)
             return
         m = _TRAILING.match(norm[:end], brace)
         if m is None or _KEY.search(norm, lo, brace) is None:
