@@ -25,12 +25,13 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   request**", a reasoning-summary heading line: one of a few gerunds, or any gerund in bold
   alone on its line, as Gemini titles its thought summaries: "**Weighing the options**");
   the model narrating its own thinking ("I'm looking at the output now", "I'm weighing");
-  2 for the reasoning's last sentence glued to the answer's first ("... then summarize.I'll
-  list the files"), 2 for the label a reasoning template puts before the answer ("Here is my
-  response:"),
+  1 for the reasoning's last sentence glued to the answer's first ("... then summarize.I'll
+  list the files") and for the model planning a call of its own tool; 2 for the label a
+  reasoning template puts before the answer ("Here is my response:"), for Gemini's "here's how
+  I'd approach this" and for Chinese reasoning's "好的，我现在需要",
   2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
-  model's thinking: "I'm focusing on ...", "I've decided ...") and for a self-check ("Did I
-  miss the mock? Yes, ...");
+  model's thinking or plans its step: "I'm focusing on ...", "I've decided ...", "I need to")
+  and for a self-check ("Did I miss the mock? Yes, ...");
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
   opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
   answer, as in a FAQ, and no cue;
