@@ -33,6 +33,8 @@ SETS_APART = (
     ("heldout13", "h13-", 100, 16),
     ("heldout14", "h14-", 95, 16),
     ("heldout15", "h15-", 90, 16),
+    ("heldout17", "h17-", 80, 15),
+    ("heldout18", "h18-", 85, 18),
 )
 NAMES = [s[0] for s in SETS_APART]
 
