@@ -236,8 +236,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "glued answer",
         1,
         re.compile(
-            r"(?<![\w.])[a-z]{2,}[.!?](?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here|Sure|Yes|No"
-            r"|Hello|Hi|Okay|So|We|You|Your|There)(?= ))"
+            # (the mark first: a regex engine skips to it; the word before it is checked after)
+            r"[.!?](?=[A-Z])(?<=[a-z][a-z][.!?])(?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here"
+            r"|Sure|Yes|No|Hello|Hi|Okay|So|We|You|Your|There)(?= ))"
         ),
     ),
     (
@@ -390,6 +391,8 @@ def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
                 s, e = m.span()  # no group ``c``, or an alternative without it
             if e <= s or inside(s, e):
                 continue
+            if kind == "glued answer" and not _lower_word_before(text, s - 1):
+                continue  # ``DialogResult.Yes``, ``Vol.I``: a name, not a sentence's end
             if kind == "self-correction" and _asked(text, s):
                 continue  # "Do you need a GPU? No. Use ...": a question and its answer
             if kind == "the user, third person (zh)":
@@ -410,6 +413,20 @@ def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
             continue
         kept.append(cue)
     return kept
+
+
+def _lower_word_before(text: str, mark: int) -> bool:
+    """Whether the word ending right before ``text[mark]`` is all lower-case letters, with no
+    dot or word character before it (``summarize.`` yes; ``DialogResult.``, ``v2.`` no)."""
+    i = mark
+    while i > 0 and text[i - 1].isalpha():
+        i -= 1
+    word = text[i:mark]
+    return (
+        len(word) >= 2
+        and word.islower()
+        and not (i > 0 and (text[i - 1].isalnum() or text[i - 1] in "._"))
+    )
 
 
 def threshold(ctx: ScanContext) -> tuple[int, str]:
