@@ -163,7 +163,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "reasoning opener, approach",
         2,
-        re.compile(r"(?P<c>[Hh]ere's\s+how\s+I(?:'d|\s+would)\s+approach\s+(?:this|the)\b)"),
+        re.compile(
+            r"(?P<c>[Hh]ere's\s+how\s+I(?:'d|'ll|\s+would|\s+will)\s+approach\s+(?:this|the)\b)"
+        ),
     ),
     # the model planning a call of its own tool ("I should call the parallel search tool"); an
     # agent narrates its steps so too, so it is weak
@@ -182,7 +184,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "reasoning opener (zh)",
         2,
-        re.compile(r"\A\s*(?:好的|嗯)[，,]\s*我(?:现在)?(?:需要|得|应该)"),
+        re.compile(
+            r"\A\s*(?:好的?|嗯)[，,。]\s*我(?:现在)?(?:需要|要|得|应该)(?![^\n]{0,80}[你您请?？])"
+        ),
     ),
     ("the user, third person (pt, es, fr, it, de)", 2, re.compile(_EU_USER)),
     (
@@ -267,10 +271,17 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             + _THINKING_ING
             + r"|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
             + _THOUGHT_ED
-            # the model's next step or what it notices ("I need to convert", "I see a search
-            # tool is available; I'll use it"); a report says what it did ("I changed ...")
-            + r"|\s+need\s+to\b|'ll\b|\s+will\b|\s+should\b|\s+see\b"
             + ")"
+        ),
+    ),
+    # the same title with the model's next step or what it notices after it ("I need to
+    # convert", "I see a search tool is available"): weak, as an agent titles its steps so too
+    (
+        "thought summary, planned",
+        1,
+        re.compile(
+            r"(?m)(?:^[ \t]*|(?<=[.!?]))(?P<c>\*\*[A-Z][a-z]{2,}ing\b[^*\n.!?]{0,60}\*\*)"
+            r"[ \t]*\n\s*I(?:\s+need\s+to|'ll|\s+will|\s+should|\s+see)\b"
         ),
     ),
     # a first-person question about its own work, answered at once: "Did I miss the mock? Yes,

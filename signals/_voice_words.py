@@ -226,6 +226,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "wait": ("Wait", "Actually,"),
     "scaffold step": ("**", "Final"),
     "thought summary": ("**",),
+    "thought summary, planned": ("**",),
     "thinking aloud": ("I'm", "I am"),
     "self-check": ("Did I ", "Have I "),
     "reasoning-summary heading": ("ing",),

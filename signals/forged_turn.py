@@ -62,7 +62,7 @@ _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
 #: a line that asks, after the role word alone on its line (a blank line may come between them)
 _QUESTION = (
-    r"[ \t]{0,8}\n(?:[ \t]{0,8}\n)?[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
+    r"[ \t]{0,8}\n(?P<spaced>[ \t]{0,8}\n)?[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
     # the assistant's line after it: a transcript, unless the answer before it forged both
     r"(?P<answered>(?=[ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b))?"
 )
@@ -152,6 +152,9 @@ class ForgedTurn:
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
                 continue
+            spaced = group == "role" and m.group("spaced") is not None
+            if spaced and not _ends_a_sentence(norm, role):
+                continue  # ``... is set to\n\nuser\n\nShould it be ...?``: a value
             detail = {
                 "system": "the system's turn forged inside the answer",
                 "record": "the interface's record of a tool call forged inside the answer",
@@ -164,11 +167,17 @@ class ForgedTurn:
 
 def _forged_turns(norm: str, at: int) -> bool:
     """Whether the ``user`` line at ``at``, with an ``assistant`` line after its question,
-    follows an answer (``Extracted fields: {...}``) and not a paragraph that introduces a
-    sample transcript (``Here is an example chat log:``)."""
+    follows an answer that ends in data (``Extracted fields: {...}``): a paragraph of prose
+    before it introduces a sample, a FAQ, a dataset or a template's rendering."""
     before = norm[max(0, at - LOOK) : at].rstrip()
     paragraph = before[before.rfind("\n\n") + 1 :]
-    return bool(before) and _SAMPLE.search(paragraph) is None
+    return bool(before) and before[-1] in "}])" and _SAMPLE.search(paragraph) is None
+
+
+def _ends_a_sentence(norm: str, at: int) -> bool:
+    """Whether the text before ``at`` ends a sentence or a value (not ``... is set to``)."""
+    before = norm[max(0, at - LOOK) : at].rstrip()
+    return bool(before) and before[-1] in ".!?)]}\"'`\u3002\uff01\uff1f"
 
 
 def _forged_dialog(norm: str, at: int) -> bool:

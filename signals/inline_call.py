@@ -64,7 +64,7 @@ SPAN = 2048
 DEPTH = 4
 #: how many braces back from a name key its openings are looked for (a call's own opening is
 #: a few braces away; a data answer's earlier records are not worth reading past)
-STEPS = 32
+STEPS = 128
 
 _NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "recipient_name")
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input")
@@ -82,13 +82,15 @@ _RECORD = regex.compile(
 #: a tool's result as an interface prints it, which the host writes and the model forges:
 #: ``[tool result: NAME] ...``, ``Tool output (NAME):``
 _RESULT = regex.compile(
-    r"\[(?i:tool[ _]?(?:result|output|response))[ \t]*[:\-][ \t]*[`\"']?"
+    r"(?m:^)[ \t]*\[(?i:tool[ _]?(?:result|output|response))[ \t]*[:\-][ \t]*[`\"']?"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\]( \t])(?!\]\()"
     r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
     r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
 )
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
-_SLASHED = regex.compile(r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=\S)")
+_SLASHED = regex.compile(
+    r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
+)
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
 #: the declared tools whose argument that grammar is
@@ -222,8 +224,12 @@ AROUND = 240
 #: the words of that narration: the model's own next step (an explanation, "That is the
 #: shape.", says none of them)
 _NARRATED = regex.compile(
-    r"\b(?:I'll|I will|I'm|I am|Let me|let me|Running|Calling|Executing|Checking|Listing"
-    r"|Reading|Searching|Fetching|Now|now)\b"
+    r"(?i:\b(?:I'll|I will|I'm going to|let me|let's)\s+[a-z]+"
+    r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching)\b)"
+)
+#: words of an explanation around a fenced block (what it shows, not a step taken)
+_EXPLAINED = regex.compile(
+    r"(?i)\b(?:this|below|above|example|looks\s+like|each|field|format|shape|try\s+it|docs?)\b"
 )
 
 
@@ -237,7 +243,8 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
         before, after = norm[: m.start()].rstrip(), norm[m.end() :].strip()
         if before.endswith(":") or len(before) + len(after) > AROUND:
             continue
-        if (before or after) and _NARRATED.search(before + " " + after) is None:
+        around = (before + " " + after).strip()
+        if around and (_NARRATED.search(around) is None or _EXPLAINED.search(around)):
             continue
         if _calls_in(m.group("body"), tools):
             return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
@@ -362,7 +369,7 @@ class InlineCall:
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
-            cut = span is None and ctx.final
+            cut = span is None and ctx.final and end - m.start() <= SPAN
             if cut:
                 span = _cut_call(norm, m)
             if span is None or span in seen:
@@ -390,7 +397,7 @@ class InlineCall:
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):
-                if declared(m.group("name"), tools):
+                if declared(m.group("name"), tools) and not _introduced(norm, m.start("name")):
                     detail = f"call of declared {m.group('name')!r} with its tags stripped (GLM's)"
                     yield hit_from_norm(text, self.code, m.start("name"), m.end(), detail)
         if tools & _PATCH_TOOLS and "*** Begin Patch" in norm:

@@ -83,7 +83,7 @@ LEAD = (
     + r")|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e|work|understand|process"
     r"|parse|tackle|break)\b|[Ll]et's\s+(?:see|think|figure)\b"
     # Gemini's thinking opener; a plan to use a tool
-    r"|[Hh]ere's\s+how\s+I(?:'d|\s+would)\s+approach\b|I\s+should\s+(?:use|call)\b"
+    r"|[Hh]ere's\s+how\s+I(?:'d|'ll|\s+would|\s+will)\s+approach\b|I\s+should\s+(?:use|call)\b"
     r"|[Ff]irst,?\s+I\s+(?:need|have|should|must)\b|the\s+(?:question|request|task|prompt"
     r"|problem)\s+is\b"
     # gpt-oss after a tool's result: "We got the search results."

@@ -87,7 +87,7 @@ _TRIGGERS = Triggers(
         *sorted({f"{_last_part(n)}{gap}>" for n in _SPELLINGS for gap in ("", " ")}),
         "one thinking.",
         # Kimi-VL's and Kimi-Dev's triangle-bracketed tags (``◁/think▷``)
-        *sorted({f"{_last_part(n)}\u25b7" for n in _SPELLINGS}),
+        *sorted({f"{_last_part(n)}{gap}\u25b7" for n in _SPELLINGS for gap in ("", " ")}),
     ),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
     hold_patterns=(
@@ -140,8 +140,8 @@ class ThinkTag:
             where = _placed(norm, m, ctx)
             if where is None:
                 continue
-            line = norm.rfind("\n", 0, start) + 1
-            if norm[line:start].lstrip().startswith(">"):
+            line = norm.rfind("\n", max(0, start - LINE), start) + 1
+            if _QUOTE.match(norm, line, start) is not None:
                 continue  # a Markdown quote line
             yield hit_from_norm(text, self.code, start, end, f"think tag {m.group()!r} {where}")
 
@@ -153,22 +153,35 @@ def _placed(norm: str, m: Any, ctx: ScanContext) -> str | None:
     it). What follows the tag is read only once it has arrived (a stream holds the tag and the
     character after it)."""
     start, end = m.span()
-    if m.group("close") is None or _paired(norm, m):
+    if m.group("close") is None:
+        return None
+    if m.group().startswith("\u25c1"):
+        # Kimi's triangle form: no special token, and prose does not write it; any closer is
+        # the leaked half, paired or alone, wherever it sits
+        return "in the triangle form a parser did not split"
+    if _paired(norm, m):
         return None
     before = norm[start - 1] if start else ""
     if before and _GLUE.match(before) is not None:
         return "glued to the text before it"
-    line = norm.rfind("\n", 0, start) + 1
+    line = norm.rfind("\n", max(0, start - LINE), start) + 1
     if norm[line:start].strip(" \t"):
         return None
     after = _AFTER.match(norm, end)
     if after is None or not (after.group().endswith("\n") or ctx.final):
         return None  # more of the line may still come
-    if norm[:line].strip() or ctx.offset > 0:
+    if ctx.offset > 0 or _TEXT_BEFORE.search(norm, 0, line) is not None:
         return "on a line of its own"
     return "opening the answer on a line of its own"
 
 
+#: the most characters back a tag's line start is looked for (a longer line's tag is read as
+#: being on it)
+LINE = 4096
+#: a Markdown quote line's opening
+_QUOTE = re.compile(r"\s*>")
+#: any text before a line
+_TEXT_BEFORE = re.compile(r"\S")
 #: what may follow a closing tag alone on its line: blanks, then the line's end
 _AFTER = re.compile(r"[ \t\r]*(?:\n|\Z)")
 

@@ -20,6 +20,7 @@ characters.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Literal
 
@@ -56,6 +57,22 @@ _TRIGGERS = Triggers(
 )
 
 
+def _ndjson(text: str) -> bool:
+    """Whether ``text`` is JSON Lines: every non-blank line a whole JSON object, each with the
+    same keys (records; a second call glued on has its own arguments' keys)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    keys: set[frozenset[str]] = set()
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(record, dict):
+            return False
+        keys.add(frozenset(record))
+    return len(lines) >= 2 and len(keys) == 1
+
+
 class TrailingText:
     code = "Z"
     name = "text after the arguments"
@@ -81,6 +98,8 @@ class TrailingText:
         if lo == 0 and ctx.offset == 0 and not norm.lstrip().startswith(("{", "[")):
             return  # arguments that are not JSON (a free-form tool's text), seen whole
         glued = _GLUED.search(norm, lo, end)
+        if glued is not None and _ndjson(norm[lo:end]):
+            glued = None  # one object per line: a JSON Lines document, whole
         if glued is not None and _KEY.search(norm, lo, glued.start()) is not None:
             # a second complete object glued on: T tells whether the first one was the whole
             # arguments (an object nested in a value closes into a comma or a bracket)

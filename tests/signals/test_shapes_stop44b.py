@@ -32,8 +32,10 @@ def test_kimis_triangle_think_tags_trip(text: str, dialect: str) -> None:
     assert v.leak and "W" in v.signals, v.reason
 
 
-def test_a_triangle_pair_named_in_prose_passes() -> None:
-    assert not detect("Kimi-Dev writes ◁think▷...◁/think▷ around it.", dialect="chatml").leak
+def test_a_triangle_pair_in_code_passes_and_bare_in_prose_counts() -> None:
+    # no special token and no prose writes the triangle form bare: any closer is a leaked half
+    assert not detect("Kimi-Dev writes `◁think▷...◁/think▷` around it.", dialect="chatml").leak
+    assert detect("◁think▷The user wants a haiku.◁/think▷Autumn moon.", dialect="kimi").leak
 
 
 @pytest.mark.parametrize(
@@ -111,11 +113,6 @@ def test_both_roles_forged_after_an_answer_trip_and_an_introduced_log_passes() -
     ("text", "dialect"),
     [
         (
-            "**Checking tool availability**\nI see a search tool is available; I'll use the"
-            " search tool to confirm the date.\n\nThe conference starts on 12 May.",
-            "gemini",
-        ),
-        (
             "Okay, here's how I'd approach this \"short answer\" request. First, I need to"
             " understand what the user is after.\n\nTesting checks behaviour.",
             "gemini",
@@ -140,6 +137,9 @@ def test_reasoning_cues_trip(text: str, dialect: str) -> None:
     "text",
     [
         "**Fixing the bug**\nI changed the loop bound and added a test.",  # a report
+        # an agent titles its step and plans its tool so too (Gemini's own summary reads the
+        # same, so it is one weak cue)
+        "**Checking the config**\nI'll use the Read tool to open your config file.\n\nDEBUG is on.",
         "I'll use the search tool to look that up for you.",  # an agent's step, alone
         "好的，我来帮你写一个脚本。",  # an answer offering help
         "Here's how I'd approach it: start with the failing test.",  # advice, one cue
@@ -231,4 +231,68 @@ def test_a_cut_example_or_prose_is_no_cut_call(text: str) -> None:
 def test_a_fenced_namespaced_call_after_an_action_line_trips() -> None:
     text = 'Action:\n```json\n{"name": "functions.read_file", "arguments": {"path": "a"}}\n```'
     v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
+
+
+# --- from the third hostile review ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "dialect"),
+    [
+        ('{"id": 1, "name": "a"}\n{"id": 2, "name": "b"}\n', "tool_arg", "chatml"),  # JSON Lines
+        (
+            "Here are some common questions.\n\nuser\nHow do I reset it?\nassistant\nClick Reset.",
+            "text",
+            "llama3",
+        ),
+        (
+            "Each training record has two turns.\n\nuser\nWhat is 2+2?\nassistant\n4",
+            "text",
+            "llama3",
+        ),
+        (
+            "The `role` field is set to\n\nuser\n\nShould it be `system` instead?\n",
+            "text",
+            "llama3",
+        ),
+        (
+            "好的，我需要先了解一下情况。能把日志发给我吗？我需要看看具体的报错。",
+            "text",
+            "deepseek",
+        ),
+        (
+            "**Investigating the failure**\nI need to check line 12.\n\nIt compares strings.",
+            "text",
+            "chatml",
+        ),
+    ],
+)
+def test_review_three_near_misses_pass(text: str, surface: str, dialect: str) -> None:
+    v = detect(text, surface=surface, dialect=dialect)
+    assert not v.leak, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GLM format example:\n\nshell/command>ls -la",
+        "search/results>10 means more than ten results.",
+        "The agent log prints each call as [tool result: shell] followed by its output.",
+        'The tool call looks like this.\n\n```json\n{"name": "read_file", "arguments":'
+        ' {"path": "a"}}\n```\n\nI\'ll explain each field next.',
+    ],
+)
+def test_docs_of_call_shapes_pass(text: str) -> None:
+    v = detect(text, dialect="glm", tools=TOOLS | {"search"})
+    assert "Y" not in v.signals, v.reason
+
+
+def test_a_call_whose_name_follows_nested_arguments_is_found() -> None:
+    import json
+
+    call = json.dumps(
+        {"arguments": {"edits": [{"line": i, "text": "x"} for i in range(40)]}, "name": "read_file"}
+    )
+    v = detect("Reading now.\n" + call, dialect="chatml", tools=TOOLS)
     assert v.leak and "Y" in v.signals, v.reason
