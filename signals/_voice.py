@@ -152,10 +152,20 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[ \t*_]*$"
         ),
     ),
+    # Ollama's command line frames a model's reasoning with "Thinking..." and "...done
+    # thinking." alone on their lines: the closer in an answer is the reasoning rendered into it
+    (
+        "reasoning frame",
+        3,
+        re.compile(r"(?m)^[ \t]*(?P<c>(?:\.\.\.|\u2026)[ \t]?[Dd]one thinking\.)[ \t]*$"),
+    ),
     (
         "reasoning label",
         2,
-        re.compile(r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:)"),
+        re.compile(
+            r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:"
+            r"|Thinking(?:\.\.\.|\u2026)(?=[ \t]*\r?\n))"
+        ),
     ),
     ("think tag", 2, re.compile(_THINK_TAG)),
     ("reasoning opener", 2, re.compile(_OPENER)),

@@ -163,6 +163,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "self-correction": ("? N", "? n"),
     "terse note": ("eed", "tool"),
     "answer label": ("my response", "my final response"),
+    "reasoning frame": ("one thinking.",),
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
     "reasoning header": (

@@ -19,13 +19,12 @@ start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_
 does the record of a tool call an agent's interface prints, which models imitate instead of
 calling the tool (``[Calling tool: web_search({"query": ...})]`` at a line start, then an
 invented result), and a ReAct ``Observation:`` line the model writes after its own ``Action:``
-(the tool's result, which the host writes; a ReAct agent stops the model there), and the
-result an ``apply_patch`` tool prints (``Success. Updated the following files:`` and a ``M
-path`` line after it). So does a dialogue of both turns the model writes after its
-answer in Claude's abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the
-anthropic dialect reserves ``\n\nHuman:`` itself), unless the paragraph before introduces a
-sample (a colon, a heading, "example", "role-play", ...) or the :data:`LOOK` characters
-before it hold a dialogue line (a transcript). ``User:``/``Assistant:`` are left out: sample
+(the tool's result, which the host writes; a ReAct agent stops the model there). So does a
+dialogue of both turns the model writes after its answer in Claude's abbreviations
+(``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
+``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
+"example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
+transcript). ``User:``/``Assistant:`` are left out: sample
 dialogues, scripts and fine-tuning formats write them after every kind of paragraph.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
@@ -91,8 +90,6 @@ _TURN = re.compile(
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
-    # the result an apply_patch tool prints (Codex's), which the host writes after the call
-    r"|(?m:^)(?P<patched>Success\. Updated the following files:)[ \t]*\n[ \t]*[AMD] \S"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -108,9 +105,6 @@ _TRIGGERS = Triggers(
         "[Calling tool",
         "Observation:",
         "\nH:",
-        # (its end only: a stream keeps the longest literal's length of each tail, for every
-        # delta of every stream)
-        "following files:",
     )
 )
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
@@ -144,7 +138,7 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "patched")
+            groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
@@ -160,7 +154,6 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
-                "patched": "an apply_patch tool's result forged inside the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
 

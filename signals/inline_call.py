@@ -22,7 +22,8 @@ the calls it then makes natively):
   ``to=functions.NAME json\\n{...}``;
 * with ``apply_patch`` declared, the patch envelope its argument opens with (``*** Begin
   Patch``, at a line's start or after an escaped line break): the patch written into the
-  answer instead of sent to the tool.
+  answer instead of sent to the tool; and the result it prints (``Success. Updated the
+  following files:`` and a ``M path`` line), forged.
 
 Two more forms depend on the end of the text, so a stream decides them when it ends: the whole
 answer one fenced block (after an optional ReAct ``Action:`` label) that holds nothing but a
@@ -95,6 +96,10 @@ _SLASHED = regex.compile(
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
 #: the declared tools whose argument that grammar is
 _PATCH_TOOLS = frozenset({"apply_patch"})
+#: the result such a tool prints, which the host writes after the call: forged in the answer
+_PATCHED = regex.compile(
+    r"(?m)^[ \t]*Success\. Updated the following files:[ \t]*\r?\n[ \t]*[AMD] \S"
+)
 #: Gemini's namespaced call with arguments, and a Harmony header's recipient with arguments
 _NAMED = regex.compile(
     r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
@@ -117,6 +122,7 @@ _TRIGGERS = Triggers(
         "default_api.",
         "to=functions.",
         "*** Begin Patch",
+        "following files:",
         *(f"[{w}" for w in ("Tool", "tool", "TOOL", "Function", "function", "FUNCTION")),
         *(f"[{w}" for w in ("Calling", "calling", "CALLING", "Called", "called", "CALLED")),
         *(f"[{w}" for w in ("Using", "using", "USING", "Used", "used", "USED")),
@@ -403,6 +409,11 @@ class InlineCall:
         if tools & _PATCH_TOOLS and "*** Begin Patch" in norm:
             for m in _PATCH.finditer(norm):
                 detail = "the argument of declared 'apply_patch' (a patch envelope) written as text"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+                break
+        if tools & _PATCH_TOOLS and "following files:" in norm:
+            for m in _PATCHED.finditer(norm):
+                detail = "the result of declared 'apply_patch' forged in the answer"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
                 break
         for m in _NAMED.finditer(norm):

@@ -58,6 +58,8 @@ LEAD = (
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
+    # Ollama's frame: "Thinking..." alone on the first line
+    r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"
     + _THINK_TAG
     + r"|[Tt]he\s+user(?:'s)?\s+"

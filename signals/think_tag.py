@@ -8,10 +8,8 @@ tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``th
 ``reasoning``, ``reflection``, ``scratchpad`` and ``scratch_pad``, with a model prefix on the name
 (``seed:think``, ``M2_7think``), with a blank inside the brackets as templates that space
 them write (``</ think >``, one at most in each place), and in the triangle brackets of
-Kimi-VL and Kimi-Dev, whose markers are no special tokens (``◁/think▷``). So does the line
-Ollama's command line closes a reasoning frame with (``...done thinking.`` alone on its line,
-after the reasoning it printed under ``Thinking...``, or opening the answer as a closing tag
-may).
+Kimi-VL and Kimi-Dev, whose markers are no special tokens (``◁/think▷``). (Ollama's
+``Thinking...`` / ``...done thinking.`` frame is L's: its opening is read with the answer's.)
 
 Prose and code name these tags too ("split the reply on </think>", ```` `<think>` ````), so
 a tag counts only when it sits as a leaked one does: glued to the word or sentence before it
@@ -85,7 +83,6 @@ _TRIGGERS = Triggers(
         # (by the part after a ``_`` or ``-``: ``pad>`` is watched for its ``>``, where
         # ``scratch_pad>`` would be for its ``_``, which code is full of)
         *sorted({f"{_last_part(n)}{gap}>" for n in _SPELLINGS for gap in ("", " ")}),
-        "one thinking.",
         # Kimi-VL's and Kimi-Dev's triangle-bracketed tags (``◁/think▷``)
         *sorted({f"{_last_part(n)}{gap}\u25b7" for n in _SPELLINGS for gap in ("", " ")}),
     ),
@@ -100,13 +97,6 @@ _TRIGGERS = Triggers(
         + r"[ \t\r]{0,8}[\s\S]",
     ),
 )
-#: (no hold for Ollama's frame closer below: a hold pattern opening with ``.`` costs every
-#: stream hundreds of microseconds per chunk; a stream relays the closer's line and trips at its
-#: end)
-#: the line Ollama's command line prints after a model's reasoning (``Thinking...`` before it),
-#: alone on its line: the frame's closer, in an answer only when the reasoning was rendered
-#: into it
-_FRAME = re.compile(r"(?m)^[ \t]*(?:\.\.\.|\u2026)[ \t]?[Dd]one thinking\.[ \t]*(?=\r?\n|\Z)")
 
 
 class ThinkTag:
@@ -124,15 +114,9 @@ class ThinkTag:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "<" not in norm and "\u25c1" not in norm and "one thinking." not in norm:
+        if "<" not in norm and "\u25c1" not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)
-        if "one thinking." in norm:
-            for m in _FRAME.finditer(norm):
-                # alone on its line: after the reasoning, or opening the answer as a closing
-                # tag may
-                detail = "the closing line of a reasoning frame (Ollama's)"
-                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _TAG.finditer(norm):
             start, end = m.span()
             if m.group() in reserved:

@@ -140,8 +140,9 @@ def test_the_patch_envelope_in_code_passes() -> None:
 
 @pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
 def test_a_forged_apply_patch_result_trips(dialect: str) -> None:
-    v = detect(PATCHED, dialect=dialect)
-    assert v.leak and "O" in v.signals and v.cut == PATCHED.index("Success"), v.reason
+    v = detect(PATCHED, dialect=dialect, tools=["apply_patch"])
+    assert v.leak and "Y" in v.signals and v.cut == PATCHED.index("Success"), v.reason
+    assert not detect(PATCHED, dialect=dialect).leak  # without apply_patch declared
 
 
 @pytest.mark.parametrize(

@@ -195,18 +195,24 @@ FRAME = (
     "text",
     [
         SPACED,
-        FRAME,
         "ok.< /think >Answer",
         "Done.</ thinking>Next",
         "ok.</Scratch_Pad>Answer",
-        "...done thinking.\n\nThe answer.",  # the closer opens the answer
-        "Thinking...\nplan\n... Done thinking.\n\nAnswer.",
     ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "harmony", "all"])
 def test_spaced_tags_and_the_frame_closer_trip(text: str, dialect: str) -> None:
     v = detect(text, dialect=dialect)
     assert v.leak and "W" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text", [FRAME, "Thinking...\nThe user wants a plan. Keep it short.\n... Done thinking.\n\nOk."]
+)
+@pytest.mark.parametrize("dialect", ["chatml", "harmony", "all"])
+def test_ollamas_frame_is_read_as_a_reasoning_preamble(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
 
 
 @pytest.mark.parametrize(
