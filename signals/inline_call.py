@@ -110,24 +110,17 @@ _NAMED = regex.compile(
 
 _TRIGGERS = Triggers(
     literals=(
-        # (``"tool`` also starts ``"tool_name"``)
-        '"name"',
-        '"tool',
-        '"function"',
-        '"action"',
-        '"recipient_name"',
+        # few and short, so that a stream's quiet test stays cheap: a JSON key's end holds every
+        # call object's name key, ``):`` the line form of a result record
+        '":',
+        '" :',
+        "):",
         ">",  # GLM's stripped call, ``shell/command>ls``
-        *(f"ool {w}" for w in ("result", "output", "response", "Result", "Output", "Response")),
-        *(f"OOL {w}" for w in ("RESULT", "OUTPUT", "RESPONSE")),
         "default_api.",
         "to=functions.",
-        "*** Begin Patch",
+        "Begin Patch",
         "following files:",
-        *(f"[{w}" for w in ("Tool", "tool", "TOOL", "Function", "function", "FUNCTION")),
-        *(f"[{w}" for w in ("Calling", "calling", "CALLING", "Called", "called", "CALLED")),
-        *(f"[{w}" for w in ("Using", "using", "USING", "Used", "used", "USED")),
-        *(f"[{w}" for w in ("Execut", "execut", "EXECUT", "Invok", "invok", "INVOK")),
-        *(f"[{w}" for w in ("Runn", "runn", "RUNN")),
+        "[",  # a call or result record in brackets
     ),
     needs_tools=True,
 )
