@@ -71,7 +71,7 @@ _NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "recipient_name
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input")
 #: a name key with a string value (a ``functions.`` or ``default_api.`` namespace on the name)
 _NAME_KEY = regex.compile(
-    r'"(?:name|tool|tool_name|function|action|recipient_name)"\s*:\s*"(?:functions\.|default_api\.)?'
+    r'"(?i:name|tool|tool_name|function|action|recipient_name)"\s*:\s*"(?:functions\.|default_api\.)?'
     r'((?:[^"\\]|\\.){1,128})"'
 )
 #: a record an interface prints for a call, and the tool it names
@@ -151,10 +151,12 @@ _CALL_KEYS = frozenset(_NAME_KEYS) | frozenset(_ARG_KEYS) | _OTHER_KEYS
 def _is_call(obj: object, name: str) -> bool:
     """Whether ``obj`` is a call of ``name``: it names it, holds its arguments as an object,
     and holds no key a call has not (a record with a ``kind`` or a ``type`` of its own is
-    data that happens to name a tool)."""
-    if not isinstance(obj, dict) or not any(
-        isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS
-    ):
+    data that happens to name a tool). Keys are read in any case (``"Name"``, ``"ARGS"``)."""
+    if not isinstance(obj, dict):
+        return False
+    if any(not isinstance(k, str) or not k.islower() for k in obj):
+        obj = {k.lower() if isinstance(k, str) else k: v for k, v in obj.items()}
+    if not any(isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS):
         return False
     if not _CALL_KEYS.issuperset(obj) or obj.get("type", "function") not in _CALL_TYPES:
         return False

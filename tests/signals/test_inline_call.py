@@ -234,3 +234,15 @@ def test_end_forms_every_split(text: str) -> None:
     for cut in range(1, len(text)):
         verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Sure. {"Name": "read", "Arguments": {"path": "a"}} Anything else?',
+        'Sure. {"TOOL": "read", "ARGS": {"path": "a"}} Anything else?',
+    ],
+)
+def test_call_keys_in_any_case_trip(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
