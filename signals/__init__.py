@@ -30,6 +30,7 @@ Anchor signals find evidence on their own; co-signals qualify the anchors (see
 | T | parse_boundary | co |
 | E | embedded_junk | co (tool arguments only) |
 | P | argument_token | co (tool arguments only) |
+| I | named_token | co (text and thinking; a token named in prose, which vetoes H) |
 
 Third parties add signals through the entry point group ``guard.signals`` (each entry point
 loads a class or an instance) or :func:`register_signal`. A signal implements
@@ -59,6 +60,7 @@ from .glitch_token import GlitchToken
 from .inline_call import InlineCall
 from .marker_alone import MarkerAlone
 from .named_arguments import NamedArguments
+from .named_token import NamedToken
 from .parse_boundary import ParseBoundary
 from .reasoning_notes import ReasoningNotes
 from .reasoning_preamble import ReasoningPreamble
@@ -103,6 +105,7 @@ BUILTIN: tuple[Signal, ...] = (
     ParseBoundary(),
     EmbeddedJunk(),
     ArgumentToken(),
+    NamedToken(),
 )
 
 _REQUIRED = ("code", "name", "kind", "surfaces", "max_span", "scan")

@@ -172,6 +172,15 @@ def _first_char_test(rest: str) -> str:
     return f"(?=(?i:{cls}))" if folded else f"(?={cls})"
 
 
+def harmony_spelling(spelling: str) -> bool:
+    """Whether ``spelling`` (an H hit's evidence) is one Harmony reserves: under ``all`` those
+    keep Harmony's own rules where the other dialects have exemptions (I in prose, P in tool
+    arguments)."""
+    from guard.dialects import get_dialect
+
+    return _compiled(get_dialect("harmony")).fullmatch(TextView(spelling).norm) is not None
+
+
 #: a match's span, from either engine (a long text may be searched in the other one)
 _SPAN = methodcaller("span")
 

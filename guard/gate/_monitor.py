@@ -47,12 +47,18 @@ from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
 from guard.models import Dialect, Hit, Signal, Surface, Verdict
 from guard.signals import load_signals
+from guard.signals.named_token import LEFT as NAMED_LEFT
+from guard.signals.named_token import named
 
 __all__ = ["SurfaceMonitor"]
 
 _ANYWHERE = frozenset({"anywhere"})
 _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
+
+
+def _never(hit: Hit) -> bool | None:
+    return False
 
 
 def _no_boundary() -> int | None:
@@ -146,6 +152,7 @@ class SurfaceMonitor(ScopedSignals):
             policy.boundary_signal,
             self._code,
             self._boundary,
+            self._maybe_named if self._names(signals) else _never,
         )
 
     # --- feeding ---------------------------------------------------------------------------
@@ -408,6 +415,7 @@ class SurfaceMonitor(ScopedSignals):
         through this monitor, a reference cycle that kept every retired monitor of a stream
         alive until a full garbage collection (a flood of calls piled them up)."""
         self._settler.boundary = _no_boundary
+        self._settler.vetoed = _never
 
     def _boundary(self) -> int | None:
         if self._json is not None:
@@ -447,6 +455,27 @@ class SurfaceMonitor(ScopedSignals):
             scopes=scopes,
             signals=self.signals,
         )
+
+    def _names(self, signals: tuple[Signal, ...] | None) -> bool:
+        """Whether I (a token named in prose) can veto an H hit here."""
+        every = load_signals() if signals is None else signals
+        return (
+            "I" in self.rule.unless
+            and "I" not in self.policy.disabled
+            and self.rule.mode == "leak"
+            and any(s.code == "I" and self.surface in s.surfaces for s in every)
+        )
+
+    def _maybe_named(self, hit: Hit) -> bool | None:
+        """Whether the H ``hit`` is named in a sentence (I's rule read on the text so far):
+        ``None`` while the words after it may still decide either way."""
+        if hit.code != "H":
+            return False
+        if self._lazy:
+            self._catch_up()
+        lo = max(self._window.base, hit.start - NAMED_LEFT)
+        text = self._window.read(lo)
+        return named(self.dialect, hit.evidence, text, hit.start - lo, hit.end - lo, self._finished)
 
     def _discover(self, new: int) -> None:
         """Find anchors that the last delta completed, with the evidence to their left."""

@@ -62,8 +62,10 @@ class SurfaceRule(BaseModel):
     least one of ``co_signals``. A hit that is not exempt as code also trips when it carries
     every code of one of the ``trip_with`` combinations (they ignore ``require``: on
     ``tool_arg`` they let the strongest leaks inside a JSON string trip before the parse
-    boundary). ``mode="injection"`` (input surfaces) never reports a leak; it lists the reserved
-    spellings found instead.
+    boundary). A hit that carries any code of ``unless`` never trips: a co-signal there says
+    the hit is not what it looks like (I: a token named in a sentence of prose).
+    ``mode="injection"`` (input surfaces) never reports a leak; it lists the reserved spellings
+    found instead.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -74,6 +76,7 @@ class SurfaceRule(BaseModel):
     co_signals: frozenset[str] = _LEAK_CO
     require: frozenset[str] = frozenset()
     trip_with: tuple[frozenset[str], ...] = ()
+    unless: frozenset[str] = frozenset({"I"})
     code_exempt: bool = True
 
 

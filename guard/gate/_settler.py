@@ -44,6 +44,11 @@ class Settler:
     code: CodeTracker | None
     #: the parse boundary of the text so far (``None``: not known yet)
     boundary: Callable[[], int | None]
+    #: whether a co-signal of the rule's ``unless`` comes to a hit (I: a token named in prose,
+    #: decided by the words after it): ``True``, ``False``, or ``None`` while the text so far
+    #: cannot tell. Such a hit is not tripped early unless the answer is ``False``, and is
+    #: withheld while it is ``None``
+    vetoed: Callable[[Hit], bool | None] = lambda hit: False
 
     def __post_init__(self, max_hits: int) -> None:
         self.injection = self.rule.mode == "injection"
@@ -215,6 +220,8 @@ class Settler:
             return
         if self.code_known(hit) is not False or not self.boundary_known(hit):
             return
+        if self.vetoed(hit) is not False:
+            return
         hit = self.with_boundary(hit)
         stable = {hit.code, *self.plan.stable}
         probe = hit.replace(**{"signals": tuple(c for c in hit.signals if c in stable)})
@@ -243,8 +250,17 @@ class Settler:
                 bound = min(bound, hit.cut)
         for hit in self.early.values():
             # An anchor that may still trip once co-signals to its right arrive (B, R, S, G) is
-            # withheld until it settles, so a late trip never shows text past its cut.
-            if hit.code in self.rule.anchors or self._would_trip_but_for_code(hit):
+            # withheld until it settles, so a late trip never shows text past its cut; so is a
+            # hit whose veto the text so far cannot decide yet (I: the words after a token).
+            if (
+                hit.code in self.rule.anchors
+                or self._would_trip_but_for_code(hit)
+                or (
+                    self.vetoed(hit) is None
+                    and self.code_known(hit) is not True
+                    and decide(hit, self.rule, self.weights, False).trips
+                )
+            ):
                 bound = min(bound, hit.cut)
         return bound
 

@@ -107,7 +107,7 @@ def _compose(anchor: Hit, extra: tuple[Hit, ...], offset: int, extends: frozense
 
 def _trips(hit: Hit, rule: SurfaceRule) -> bool:
     codes = set(hit.signals)
-    if hit.in_code or not rule.require <= codes:
+    if hit.in_code or not rule.require <= codes or not rule.unless.isdisjoint(codes):
         return False
     if hit.code in rule.trip_alone:
         return True
@@ -120,6 +120,8 @@ def _trips_with(hit: Hit, rule: SurfaceRule) -> bool:
     if hit.in_code or not rule.trip_with:
         return False
     codes = set(hit.signals)
+    if not rule.unless.isdisjoint(codes):
+        return False
     return any(combo <= codes for combo in rule.trip_with)
 
 
@@ -137,6 +139,9 @@ def _reason(
     parts = [f"{len(hits)} hit(s), none tripping"]
     if in_code:
         parts.append(f"{in_code} inside closed code")
+    named = sum("I" in hit.signals for hit in hits)
+    if named:
+        parts.append(f"{named} named in prose")
     return "; ".join(parts)
 
 

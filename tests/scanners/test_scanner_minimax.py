@@ -294,7 +294,8 @@ def test_m3_bad_shapes_are_malformed_with_their_raw_text(text: str) -> None:
 
 
 def test_m3_bare_namespace_token_is_text_to_the_scanner_but_a_leak() -> None:
-    text = f"text {NS} stray"
+    # glued to what follows it (between two words of prose it would be named, I's case)
+    text = f"text {NS}stray"
     for evs in m3_runs(text):
         assert evs == [Text(text, text)]
     assert guard.detect(text, dialect="minimax").leak

@@ -1,0 +1,167 @@
+"""I: a control token named in a sentence of prose, not written as markup.
+
+Bug reports, docs and answers about chat formats name the tokens they discuss, often without a
+code span: "decode with skip_special_tokens=False so you can see whether a raw <|im_end|>
+inside pasted content splits the turn", "the parser waits for </tool_call> before it streams".
+A leaked token is markup: it opens or ends the text or a line, is glued to what it wraps
+(``Hello<|im_end|>``, ``</think>The answer``), or is followed by a role, a body or more markup
+(``<|im_start|>user``, ``<tool_call>\\n{...}``). A token named in a sentence stands between
+two pieces of prose on its line:
+
+* before it, one blank after a word of two or more letters (not a role or channel word such as
+  ``user`` or ``assistant``), an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an
+  opening quote (``"``, ``'``, ``“``, ``‘``) right before it after a blank or the line's start;
+* after it, one blank and a lower-case word (not a role or channel word, not the head of a
+  dotted or called name such as ``functions.bash`` or ``f(``), or one blank and an ellipsis, or
+  up to two punctuation marks (``,`` ``;`` ``:`` ``.`` ``)`` a closing quote) before a blank or
+  the end; a quote opened before it must close right after it.
+
+I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
+an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
+literal rule of its own spellings (a Harmony token in prose is a leak; its tokens never appear in
+an answer's prose but as a leak or a quotation in code), so I is silent for ``harmony`` and, for
+``all``, on the spellings Harmony reserves. Call markers, reasoning tags and result openers of
+the other dialects are named the same way: a forged result opens a line or follows the answer's
+end, it is not one word of a sentence.
+
+The decision reads at most :data:`LEFT` characters before the token and :data:`RIGHT` after it,
+on the token's line. A stream asks :func:`named_state` while the text after the token is still
+arriving: ``None`` means the text so far may still become a sentence around the token, and the
+token is held (it trips as soon as the answer is certainly no).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+import regex
+
+from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+
+from .control_token import harmony_spelling
+
+#: How far before the token its left neighbour is read (on its line).
+LEFT = 48
+#: How far after the token its right neighbour is read: a blank, a word of at most 24 letters
+#: and the mark after it.
+RIGHT = 32
+
+#: Words that make a token markup, not a noun: a role or a channel the token would open.
+_ROLES = (
+    "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
+    "observation|ipython|function|functions|think|thinking|response|result|results"
+)
+_LEFT = regex.compile(
+    rf"(?:(?<![\w.])(?!(?i:{_ROLES})\x20\Z)[A-Za-z][A-Za-z'’-]*[A-Za-z]|\.\.\.|…|[,;:(]"
+    r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z"
+)
+_QUOTE_OPENED = regex.compile(r"(?:^|(?<=[\s(]))[\"'“‘]\Z")
+_CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+
+
+def _after(final: bool) -> regex.Pattern[str]:
+    end = r"|\Z" if final else ""
+    return regex.compile(
+        rf"[,;:.)\"”'’]{{1,2}}(?=\s{end})"
+        rf"|\x20(?:\.\.\.|…|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
+        rf"|\x20[A-Z]{{2,6}}(?=[\s,;:.)]{end})"
+        rf"|\x20(?!(?:{_ROLES})(?![a-z]))[a-z]{{2,24}}(?=[\s,;:!?)\"”'’]|\.(?=[\s)\"”'’]{end}){end})"
+    )
+
+
+_AFTER_OPEN = _after(final=False)
+_AFTER_FINAL = _after(final=True)
+
+
+_OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
+_OPENER_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>\Z")
+
+
+def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
+    """Whether the token at ``[start, end)`` of ``text`` is named in a sentence: ``True``,
+    ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. An
+    empty pair of tags (``<tool_call></tool_call>``, a format's name for its wrapper) is read
+    as one token."""
+    opener = _OPENER.fullmatch(text, start, end)
+    if opener is not None:
+        closer = f"</{opener.group(1)}>"
+        rest = text[end : end + len(closer)]
+        if rest == closer:
+            end += len(closer)
+        elif not final and rest and len(rest) < len(closer) and closer.startswith(rest):
+            return None
+    elif text.startswith("</", start):
+        before = _OPENER_BEFORE.search(text, max(0, start - 64), start)
+        if before is not None and text[start + 2 : end - 1] == before.group(1):
+            start = before.start()
+    line = text.rfind("\n", max(0, start - LEFT), start) + 1
+    before = text[max(line, start - LEFT) : start]
+    quote = _QUOTE_OPENED.search(before)
+    if quote is not None:
+        # quoted: the matching quote right after it, then a blank, a mark or the end
+        after = text[end : end + 2]
+        if not after:
+            return None if not final else False
+        if after[0] != _CLOSING[quote.group()]:
+            return False
+        if len(after) == 1:
+            return None if not final else True
+        return after[1] in " \t\n,;:.)"
+    if _LEFT.search(before) is None:
+        return False
+    after = text[end : min(len(text), end + RIGHT)]
+    if final:
+        return _AFTER_FINAL.match(after) is not None
+    found = _AFTER_OPEN.match(after, partial=True)
+    if found is None:
+        return False
+    return None if found.partial else True
+
+
+def named(
+    dialect: Dialect, spelling: str, text: str, start: int, end: int, final: bool
+) -> bool | None:
+    """:func:`named_state` for an H hit spelling ``spelling`` under ``dialect``: ``False`` where
+    the literal rule holds (Harmony, and Harmony's spellings under ``all``)."""
+    if dialect.name == "harmony":
+        return False
+    if dialect.name == "all" and harmony_spelling(spelling):
+        return False
+    return named_state(text, start, end, final)
+
+
+class NamedToken:
+    code = "I"
+    name = "control token named in prose"
+    kind: Literal["anchor", "co"] = "co"
+    surfaces = frozenset({Surface.TEXT, Surface.THINKING})
+    max_span = LEFT + RIGHT + 96
+    reach = (LEFT, RIGHT + 96)
+    order = 108
+    weight = 0.0
+
+    def triggers(self, dialect: Dialect) -> Triggers:
+        return Triggers()  # a co-signal never starts a hit on its own
+
+    def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
+        dialect = ctx.dialect
+        if dialect.name == "harmony" or not ctx.anchors:
+            return
+        original = text.original
+        for index, anchor in enumerate(ctx.anchors):
+            if anchor.code != "H" or index in ctx.exempt:
+                continue
+            if (
+                named(dialect, anchor.evidence, original, anchor.start, anchor.end, ctx.final)
+                is not True
+            ):
+                continue
+            yield Hit(
+                signals=(self.code,),
+                start=anchor.start,
+                end=anchor.end,
+                evidence=anchor.evidence,
+                detail="token named in a sentence of prose, not written as markup",
+                anchor=index,
+            )

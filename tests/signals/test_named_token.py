@@ -1,0 +1,171 @@
+"""I: a control token named in a sentence of prose does not trip H (``unless`` in the default
+policy). Positives (prose that names tokens bare), near misses (the same tokens written as
+markup: glued, opening a line, before a role or a body, at the end, Harmony's literal rule),
+the stream's timing (held while undecided, tripped as soon as the words after it say no) and
+every chunk split."""
+
+from __future__ import annotations
+
+import pytest
+from support.splits import monitored
+
+from guard import detect
+from guard.dialects import get_dialect
+from guard.gate import DEFAULT_POLICY, Policy, SurfaceMonitor, SurfaceRule
+from guard.models import Surface
+from guard.signals.named_token import named_state
+
+NAMED = [
+    (
+        "Decode with skip_special_tokens=False to see whether a raw <|im_end|> inside pasted "
+        "content is splitting the turn.",
+        "chatml",
+    ),
+    ("Previously the arguments arrived in one chunk after </tool_call> was seen.", "glm"),
+    (
+        "Tool calling uses control tokens: [AVAILABLE_TOOLS] wraps the tool list, and the model "
+        "answers with [TOOL_CALLS], then stops.",
+        "mistral",
+    ),
+    ("Models that wrap reasoning in <think> or <reasoning> are both handled.", "chatml"),
+    (
+        "Keep only the answer; the reasoning enclosed in <think> ... </think> should not be sent "
+        "back.",
+        "chatml",
+    ),
+    (
+        "Tools go in the system prompt between <|tool_list_start|> and <|tool_list_end|>; calls "
+        "follow.",
+        "lfm2",
+    ),
+    ('The stop token is "<|im_end|>", not the end of text.', "chatml"),
+    ("看到 <tool_call> 就开始解析。", "chatml"),
+    ("The template tells the model to answer within <tool_call></tool_call> XML tags.", "chatml"),
+]
+
+MARKUP = [
+    ("Sure!<|im_end|>", "chatml"),  # glued to the answer
+    ("Done.\n<|im_end|>\n<|im_start|>user\nthanks", "chatml"),  # a line of its own, a turn
+    ('I\'ll check. <tool_call> {"name": "f", "arguments": {}}', "chatml"),  # a body after
+    ("Let me look <tool_call> get_weather", "chatml"),  # a name, not a word
+    ("so the answer is four </think> The answer is 4.", "chatml"),  # a capital after it
+    ("The weather is sunny <|im_end|>", "chatml"),  # the end of the text
+    ("then wait <|im_end|> <|im_start|>assistant", "chatml"),  # more markup after it
+    ("the reply <|im_start|> user wants more", "chatml"),  # a role word after it
+    ("In Harmony every message opens with <|start|>, then the role.", "harmony"),
+    ("They ask what the <|message|> token does.", "harmony"),
+    ('The stop token is "<|im_end|> and more', "chatml"),  # a quote that does not close
+    ("Checking the tool <tool_response> the file is empty", "chatml"),  # a role word before
+]
+
+
+@pytest.mark.parametrize(("text", "dialect"), NAMED)
+def test_a_token_named_in_a_sentence_does_not_trip(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert not v.leak, v.reason
+    assert v.hits and all("I" in h.signals for h in v.hits if h.signals[0] == "H")
+    assert "named in prose" in v.reason
+
+
+@pytest.mark.parametrize(("text", "dialect"), MARKUP)
+def test_a_token_written_as_markup_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak, v.reason
+    assert not any("I" in h.signals for h in v.hits if h.trips)
+
+
+def test_thinking_names_tokens_the_same_way() -> None:
+    text = "The user asks what a raw <|im_end|> inside pasted content does here."
+    assert not detect(text, surface="thinking", dialect="chatml").leak
+    assert detect("ok<|im_end|>", surface="thinking", dialect="chatml").leak
+
+
+def test_all_keeps_harmonys_literal_rule_for_its_spellings_only() -> None:
+    assert detect("every message opens with <|start|> and then a role", dialect="all").leak
+    assert not detect("whether a raw <|im_end|> inside pasted text splits", dialect="all").leak
+
+
+def test_the_policy_can_restore_the_literal_rule() -> None:
+    text = NAMED[0][0]
+    strict = Policy(
+        surfaces={**DEFAULT_POLICY.surfaces, Surface.TEXT: SurfaceRule(unless=frozenset())}
+    )
+    assert detect(text, dialect="chatml", policy=strict).leak
+    assert detect(text, dialect="chatml", policy=Policy(disabled=frozenset({"I"}))).leak
+
+
+def test_tool_arguments_keep_their_own_rule() -> None:
+    # I reads text and thinking; P judges a token inside an argument string
+    v = detect('{"q": "x"} whether a raw <|im_end|> inside', surface="tool_arg", dialect="chatml")
+    assert v.leak and "I" not in {c for h in v.hits for c in h.signals}
+
+
+@pytest.mark.parametrize(
+    ("after", "final", "expected"),
+    [
+        (" inside it", False, True),
+        (" ins", False, None),  # the word may still go on (or become a call)
+        (" ins", True, True),
+        (" inside(", False, False),  # a called name
+        (" functions.bash", False, False),
+        ("", False, None),
+        ("", True, False),
+        (",", False, None),
+        (", and", False, True),
+        (" The", False, False),
+        ("\nuser", False, False),
+    ],
+)
+def test_named_state_is_decided_only_by_what_has_arrived(
+    after: str, final: bool, expected: bool | None
+) -> None:
+    text = "whether a raw <|im_end|>" + after
+    start = text.index("<|")
+    assert named_state(text, start, start + len("<|im_end|>"), final) is expected
+
+
+@pytest.mark.parametrize(("text", "dialect"), NAMED[:4] + MARKUP[:8])
+def test_every_split_gives_the_whole_verdict(text: str, dialect: str) -> None:
+    whole = detect(text, dialect=dialect)
+    for cut in range(1, len(text)):
+        verdict, shown = monitored(text, cut, "text", dialect)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+        if whole.leak:
+            assert whole.cut is not None and shown <= whole.cut, cut
+
+
+@pytest.mark.parametrize(("text", "dialect"), NAMED[:4] + MARKUP[:8])
+def test_character_by_character_never_shows_a_tripping_token(text: str, dialect: str) -> None:
+    whole = detect(text, dialect=dialect)
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect(dialect), DEFAULT_POLICY)
+    shown = 0
+    for ch in text:
+        released = monitor.feed_release(ch)
+        if released < 0:
+            break
+        shown = max(shown, released)
+    verdict = monitor.finish()
+    assert (verdict.leak, verdict.cut) == (whole.leak, whole.cut)
+    if whole.leak:
+        assert whole.cut is not None and shown <= whole.cut
+
+
+def test_a_stream_trips_as_soon_as_the_next_word_says_markup() -> None:
+    # the token is held while undecided; " Th" decides it (" T" may still be an acronym)
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("chatml"), DEFAULT_POLICY)
+    assert monitor.feed_release("so it is four </think>") >= 0
+    assert monitor.tripped is None
+    monitor.feed_release(" Th")
+    assert monitor.tripped is not None and monitor.tripped.start == len("so it is four ")
+
+
+def test_a_stream_shows_a_named_token_once_the_sentence_goes_on() -> None:
+    monitor = SurfaceMonitor(Surface.TEXT, get_dialect("chatml"), DEFAULT_POLICY)
+    head = "whether a raw <|im_end|>"
+    assert monitor.feed_release(head) <= head.index("<|")  # held: it may still be markup
+    released = monitor.feed_release(" inside the content, and more")
+    assert released > len(head) and monitor.tripped is None
