@@ -56,6 +56,10 @@ MODEL_DIALECTS: dict[str, str] = {
     "seed_oss": "qwen3_coder",
     # Mistral AI's families; a fine-tune on another template (Hermes, Dolphin) comes first
     "dolphin": "chatml",
+    # Granite and Phi-4-mini speak their own role tokens, which the chatml record reserves
+    "granite": "chatml",
+    "phi-4": "chatml",
+    "phi4": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",

@@ -48,6 +48,7 @@ from guard.gate._window import TRIM_STEP, Window
 from guard.models import Dialect, Hit, Signal, Surface, Verdict
 from guard.signals import load_signals
 from guard.signals.named_token import LEFT as NAMED_LEFT
+from guard.signals.named_token import RIGHT as NAMED_RIGHT
 from guard.signals.named_token import named
 
 __all__ = ["SurfaceMonitor"]
@@ -474,7 +475,8 @@ class SurfaceMonitor(ScopedSignals):
         if self._lazy:
             self._catch_up()
         lo = max(self._window.base, hit.start - NAMED_LEFT)
-        text = self._window.read(lo)
+        # what I reads: the words after it, or the closer of an empty pair of tags
+        text = self._window.read(lo, hit.end + NAMED_RIGHT + 2 * (hit.end - hit.start) + 8)
         return named(self.dialect, hit.evidence, text, hit.start - lo, hit.end - lo, self._finished)
 
     def _discover(self, new: int) -> None:
