@@ -106,9 +106,9 @@ _ZH_PLAN = (
 #: "the user" or "User" at a word start, spelled so that a search skips to its first letter (a
 #: pattern that opens with ``\b`` is tried at every position)
 _THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
-#: a think tag's name: the families' words, with a model prefix some write on it (``seed:think``,
-#: ``M2_7think``)
-_THINK_PREFIX = r"(?:[A-Za-z][\w.-]{0,14}[_:\d])?"
+#: a model prefix on a think tag's name: one that ends in ``_``, ``:`` or a digit (``seed:think``,
+#: ``M2_7think``), or a lower-case word before a capitalised name (Claude's ``antThinking``)
+_THINK_PREFIX = r"(?:[A-Za-z][\w.-]{0,14}[_:\d]|[a-z]{2,10}(?=[A-Z]))?"
 _THINK_NAME = _THINK_PREFIX + r"(?:think(?:ing)?|thought|reasoning|reflection)"
 #: a think tag, with attributes on it as some bridges write them (``<think redacted="true">``,
 #: ``<think signature="...">``), or an opening cut before its ``>`` at the end of its line

@@ -234,3 +234,17 @@ def test_spaced_and_frame_every_split(text: str) -> None:
     for cut in range(1, len(text)):
         verdict, _ = monitored(text, cut, "text", "chatml")
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+def test_a_camel_case_prefix_before_a_capitalised_name_is_a_model_prefix() -> None:
+    # Claude's legacy `antThinking` block, closed glued to its last sentence
+    text = (
+        "<antThinking>This is a substantial, self-contained script the user will likely reuse, "
+        "so it qualifies for an artifact.</antThinking>\n"
+        "Here's the backup script you asked for."
+    )
+    v = detect(text, dialect="anthropic")
+    assert v.leak and "W" in v.signals and v.cut == text.index("</antThinking>")
+    # a pair named close together is markup named in prose, as for any family
+    assert not detect("Use <myThinking>x</myThinking> for it", dialect="anthropic").leak
+    assert not detect("camelCase words like antThinking are fine", dialect="anthropic").leak
