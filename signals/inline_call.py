@@ -19,7 +19,8 @@ the calls it then makes natively):
   call: NAME ...``, ``[Using tool: NAME ...`` (any case);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
-  ``to=functions.NAME json\\n{...}``;
+  ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
+  between them (``to=functions.NAME commentary json {...}``);
 * with ``apply_patch`` declared, the patch envelope its argument opens with (``*** Begin
   Patch``, at a line's start or after an escaped line break): the patch written into the
   answer instead of sent to the tool; and the result it prints (``Success. Updated the
@@ -105,7 +106,8 @@ _NAMED = regex.compile(
     r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
     r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]))"
     r"|(?<![\w.])to=functions\.(?P<to>[A-Za-z_][\w\-]{0,127})"
-    r"(?=[ \t]*(?:(?:json|code)[ \t]*)?(?:\r?\n[ \t]*){0,2}\{)"
+    r"(?=[ \t]*(?:(?:commentary|analysis|final)[ \t]+)?(?:(?:json|code)[ \t]*)?"
+    r"(?:\r?\n[ \t]*){0,2}\{)"
 )
 
 _TRIGGERS = Triggers(
