@@ -36,6 +36,8 @@ SETS_APART = (
     ("heldout16", "h16-", 80, 15),
     ("heldout17", "h17-", 80, 15),
     ("heldout18", "h18-", 85, 18),
+    ("heldout19", "h19-", 75, 16),
+    ("heldout20", "h20-", 85, 19),
 )
 NAMES = [s[0] for s in SETS_APART]
 
