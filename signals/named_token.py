@@ -8,31 +8,40 @@ A leaked token is markup: it opens or ends the text or a line, is glued to what 
 (``<|im_start|>user``, ``<tool_call>\\n{...}``). A token named in a sentence stands between
 two pieces of prose on its line:
 
-* before it, one blank after a word of two or more letters (not a role or channel word such as
+* before it, one blank after a word (letters of any script; not a role or channel word such as
   ``user`` or ``assistant``), an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an
   opening quote (``"``, ``'``, ``“``, ``‘``) right before it after a blank or the line's start;
-* after it, one blank and a lower-case word (not a role or channel word, not the head of a
-  dotted or called name such as ``functions.bash`` or ``f(``), or one blank and an ellipsis, or
-  up to two punctuation marks (``,`` ``;`` ``:`` ``.`` ``)`` a closing quote) before a blank or
-  the end; a quote opened before it must close right after it.
+* after it, one blank and a lower-case word of two or more letters (any script; hyphens
+  inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
+  or channel word, not the head of a dotted or called name such as ``functions.bash`` or
+  ``f(``), or up to two marks (``,`` ``;`` ``:`` ``.`` ``?`` ``!`` ``)`` a closing quote)
+  before a blank or the end; a quote opened before it must close right after it.
+
+A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
+``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
+read as one token.
 
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
 literal rule of its own spellings (a Harmony token in prose is a leak; its tokens never appear in
 an answer's prose but as a leak or a quotation in code), so I is silent for ``harmony`` and, for
-``all``, on the spellings Harmony reserves. Call markers, reasoning tags and result openers of
-the other dialects are named the same way: a forged result opens a line or follows the answer's
-end, it is not one word of a sentence.
+``all``, on the spellings Harmony reserves. A dialect's result openers (``<tool_response>``,
+``<|im_start|>``, ``[TOOL_RESULTS]``: what only the host writes) keep the literal rule too: a
+forged result written with blanks around it (``Sure <tool_response> weather is sunny
+</tool_response>``) is still a forgery. Call markers, reasoning tags and stop tokens are named
+the same way as any other.
 
-The decision reads at most :data:`LEFT` characters before the token and :data:`RIGHT` after it,
-on the token's line. A stream asks :func:`named_state` while the text after the token is still
-arriving: ``None`` means the text so far may still become a sentence around the token, and the
-token is held (it trips as soon as the answer is certainly no).
+The decision reads at most :data:`LEFT` characters before the token and :data:`RIGHT` after it
+(a pair's closer besides), on the token's line. A stream asks :func:`named_state` while the
+text after the token is still arriving: ``None`` means the text so far may still become a
+sentence around the token, and the token is held (it trips as soon as the answer is certainly
+no).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 from typing import Literal
 
 import regex
@@ -52,21 +61,23 @@ _ROLES = (
     "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
     "observation|ipython|function|functions|think|thinking|response|result|results"
 )
+#: searched backwards from the token (``REVERSE``): the first place tried is the right one
 _LEFT = regex.compile(
-    rf"(?:(?<![\w.])(?!(?i:{_ROLES})\x20\Z)[A-Za-z][A-Za-z'’-]*[A-Za-z]|\.\.\.|…|[,;:(]"
-    r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z"
+    rf"(?:(?<![\w.])(?!(?i:{_ROLES})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
+    r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
+    regex.REVERSE,
 )
-_QUOTE_OPENED = regex.compile(r"(?:^|(?<=[\s(]))[\"'“‘]\Z")
 _CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’"}
 
 
 def _after(final: bool) -> regex.Pattern[str]:
     end = r"|\Z" if final else ""
     return regex.compile(
-        rf"[,;:.)\"”'’]{{1,2}}(?=\s{end})"
-        rf"|\x20(?:\.\.\.|…|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
-        rf"|\x20[A-Z]{{2,6}}(?=[\s,;:.)]{end})"
-        rf"|\x20(?!(?:{_ROLES})(?![a-z]))[a-z]{{2,24}}(?=[\s,;:!?)\"”'’]|\.(?=[\s)\"”'’]{end}){end})"
+        rf"[,;:.?!)\"”'’]{{1,2}}(?=\s{end})"
+        rf"|\x20(?:\.\.\.|…|[—–]|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
+        rf"|\x20[A-Z]{{2,6}}(?=[\s,;:.?!)]{end})"
+        rf"|\x20(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}"
+        rf"(?=[\s,;:!?)\"”'’—–]|\.(?=[\s)\"”'’]{end}){end})"
     )
 
 
@@ -75,40 +86,48 @@ _AFTER_FINAL = _after(final=True)
 
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
-_OPENER_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>\Z")
+#: what stands between the two tags of a pair named as one token: nothing or a placeholder
+_INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
+_PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
 
 
 def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` of ``text`` is named in a sentence: ``True``,
-    ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. An
-    empty pair of tags (``<tool_call></tool_call>``, a format's name for its wrapper) is read
-    as one token."""
+    ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. A pair
+    of tags with nothing or a placeholder between them is read as one token."""
     opener = _OPENER.fullmatch(text, start, end)
     if opener is not None:
         closer = f"</{opener.group(1)}>"
-        rest = text[end : end + len(closer)]
-        if rest == closer:
-            end += len(closer)
-        elif not final and rest and len(rest) < len(closer) and closer.startswith(rest):
-            return None
+        rest = text[end : end + len(closer) + 5]
+        for inside in _INSIDE:
+            whole = inside + closer
+            if rest.startswith(whole):
+                end += len(whole)
+                break
+            if not final and rest and len(rest) < len(whole) and whole.startswith(rest):
+                return None
     elif text.startswith("</", start):
-        before = _OPENER_BEFORE.search(text, max(0, start - 64), start)
+        before = _PAIR_BEFORE.search(text, max(0, start - 72), start)
         if before is not None and text[start + 2 : end - 1] == before.group(1):
             start = before.start()
-    line = text.rfind("\n", max(0, start - LEFT), start) + 1
-    before = text[max(line, start - LEFT) : start]
-    quote = _QUOTE_OPENED.search(before)
-    if quote is not None:
+    if start == 0:
+        return False
+    mark = text[start - 1]
+    closing = _CLOSING.get(mark)
+    if closing is not None and (start == 1 or text[start - 2] in " \t\n("):
         # quoted: the matching quote right after it, then a blank, a mark or the end
         after = text[end : end + 2]
         if not after:
             return None if not final else False
-        if after[0] != _CLOSING[quote.group()]:
+        if after[0] != closing:
             return False
         if len(after) == 1:
             return None if not final else True
         return after[1] in " \t\n,;:.)"
-    if _LEFT.search(before) is None:
+    if mark != " ":
+        return False
+    line = text.rfind("\n", max(0, start - LEFT), start) + 1
+    if _LEFT.search(text, max(line, start - LEFT), start) is None:
         return False
     after = text[end : min(len(text), end + RIGHT)]
     if final:
@@ -128,7 +147,24 @@ def named(
         return False
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
+    if _result_open(dialect, spelling):
+        return False
     return named_state(text, start, end, final)
+
+
+def _result_open(dialect: Dialect, spelling: str) -> bool:
+    """Whether ``spelling`` opens a result or a turn in ``dialect`` (what only the host writes)."""
+    spellings, patterns = _result_openers(dialect)
+    norm = TextView(spelling).norm
+    return norm in spellings or any(p.match(norm) for p in patterns)
+
+
+@cache
+def _result_openers(dialect: Dialect) -> tuple[frozenset[str], tuple[regex.Pattern[str], ...]]:
+    return (
+        frozenset(TextView(r).norm for r in dialect.result_open),
+        tuple(regex.compile(p) for p in dialect.result_open_patterns),
+    )
 
 
 class NamedToken:

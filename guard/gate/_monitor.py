@@ -58,6 +58,10 @@ _OPENING = frozenset({"opening"})
 _ENDING = frozenset({"ending"})
 
 
+#: decided I states a monitor keeps before it lets go of the settled ones
+_NAMED_CAP = 256
+
+
 def _never(hit: Hit) -> bool | None:
     return False
 
@@ -145,6 +149,8 @@ class SurfaceMonitor(ScopedSignals):
                 self._json = JsonEnd()
             else:
                 self._boundary_fn = get_boundary(name)
+        #: I's decided answers by hit span (see :meth:`_maybe_named`)
+        self._named: dict[tuple[int, int], bool] = {}
         self._settler = Settler(
             plan,
             rule,
@@ -469,15 +475,31 @@ class SurfaceMonitor(ScopedSignals):
 
     def _maybe_named(self, hit: Hit) -> bool | None:
         """Whether the H ``hit`` is named in a sentence (I's rule read on the text so far):
-        ``None`` while the words after it may still decide either way."""
+        ``None`` while the words after it, or the spelling itself (a longer spelling may still
+        begin with it), may decide either way. A decided answer never changes, so it is kept
+        until the hit is settled."""
         if hit.code != "H":
             return False
+        key = (hit.start, hit.end)
+        known = self._named.get(key)
+        if known is not None:
+            return known
         if self._lazy:
             self._catch_up()
+        if not self._finished and self._bracket_hold() <= hit.start:
+            return None  # the spelling may still grow into a longer one
         lo = max(self._window.base, hit.start - NAMED_LEFT)
-        # what I reads: the words after it, or the closer of an empty pair of tags
-        text = self._window.read(lo, hit.end + NAMED_RIGHT + 2 * (hit.end - hit.start) + 8)
-        return named(self.dialect, hit.evidence, text, hit.start - lo, hit.end - lo, self._finished)
+        # what I reads: the words after it, or the closer of a pair of tags
+        text = self._window.read(lo, hit.end + NAMED_RIGHT + 2 * (hit.end - hit.start) + 16)
+        state = named(
+            self.dialect, hit.evidence, text, hit.start - lo, hit.end - lo, self._finished
+        )
+        if state is not None:
+            if len(self._named) >= _NAMED_CAP:
+                settled = self._settler.settled
+                self._named = {k: v for k, v in self._named.items() if k[0] >= settled}
+            self._named[key] = state
+        return state
 
     def _discover(self, new: int) -> None:
         """Find anchors that the last delta completed, with the evidence to their left."""

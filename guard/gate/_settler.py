@@ -89,10 +89,16 @@ class Settler:
     def discover(self, hits: list[Hit]) -> None:
         """Anchors that the last delta completed (``hits``, scanned with the evidence to their
         left: enough for an early decision); their full co-signals come when they settle."""
+        early = self.early
         for hit in hits:
             # A hit near the scan's start may lack its channel word: that only delays it.
             if hit.start >= self.settled:
-                self.early[hit.start] = hit
+                early[hit.start] = hit
+                # a spelling found inside a longer one that has now arrived whole
+                # (``|DSML|`` inside ``<|DSML|invoke>``) is no hit of its own, as in a whole scan
+                inside = [at for at, e in early.items() if hit.start < at and e.end <= hit.end]
+                for at in inside:
+                    del early[at]
         if self.early and self.due is None:
             self.due = min(self.early) + self.plan.right
 
@@ -256,9 +262,9 @@ class Settler:
                 hit.code in self.rule.anchors
                 or self._would_trip_but_for_code(hit)
                 or (
-                    self.vetoed(hit) is None
-                    and self.code_known(hit) is not True
+                    self.code_known(hit) is not True
                     and decide(hit, self.rule, self.weights, False).trips
+                    and self.vetoed(hit) is None
                 )
             ):
                 bound = min(bound, hit.cut)
