@@ -53,7 +53,6 @@ relayed, what follows it is cut.
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Iterable, Iterator
 from typing import Literal
@@ -304,6 +303,8 @@ def _python_calls(body: str, tools: frozenset[str]) -> bool:
     name, or an attribute ``api.NAME``), with at least one argument."""
     if len(body) > SPAN or "(" not in body:
         return False
+    import ast  # only here: most texts never reach it, and it costs every import of guard
+
     try:
         tree = ast.parse(body)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -44,9 +44,8 @@ from collections.abc import Iterable
 from functools import cache
 from typing import Literal
 
-import regex
-
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
+from guard.models import lazy_regex as regex
 
 from .control_token import harmony_spelling
 
