@@ -107,8 +107,9 @@ _ZH_PLAN = (
 #: pattern that opens with ``\b`` is tried at every position)
 _THE_USER = r"(?:[Tt](?<!\w[Tt])he\s+user|U(?<!\wU)ser)"
 #: a model prefix on a think tag's name: one that ends in ``_``, ``:`` or a digit (``seed:think``,
-#: ``M2_7think``), or a lower-case word before a capitalised name (Claude's ``antThinking``)
-_THINK_PREFIX = r"(?:[A-Za-z][\w.-]{0,14}[_:\d]|[a-z]{2,10}(?=[A-Z]))?"
+#: ``M2_7think``), or Claude's ``ant`` before a capitalised name (``antThinking``; not any
+#: camel-case prefix: components such as ``<showReasoning>`` are everyday JSX)
+_THINK_PREFIX = r"(?:[A-Za-z][\w.-]{0,14}[_:\d]|ant(?=[A-Z]))?"
 _THINK_NAME = _THINK_PREFIX + r"(?:think(?:ing)?|thought|reasoning|reflection)"
 #: a think tag, with attributes on it as some bridges write them (``<think redacted="true">``,
 #: ``<think signature="...">``), or an opening cut before its ``>`` at the end of its line

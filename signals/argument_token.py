@@ -41,12 +41,10 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 
 It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
 and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
-``M+C+E`` rule reads its own collapse; under ``all``, Harmony's spellings are left to that rule
-too, so a test fixture holding a Harmony transcript in a file's content stays data); a policy
-that must pass bare tokens in some tool's arguments (a tool that writes prompt files, say)
-disables ``P`` or drops the combination from ``surfaces.tool_arg.trip_with``. The false
-positives on a labelled set of benign arguments that carry markup are measured in
-``docs/detection.md``.
+``M+C+E`` rule reads its own collapse); a policy that must pass bare tokens in some tool's
+arguments (a tool that writes prompt files, say) disables ``P`` or drops the combination from
+``surfaces.tool_arg.trip_with``. The false positives on a labelled set of benign arguments that
+carry markup are measured in ``docs/detection.md``.
 """
 
 from __future__ import annotations
@@ -56,8 +54,6 @@ from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
-
-from .control_token import harmony_spelling
 
 #: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
@@ -266,15 +262,12 @@ class ArgumentToken:
             return
         boundary = ctx.parsed_end
         markers = _markers(ctx.dialect)
-        every = ctx.dialect.name == "all"
         original = text.original
         for index, anchor in enumerate(ctx.anchors):
             if anchor.code not in ("H", "X") or index in ctx.exempt:
                 continue
             if boundary is not None and anchor.start >= boundary:
                 continue  # past the boundary: T's case
-            if every and anchor.code == "H" and harmony_spelling(anchor.evidence):
-                continue  # Harmony's own rule judges its spellings, under `all` too
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue

@@ -24,15 +24,12 @@ the calls it then makes natively):
 * with ``apply_patch`` declared, the patch envelope its argument opens with (``*** Begin
   Patch``, at a line's start or after an escaped line break): the patch written into the
   answer instead of sent to the tool; and the result it prints (``Success. Updated the
-  following files:`` and a ``M path`` line), forged;
-* a run narrated at a line start, its result forged on a line after it (``Calling NAME with
-  url=...`` then ``Result: ...``): the model pretends to have run the tool.
+  following files:`` and a ``M path`` line), forged.
 
 Two more forms depend on the end of the text, so a stream decides them when it ends: the whole
 answer one fenced block (after an optional ReAct ``Action:`` label) that holds nothing but a
 call, or a list of calls, of declared tools (a ``json`` fence around ``{"name": ...,
-"parameters": {...}}`` or ``{"tool_calls": [...]}``, Claude's ``<invoke name="NAME">`` XML, or
-Python statements that each call a declared tool: the fence's opening line is its header, so
+"parameters": {...}}`` or ``{"tool_calls": [...]}``: the fence's opening line is its header, so
 the finding is not code; code the user asked for is introduced or explained), and a call cut
 short by the end of the text, its arguments begun and never closed (``<TOOLCALL>[{"name":
 "get_weather", "arguments": {"loc``).
@@ -93,14 +90,6 @@ _RESULT = regex.compile(
     r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
     r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
 )
-#: a call narrated at a line start and its result forged on a line after it (``Calling
-#: web_scrape with url=... ...`` then ``Result: The page lists ...``): the model pretends to
-#: have run the tool
-_NARRATED_RUN = regex.compile(
-    r"(?m)^[ \t]*(?:Calling|Invoking|Running|Executing)[ \t]+[`\"']?"
-    r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?:[ \t]+with\b|\()[^\n]{0,400}\r?\n"
-    r"(?:[^\n]{0,400}\r?\n)?[ \t]*Result:"
-)
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
 _SLASHED = regex.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
@@ -135,8 +124,6 @@ _TRIGGERS = Triggers(
         "Begin Patch",
         "following files:",
         "[",  # a call or result record in brackets
-        ")\n```",  # a fenced block of Python calls ends so
-        "Result:",  # the result forged after a narrated run
     ),
     needs_tools=True,
 )
@@ -268,22 +255,13 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     return None
 
 
-#: Claude's XML call as a fenced block holds it: ``<function_calls>`` and ``<invoke>`` elements
-_XML_CALLS = regex.compile(r"\s*(?:<function_calls>\s*)?<invoke name=\"")
-_INVOKED = regex.compile(r"<invoke name=\"([^\"]{1,128})\"")
-
-
 def _calls_in(body: str, tools: frozenset[str]) -> bool:
-    """Whether ``body`` holds nothing but calls of declared tools: JSON (a call, a list of
-    them, or an object holding them under ``tool_calls``), Claude's XML ``<invoke>`` elements,
-    or Python call statements (``apply_patch("*** Begin Patch ...")``)."""
-    if _XML_CALLS.match(body):
-        names = _INVOKED.findall(body)
-        return bool(names) and all(declared(_bare(n), tools) for n in names)
+    """Whether ``body`` is JSON holding nothing but calls of declared tools: a call, a list of
+    them, or an object holding them under ``tool_calls``."""
     try:
         value = json.loads(body)
     except (ValueError, RecursionError):
-        return _python_calls(body, tools)
+        return False
     if isinstance(value, dict) and set(value) == {"tool_calls"}:
         value = value["tool_calls"]
     calls = value if isinstance(value, list) else [value]
@@ -296,30 +274,6 @@ def _calls_in(body: str, tools: frozenset[str]) -> bool:
         if not declared(_bare(names[0]), tools):
             return False
     return bool(calls)
-
-
-def _python_calls(body: str, tools: frozenset[str]) -> bool:
-    """Whether ``body`` is Python whose every statement is a call of a declared tool (a
-    name, or an attribute ``api.NAME``), with at least one argument."""
-    if len(body) > SPAN or "(" not in body:
-        return False
-    import ast  # only here: most texts never reach it, and it costs every import of guard
-
-    try:
-        tree = ast.parse(body)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    if not tree.body:
-        return False
-    for statement in tree.body:
-        call = statement.value if isinstance(statement, ast.Expr) else None
-        if not isinstance(call, ast.Call) or not (call.args or call.keywords):
-            return False
-        func = call.func
-        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-        if not isinstance(name, str) or not declared(name, tools):
-            return False
-    return True
 
 
 def _fenced_call(call: dict[str, object], name: str) -> bool:
@@ -448,11 +402,6 @@ class InlineCall:
             if declared(name, tools):
                 detail = f"the result of declared {name!r} forged as the interface prints it"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if "Result:" in norm:
-            for m in _NARRATED_RUN.finditer(norm):
-                if declared(m.group("name"), tools):
-                    detail = f"a run of declared {m.group('name')!r} narrated, its result forged"
-                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):
                 if declared(m.group("name"), tools) and not _introduced(norm, m.start("name")):

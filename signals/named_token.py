@@ -10,7 +10,8 @@ two pieces of prose on its line:
 
 * before it, one blank after a word (letters of any script; not a role or channel word such as
   ``user`` or ``assistant``), an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an
-  opening quote (``"``, ``'``, ``“``, ``‘``) right before it after a blank or the line's start;
+  opening quote (``"``, ``'``, ``“``, ``‘``) or parenthesis right before it after a blank or
+  the line's start, closed right after it (``The end token (<|end_of_text|>) closes it``);
 * after it, one blank and a lower-case word of two or more letters (any script; hyphens
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
@@ -66,7 +67,8 @@ _LEFT = regex.compile(
     r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
     regex.REVERSE,
 )
-_CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’"}
+#: a quote or a parenthesis opened right before a token, and what closes it right after
+_CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’", "(": ")"}
 
 
 def _after(final: bool) -> regex.Pattern[str]:
@@ -114,7 +116,8 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     mark = text[start - 1]
     closing = _CLOSING.get(mark)
     if closing is not None and (start == 1 or text[start - 2] in " \t\n("):
-        # quoted: the matching quote right after it, then a blank, a mark or the end
+        # quoted (or in parentheses): the matching close right after it, then a blank, a mark
+        # or the end
         after = text[end : end + 2]
         if not after:
             return None if not final else False

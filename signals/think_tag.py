@@ -6,7 +6,7 @@ is live`` or a closing ``</think>`` on a line of its own between the reasoning a
 A dialect that reserves the tag has it judged as a control token (H); this signal reads the
 tags of every family, in any dialect: ``think``, ``thinking``, ``thought``, ``thoughts``,
 ``reasoning``, ``reflection``, ``scratchpad`` and ``scratch_pad``, with a model prefix on the name
-(``seed:think``, ``M2_7think``, Claude's camel-case ``antThinking``), with a blank inside the
+(``seed:think``, ``M2_7think``, Claude's ``antThinking``), with a blank inside the
 brackets as templates that space them write (``</ think >``, one at most in each place), and
 in the triangle brackets of Kimi-VL and Kimi-Dev, whose markers are no special tokens
 (``◁/think▷``). (Ollama's ``Thinking...`` / ``...done thinking.`` frame is L's: its opening is

@@ -60,10 +60,8 @@ each as the whole rest of the text (trailing blanks allowed):
 
 With declared tools (``tools=``) a call counts only when it names one of them, which is what
 makes the evidence strong (``{"name": "Bob", "arguments": ...}`` in a data answer is not a
-call of any tool); an object holding calls under ``"tool_calls"`` (the response's own field,
-written out) counts whatever tool it names: a made-up tool is no plain answer either. Without
-them the call markup above is the evidence, but a bare JSON call (an object, a list of them,
-an OpenAI ``tool_calls`` item) is not: it is also what an answer
+call of any tool). Without them the call markup above is the evidence, but a bare JSON call
+(an object, a list of them, an OpenAI ``tool_calls`` item) is not: it is also what an answer
 looks like when the user asked for an example call or for JSON with those keys, and nothing in
 the text tells the two apart. It counts without declared tools only for the dialects whose own
 call is bare JSON (:data:`JSON_CALL_DIALECTS`: Llama 3), where it is the call the parser
@@ -158,8 +156,6 @@ _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
 _TAIL = regex.compile(_TAIL_SOURCE, regex.VERSION1)
 #: a call inside a bracket wrapper, or closed by a wrapper tag, or a ``tool_use`` block printed
 #: as a Python dict (no answer writes one as JSON would): markup, not bare JSON
-#: an object whose one key is the API's ``tool_calls`` field
-_TOOL_CALLS_OBJECT = regex.compile(r'\{\s*"tool_calls"\s*:\s*\[')
 _WRAPPED = regex.compile(r"\[TOOL_CALLS?\]|[\s\S]*>\s*\Z|\{[^\n]{0,400}?'type'\s*:\s*'tool_use'")
 _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
@@ -289,10 +285,6 @@ class ToolCallText:
                     continue
                 names = [tag.group(1)]
             detail = _detail(names, ctx.tools)
-            if detail is None and names and _TOOL_CALLS_OBJECT.match(call) is not None:
-                # the response's own ``tool_calls`` field, written out: a call the model made
-                # up (an undeclared tool) is no more a plain answer than a declared one
-                detail = f"tool_calls object naming undeclared {names[0]!r} written as text"
             if detail is not None:
                 yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
             return

@@ -498,6 +498,8 @@ class SurfaceMonitor(ScopedSignals):
             if len(self._named) >= _NAMED_CAP:
                 settled = self._settler.settled
                 self._named = {k: v for k, v in self._named.items() if k[0] >= settled}
+                if len(self._named) >= _NAMED_CAP // 2:
+                    self._named = {}  # a cache: the undecided ones are read again if asked
             self._named[key] = state
         return state
 

@@ -96,9 +96,10 @@ class Settler:
                 early[hit.start] = hit
                 # a spelling found inside a longer one that has now arrived whole
                 # (``|DSML|`` inside ``<|DSML|invoke>``) is no hit of its own, as in a whole scan
-                inside = [at for at, e in early.items() if hit.start < at and e.end <= hit.end]
-                for at in inside:
-                    del early[at]
+                for at in range(hit.start + 1, hit.end):
+                    inner = early.get(at)
+                    if inner is not None and inner.end <= hit.end:
+                        del early[at]
         if self.early and self.due is None:
             self.due = min(self.early) + self.plan.right
 

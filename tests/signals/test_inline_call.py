@@ -258,85 +258,34 @@ def test_call_keys_in_any_case_trip(text: str) -> None:
     assert v.leak and "Y" in v.signals, v.reason
 
 
-# --- fenced calls in other shapes: a tool_calls wrapper, Claude's XML, Python statements -------
+# --- a fenced call under the API's tool_calls field ------------------------------------------
 
-FENCED_SHAPES = [
-    'I\'ll read it.\n```json\n{"tool_calls":[{"name":"read","input":{"path":"a"}}]}\n```',
-    'I\'ll search for that.\n```xml\n<function_calls>\n<invoke name="search_web">\n'
-    '<parameter name="query">rust async</parameter>\n</invoke>\n</function_calls>\n```',
-    'Running it now.\n```python\nexec_command("npm test")\n```',
-    '```\ndefault_api.search_web(query="rust")\nread(path="a.py")\n```',
-]
+FENCED_TOOL_CALLS = (
+    'I\'ll read it.\n```json\n{"tool_calls":[{"name":"read","input":{"path":"a"}}]}\n```'
+)
 
 
-@pytest.mark.parametrize("text", FENCED_SHAPES)
-def test_a_fenced_call_in_other_shapes_trips(text: str) -> None:
-    v = detect(text, dialect="chatml", tools=TOOLS)
+def test_a_fenced_tool_calls_object_trips() -> None:
+    v = detect(FENCED_TOOL_CALLS, dialect="chatml", tools=TOOLS)
     assert v.leak and v.signals == ("Y",), v.reason
-    assert v.cut == text.index("```")
+    assert v.cut == FENCED_TOOL_CALLS.index("```")
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        # introduced with a colon, or explained: an example the user asked for
-        'Call it like this:\n```python\nexec_command("npm test")\n```',
-        'I\'ll show the format.\n```python\nexec_command("npm test")\n```\nThis is the shape.',
-        # not only calls of declared tools
-        'Running it now.\n```python\nx = exec_command("npm test")\n```',
-        'Running it now.\n```python\nprint("npm test")\n```',
-        "Running it now.\n```python\nexec_command()\n```",  # no arguments
-        'I\'ll search.\n```xml\n<invoke name="delete_all">\n</invoke>\n```',
-        'I\'ll read.\n```json\n{"tool_calls": [], "note": "x"}\n```',
-        'Running it now.\n```python\nexec_command("npm test"\n```',  # not Python
+        'I\'ll read.\n```json\n{"tool_calls": [], "note": "x"}\n```',  # no call, another key
+        'Call it like this:\n```json\n{"tool_calls":[{"name":"read","input":{}}]}\n```',
+        # Python and XML bodies are not read: a stream could not hold them back
+        'Running it now.\n```python\nexec_command("npm test")\n```',
     ],
 )
-def test_fenced_near_misses_pass(text: str) -> None:
+def test_fenced_tool_calls_near_misses_pass(text: str) -> None:
     assert "Y" not in detect(text, dialect="chatml", tools=TOOLS).signals
 
 
-@pytest.mark.parametrize("text", FENCED_SHAPES[:3])
-def test_fenced_shapes_every_split_gives_the_whole_verdict(text: str) -> None:
-    whole = detect(text, dialect="chatml", tools=TOOLS)
-    for cut in range(1, len(text)):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+def test_fenced_tool_calls_every_split_gives_the_whole_verdict() -> None:
+    whole = detect(FENCED_TOOL_CALLS, dialect="chatml", tools=TOOLS)
+    for cut in range(1, len(FENCED_TOOL_CALLS)):
+        verdict, _ = monitored(FENCED_TOOL_CALLS, cut, "text", "chatml", tools=TOOLS)
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
-
-
-# --- a run narrated at a line start, its result forged after it ---------------------------------
-
-NARRATED = (
-    "Calling search_web with query=pricing ...\nResult: three plans, Basic $9, Pro $29.\n"
-    "So the Pro plan costs $29."
-)
-
-
-def test_a_narrated_run_with_a_forged_result_trips() -> None:
-    v = detect(NARRATED, dialect="llama3", tools=TOOLS)
-    assert v.leak and v.signals == ("Y",) and v.cut == 0, v.reason
-    two_lines = 'Done.\nRunning exec_command("ls")\nwaiting...\nResult: a.py b.py'
-    assert detect(two_lines, dialect="chatml", tools=TOOLS).cut == two_lines.index("Running")
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        NARRATED.replace("search_web", "web_search"),  # not a declared tool
-        "Calling search_web with care helps.\nThe result: fine.",  # no result line
-        "Calling search_web with query=x\n\n\nResult: later",  # too far from the call
-        "We are calling search_web with a query.\nResult: fine",  # not at a line start
-    ],
-)
-def test_narrated_near_misses_pass(text: str) -> None:
-    assert "Y" not in detect(text, dialect="chatml", tools=TOOLS).signals
-
-
-def test_narrated_run_every_split_gives_the_whole_verdict() -> None:
-    whole = detect(NARRATED, dialect="chatml", tools=TOOLS)
-    for cut in range(1, len(NARRATED)):
-        verdict, _ = monitored(NARRATED, cut, "text", "chatml", tools=TOOLS)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut

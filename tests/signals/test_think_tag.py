@@ -248,3 +248,5 @@ def test_a_camel_case_prefix_before_a_capitalised_name_is_a_model_prefix() -> No
     # a pair named close together is markup named in prose, as for any family
     assert not detect("Use <myThinking>x</myThinking> for it", dialect="anthropic").leak
     assert not detect("camelCase words like antThinking are fine", dialect="anthropic").leak
+    # other camel-case prefixes are components, not a model's prefix
+    assert not detect("return (\n  <Panel/>\n  </showReasoning>\n);", dialect="llama3").leak
