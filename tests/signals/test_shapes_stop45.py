@@ -65,3 +65,51 @@ def test_a_brief_needs_no_reasoning_part() -> None:
     text = BRIEFS[0]
     assert not detect(text, dialect="chatml", reasoning=True).leak
     assert detect(text, dialect="chatml", reasoning=False).leak
+
+
+# --- O: a dialogue forged after the answer in the chat labels ---------------------------------
+
+LABELLED = [
+    "I'm an AI assistant built to answer questions.\nUser: what's the capital of Australia?\n"
+    "Assistant: Canberra.\nUser: and of Canada?",
+    "Sure, Mondays are rough for everyone.\nUser: Any tips for getting through one?\n"
+    "Assistant: Coffee, a short walk, and a small win before noon.",
+    "我是 DeepSeek-R1，一个智能助手。\n用户：你能帮我写代码吗？\n助手：当然可以。",
+]
+
+
+@pytest.mark.parametrize("text", LABELLED)
+def test_a_labelled_dialogue_after_the_answer_trips(text: str) -> None:
+    v = detect(text, dialect="deepseek")
+    assert v.leak and v.signals == ("O",), v.reason
+    assert v.cut == min(i for i in (text.find("User"), text.find("用户")) if i >= 0)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User: hi\nAssistant: hello",  # the whole text is a dialogue
+        "Here is a sample conversation:\nUser: hi\nAssistant: hello",  # introduced
+        "In ChatML each turn is tagged with its role.\nUser: Hello\nAssistant: Hi!",  # a format
+        "Q: what is it?\nA: a tool.\nUser: and then?\nAssistant: it runs.",  # a transcript
+        "Done.\nUser: 42\nAssistant: 7",  # no words in the turns
+        "Done.\nUser: can you also add tests?\nThe tests are next.",  # no assistant line
+        # laid out with blank lines, as samples and exports are
+        "Done, the export works.\n\nUser: thanks\n\nAssistant: You're welcome.",
+        "Sure! Here's a short script for your bot.\nUser: Hi\nAssistant: Hello!",  # handed over
+    ],
+)
+def test_labelled_dialogue_near_misses_pass(text: str) -> None:
+    assert "O" not in detect(text, dialect="deepseek").signals
+
+
+@pytest.mark.parametrize("text", LABELLED[:1])
+def test_labelled_dialogue_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="deepseek")
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "deepseek")
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
