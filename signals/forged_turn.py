@@ -24,12 +24,8 @@ dialogue of both turns the model writes after its answer in Claude's abbreviatio
 (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
 ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
 "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
-transcript). The same dialogue in the chat labels, each turn on the next line with no blank
-line (``.\nUser: ...\nAssistant: ...``, Chinese ``用户：``/``助手：``), counts with the same
-exemptions, and not after a paragraph that hands a sample over ("Here's a short script") or
-names a format, a template, a prompt or turns (``In ChatML each turn is tagged``): a sample
-is laid out with blank lines and introduced. ``Human:``/``AI:`` are left out (fine-tuning
-formats).
+transcript). ``User:``/``Assistant:`` are left out: sample
+dialogues, scripts and fine-tuning formats write them after every kind of paragraph.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -49,7 +45,7 @@ no character prose rarely holds), and the forged turns in reports are the user's
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
@@ -94,12 +90,6 @@ _TURN = re.compile(
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
-    # the same in the chat labels, each turn on the next line (``.\nUser: and of Canada?
-    # \nAssistant: Ottawa.``, Chinese ``用户：`` and ``助手：``): the model going on past its
-    # answer as its template lays turns out (a sample is laid out with blank lines, and
-    # introduced)
-    r"|(?<=[^\n])\n(?P<labelled>User|用户)[ \t]?[:：][ \t]*(?=[^\n]*[^\W\d_])"
-    r"[^\n]{1,200}\n(?:Assistant|助手)[ \t]?[:：][ \t]*[^\W\d_]"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -115,28 +105,19 @@ _TRIGGERS = Triggers(
         "[Calling tool",
         "Observation:",
         "\nH:",
-        "\nUser:",
-        "\n用户",
     )
 )
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
 #: a colon at its end, or a heading
-_SAMPLE_SOURCE = (
+_SAMPLE = re.compile(
     r"(?i)\b(?:conversation|dialog(?:ue)?|example|e\.g\.|transcript|exchange|sample"
-    r"|scenario|role-?play|few-shot|for\s+instance|format|template|prompt|turns?|like\s+this"
-    r"|as\s+follows|below)\b|:\s*\Z"
+    r"|scenario|role-?play|few-shot|for\s+instance)\b|:\s*\Z"
     r"|\A\s*(?:#|\*\*)"
 )
-_SAMPLE = re.compile(_SAMPLE_SOURCE)
-#: the same for a dialogue in the chat labels, and what hands a sample over ("Here's a short
-#: script for your bot.")
-_INTRODUCED = re.compile(_SAMPLE_SOURCE + r"|\bhere(?:'s|\s+is|\s+are)\b")
 #: how far before the forged dialogue its answer is read (a bounded look, the same in a stream)
 LOOK = 400
 #: a dialogue line before the forged one: the text is a transcript
-_DIALOG_LINE = re.compile(
-    r"(?m)^[ \t]*(?:H|Human|User|USER|A|Assistant|ASSISTANT|AI|Q|Question|用户|助手)[ \t]?[:：]"
-)
+_DIALOG_LINE = re.compile(r"(?m)^[ \t]*(?:H|Human|User|A|Assistant|AI|Q|Question)[ \t]?:")
 
 
 class ForgedTurn:
@@ -157,12 +138,10 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "labelled")
+            groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
-            if group in ("dialog", "labelled") and not _forged_dialog(
-                norm, role, _INTRODUCED if group == "labelled" else _SAMPLE
-            ):
+            if group == "dialog" and not _forged_dialog(norm, role):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -175,7 +154,6 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
-                "labelled": "a dialogue of both turns forged after the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
 
@@ -195,11 +173,11 @@ def _ends_a_sentence(norm: str, at: int) -> bool:
     return bool(before) and before[-1] in ".!?)]}\"'`\u3002\uff01\uff1f"
 
 
-def _forged_dialog(norm: str, at: int, sample: Any = _SAMPLE) -> bool:
+def _forged_dialog(norm: str, at: int) -> bool:
     """Whether the dialogue line at ``at`` follows an answer (not a sample dialogue its
     paragraph introduces, and not a transcript whose earlier lines are dialogue too)."""
     before = norm[max(0, at - LOOK) : at].rstrip()
     if not before or _DIALOG_LINE.search(before) is not None:
         return False
     paragraph = before[before.rfind("\n\n") + 1 :]
-    return sample.search(paragraph) is None
+    return _SAMPLE.search(paragraph) is None
