@@ -11,11 +11,7 @@ families reason with ("Okay, so the user ...", "Alright, let me think", "Let me 
 "I need to ..."), and Chinese reasoning ("用户现在需要 ...", "好的，用户让我 ...", "首先 ...",
 "我需要 ..."). L fires when the text opens with one of
 these (its published :data:`LEAD`) and the cues of its opening cluster (:mod:`._voice`: kinds,
-weights, density, the opening bonus, the threshold of the context) are decisive, or when the
-opening paragraph is the model's *brief* to itself: it opens with the user in the third person
-("The user wants ...", "用户又问了 ..."), holds the model's own next step in the first person
-("I should", "I'll", "Let me", "Wait", "Actually", "我应该"), and the answer follows it after a
-blank line within the opening.
+weights, density, the opening bonus, the threshold of the context) are decisive.
 
 An opening V reads (one of V's lead words, then the gpt-oss voice: "The user asks ... We need
 to answer") is left to V: there L fires only with a cue of a kind V does not read ("the user
@@ -116,49 +112,6 @@ _V_KINDS = frozenset({"the user, third person", "planning"})
 _BEYOND_V = frozenset(kind for kind, _, _ in _KINDS) - _V_KINDS
 
 
-#: a brief's opening: the user in the third person with a verb of asking or wanting
-_BRIEF_USER = re.compile(
-    r"(?:(?:Okay|OK|Ok|Alright|So|Hmm)[,.]?\s+)?(?:[Tt]he\s+user|User)(?:'s)?\s+"
-    + _SPEAK
-    + r"|(?:(?:好的|嗯|好)[，,]\s*)?"
-    + _ZH_USER
-)
-#: the model's own next step in the first person, or a scratch word of its reasoning (any
-#: step, not only one of answering)
-_OWN_STEP = re.compile(
-    r"\b(?:I|[Ww]e)\s+(?:should|need\s+to|must|will|have\s+to|ought\s+to|cannot|can't)\b"
-    r"|\bI'll\b|\bLet\s+me\b|\bSo\s+(?:I|we|output|answer|reply)\b|\bWait\b|\bActually\b"
-    r"|\bPlan:|\bKeep\s+it\b|\bDraft\b|\bNow\s+(?:write|answer|reply|output)\b"
-    r"|我应该|我需要|我先|我得"
-)
-#: the reader addressed: a brief speaks of the user, never to them
-_READER = re.compile(r"\b(?:[Yy]ou|[Yy]our|[Yy]ours)\b|你|您")
-_BRIEF_DETAIL = (
-    "reasoning brief at the start: the user's request in the third person and the model's own"
-    " next step, then the answer after a blank line"
-)
-
-
-def _brief(opening: str, first: int) -> int | None:
-    """The end of an opening paragraph that is the model's brief to itself (``The user wants
-    the test fixed. ... I should sort keys.``) when the answer follows it after a blank line
-    within the opening: it opens with the user in the third person, and it holds the model's
-    own next step in the first person, it does not speak to the reader or introduce what
-    follows with a colon (a reply drafted for someone: "User writes: ... Let me draft the reply
-    for you:"). Reasoning a server did not split off reads so; an answer neither speaks of its
-    reader in the third person nor plans before it answers. Not with a reasoning part: its
-    reasoning went there, and the bar is higher (V's and the scored rule's)."""
-    m = _BRIEF_USER.match(opening, first)
-    if m is None:
-        return None
-    brk = opening.find("\n\n", m.end())
-    if brk < 0 or not opening[brk:].strip() or _OWN_STEP.search(opening, m.end(), brk) is None:
-        return None
-    if opening[:brk].rstrip().endswith(":") or _READER.search(opening, first, brk) is not None:
-        return None  # it introduces what follows, or speaks to the reader: a draft for someone
-    return brk
-
-
 class ReasoningPreamble:
     code = "L"
     name = "reasoning preamble"
@@ -184,12 +137,9 @@ class ReasoningPreamble:
         opening = norm[:limit]
         beyond = _BEYOND_V if _V_LEAD.match(norm, 0, limit) is not None else None
         found = judge(opening, ctx, require=beyond)
-        first = len(opening) - len(opening.lstrip())
         if found is None or not found.decisive or found.cues[0].start >= OPENING:
-            brief = None if ctx.reasoning else _brief(opening, first)
-            if brief is not None:
-                yield hit_from_norm(text, self.code, first, brief, _BRIEF_DETAIL)
             return
+        first = len(opening) - len(opening.lstrip())
         last = found.cues[-1].end
         paragraph = opening.find("\n\n", last)
         end = len(opening.rstrip()) if paragraph < 0 else paragraph
