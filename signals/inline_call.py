@@ -15,6 +15,9 @@ the calls it then makes natively):
   "args": {...}}}``); besides those it may hold only ``id``, ``call_id``, ``index`` and a
   ``type`` of a call (``function``, ``tool_use``, ...): a record with keys of its own is data
   that names a tool;
+* an element named after a declared tool whose name holds a ``_`` or ``-``, opening its line
+  and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
+  Cline-style agents), not after a line ending in a colon;
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
   call: NAME ...``, ``[Using tool: NAME ...`` (any case);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
@@ -89,6 +92,13 @@ _RESULT = regex.compile(
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\]( \t])(?!\]\()"
     r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
     r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
+)
+#: an element named after a tool, opening its line and closed after its arguments (the
+#: text-protocol call of Cline-style agents: ``<execute_command> npm run build
+#: </execute_command>``); the name holds a ``_`` or a ``-``, which no HTML or prose tag does
+_ELEMENT = regex.compile(
+    r"(?m)^[ \t]{0,8}(?P<open><(?P<name>[A-Za-z][\w]*[_-][\w-]*)>)(?=[^<\n]|\n|<[A-Za-z])"
+    r"[\s\S]{1,2000}?</(?P=name)>"
 )
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
 _SLASHED = regex.compile(
@@ -402,6 +412,15 @@ class InlineCall:
             if declared(name, tools):
                 detail = f"the result of declared {name!r} forged as the interface prints it"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if "</" in norm:
+            for m in _ELEMENT.finditer(norm):
+                name = m.group("name")
+                at = m.start("open")
+                if _J_CALLS.fullmatch(norm, at) is not None:
+                    continue  # the calls end the text: J's finding
+                if declared(name, tools) and not _introduced(norm, at):
+                    detail = f"call of declared {name!r} written as its element (a text protocol)"
+                    yield hit_from_norm(text, self.code, at, m.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):
                 if declared(m.group("name"), tools) and not _introduced(norm, m.start("name")):

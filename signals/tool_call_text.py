@@ -162,7 +162,9 @@ _STARTS = regex.compile(
     r"|toolcalls?)\|?>|<function[=\s]"
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
     r"|<(?:name|function|tool)>"
-    r"|(?<![\w.:])(?:declaration:)?default_api:"
+    # glued to the mark before it too (``summary.default_api:NAME{...}``, ``Lie:default_api:``):
+    # no prose writes the namespace with a colon; not inside a word (``my_default_api:``)
+    r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
     r"|<" + _NS + r"(?:function_calls>|invoke\s)"
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)=[\"']"
 )
@@ -205,7 +207,10 @@ _TRIGGERS = Triggers(
     ),
     scope="ending",
     tail=_TAIL_SOURCE,
-    tail_start=r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w.:])(?:declaration:)?default_api:",
+    tail_start=(
+        r"[\[{<]|functions\.|(?<![\w.])call:"
+        r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
+    ),
     # a `functions.NAME:{...}`, `call:NAME{...}` or `default_api:NAME{...}` tail may still be
     # forming while the text ends in its first word
     hold_words=("functions.", "call:", "declaration:", "default_api"),

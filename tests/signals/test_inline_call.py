@@ -289,3 +289,59 @@ def test_fenced_tool_calls_every_split_gives_the_whole_verdict() -> None:
     for cut in range(1, len(FENCED_TOOL_CALLS)):
         verdict, _ = monitored(FENCED_TOOL_CALLS, cut, "text", "chatml", tools=TOOLS)
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+# --- an element named after a declared tool (Cline-style text protocol) ----------------------
+
+ELEMENT_TOOLS = frozenset({"read_file", "execute_command"})
+ELEMENTS = [
+    "<execute_command> npm run build </execute_command>\n\nThe build should pass now.",
+    "I'll check.\n<read_file>\n<path>config.json</path>\n</read_file>\nThen I'll edit it.",
+]
+
+
+@pytest.mark.parametrize("text", ELEMENTS)
+def test_an_element_call_inside_the_answer_trips(text: str) -> None:
+    v = detect(text, dialect="glm", tools=ELEMENT_TOOLS)
+    assert v.leak and v.signals == ("Y",), v.reason
+    assert v.cut == text.index("<")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Use it like this:\n<read_file><path>a</path></read_file>\nok",  # introduced
+        "The <read_file> tool reads </read_file> files.",  # not opening its line
+        "<div_box>hi</div_box> and more",  # not a declared tool
+        "<readfile>x</readfile> and more",  # no _ or - in the name
+        "```xml\n<read_file><path>a</path></read_file>\n```\nThat is the format.",  # code
+    ],
+)
+def test_element_near_misses_pass(text: str) -> None:
+    tools = ELEMENT_TOOLS | {"readfile"}
+    assert "Y" not in detect(text, dialect="glm", tools=tools).signals
+
+
+@pytest.mark.parametrize("text", ELEMENTS)
+def test_element_every_split_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, dialect="glm", tools=ELEMENT_TOOLS)
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "glm", tools=ELEMENT_TOOLS)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+
+
+def test_elements_that_end_the_text_are_js_in_every_split() -> None:
+    text = "<read_file><path>a.py</path></read_file>\n<execute_command>ls</execute_command>"
+    whole = detect(text, dialect="glm", tools=ELEMENT_TOOLS)
+    assert whole.leak and whole.signals == ("J",)
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "glm", tools=ELEMENT_TOOLS)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
