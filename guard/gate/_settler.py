@@ -94,11 +94,12 @@ class Settler:
             # A hit near the scan's start may lack its channel word: that only delays it.
             if hit.start >= self.settled:
                 early[hit.start] = hit
-                # a spelling found inside a longer one that has now arrived whole
-                # (``|DSML|`` inside ``<|DSML|invoke>``) is no hit of its own, as in a whole scan
+                # a spelling found inside a longer one of the same signal that has now arrived
+                # whole (``|DSML|`` inside ``<|DSML|invoke>``) is no hit of its own, as in a
+                # whole scan (a signal's matches do not overlap; another signal's may)
                 for at in range(hit.start + 1, hit.end):
                     inner = early.get(at)
-                    if inner is not None and inner.end <= hit.end:
+                    if inner is not None and inner.end <= hit.end and inner.code == hit.code:
                         del early[at]
         if self.early and self.due is None:
             self.due = min(self.early) + self.plan.right

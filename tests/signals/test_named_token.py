@@ -205,3 +205,17 @@ def test_a_dense_stream_of_named_tokens_passes_whole() -> None:
         assert monitor.feed_release(text[i : i + 7]) >= 0
     verdict = monitor.finish()
     assert not verdict.leak and verdict.hits_total == 200
+
+
+def test_another_signals_hit_inside_a_longer_one_is_kept_in_a_stream() -> None:
+    # only a signal's own shorter match is dropped: an H hit inside a call Y found stays
+    text = 'Okay. {"name": "read", "arguments": {"p": "<|im_end|>"}} more text here'
+    whole = detect(text, dialect="chatml", tools=["read"])
+    assert whole.signals == ("Y", "H")
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=frozenset({"read"}))
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
