@@ -7,7 +7,7 @@ without declared tools), J's own finding left to J, and every chunk split."""
 from __future__ import annotations
 
 import pytest
-from support.splits import monitored, relayed
+from support.splits import assert_every_split, monitored, relayed
 
 from guard import detect
 
@@ -285,10 +285,7 @@ def test_fenced_tool_calls_near_misses_pass(text: str) -> None:
 
 
 def test_fenced_tool_calls_every_split_gives_the_whole_verdict() -> None:
-    whole = detect(FENCED_TOOL_CALLS, dialect="chatml", tools=TOOLS)
-    for cut in range(1, len(FENCED_TOOL_CALLS)):
-        verdict, _ = monitored(FENCED_TOOL_CALLS, cut, "text", "chatml", tools=TOOLS)
-        assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+    assert_every_split(FENCED_TOOL_CALLS, "text", "chatml", tools=TOOLS)
 
 
 # --- an element named after a declared tool (Cline-style text protocol) ----------------------
@@ -324,24 +321,10 @@ def test_element_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize("text", ELEMENTS)
 def test_element_every_split_gives_the_whole_verdict(text: str) -> None:
-    whole = detect(text, dialect="glm", tools=ELEMENT_TOOLS)
-    for cut in range(1, len(text)):
-        verdict, _ = monitored(text, cut, "text", "glm", tools=ELEMENT_TOOLS)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut
+    assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
 
 
 def test_elements_that_end_the_text_are_js_in_every_split() -> None:
     text = "<read_file><path>a.py</path></read_file>\n<execute_command>ls</execute_command>"
-    whole = detect(text, dialect="glm", tools=ELEMENT_TOOLS)
+    whole = assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
     assert whole.leak and whole.signals == ("J",)
-    for cut in range(1, len(text)):
-        verdict, _ = monitored(text, cut, "text", "glm", tools=ELEMENT_TOOLS)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut

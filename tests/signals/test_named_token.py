@@ -7,7 +7,7 @@ every chunk split."""
 from __future__ import annotations
 
 import pytest
-from support.splits import monitored
+from support.splits import assert_every_split
 
 from guard import detect
 from guard.dialects import get_dialect
@@ -140,16 +140,7 @@ def test_named_state_is_decided_only_by_what_has_arrived(
 
 @pytest.mark.parametrize(("text", "dialect"), NAMED + MARKUP)
 def test_every_split_gives_the_whole_verdict(text: str, dialect: str) -> None:
-    whole = detect(text, dialect=dialect)
-    for cut in range(1, len(text)):
-        verdict, shown = monitored(text, cut, "text", dialect)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut
-        if whole.leak:
-            assert whole.cut is not None and shown <= whole.cut, cut
+    assert_every_split(text, "text", dialect, never_past_cut=True)
 
 
 @pytest.mark.parametrize(("text", "dialect"), NAMED + MARKUP)
@@ -210,12 +201,5 @@ def test_a_dense_stream_of_named_tokens_passes_whole() -> None:
 def test_another_signals_hit_inside_a_longer_one_is_kept_in_a_stream() -> None:
     # only a signal's own shorter match is dropped: an H hit inside a call Y found stays
     text = 'Okay. {"name": "read", "arguments": {"p": "<|im_end|>"}} more text here'
-    whole = detect(text, dialect="chatml", tools=["read"])
+    whole = assert_every_split(text, "text", "chatml", tools=frozenset({"read"}))
     assert whole.signals == ("Y", "H")
-    for cut in range(1, len(text)):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=frozenset({"read"}))
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut

@@ -4,7 +4,7 @@ misses and every split."""
 from __future__ import annotations
 
 import pytest
-from support.splits import monitored
+from support.splits import assert_every_split
 
 from guard import detect
 
@@ -19,11 +19,8 @@ from guard import detect
     ],
 )
 def test_a_glued_default_api_call_at_the_end_trips(text: str) -> None:
-    v = detect(text, dialect="gemma", tools=["mandatory_tool"])
+    v = assert_every_split(text, "text", "gemma", tools=frozenset({"mandatory_tool"}))
     assert v.leak and v.signals == ("J",) and v.cut == text.index("default_api:"), v.reason
-    for cut in range(1, len(text)):
-        verdict, _ = monitored(text, cut, "text", "gemma", tools=frozenset({"mandatory_tool"}))
-        assert (verdict.leak, verdict.cut) == (v.leak, v.cut), cut
 
 
 def test_a_namespace_inside_a_word_is_no_call() -> None:

@@ -11,7 +11,7 @@ from guard.dialects import get_dialect
 from guard.gate import DEFAULT_POLICY, SurfaceMonitor
 from guard.models import Surface, Verdict
 
-__all__ = ["chat_chunks", "monitored", "relayed"]
+__all__ = ["assert_every_split", "chat_chunks", "monitored", "relayed"]
 
 
 def monitored(
@@ -23,6 +23,27 @@ def monitored(
     monitor = SurfaceMonitor(Surface(surface), get_dialect(dialect), DEFAULT_POLICY, **context)
     shown = max(monitor.feed_release(text[:cut]), monitor.feed_release(text[cut:]), 0)
     return monitor.finish(), shown
+
+
+def assert_every_split(
+    text: str, surface: str, dialect: str, *, never_past_cut: bool = False, **context: Any
+) -> Verdict:
+    """Assert that ``text`` cut in two at every offset gets the whole text's verdict (leak,
+    signals, cut) from a surface monitor, and with ``never_past_cut`` that nothing past the
+    cut of a leak was let out; return the whole text's verdict."""
+    from guard import detect
+
+    whole = detect(text, surface, dialect, **context)
+    for cut in range(1, len(text)):
+        verdict, shown = monitored(text, cut, surface, dialect, **context)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+        if never_past_cut and whole.cut is not None:
+            assert shown <= whole.cut, cut
+    return whole
 
 
 def chat_chunks(pieces: list[str]) -> list[dict[str, Any]]:
