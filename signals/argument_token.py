@@ -17,14 +17,21 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * inside a quoted literal: an odd number of ``'`` (or of escaped ``\\"``) before it on its line
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
-* named in a sentence: on its line, a word of two or more letters (after a blank or the line's
-  start) and one blank right before it (a tag's opening spelling read with the rest of its tag
-  when it closes right away: ``<parameter>`` for ``<parameter``), and one blank and a lowercase
-  word right after it that
-  does not head a dotted or called name (``functions.bash``, ``f(``): "Kimi ends each call with
-  <|tool_call_end|> and closes the section", "what does <|tool_call_begin|> mean". A leak of
-  call syntax is glued to its call (``functions.bash:1 <|tool_call_argument_begin|>{``), ends a
-  value (``ls -la <|tool_call_end|>``) or follows other markup, not two words of prose;
+* the whole value: the token alone, or with a role or channel word glued to it, is the string
+  value (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop
+  sequence), not a key;
+* a document of the format: the string starts, past blanks, with a call or result opener or a
+  transcript's start and holds a call closer, stop or turn end after it (a parser's fixture, a
+  raw prompt, a transcript written to a file; see :class:`Frame`);
+* named in a sentence: on its line, a word of two or more letters or a name with a digit in it
+  (after a blank or the line's start; other tags named with it, each after one blank, belong to
+  the same mention) and one blank right before it (a tag's opening spelling read with the rest
+  of its tag when it closes right away: ``<parameter>`` for ``<parameter``), and one blank and
+  a lowercase word right after it that does not head a dotted or called name
+  (``functions.bash``, ``f(``): "Kimi ends each call with <|tool_call_end|> and closes the
+  section", "what does <|tool_call_begin|> mean". A leak of call syntax is glued to its call
+  (``functions.bash:1 <|tool_call_argument_begin|>{``), ends a value (``ls -la
+  <|tool_call_end|>``) or follows other markup, not two words of prose;
 * a plain tag (no bar) that is paired in its string: an opener with its closer after it, or a
   closer with its opener before it (``<think>...</think>`` in an HTML page, ``<tool_call>NAME
   </tool_call>`` in an XML config; a closer escaped as ``<\\/think>`` in a regular expression
@@ -51,8 +58,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
+from guard.dialects import ALL, DIALECTS, get_dialect, registered_dialects
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 #: How far either side of the token P reads for its string, line and quotes.
@@ -71,8 +81,13 @@ _DELIMITER = re.compile(r'(?<!\\)(?:\\\\)*"')
 _LINE_BREAK = re.compile(r"(?<!\\)(?:\\\\)*\\[nr]|[\n\r]")
 _QUOTES = ("'", '\\"', "`")
 #: The words around a token named in a sentence (see :func:`quoted_as_data`).
-_WORD_BEFORE = re.compile(r"(?:^|\s)[A-Za-z][a-z]+[,:]? $")
-_WORD_AFTER = re.compile(r" [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
+#: (a word of letters, or a name with a digit in it such as ``k2`` or ``GLM-4.5``; other tags
+#: named with it, each after one blank, belong to the same mention)
+_WORD_BEFORE = re.compile(
+    r"(?:^|\s)(?:[A-Za-z][a-z]+|[A-Za-z0-9][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*)[,:]? "
+    r"(?:<[^<>\s\\\"]{1,48}> )*\Z"
+)
+_WORD_AFTER = re.compile(r"(?: <[^<>\s\\\"]{1,48}>)* [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
 _FENCE = "```"
 #: A template placeholder: Go / Jinja ``{{ ... }}``, a Jinja statement ``{% ... %}``, or a
 #: format field ``{name}`` (lower case; not after ``$``, a shell's variable).
@@ -209,10 +224,81 @@ def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
     return opened, closed.start() if closed else min(len(text), end + REACH)
 
 
-def quoted_as_data(text: str, start: int, end: int, openers: tuple[str, ...] = ()) -> bool:
+#: JSON-escaped or raw blanks at the start of a string
+_LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
+#: what may follow a token that is a whole value: a role or channel word glued to it
+#: (``<|channel|>final``, ``<|im_start|>user``)
+_WORD_TAIL = re.compile(r"(?:user|assistant|system|developer|tool|analysis|commentary|final)?\Z")
+#: what follows a JSON string that is a key
+_KEY_COLON = re.compile(r'"\s*:')
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The spellings that open and close a dialect's frames, for :func:`quoted_as_data`:
+    ``openers`` its call and result openers and the start of a transcript, ``closers`` its call
+    closers, stops and turn ends."""
+
+    openers: tuple[str, ...] = ()
+    closers: tuple[str, ...] = ()
+
+
+@cache
+def frame(dialect: Dialect) -> Frame:
+    """The :class:`Frame` of ``dialect``; the union (``all``) adds every known record's
+    transcript starts and turn ends, which the union record does not carry."""
+    records = [dialect]
+    if dialect.name == ALL:
+        records += [get_dialect(name) for name in (*DIALECTS, *registered_dialects())]
+    bos = [s for d in records if d.transcript for s in d.transcript.bos]
+    ends = [s for d in records if d.transcript for s in d.transcript.ends]
+    return Frame(
+        openers=tuple(dict.fromkeys((*dialect.call_open, *dialect.result_open, *bos))),
+        closers=tuple(dict.fromkeys((*dialect.call_close, *dialect.stop, *ends))),
+    )
+
+
+def _framed_document(text: str, lo: int, hi: int, spelling: Frame) -> bool:
+    """Whether the JSON string ``text[lo:hi]`` is a document of the format: it starts, past
+    blanks, with one of the frame's openers and holds one of its closers after it (a parser's
+    fixture, a raw prompt, a transcript written to a file). A leak lands after a value's own
+    text; none starts a value with a whole frame."""
+    if lo == 0 or text[lo - 1] != '"':
+        return False  # no string start within reach
+    at = _LEADING_BLANKS.match(text, lo, hi).end()  # type: ignore[union-attr]
+    opener = next((o for o in spelling.openers if text.startswith(o, at)), None)
+    if opener is None:
+        return False
+    after = at + len(opener)
+    return any(text.find(closer, after, hi) >= 0 for closer in spelling.closers)
+
+
+def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
+    """Whether the token is the whole string value, alone or with a role or channel word glued to it
+    (``"pattern": "</tool_call>"``, ``["grep", "<|channel|>final"]``, ``"stop": "<|end|>"``):
+    a value that names the token (a search, a stop sequence, a setting). A leak rides on a
+    value's own text or brings more markup."""
+    if lo == 0 or text[lo - 1] != '"' or text[hi : hi + 1] != '"' or _KEY_COLON.match(text, hi):
+        return False  # no string start within reach, or a key (``{"<arg_key>dir": ...}``)
+    if text[lo:start].strip():
+        return False
+    return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
+
+
+def quoted_as_data(
+    text: str,
+    start: int,
+    end: int,
+    openers: tuple[str, ...] = (),
+    spelling: Frame = Frame(),
+) -> bool:
     """Whether the token at ``[start, end)`` of a tool argument's JSON text is quoted as data
-    (see the module docstring); ``openers`` are the dialect's call openers."""
+    (see the module docstring); ``openers`` are the dialect's call openers, ``spelling`` its
+    :class:`Frame`."""
     if start and (text[start - 1] == "\\" or text.endswith("&lt;", 0, start)):
+        return True
+    lo, hi = _string_around(text, start, end)
+    if _whole_value(text, start, end, lo, hi) or _framed_document(text, lo, hi, spelling):
         return True
     if paired_in_string(text, start, end, openers) and not _own_parameter(text, start, end):
         return True
@@ -271,7 +357,9 @@ class ArgumentToken:
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
-            if quoted_as_data(original, anchor.start, anchor.end, ctx.dialect.call_open):
+            if quoted_as_data(
+                original, anchor.start, anchor.end, ctx.dialect.call_open, frame(ctx.dialect)
+            ):
                 continue
             yield Hit(
                 signals=(self.code,),

@@ -20,7 +20,6 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpora" / "arguments" / "tool_a
 #: Benign arguments that name a token bare (no code span, no quotes) and not between two words
 #: of prose: the rule flags them, as docs/detection.md reports.
 BARE = {
-    "arg-search-query-bare",
     "arg-diff-removed-comment",
 }
 #: Benign arguments that name a token between two words of a sentence: they pass.
@@ -29,6 +28,7 @@ NAMED = {
     "arg-python-comment-bare",
     "arg-anthropic-prose",
     "arg-x-search-bare",
+    "arg-search-query-bare",  # after a model name with a digit in it
 }
 
 KIMI_LEAK = json.dumps(
@@ -66,6 +66,16 @@ def args(**values: Any) -> str:
         ("done. <|im_end|> then", False),  # no word right before it
         ("ends with <|im_end|>and more", False),  # glued on the right
         ("ends with <|im_end|> X", False),  # no lowercase word after it
+        ("qwen2.5 <|im_end|> token meaning", True),  # a name with a digit before it
+        ("GLM-4.5 <|im_end|> <|im_start|> parser", True),  # tags named together
+        ("ls -la <|im_end|> <|im_start|>", False),
+        # the whole value: the token alone, or with a role or channel word glued to it
+        ("<|im_end|>", True),
+        ("  <|im_end|> ", True),
+        ("<|im_end|>user", True),
+        ("<|im_end|>src", False),
+        ("x<|im_end|>", False),
+        ("<|im_end|><|im_start|>", False),
     ],
 )
 def test_quoted_as_data(content: str, quoted: bool) -> None:
@@ -207,6 +217,57 @@ def test_x_is_silent_where_h_or_harmony_rules(dialect: str) -> None:
     assert "X" not in v.signals
 
 
+# --- values that name a token, and documents of the format -----------------------------------
+
+KIMI_FIXTURE = (
+    "<|tool_calls_section_begin|><|tool_call_begin|>functions.bash:0"
+    '<|tool_call_argument_begin|>{"command": "ls"}<|tool_call_end|><|tool_calls_section_end|>'
+)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("chatml", args(pattern="</tool_call>", path="common/chat.cpp")),
+        ("chatml", args(stop=["<|im_end|>", "<|endoftext|>"])),
+        ("all", args(cmd=["grep", "-rn", "<|channel|>final", "src/parsers/"])),
+        ("kimi", args(path="tests/fixtures/kimi_raw.txt", content=KIMI_FIXTURE)),
+        ("kimi", args(content="\n " + KIMI_FIXTURE)),  # blanks before the frame
+        (
+            "llama3",
+            args(
+                prompt="<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi"
+                "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+            ),
+        ),
+        ("all", args(p="<|begin_of_text|><|start_header_id|>user<|end_header_id|>x<|eot_id|>")),
+        ("gemma", args(content="<|tool_call>call:f{a:1}<tool_call|>")),
+        ("glm", args(query="GLM-4.5 <arg_key> <arg_value> parser llama.cpp")),
+        ("kimi", args(query="kimi k2 <|tool_calls_section_begin|> token meaning")),
+    ],
+)
+def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str, text: str) -> None:
+    v = detect(text, "tool_arg", dialect=dialect, tool_name="write_file")
+    assert not v.leak, v.explanation
+
+
+@pytest.mark.parametrize(
+    ("dialect", "text"),
+    [
+        ("glm", '{"<arg_key>dir": "/srv/build"}'),  # a key is no value
+        ("kimi", args(command="ls<|tool_call_end|>")),  # glued to the value's own text
+        ("kimi", args(command="<|tool_call_end|>src")),  # a word that is no role or channel
+        ("kimi", args(command="<|tool_call_end|><|tool_call_begin|>")),  # more markup
+        ("kimi", args(command="ls " + KIMI_FIXTURE)),  # the frame after the value's own text
+        ("kimi", args(content="<|tool_calls_section_begin|>functions.bash:0")),  # never closed
+        ("chatml", args(query="문자열 <|im_end|> 포함")),  # not named in a Latin sentence
+        ("chatml", args(path="<tool_response>a.txt")),  # not a frame: no closer after it
+    ],
+)
+def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
+    assert detect(text, "tool_arg", dialect=dialect, tool_name="bash").leak
+
+
 # --- streams ---------------------------------------------------------------------------------
 
 
@@ -218,6 +279,9 @@ def test_x_is_silent_where_h_or_harmony_rules(dialect: str) -> None:
         args(path="x", content="Use `<|tool_call_end|>` here, or '<|im_end|>'."),
         args(path="a/</think>b.py"),
         args(content="<p><think>x</think></p>"),
+        args(pattern="</tool_call>", path="src"),
+        args(content=KIMI_FIXTURE),
+        args(query="GLM-4.5 <tool_call> <arg_key> parser"),
     ],
 )
 def test_every_split_point_gives_the_whole_verdict(dialect: str, text: str) -> None:
