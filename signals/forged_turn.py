@@ -24,8 +24,18 @@ dialogue of both turns the model writes after its answer in Claude's abbreviatio
 (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
 ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
 "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
-transcript). ``User:``/``Assistant:`` are left out: sample
-dialogues, scripts and fine-tuning formats write them after every kind of paragraph.
+transcript). Under the labels ``User:``/``USER:``/``user:`` (bold too), ``## User`` and
+``用户：``, only the user's reply that acknowledges the answer counts (``Sure, here's your
+reply.\nUser: thanks! can you also make it shorter?``, ``\n\n## User\nlooks good, also fix
+the typo``): an answer word (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark
+or the line's end, or a phrase (``go ahead``, ``looks good``, ``thank you``), right after the
+label at a line start; the text before it must end a sentence or a code fence, hold no
+dialogue line of any label, and its last paragraph must not introduce a sample (the words
+above, "script", "test case", "mock", "demo", "template", "format", "log", "bot", and their
+Chinese counterparts). Sample dialogues, scripts and fine-tuning formats write these labels
+after every kind of paragraph, and open with a greeting or a request, not with thanks for an
+answer the text has just given; other labelled turns (``User: what about Canada?``) are left
+out for that reason.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -71,8 +81,21 @@ _ANSWER_WORD = (
     r"|да|нет)"
 )
 _ANSWER = _ANSWER_WORD + r"(?:[,.!;]|[ \t]*\n)"
-#: a harness tag glued to the role word (``<total_tokens>``, ``<system-reminder>``): a lower
-#: case name with an underscore or a hyphen
+#: a label of the user's turn at a line start: ``User:``, ``**User:**``, ``用户：``, or a
+#: heading alone on its line (``## User``)
+_LABEL = (
+    r"(?:\*\*)?(?:User|USER)(?:\*\*)?:(?:\*\*)?|user:|\u7528\u6237[:\uff1a]"
+    r"|#{1,4}[ \t]*(?:User|USER|\u7528\u6237)[ \t]*\n(?:[ \t]*\n)?"
+)
+#: a reply that acknowledges the answer before it: a word, then a mark or the line's end, or a
+#: phrase, then a blank too (CJK words need no boundary)
+_ACK = (
+    rf"(?:{_ANSWER_WORD}|great|good|perfect|cool|nice|awesome|lgtm|alright|thx)"
+    r"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*(?:\n|\Z))"
+    r"|(?:go\s+ahead|all\s+right|thank\s+you|looks\s+(?:good|great)|sounds\s+good|got\s+it)"
+    r"(?=[\s,.!;:?\uff0c\u3002\uff01\uff1f]|\Z)"
+    r"|\u597d\u7684|\u8c22\u8c22|\u53ef\u4ee5|\u6ca1\u95ee\u9898|\u884c"
+)
 _HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
 _TURN = re.compile(
     rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|{_QUESTION})"
@@ -90,6 +113,9 @@ _TURN = re.compile(
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
+    # the user's turn forged after the answer under a label (``User:``, ``## User``,
+    # ``用户：``), an acknowledgement of the answer (``User: thanks! can you also ...``)
+    rf"|(?m:^)(?P<ack>(?:{_LABEL})[ \t]*)(?i:{_ACK})"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -105,6 +131,10 @@ _TRIGGERS = Triggers(
         "[Calling tool",
         "Observation:",
         "\nH:",
+        "User:",
+        "USER:",
+        "\n\u7528\u6237",
+        "# User",
     )
 )
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
@@ -138,10 +168,12 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog")
+            groups = ("role", "asked", "system", "record", "observed", "dialog", "ack")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
+                continue
+            if group == "ack" and not _forged_reply(norm, role):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -154,6 +186,7 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
+                "ack": "the user's labelled reply forged after the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
 
@@ -181,3 +214,33 @@ def _forged_dialog(norm: str, at: int) -> bool:
         return False
     paragraph = before[before.rfind("\n\n") + 1 :]
     return _SAMPLE.search(paragraph) is None
+
+
+#: a dialogue line of any label (``User:``, ``**Assistant:**``, ``用户：``, ``AI:``): the text
+#: before a labelled reply is a transcript or a sample
+_ANY_DIALOG_LINE = re.compile(
+    r"(?im)^[ \t]*(?:#{1,4}[ \t]*|\*\*)?(?:h|human|user|a|assistant|ai|bot|agent|q|question"
+    r"|model|system|\u7528\u6237|\u52a9\u624b)(?:\*\*)?[ \t]?(?:[:\uff1a]|\n)"
+)
+#: the words of a paragraph that introduces a sample, in Chinese
+_SAMPLE_CJK = re.compile(
+    r"\u793a\u4f8b|\u4f8b\u5b50|\u6837\u4f8b|\u5bf9\u8bdd|\u811a\u672c|\u5267\u672c"
+    r"|\u7528\u4f8b|\u4f8b\u5982|\u6bd4\u5982"
+)
+#: more words of such a paragraph: a script, a test case, a mock, a demo, a template
+_SAMPLE_MORE = re.compile(
+    r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot)\b"
+)
+
+
+def _forged_reply(norm: str, at: int) -> bool:
+    """Whether the labelled reply at ``at`` follows an answer that ends a sentence (or a code
+    fence), with no dialogue line before it (a transcript, a sample, a script) and a paragraph
+    before it that does not introduce a sample."""
+    before = norm[max(0, at - LOOK) : at].rstrip()
+    if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
+        return False
+    if _ANY_DIALOG_LINE.search(before) is not None:
+        return False
+    paragraph = before[before.rfind("\n\n") + 1 :]
+    return not any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE))
