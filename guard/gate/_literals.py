@@ -12,6 +12,11 @@ __all__ = ["_GATE_TRIES", "_find", "_gate", "_holds", "_openings", "_search"]
 #: Occurrences of a gate character looked at one by one (each a ``memchr``) before a search
 #: for the whole literal takes over: past this many, the character is common in the text.
 _GATE_TRIES = 32
+#: ... or one per this many characters of the text searched, whichever is more: a look costs
+#: about as much as the engine's literal search of a few thousand characters, so in a batch of
+#: answers (megabytes) the colons of prose are looked at one by one, never searched whole for
+#: each literal they gate (``User:``, ``Observation:``)
+_GATE_SPAN = 4096
 
 
 @cache
@@ -43,7 +48,7 @@ def _find(haystack: str, literal: str, gate: str | None, start: int = 0) -> int:
     k = literal.index(gate)
     find = haystack.find
     at = find(gate, start + k)
-    for _ in range(_GATE_TRIES):
+    for _ in range(max(_GATE_TRIES, (len(haystack) - start) // _GATE_SPAN)):
         if at < 0:
             return -1
         if haystack.startswith(literal, at - k):

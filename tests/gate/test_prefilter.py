@@ -4,11 +4,12 @@ left out only when none are declared."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guard import Surface, detect, get_dialect
-from guard.gate._literals import _GATE_TRIES, _find, _gate
+from guard.gate._literals import _GATE_SPAN, _GATE_TRIES, _find, _gate
 from guard.gate._prefilter import _starts, prefilter
 
 _HARMONY = get_dialect("harmony")
@@ -195,6 +196,18 @@ def test_gate_first_search_past_many_gate_characters() -> None:
         n = _GATE_TRIES + extra
         assert _find("{" * n + "json{", "json{", "{") == n
         assert _find("<" * n + "<|", "<|", "<") == n
+
+
+@pytest.mark.parametrize("gates", [10, 100, 5000])
+def test_gate_first_search_in_a_long_text_looks_at_more_gate_characters(gates: int) -> None:
+    # a long text affords one look per _GATE_SPAN characters: the same answer either way,
+    # past the looks too (the whole search takes over where the looks stopped)
+    prose = "x" * (40 * _GATE_SPAN // gates)
+    haystack = (prose + ":") * gates + "User:" + prose + "User:"
+    first = haystack.index("User:")
+    assert _find(haystack, "User:", ":") == first
+    assert _find(haystack, "User:", ":", first + 1) == haystack.rfind("User:")
+    assert _find(haystack[:first], "User:", ":") == -1
 
 
 @given(st.lists(st.text(max_size=5), max_size=12), st.sampled_from(["\n", "\x00", "::"]))
