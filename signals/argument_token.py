@@ -20,6 +20,10 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * the whole value: the token alone, or with a role or channel word glued to it, is the string
   value (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop
   sequence), not a key;
+* a search for several tokens (the whole value tokens joined by ``|``), or an item of a list of
+  tokens (another token and ``,``/``;``/`` |`` beside it on its line);
+* on a line of an indented code block that opens after a blank line under a line of prose
+  (Markdown's four blanks or a tab; see :func:`_indented_code`);
 * a document of the format: the string starts, past blanks, with a call or result opener or a
   transcript's start and holds a call closer, stop or turn end after it (a parser's fixture, a
   raw prompt, a transcript written to a file; see :class:`Frame`);
@@ -229,6 +233,16 @@ _LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
 #: what may follow a token that is a whole value: a role or channel word glued to it
 #: (``<|channel|>final``, ``<|im_start|>user``)
 _WORD_TAIL = re.compile(r"(?:user|assistant|system|developer|tool|analysis|commentary|final)?\Z")
+#: a token-shaped spelling: a tag (``<|im_end|>``, ``</think>``, ``<function=``) or a bracket
+#: tag (``[TOOL_CALLS]``)
+_TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
+#: tokens joined by ``|``: a regular expression's alternation, a search for several tokens
+_ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
+#: another token and a list's separator before a token, or after it
+_LISTED_BEFORE = re.compile(rf"{_TOKEN}(?:[,;]| \|) \Z")
+_LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_TOKEN}")
+#: how a line of an indented code block starts: four blanks, or a tab (raw or JSON-escaped)
+_INDENTS = ("    ", "\\t", "\t")
 #: what follows a JSON string that is a key
 _KEY_COLON = re.compile(r'"\s*:')
 
@@ -280,9 +294,35 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
     value's own text or brings more markup."""
     if lo == 0 or text[lo - 1] != '"' or text[hi : hi + 1] != '"' or _KEY_COLON.match(text, hi):
         return False  # no string start within reach, or a key (``{"<arg_key>dir": ...}``)
+    if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
+        return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
+
+
+def _listed(before: str, rest: str) -> bool:
+    """Whether the token is an item of a list of tokens on its line: another token-shaped
+    spelling, then ``,``/``;``/`` |`` and a blank, right before it, or the same right after it
+    (``# [INST], [/INST], [TOOL_CALLS], [SYSTEM_PROMPT]`` in a code comment)."""
+    return _LISTED_BEFORE.search(before) is not None or _LISTED_AFTER.match(rest) is not None
+
+
+def _indented_code(text: str, lo: int, line_start: int, before: str) -> bool:
+    """Whether the token stands on a line of an indented code block (Markdown's four blanks or
+    a tab): the lines up to it are indented, and the block opens after a blank line that
+    follows a line of prose, not of code (``Example output:\n\n    <|tool_call_start|>[...]
+    <|tool_call_end|>``). In a program's source the line before a blank line inside a block is
+    indented too, so a token glued to code there still counts."""
+    if not before.startswith(_INDENTS):
+        return False
+    lines = _LINE_BREAK.split(text[max(lo, line_start - REACH) : line_start])[:-1]
+    while lines and lines[-1].strip() and lines[-1].startswith(_INDENTS):
+        lines.pop()  # the block's earlier lines
+    if len(lines) < 2 or lines[-1].strip():
+        return False  # no blank line before the block within reach
+    opener = lines[-2]
+    return bool(opener.strip()) and not opener.startswith(_INDENTS)
 
 
 def quoted_as_data(
@@ -320,6 +360,8 @@ def quoted_as_data(
     line_end = after.start() if after else hi
     before, rest = text[line_start:start], text[end:line_end]
     if _WORD_BEFORE.search(before) is not None and _WORD_AFTER.match(rest) is not None:
+        return True
+    if _listed(before, rest) or _indented_code(text, lo, line_start, before):
         return True
     for quote in _QUOTES:
         count = before.count(quote)

@@ -25,10 +25,12 @@ dialogue of both turns the model writes after its answer in Claude's abbreviatio
 ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
 "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
 transcript). Under the labels ``User:``/``USER:``/``user:`` (bold too), ``## User`` and
-``用户：``, only the user's reply that acknowledges the answer counts (``Sure, here's your
+``用户：`` (or the bare ``user`` alone on its line after a blank line), only the user's reply
+that acknowledges the answer counts (``Sure, here's your
 reply.\nUser: thanks! can you also make it shorter?``, ``\n\n## User\nlooks good, also fix
-the typo``): an answer word (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark
-or the line's end, or a phrase (``go ahead``, ``looks good``, ``thank you``), right after the
+the typo``): an answer word (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark,
+the line's end or a second such word, or such a word and a conjunction (``ok and what ...``),
+or a phrase (``go ahead``, ``looks good``, ``thank you``), right after the
 label at a line start; the text before it must end a sentence or a code fence, hold no
 dialogue line of any label, and its last paragraph must not introduce a sample (the words
 above, "script", "test case", "mock", "demo", "template", "format", "log", "bot", and their
@@ -91,7 +93,10 @@ _LABEL = (
 #: phrase, then a blank too (CJK words need no boundary)
 _ACK = (
     rf"(?:{_ANSWER_WORD}|great|good|perfect|cool|nice|awesome|lgtm|alright|thx)"
-    r"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*(?:\n|\Z))"
+    r"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*(?:\n|\Z)"
+    r"|[ \t]+(?:perfect|great|thanks|good|cool|nice)(?=[,.!;:?\s]|\Z))"
+    # an answer word and a conjunction that goes on to the next request (``ok and what ...``)
+    r"|(?:ok|okay|thanks|great|good|cool|nice|perfect)[ \t]+(?:and|so|now|then|also|but)\b"
     r"|(?:go\s+ahead|all\s+right|thank\s+you|looks\s+(?:good|great)|sounds\s+good|got\s+it)"
     r"(?=[\s,.!;:?\uff0c\u3002\uff01\uff1f]|\Z)"
     r"|\u597d\u7684|\u8c22\u8c22|\u53ef\u4ee5|\u6ca1\u95ee\u9898|\u884c"
@@ -116,6 +121,8 @@ _TURN = re.compile(
     # the user's turn forged after the answer under a label (``User:``, ``## User``,
     # ``用户：``), an acknowledgement of the answer (``User: thanks! can you also ...``)
     rf"|(?m:^)(?P<ack>(?:{_LABEL})[ \t]*)(?i:{_ACK})"
+    # ... or under the bare role word alone on its line (``\n\nuser\nok perfect. push it``)
+    rf"|\n[ \t]{{0,8}}\n(?P<bare>user)[ \t]*\n(?=(?i:{_ACK}))"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -168,12 +175,12 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "ack")
+            groups = ("role", "asked", "system", "record", "observed", "dialog", "ack", "bare")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
                 continue
-            if group == "ack" and not _forged_reply(norm, role):
+            if group in ("ack", "bare") and not _forged_reply(norm, role):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -187,6 +194,7 @@ class ForgedTurn:
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
                 "ack": "the user's labelled reply forged after the answer",
+                "bare": "the user's reply forged after the answer, its role token stripped",
             }.get(group, "the user's turn forged inside the answer")
             yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
 

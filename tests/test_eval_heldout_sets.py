@@ -39,6 +39,7 @@ SETS_APART = (
     ("heldout19", "h19-", 75, 16),
     ("heldout20", "h20-", 85, 19),
     ("heldout21", "h21-", 80, 18),
+    ("heldout23", "h23-", 90, 18),
 )
 NAMES = [s[0] for s in SETS_APART]
 

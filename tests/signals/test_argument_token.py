@@ -244,6 +244,18 @@ KIMI_FIXTURE = (
         ("gemma", args(content="<|tool_call>call:f{a:1}<tool_call|>")),
         ("glm", args(query="GLM-4.5 <arg_key> <arg_value> parser llama.cpp")),
         ("kimi", args(query="kimi k2 <|tool_calls_section_begin|> token meaning")),
+        # tokens joined as a pattern's alternation, listed in a comment, in an indented block
+        ("chatml", args(pattern="</think>|<tool_call>|<function=", path="logs")),
+        ("mistral", args(new="ids = {eos} | control  # [INST], [/INST], [TOOL_CALLS], [EOS]")),
+        ("kimi", args(content="Tokens: <|tool_call_begin|>; <|tool_call_end|> close it")),
+        (
+            "lfm2",
+            args(
+                content="Example model output:\n\n    <|tool_call_start|>[f(a=1)]"
+                "<|tool_call_end|>\n    <|im_end|>\n\nThe app runs the call.\n"
+            ),
+        ),
+        ("chatml", args(content="Output:\n\n\t<|im_end|>\n")),
     ],
 )
 def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str, text: str) -> None:
@@ -262,6 +274,12 @@ def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str,
         ("kimi", args(content="<|tool_calls_section_begin|>functions.bash:0")),  # never closed
         ("chatml", args(query="문자열 <|im_end|> 포함")),  # not named in a Latin sentence
         ("chatml", args(path="<tool_response>a.txt")),  # not a frame: no closer after it
+        ("kimi", args(command="ls<|tool_call_end|>|<|tool_call_begin|>")),  # a value before
+        ("kimi", args(command="ls", x="<|tool_call_end|>, then")),  # a list needs two tokens
+        # indented code of a program: no blank line after prose before its block
+        ("chatml", args(content="def f():\n    return 1<|im_end|>")),
+        ("chatml", args(content="def f():\n    x = 1\n\n    return 1<|im_end|>")),
+        ("chatml", args(content="\n\n    <|im_end|>")),  # no prose before the block
     ],
 )
 def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
@@ -282,6 +300,8 @@ def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
         args(pattern="</tool_call>", path="src"),
         args(content=KIMI_FIXTURE),
         args(query="GLM-4.5 <tool_call> <arg_key> parser"),
+        args(pattern="</think>|<tool_call>|<|tool_call_end|>"),
+        args(content="Output:\n\n    <|tool_call_end|>\n"),
     ],
 )
 def test_every_split_point_gives_the_whole_verdict(dialect: str, text: str) -> None:
