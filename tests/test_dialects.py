@@ -404,7 +404,10 @@ def test_dialect_record_qwen3_coder_facts() -> None:
     chatml = get_dialect("chatml")
     assert set(chatml.reserved) < set(d.reserved)
     assert {"<function=", "</function>", "<parameter=", "</parameter>"} <= set(d.reserved)
-    assert d.result_open == chatml.result_open
+    # ChatML's result openers, and Seed-OSS's turn opening, stop and reasoning pair
+    assert d.result_open == (*chatml.result_open, "<seed:bos>")
+    assert "<seed:eos>" in d.stop and set(chatml.stop) < set(d.stop)
+    assert ("<seed:think>", "</seed:think>") in d.thinking
     assert "<function=" in d.call_open
 
 
