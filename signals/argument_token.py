@@ -17,16 +17,16 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * inside a quoted literal: an odd number of ``'`` (or of escaped ``\\"``) before it on its line
   and one after it (``'<|im_end|>'`` in a template, ``\\"<|im_end|>\\"`` in code or JSON);
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
-* the whole value: the token alone, or with a role or channel word glued to it, is the string
-  value (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop
-  sequence), not a key;
-* a search for several tokens (the whole value tokens joined by ``|``), or an item of a list of
-  tokens (another token and ``,``/``;``/`` |`` beside it on its line);
+* the whole value of a search or of a setting that names tokens (:data:`_SEARCH_KEY`, a
+  search program's argument list): the token alone or with a role or channel word glued to it
+  (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop list), or
+  tokens joined by ``|``; under another key a value that is only a closer is a collapsed call;
+* an item of a list of tokens (another token and ``,``/``;``/`` |`` beside it on its line);
 * on a line of an indented code block that opens after a blank line under a line of prose
   (Markdown's four blanks or a tab; see :func:`_indented_code`);
-* a document of the format: the string starts, past blanks, with a call or result opener or a
-  transcript's start and holds a call closer, stop or turn end after it (a parser's fixture, a
-  raw prompt, a transcript written to a file; see :class:`Frame`);
+* a document of the format written to a file: the arguments name a file, and the string
+  starts, past blanks, with a call or result opener or a transcript's start and holds a call
+  closer, stop or turn end after it (a parser's fixture; see :class:`Frame`);
 * named in a sentence: on its line, a word of two or more letters or a name with a digit in it
   (after a blank or the line's start; other tags named with it, each after one blank, belong to
   the same mention) and one blank right before it (a tag's opening spelling read with the rest
@@ -243,6 +243,24 @@ _LISTED_BEFORE = re.compile(rf"{_TOKEN}(?:[,;]| \|) \Z")
 _LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_TOKEN}")
 #: how a line of an indented code block starts: four blanks, or a tab (raw or JSON-escaped)
 _INDENTS = ("    ", "\\t", "\t")
+#: a key whose value is a search, or a setting that names tokens (a stop sequence, reasoning
+#: tags, markers, delimiters), then its string (or a string of its lists)
+_SEARCH_KEY = re.compile(
+    r'"(?:pattern|patterns|regex|regexp|query|q|search|grep|needle|term|terms|keyword|keywords'
+    r'|[\w-]*(?:stop|token|tag|marker|delimiter)s?(?:_[\w-]*)?)"'
+    r'\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
+    re.IGNORECASE,
+)
+#: an argument list whose program searches (``["grep", "-rn", ...``), up to a string of it
+_SEARCH_ARGV = re.compile(
+    r'\[\s*"(?:grep|egrep|fgrep|rg|ag|ack|git)"(?:\s*,\s*"[^"\\]*")*\s*,\s*"\Z'
+)
+#: a key naming the file the arguments write (``"path": "tests/fixtures/kimi_raw.txt"``)
+_FILE_KEY = re.compile(
+    r'"(?:path|file|file_path|filepath|filename|file_name|target_file|dest|destination)"'
+    r'\s*:\s*"[^"\\]{0,256}\.[A-Za-z0-9]{1,8}"',
+    re.IGNORECASE,
+)
 #: what follows a JSON string that is a key
 _KEY_COLON = re.compile(r'"\s*:')
 
@@ -268,15 +286,19 @@ def frame(dialect: Dialect) -> Frame:
     ends = [s for d in records if d.transcript for s in d.transcript.ends]
     return Frame(
         openers=tuple(dict.fromkeys((*dialect.call_open, *dialect.result_open, *bos))),
-        closers=tuple(dict.fromkeys((*dialect.call_close, *dialect.stop, *ends))),
+        # (not a bare code fence: Gemini's call closer, which any Markdown holds)
+        closers=tuple(
+            c for c in dict.fromkeys((*dialect.call_close, *dialect.stop, *ends)) if c.strip("`")
+        ),
     )
 
 
 def _framed_document(text: str, lo: int, hi: int, spelling: Frame) -> bool:
-    """Whether the JSON string ``text[lo:hi]`` is a document of the format: it starts, past
-    blanks, with one of the frame's openers and holds one of its closers after it (a parser's
-    fixture, a raw prompt, a transcript written to a file). A leak lands after a value's own
-    text; none starts a value with a whole frame."""
+    """Whether the JSON string ``text[lo:hi]`` is a document of the format written to a file:
+    the arguments name a file (:data:`_FILE_KEY`), and the string starts, past blanks, with
+    one of the frame's openers and holds one of its closers after it (a parser's fixture, a
+    transcript saved as a test file). A call nested in another tool's argument starts a value
+    with a frame too, but names no file to write."""
     if lo == 0 or text[lo - 1] != '"':
         return False  # no string start within reach
     at = _LEADING_BLANKS.match(text, lo, hi).end()  # type: ignore[union-attr]
@@ -284,21 +306,34 @@ def _framed_document(text: str, lo: int, hi: int, spelling: Frame) -> bool:
     if opener is None:
         return False
     after = at + len(opener)
-    return any(text.find(closer, after, hi) >= 0 for closer in spelling.closers)
+    if not any(text.find(closer, after, hi) >= 0 for closer in spelling.closers):
+        return False
+    return _FILE_KEY.search(text) is not None
 
 
 def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
-    """Whether the token is the whole string value, alone or with a role or channel word glued to it
-    (``"pattern": "</tool_call>"``, ``["grep", "<|channel|>final"]``, ``"stop": "<|end|>"``):
-    a value that names the token (a search, a stop sequence, a setting). A leak rides on a
-    value's own text or brings more markup."""
+    """Whether the token is the whole string value of a search or a stop setting, alone or
+    with a role or channel word glued to it, or tokens joined as a pattern's alternation
+    (``"pattern": "</tool_call>"``, ``"pattern": "</think>|<tool_call>"``, ``["grep", "-rn",
+    "<|channel|>final"]``, ``"stop": ["<|im_end|>"]``): a value that names the token. Under
+    another key, a value that is only a closer is a call that collapsed into its end (``{"command":
+    "<|tool_call_end|>"}``)."""
     if lo == 0 or text[lo - 1] != '"' or text[hi : hi + 1] != '"' or _KEY_COLON.match(text, hi):
         return False  # no string start within reach, or a key (``{"<arg_key>dir": ...}``)
+    if not _searched(text, lo):
+        return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
+
+
+def _searched(text: str, lo: int) -> bool:
+    """Whether the string opening at ``lo`` is the value of a search or stop key, or an item
+    of a search program's argument list (:data:`_SEARCH_KEY`, :data:`_SEARCH_ARGV`)."""
+    head = text[max(0, lo - 256) : lo]
+    return _SEARCH_KEY.search(head) is not None or _SEARCH_ARGV.search(head) is not None
 
 
 def _listed(before: str, rest: str) -> bool:

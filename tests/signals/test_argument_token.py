@@ -69,7 +69,22 @@ def args(**values: Any) -> str:
         ("qwen2.5 <|im_end|> token meaning", True),  # a name with a digit before it
         ("GLM-4.5 <|im_end|> <|im_start|> parser", True),  # tags named together
         ("ls -la <|im_end|> <|im_start|>", False),
-        # the whole value: the token alone, or with a role or channel word glued to it
+        # the whole value of a content key is no search: a call that collapsed into its end
+        ("<|im_end|>", False),
+        ("<|im_end|>user", False),
+    ],
+)
+def test_quoted_as_data(content: str, quoted: bool) -> None:
+    text = args(content=content)
+    start = text.index("<|im_end|>")
+    assert quoted_as_data(text, start, start + len("<|im_end|>")) is quoted
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        # the whole value of a search or stop key: the token alone, or with a role or channel
+        # word glued to it
         ("<|im_end|>", True),
         ("  <|im_end|> ", True),
         ("<|im_end|>user", True),
@@ -78,8 +93,9 @@ def args(**values: Any) -> str:
         ("<|im_end|><|im_start|>", False),
     ],
 )
-def test_quoted_as_data(content: str, quoted: bool) -> None:
-    text = args(content=content)
+@pytest.mark.parametrize("key", ["pattern", "query", "Regex", "stop"])
+def test_the_whole_value_of_a_search_is_data(value: str, quoted: bool, key: str) -> None:
+    text = args(**{key: value, "path": "src"})
     start = text.index("<|im_end|>")
     assert quoted_as_data(text, start, start + len("<|im_end|>")) is quoted
 
@@ -232,16 +248,16 @@ KIMI_FIXTURE = (
         ("chatml", args(stop=["<|im_end|>", "<|endoftext|>"])),
         ("all", args(cmd=["grep", "-rn", "<|channel|>final", "src/parsers/"])),
         ("kimi", args(path="tests/fixtures/kimi_raw.txt", content=KIMI_FIXTURE)),
-        ("kimi", args(content="\n " + KIMI_FIXTURE)),  # blanks before the frame
+        ("kimi", args(path="a.txt", content="\n " + KIMI_FIXTURE)),  # blanks before the frame
         (
             "llama3",
             args(
-                prompt="<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi"
-                "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n"
+                file_path="prompts/raw.txt",
+                content="<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi"
+                "<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n",
             ),
         ),
-        ("all", args(p="<|begin_of_text|><|start_header_id|>user<|end_header_id|>x<|eot_id|>")),
-        ("gemma", args(content="<|tool_call>call:f{a:1}<tool_call|>")),
+        ("gemma", args(path="t/call.txt", content="<|tool_call>call:f{a:1}<tool_call|>")),
         ("glm", args(query="GLM-4.5 <arg_key> <arg_value> parser llama.cpp")),
         ("kimi", args(query="kimi k2 <|tool_calls_section_begin|> token meaning")),
         # tokens joined as a pattern's alternation, listed in a comment, in an indented block
@@ -280,6 +296,15 @@ def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str,
         ("chatml", args(content="def f():\n    return 1<|im_end|>")),
         ("chatml", args(content="def f():\n    x = 1\n\n    return 1<|im_end|>")),
         ("chatml", args(content="\n\n    <|im_end|>")),  # no prose before the block
+        # a frame from the value's start that no file is written for: a call nested in another
+        ("kimi", args(text=KIMI_FIXTURE)),
+        ("llama3", args(text='<|python_tag|>brave_search.call(query="x")<|eom_id|>')),
+        ("all", args(p="<|begin_of_text|><|start_header_id|>user<|end_header_id|>x<|eot_id|>")),
+        ("gemini", args(path="notes/x.txt", content="```tool_code\nf()\n``` done")),  # no closer
+        # a value that is only a closer, under a key that is no search: a collapsed call
+        ("kimi", args(command="<|tool_call_end|>")),
+        ("chatml", args(answer="<|im_start|>assistant")),
+        ("chatml", args(answer="</think>|<tool_call>")),
     ],
 )
 def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
