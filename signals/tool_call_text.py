@@ -52,8 +52,9 @@ each as the whole rest of the text (trailing blanks allowed):
   spell its keys ``tool``/``tool_name``/``function`` and ``args``/``params``;
 * with declared tools only, an element named after one of them, ``<read_file><path>a.py
   </path></read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style
-  agents, which models fall back to when native tool calls fail); without declared tools such
-  an element is any XML or HTML;
+  agents, which models fall back to when native tool calls fail), also inside a call wrapper
+  (MiMo's ``<toolcall><shell>{"command": "ls"}</shell></toolcall>``); without declared tools
+  such an element is any XML or HTML;
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -150,6 +151,12 @@ _TAIL_SOURCE = (
 _TAGCALL = regex.compile(_DEFINE + r"(?&tagcall)(?:\s*(?&tagcall))*\s*", regex.VERSION1)
 _UNTAGGED = regex.compile(_TAIL_SOURCE.replace("|(?&tagcall))", ")", 1), regex.VERSION1)
 _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
+#: an element named after a tool inside a call wrapper (MiMo's ``<toolcall><shell>{...}</shell>
+#: </toolcall>``): the inner element's tag
+_WRAPPED_TAG = regex.compile(
+    r"<(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?|toolcalls?)>"
+    r"\s*<([A-Za-z_][\w.\-]*)>"
+)
 #: a pythonic call list, and the names of its calls
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
 _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
@@ -285,7 +292,7 @@ class ToolCallText:
             names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
             if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
                 # an element named after a tool: a call only when it names a declared one
-                tag = _TAG.match(call)
+                tag = _WRAPPED_TAG.match(call) or _TAG.match(call)
                 if ctx.tools is None or tag is None or not _declared_tag(tag.group(1), ctx.tools):
                     continue
                 names = [tag.group(1)]

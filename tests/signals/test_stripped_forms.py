@@ -260,6 +260,12 @@ _EXEC = "Running the suite now.\n<exec>npm test -- --watch=false</exec>"
         (_EXEC, ["exec", "read"]),
         ("Pins:\n<get_pins>\n<board>stm32f4-disco</board>\n</get_pins>", ["get_pins"]),
         ("<read_file><path>a.py</path></read_file>\n<exec>ls</exec>", ["read_file", "exec"]),
+        # inside a call wrapper (MiMo's text form)
+        ('<toolcall><shell>{"command": "pwd"}</shell></toolcall>', ["shell"]),
+        (
+            'Run:\n<toolcall><exec>{"c": 1}</exec></toolcall>\n<toolcall><exec>x</exec></toolcall>',
+            ["exec"],
+        ),
     ],
 )
 def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str]) -> None:
@@ -277,6 +283,9 @@ def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str
         ("<exec>ls</exec> runs it.", ["exec"]),  # not the end of the text
         ("Write `<exec>ls</exec>`", ["exec"]),  # inline code
         ("<exec>ls</exec2>", ["exec"]),  # unpaired
+        ("<toolcall><b>x</b></toolcall>", ["exec"]),  # the inner element names no tool
+        ("<toolcall><exec>ls</exec></toolcall>", None),
+        ("<toolbar><exec>ls</exec></toolbar>", ["bash"]),
     ],
 )
 def test_element_near_misses_pass(text: str, tools: list[str] | None) -> None:
