@@ -9,16 +9,17 @@ A leaked token is markup: it opens or ends the text or a line, is glued to what 
 two pieces of prose on its line:
 
 * before it, one blank after a word (letters of any script; not a role or channel word such as
-  ``user`` or ``assistant``), an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an
-  opening quote (``"``, ``'``, ``“``, ``‘``) or parenthesis right before it after a blank or
-  the line's start, closed right after it (``The end token (<|end_of_text|>) closes it``);
+  ``user`` or ``assistant``; ``think`` may stand there), an ellipsis, a ``,``/``;``/``:``/``(``,
+  or a CJK character; or an opening quote (``"``, ``'``, ``“``, ``‘``) or parenthesis right
+  before it after a blank or the line's start, closed right after it (``The end token
+  (<|end_of_text|>) closes it``);
 * after it, one blank and a lower-case word of two or more letters (any script; hyphens
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
   ``f(``), or up to two marks (``,`` ``;`` ``:`` ``.`` ``?`` ``!`` ``)`` a closing quote)
   before a blank or the end; a quote opened before it must close right after it.
 
-A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
+A pair of tags with nothing, a blank or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
 read as one token.
 
@@ -61,9 +62,12 @@ _ROLES = (
     "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
     "observation|ipython|function|functions|think|thinking|response|result|results"
 )
+#: the role words that make a token markup when they stand right before it (a reasoning word
+#: does not: "I also think <｜end▁of▁sentence｜> should map to ..." names the token)
+_LEFT_ROLES = "|".join(w for w in _ROLES.split("|") if not w.startswith("think"))
 #: searched backwards from the token (``REVERSE``): the first place tried is the right one
 _LEFT = regex.compile(
-    rf"(?:(?<![\w.])(?!(?i:{_ROLES})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
+    rf"(?:(?<![\w.])(?!(?i:{_LEFT_ROLES})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
     r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
     regex.REVERSE,
 )
@@ -88,8 +92,10 @@ _AFTER_FINAL = _after(final=True)
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
 #: what stands between the two tags of a pair named as one token: nothing or a placeholder
-_INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
-_PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
+_INSIDE = ("", " ", "...", "…", "{...}", "[...]", " ... ")
+_PAIR_BEFORE = regex.compile(
+    r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. | )?\Z"
+)
 
 
 def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
