@@ -239,26 +239,33 @@ _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
 #: tokens joined by ``|``: a regular expression's alternation, a search for several tokens
 _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
 #: another token and a list's separator before a token, or after it
-_LISTED_BEFORE = re.compile(rf"{_TOKEN}(?:[,;]| \|) \Z")
-_LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_TOKEN}")
+_CLOSED_TOKEN = r'(?:<[^<>\s"\\]{1,48}>|\[/?[A-Z][A-Z_]{1,23}\])'
+_LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|) \Z")
+_LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_CLOSED_TOKEN}")
+#: a line of markup: it opens with a token (after its indentation)
+_OPENS_WITH_TOKEN = re.compile(_TOKEN)
+_INDENTATION = re.compile(r"\A(?:[ \t]|\\t)*")
 #: how a line of an indented code block starts: four blanks, or a tab (raw or JSON-escaped)
 _INDENTS = ("    ", "\\t", "\t")
 #: a key whose value is a search, or a setting that names tokens (a stop sequence, reasoning
 #: tags, markers, delimiters), then its string (or a string of its lists)
 _SEARCH_KEY = re.compile(
-    r'"(?:pattern|patterns|regex|regexp|query|q|search|grep|needle|term|terms|keyword|keywords'
-    r'|[\w-]*(?:stop|token|tag|marker|delimiter)s?(?:_[\w-]*)?)"'
+    r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
+    r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
+    r"|stop_words|special_tokens|added_tokens|eos_token|bos_token|pad_token|tokens|tags"
+    r'|reasoning_tags|think_tags|thinking_tags|markers|delimiters)"'
     r'\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
     re.IGNORECASE,
 )
-#: an argument list whose program searches (``["grep", "-rn", ...``), up to a string of it
+#: an argument list whose program searches (``["grep", "-rn", ...``, ``["git", "grep", ...``),
+#: up to a string of it
 _SEARCH_ARGV = re.compile(
-    r'\[\s*"(?:grep|egrep|fgrep|rg|ag|ack|git)"(?:\s*,\s*"[^"\\]*")*\s*,\s*"\Z'
+    r'\[\s*"(?:grep|egrep|fgrep|rg|ag|ack|git"\s*,\s*"grep)"(?:\s*,\s*"[^"\\]*")*\s*,\s*"\Z'
 )
 #: a key naming the file the arguments write (``"path": "tests/fixtures/kimi_raw.txt"``)
 _FILE_KEY = re.compile(
     r'"(?:path|file|file_path|filepath|filename|file_name|target_file|dest|destination)"'
-    r'\s*:\s*"[^"\\]{0,256}\.[A-Za-z0-9]{1,8}"',
+    r'\s*:\s*"(?![^"]*(?:@|://))[^"\\]{0,256}\.[A-Za-z0-9]{1,8}"',
     re.IGNORECASE,
 )
 #: what follows a JSON string that is a key
@@ -351,6 +358,9 @@ def _indented_code(text: str, lo: int, line_start: int, before: str) -> bool:
     indented too, so a token glued to code there still counts."""
     if not before.startswith(_INDENTS):
         return False
+    code = _INDENTATION.sub("", before, count=1)
+    if code and _OPENS_WITH_TOKEN.match(code) is None:
+        return False  # glued to code on its line (``    return 0;<|tool_call_end|>``)
     lines = _LINE_BREAK.split(text[max(lo, line_start - REACH) : line_start])[:-1]
     while lines and lines[-1].strip() and lines[-1].startswith(_INDENTS):
         lines.pop()  # the block's earlier lines

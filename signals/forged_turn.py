@@ -29,15 +29,17 @@ headings and ``用户：`` (or the bare ``user`` alone on its line after a blank
 user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
 you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
 (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
-such word, or such a word and a conjunction (``ok and what ...``), or ``go ahead``, or a phrase
-(``looks good``, ``thank you``) and a mark or the line's end, right after the label at a line
-start; the text before it must end a sentence or a code fence, its :data:`LOOK` characters hold
-no dialogue line (a role's label or any speaker's: capitalised words or a CJK name and a colon),
-and its last paragraph must not introduce a sample (the words above, "script", "test case",
-"mock", "demo", "template", "format", "log", "bot", and their Chinese counterparts). Sample
-dialogues, scripts and fine-tuning formats write these labels after every kind of paragraph, and
-open with a greeting or a request, not with thanks for an answer the text has just given; other
-labelled turns (``User: what about Canada?``) are left out for that reason.
+such word, or ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go
+ahead``, or a phrase (``looks good``, ``thank you``) and a mark or the line's end, right after
+the label at a line start; the text before it must end a sentence or a code fence, its
+:data:`LOOK` characters hold no dialogue line (a role's label; or any speaker's, capitalised
+words or a CJK name and a colon, on the line right before or on two lines: see
+:func:`_in_dialogue`), and its last paragraph must not introduce a sample (the words above,
+"script", "test case", "mock", "demo", "template", "format", "log", "bot", and their Chinese
+counterparts). Sample dialogues, scripts and fine-tuning formats write these labels after every
+kind of paragraph, and open with a greeting or a request, not with thanks for an answer the text
+has just given; other labelled turns (``User: what about Canada?``) are left out for that
+reason.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -89,20 +91,41 @@ _LABEL = (
     r"(?:\*\*)?(?:User|USER):(?:\*\*)?|user:|\u7528\u6237[:\uff1a]"
     r"|#{1,4} User[ \t]*\r?\n(?:[ \t]*\r?\n)?"
 )
-#: a reply that acknowledges the answer before it: a word, then a mark or the line's end, or a
-#: phrase, then a blank too (CJK words need no boundary)
-_ACK = (
-    rf"(?:{_ANSWER_WORD}|great|good|perfect|cool|nice|awesome|lgtm|alright|thx)"
-    r"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*(?:\n|\Z)"
-    r"|[ \t]+(?:perfect|great|thanks|good|cool|nice)(?=[,.!;:?\s]|\Z))"
-    # an answer word and a conjunction that goes on to the next request (``ok and what ...``)
-    r"|(?:ok|okay|thanks|great|good|cool|nice|perfect)[ \t]+(?:and|so|now|then|also|but)\b"
-    r"|go\s+ahead(?=[\s,.!;:?]|\Z)"
-    r"|(?:all\s+right|thank\s+you|looks\s+(?:good|great)|sounds\s+good|got\s+it)"
-    r"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*(?:\n|\Z))"
-    r"|(?:\u597d\u7684|\u8c22\u8c22|\u53ef\u4ee5|\u6ca1\u95ee\u9898|\u884c)"
-    r"(?=[,.!\uff0c\u3002\uff01\u3001]|[ \t]*(?:\n|\Z))"
-)
+
+
+def _ack(final: bool) -> str:
+    """A reply that acknowledges the answer before it: a word, then a mark, the line's end or a
+    second such word; ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``); ``go
+    ahead``; or a phrase, then a mark or the line's end (CJK words too). ``final``: the text
+    ends where it ends, so its end is a line's end; in a stream it may go on (``thanks`` may
+    become ``thanks andrew``), so only what follows decides."""
+    end = r"|\Z" if final else ""
+    after = rf"(?=[,.!;:?\uff0c\u3002\uff01\uff1f]|[ \t]*\n{end}"
+    blank = rf"(?=[\s,.!;:?]{end})"
+    return (
+        rf"(?:{_ANSWER_WORD}|great|good|perfect|cool|nice|awesome|lgtm|alright|thx)"
+        rf"(?:{after})|[ \t]+(?:perfect|great|thanks|good|cool|nice){blank})"
+        rf"|(?:ok|okay|thanks)[ \t]+(?:and|so|now|then|also|but){blank}"
+        rf"|go\s+ahead{blank}"
+        r"|(?:all\s+right|thank\s+you|looks\s+(?:good|great)|sounds\s+good|got\s+it"
+        r"|\u597d\u7684|\u8c22\u8c22|\u53ef\u4ee5|\u6ca1\u95ee\u9898|\u884c)"
+        rf"{after})"
+    )
+
+
+def _reply_turn(final: bool) -> re.Pattern[str]:
+    """The user's turn forged after the answer as a reply that acknowledges it: under a label
+    at a line start (``User:``, ``## User``, ``用户：``: ``User: thanks! can you also ...``),
+    or under the bare role word alone on its line (``\n\nuser\nok perfect. push it``)."""
+    ack = _ack(final)
+    return re.compile(
+        rf"(?m:^)(?P<ack>(?:{_LABEL})[ \t]*)(?i:{ack})"
+        rf"|\n[ \t]{{0,8}}\n(?P<bare>user)[ \t]*\n(?=(?i:{ack}))"
+    )
+
+
+_REPLY_FINAL = _reply_turn(final=True)
+_REPLY_OPEN = _reply_turn(final=False)
 _HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
 _TURN = re.compile(
     rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|{_QUESTION})"
@@ -120,11 +143,6 @@ _TURN = re.compile(
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
-    # the user's turn forged after the answer under a label (``User:``, ``## User``,
-    # ``用户：``), an acknowledgement of the answer (``User: thanks! can you also ...``)
-    rf"|(?m:^)(?P<ack>(?:{_LABEL})[ \t]*)(?i:{_ACK})"
-    # ... or under the bare role word alone on its line (``\n\nuser\nok perfect. push it``)
-    rf"|\n[ \t]{{0,8}}\n(?P<bare>user)[ \t]*\n(?=(?i:{_ACK}))"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -176,13 +194,34 @@ class ForgedTurn:
         norm = text.norm
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
+        hits = sorted(
+            [*self._turns(norm), *self._replies(norm, ctx.final)], key=lambda h: (h[0], -h[1])
+        )
+        seen = -1
+        for start, end, detail in hits:
+            if start != seen:
+                seen = start
+                yield hit_from_norm(text, self.code, start, end, detail)
+
+    def _replies(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
+        for m in windowed(_REPLY_FINAL if final else _REPLY_OPEN, norm):
+            group = "ack" if m.group("ack") is not None else "bare"
+            role = m.start(group)
+            if not _forged_reply(norm, role):
+                continue
+            detail = (
+                "the user's labelled reply forged after the answer"
+                if group == "ack"
+                else "the user's reply forged after the answer, its role token stripped"
+            )
+            yield role, max(m.end(), role + 4), detail
+
+    def _turns(self, norm: str) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "ack", "bare")
+            groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
-                continue
-            if group in ("ack", "bare") and not _forged_reply(norm, role):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -195,10 +234,8 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
-                "ack": "the user's labelled reply forged after the answer",
-                "bare": "the user's reply forged after the answer, its role token stripped",
             }.get(group, "the user's turn forged inside the answer")
-            yield hit_from_norm(text, self.code, role, max(m.end(), role + 4), detail)
+            yield role, max(m.end(), role + 4), detail
 
 
 def _forged_turns(norm: str, at: int) -> bool:
@@ -231,12 +268,28 @@ def _forged_dialog(norm: str, at: int) -> bool:
 _ANY_DIALOG_LINE = re.compile(
     r"(?im)^[ \t]*(?:#{1,4}[ \t]*|\*\*)?(?:h|human|user|a|assistant|ai|bot|agent|q|question"
     r"|model|system|\u7528\u6237|\u52a9\u624b)(?:\*\*)?[ \t]?(?:[:\uff1a]|\n)"
-    # or any speaker's label: one to three capitalised words or a CJK name, then a colon and
-    # the line's text (``Moderator: ...``, ``You said:``, ``管理员：``); a dialogue has its
-    # speakers, a forged reply follows an answer
-    r"|^[ \t]*(?:\*\*)?(?-i:[A-Z][a-z'-]{0,19}(?:[ \t][A-Za-z][a-z'-]{0,19}){0,2}"
-    r"|[\u4e00-\u9fff]{1,6})(?:\*\*)?[ \t]?[:\uff1a](?:\*\*)?(?:[ \t]|$)"
 )
+#: any speaker's label at a line start: one to three capitalised words or upper-case words, or
+#: a CJK name, then a colon and the line's text (``Moderator: ...``, ``You said:``,
+#: ``NARRATOR:``, ``管理员：``)
+_SPEAKER_LINE = re.compile(
+    r"(?m)^[ \t]*(?:\*\*)?(?:[A-Z][A-Za-z'-]{0,19}(?:[ \t][A-Za-z][a-z'-]{0,19}){0,2}"
+    r"(?:\*\*)?[ \t]?:(?:\*\*)?[ \t]"
+    r"|[\u3040-\u30ff\u4e00-\u9fff]{1,6}(?:\*\*)?[:\uff1a])"
+)
+
+
+def _in_dialogue(before: str) -> bool:
+    """Whether the text before a labelled reply is a dialogue: a line under a role's label, or
+    a speaker's label on the line right before the reply, or on two lines of it (a dialogue
+    has its speakers; one ``Note:`` or ``Subject:`` line in an answer does not make one)."""
+    if _ANY_DIALOG_LINE.search(before) is not None:
+        return True
+    starts = [m.start() for m in _SPEAKER_LINE.finditer(before)]
+    last = before.rfind("\n") + 1
+    return len(starts) >= 2 or bool(starts and starts[-1] >= last)
+
+
 #: the words of a paragraph that introduces a sample, in Chinese
 _SAMPLE_CJK = re.compile(
     r"\u793a\u4f8b|\u4f8b\u5b50|\u6837\u4f8b|\u5bf9\u8bdd|\u811a\u672c|\u5267\u672c"
@@ -255,7 +308,7 @@ def _forged_reply(norm: str, at: int) -> bool:
     before = norm[max(0, at - LOOK) : at].rstrip()
     if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
         return False
-    if _ANY_DIALOG_LINE.search(before) is not None:
+    if _in_dialogue(before):
         return False
     paragraph = before[before.rfind("\n\n") + 1 :]
     return not any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE))

@@ -151,11 +151,11 @@ _TAIL_SOURCE = (
 _TAGCALL = regex.compile(_DEFINE + r"(?&tagcall)(?:\s*(?&tagcall))*\s*", regex.VERSION1)
 _UNTAGGED = regex.compile(_TAIL_SOURCE.replace("|(?&tagcall))", ")", 1), regex.VERSION1)
 _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
-#: an element named after a tool inside a call wrapper (MiMo's ``<toolcall><shell>{...}</shell>
-#: </toolcall>``): the inner element's tag
+#: an element named after a tool inside a wrapper whose name says call (MiMo's
+#: ``<toolcall><shell>{...}</shell></toolcall>``; not ``<tools>`` or ``<functions>``, which XML
+#: configurations write): the inner element's tag
 _WRAPPED_TAG = regex.compile(
-    r"<(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?|toolcalls?)>"
-    r"\s*<([A-Za-z_][\w.\-]*)>"
+    r"<(?i:toolcalls?|tool_calls?|function_calls?|calls?)>\s*<([A-Za-z_][\w.\-]*)>"
 )
 #: a pythonic call list, and the names of its calls
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)

@@ -286,6 +286,8 @@ def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str
         ("<toolcall><b>x</b></toolcall>", ["exec"]),  # the inner element names no tool
         ("<toolcall><exec>ls</exec></toolcall>", None),
         ("<toolbar><exec>ls</exec></toolbar>", ["bash"]),
+        ("<functions><search>x</search></functions>", ["search"]),  # a configuration's wrapper
+        ("<toolset><exec>ls</exec></toolset>", ["exec"]),
     ],
 )
 def test_element_near_misses_pass(text: str, tools: list[str] | None) -> None:
