@@ -50,10 +50,12 @@ turn in those languages starts so too (``user오 됐다``).
 
 A stream does not hold the turn back (it would have to hold a tail from every line break, a
 fifth of every stream's speed): it relays the role word and the forged text as they come and
-trips once the turn is decided, so what the model writes after it (the answer going on as if
-the user had spoken) is cut. Of the role words only ``user`` (and the harness's ``system``
-line) is read: each is one more search of every text in an audit's prefilter (``\nuser`` holds
-no character prose rarely holds), and the forged turns in reports are the user's.
+trips once the turn is decided, so what the model writes after it (the answer going on as if the
+user had spoken) is cut. A question after the bare role word is decided by the line after it (an
+``assistant`` line makes a transcript), so a stream waits for that line to start. Of the role
+words only ``user`` (and the harness's ``system`` line) is read: each is one more search of
+every text in an audit's prefilter (``\nuser`` holds no character prose rarely holds), and the
+forged turns in reports are the user's.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ from typing import Literal
 from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
+from guard.models import lazy_regex as regex
 
 from ._common import hit_from_norm
 
@@ -164,6 +167,9 @@ _TRIGGERS = Triggers(
         "# User",
     )
 )
+#: the assistant's line after a question (what makes a transcript), for a stream's text that
+#: may still grow into it (a partial match: undecided)
+_ANSWERED = regex.compile(r"[ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b")
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
 #: a colon at its end, or a heading
 _SAMPLE = re.compile(
@@ -195,7 +201,8 @@ class ForgedTurn:
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         hits = sorted(
-            [*self._turns(norm), *self._replies(norm, ctx.final)], key=lambda h: (h[0], -h[1])
+            [*self._turns(norm, ctx.final), *self._replies(norm, ctx.final)],
+            key=lambda h: (h[0], -h[1]),
         )
         seen = -1
         for start, end, detail in hits:
@@ -216,7 +223,7 @@ class ForgedTurn:
             )
             yield role, max(m.end(), role + 4), detail
 
-    def _turns(self, norm: str) -> Iterable[tuple[int, int, str]]:
+    def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN, norm):
             groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
@@ -226,6 +233,12 @@ class ForgedTurn:
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
                 continue
+            if group == "role" and not answered and not final and m.end() > role + 4:
+                # a question after the role word: the assistant's line may still come after it
+                # (a transcript); until the next line says otherwise, it is undecided
+                after = _ANSWERED.match(norm, m.end(), partial=True)
+                if after is not None:
+                    continue
             spaced = group == "role" and m.group("spaced") is not None
             if spaced and not _ends_a_sentence(norm, role):
                 continue  # ``... is set to\n\nuser\n\nShould it be ...?``: a value

@@ -123,8 +123,10 @@ def test_every_split_gives_the_whole_verdict_and_cuts_what_follows(text: str) ->
         assert verdict == whole, cut
         out, stream = relayed([text[:cut], text[cut:]], "llama3")
         if whole.leak:
-            # no hold: the turn itself may be shown, never the answer going on after it
+            # no hold: the turn itself may be shown (and the blanks after a question, while the
+            # next line may still make it a transcript), never the answer going on after it
             end = whole.hits[0].end
+            end += len(text[end:]) - len(text[end:].lstrip())
             assert shown <= end, cut
             assert len(out) <= end and out == text[: len(out)], cut
         else:
@@ -369,3 +371,13 @@ def test_a_bare_reply_followed_by_the_models_own_answer_trips() -> None:
     text = "I pushed the branch.\n\nuser\nok perfect. can you open a PR?\n\nassistant\nOpening it."
     v = detect(text, dialect="chatml")
     assert v.leak and "O" in v.signals and v.cut == text.index("user")
+
+
+def test_a_transcript_with_both_roles_passes_in_any_chunking() -> None:
+    # the question after `user` waits for the next line in a stream: the assistant's line
+    # makes it a transcript, as in the whole text
+    text = "Here it is.\n\nuser\nCan you fix it?\n\nassistant\nSure, fixing it now."
+    assert not detect(text, dialect="chatml").leak
+    for pieces in (re.split(r"(?<=\S)(?=\s)", text), list(text)):
+        out, stream = relayed(pieces, "chatml")
+        assert out == text and not any(v.leak for v in stream.verdicts)
