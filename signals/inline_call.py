@@ -19,7 +19,8 @@ the calls it then makes natively):
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
   Cline-style agents), not after a line ending in a colon;
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
-  call: NAME ...``, ``[Using tool: NAME ...`` (any case);
+  call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
+  arguments follow the name (``[Called function "NAME" with args: {...}]``);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
@@ -84,6 +85,10 @@ _RECORD = regex.compile(
     r"\[(?i:(?:tool|function)(?:[ _]?call(?:ed)?)?|(?:call|us|execut|invok|runn)(?:ing|ed)"
     r"(?:[ _](?:tool|function))?|tool[ _]use)[ \t]*[:\-][ \t]*[`\"']?"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\](,{ \t])(?!\]\()"
+    # without the colon, the name and its arguments after it (``[Called function "web_search"
+    # with args: {...}]``)
+    r"|\[(?i:(?:call|us|execut|invok|runn)(?:ing|ed)[ _](?:tool|function))[ \t]+[`\"']?"
+    r"(?P<name2>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+(?i:with[ \t]+arg)"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
 #: ``[tool result: NAME] ...``, ``Tool output (NAME):``
@@ -404,8 +409,9 @@ class InlineCall:
                 detail = f"call of declared {m.group(1)!r} written as text, cut short at the end"
             yield hit_from_norm(text, self.code, span[0], span[1], detail)
         for m in _RECORD.finditer(norm):
-            if declared(m.group("name"), tools):
-                detail = f"call record of declared {m.group('name')!r} written as text"
+            name = m.group("name") or m.group("name2")
+            if declared(name, tools):
+                detail = f"call record of declared {name!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _RESULT.finditer(norm):
             name = m.group("name") or m.group("paren")

@@ -41,10 +41,12 @@ CHANNEL = 'Tests passed.\n\nto=functions.exec_command commentary json {"cmd": "d
 REVERSED = '{"arguments": {"query": "meeting notes"}, "name": "memory_search"}'
 CALLING = 'Let me search. [Calling tool: searchReddit({"query": "pricing", "limit": 10})]'
 STRING_ARGS = 'Sure. {"tool": "read", "input": "{\\"path\\": \\"a.py\\"}"} then I summarise.'
+CALLED = '[Called function "memory_search" with args: {"query": "train times Zurich Bern"}]'
 
 
 @pytest.mark.parametrize(
-    "text", [MID_JSON, RECORD, NESTED, API, HEADER, CHANNEL, REVERSED, CALLING, STRING_ARGS]
+    "text",
+    [MID_JSON, RECORD, NESTED, API, HEADER, CHANNEL, REVERSED, CALLING, STRING_ARGS, CALLED],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
 def test_a_declared_call_inside_the_answer_trips(text: str, dialect: str) -> None:
@@ -70,6 +72,8 @@ def test_the_nested_call_is_the_inner_object() -> None:
     [
         MID_JSON.replace("HassClimateSetTemperature", "SetTemp"),  # not a declared tool
         RECORD.replace("calendar_update", "calendar_delete"),
+        CALLED.replace("memory_search", "web_search"),
+        "The log shows [Called function memory_search] for each call.",  # no arguments after it
         API.replace("search_web", "search_news"),
         HEADER.replace("exec_command", "shell"),
         'The user is {"name": "read", "role": "admin"} in the table.',  # no arguments key
@@ -120,6 +124,7 @@ STREAMED = [
     HEADER,
     CHANNEL,
     CALLING,
+    CALLED,
     'The user is {"name": "read"}.',
 ]
 
