@@ -7,7 +7,8 @@ start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
 * glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``);
-* alone on its line, the next line a question, and no ``assistant`` line after it (a
+* alone on its line, the next line a question (ended by a line break or, in a whole text, by
+  its end), and no ``assistant`` line after it (any case, bold, or Gemma's ``model``; a
   transcript quoted in docs shows both roles): ``\n\nuser\nCan you also fix the ending?``;
 * after a paragraph that ends in a question (the one the forged reply answers), followed by a
   reply of at most three words that is a paragraph of its own with the answer going on after
@@ -77,11 +78,22 @@ _REPLY = rf"(?=[^\n]{{1,{LINE}}}\n)[^\s;{{}}=]+(?:[ \t][^\s;{{}}=]+){{0,2}}[ \t]
 #: a question's end: the mark, then closing quotes, brackets or blanks
 _ASKED = "[?\uff1f][ \t\"'\u201d\u00bb)]{0,4}"
 #: a line that asks, after the role word alone on its line (a blank line may come between them)
-_QUESTION = (
-    r"[ \t]{0,8}\n(?P<spaced>[ \t]{0,8}\n)?[^\n]{1,200}[?\uff1f][ \t]*(?=\n)"
-    # the assistant's line after it: a transcript, unless the answer before it forged both
-    r"(?P<answered>(?=[ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b))?"
-)
+#: the assistant's line after a question: a transcript, unless the answer before it forged both
+#: (any case, bold, or Gemma's ``model``)
+_ASSISTANT_LINE = r"[ \t]*\n(?:[ \t]*\n)?[ \t]*(?:\*\*)?(?i:assistant|model)\b"
+
+
+def _question(final: bool) -> str:
+    """A line that asks, after the role word alone on its line (a blank line may come between
+    them), ended by a line break or, in a whole text, by the end (the forged turn that ends the
+    generation)."""
+    end = r"|\Z" if final else ""
+    return (
+        rf"[ \t]{{0,8}}\n(?P<spaced>[ \t]{{0,8}}\n)?[^\n]{{1,200}}[?\uff1f][ \t]*(?=\n{end})"
+        rf"(?P<answered>(?={_ASSISTANT_LINE}))?"
+    )
+
+
 #: the words a reply to a yes-or-no question opens with, then a mark or the line's end
 _ANSWER_WORD = (
     r"(?:yes|no|ok|okay|sure|yep|yeah|nope|please|thanks|go\s+ahead|oui|non|s[ií]|ja|nein"
@@ -130,8 +142,14 @@ def _reply_turn(final: bool) -> re.Pattern[str]:
 _REPLY_FINAL = _reply_turn(final=True)
 _REPLY_OPEN = _reply_turn(final=False)
 _HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
-_TURN = re.compile(
-    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|{_QUESTION})"
+
+
+def _turn(final: bool) -> re.Pattern[str]:
+    return re.compile(_TURN_SOURCE.replace("QUESTION", _question(final)))
+
+
+_TURN_SOURCE = (
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|QUESTION)"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)[ \t]{{1,8}}"
     rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER})"
     # an answer word that opens a short line, the answer going on after it as its own paragraph
@@ -152,6 +170,8 @@ _TURN = re.compile(
     r"|(?m:^)Action:[ \t]*(?:\n[ \t]*```[^\n]*)?\n?[ \t]*(?:\{|[A-Za-z_][\w.\-]*[ \t]*\n)"
     r"(?:[^\n]*\n){0,12}?(?P<observed>Observation:)"
 )
+_TURN_FINAL = _turn(final=True)
+_TURN_OPEN = _turn(final=False)
 #: (no hold: a stream relays the turn as it comes and trips once the turn is decided, before the
 #: answer goes on; holding a tail from every line break would slow every stream by a fifth)
 _TRIGGERS = Triggers(
@@ -169,7 +189,7 @@ _TRIGGERS = Triggers(
 )
 #: the assistant's line after a question (what makes a transcript), for a stream's text that
 #: may still grow into it (a partial match: undecided)
-_ANSWERED = regex.compile(r"[ \t]*\n(?:[ \t]*\n)?[ \t]*assistant\b")
+_ANSWERED = regex.compile(_ASSISTANT_LINE)
 #: a paragraph that introduces a sample dialogue (a transcript shown, not forged): its words,
 #: a colon at its end, or a heading
 _SAMPLE = re.compile(
@@ -224,7 +244,7 @@ class ForgedTurn:
             yield role, max(m.end(), role + 4), detail
 
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
-        for m in windowed(_TURN, norm):
+        for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
             groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)

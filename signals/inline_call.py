@@ -88,7 +88,8 @@ _RECORD = regex.compile(
     # without the colon, the name and its arguments after it (``[Called function "web_search"
     # with args: {...}]``)
     r"|\[(?i:(?:call|us|execut|invok|runn)(?:ing|ed)[ _](?:tool|function))[ \t]+[`\"']?"
-    r"(?P<name2>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+(?i:with[ \t]+arg)"
+    r"(?P<name2>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+(?i:with[ \t]+arg(?:ument)?s?)"
+    r"[ \t]*[:=]?[ \t]*[{(](?![^\]\n]*\]\()"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
 #: ``[tool result: NAME] ...``, ``Tool output (NAME):``

@@ -9,17 +9,17 @@ A leaked token is markup: it opens or ends the text or a line, is glued to what 
 two pieces of prose on its line:
 
 * before it, one blank after a word (letters of any script; not a role or channel word such as
-  ``user`` or ``assistant``; ``think`` may stand there), an ellipsis, a ``,``/``;``/``:``/``(``,
-  or a CJK character; or an opening quote (``"``, ``'``, ``“``, ``‘``) or parenthesis right
-  before it after a blank or the line's start, closed right after it (``The end token
-  (<|end_of_text|>) closes it``);
+  ``user`` or ``assistant``; ``think`` may stand there before a token that is no reasoning tag),
+  an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an opening quote (``"``, ``'``,
+  ``“``, ``‘``) or parenthesis right before it after a blank or the line's start, closed right
+  after it (``The end token (<|end_of_text|>) closes it``);
 * after it, one blank and a lower-case word of two or more letters (any script; hyphens
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
   ``f(``), or up to two marks (``,`` ``;`` ``:`` ``.`` ``?`` ``!`` ``)`` a closing quote)
   before a blank or the end; a quote opened before it must close right after it.
 
-A pair of tags with nothing, a blank or a placeholder between them (``<tool_call></tool_call>``,
+A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
 read as one token.
 
@@ -62,15 +62,26 @@ _ROLES = (
     "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
     "observation|ipython|function|functions|think|thinking|response|result|results"
 )
-#: the role words that make a token markup when they stand right before it (a reasoning word
-#: does not: "I also think <｜end▁of▁sentence｜> should map to ..." names the token)
+#: the role words that make a token markup when they stand right before it; before a token
+#: that is no reasoning tag, a reasoning word does not ("I also think <｜end▁of▁sentence｜> should
+#: map to ..." names the token; "I think </think> the answer is 4" is the reasoning running into
+#: its closer)
 _LEFT_ROLES = "|".join(w for w in _ROLES.split("|") if not w.startswith("think"))
+
+
+def _left(roles: str) -> regex.Pattern[str]:
+    return regex.compile(
+        rf"(?:(?<![\w.])(?!(?i:{roles})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
+        r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
+        regex.REVERSE,
+    )
+
+
 #: searched backwards from the token (``REVERSE``): the first place tried is the right one
-_LEFT = regex.compile(
-    rf"(?:(?<![\w.])(?!(?i:{_LEFT_ROLES})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
-    r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
-    regex.REVERSE,
-)
+_LEFT = _left(_LEFT_ROLES)
+_LEFT_OF_REASONING_TAG = _left(_ROLES)
+#: a reasoning tag of any family (``</think>``, ``<seed:think>``, ``[THINK]``, ``<thinking>``)
+_REASONING_TAG = regex.compile(r"(?i)[<\[]/?[\w:]*(?:think|thought|reason)")
 #: a quote or a parenthesis opened right before a token, and what closes it right after
 _CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’", "(": ")"}
 
@@ -92,10 +103,8 @@ _AFTER_FINAL = _after(final=True)
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
 #: what stands between the two tags of a pair named as one token: nothing or a placeholder
-_INSIDE = ("", " ", "...", "…", "{...}", "[...]", " ... ")
-_PAIR_BEFORE = regex.compile(
-    r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. | )?\Z"
-)
+_INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
+_PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
 
 
 def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
@@ -135,7 +144,8 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     if mark != " ":
         return False
     line = text.rfind("\n", max(0, start - LEFT), start) + 1
-    if _LEFT.search(text, max(line, start - LEFT), start) is None:
+    left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
+    if left.search(text, max(line, start - LEFT), start) is None:
         return False
     after = text[end : min(len(text), end + RIGHT)]
     if final:

@@ -381,3 +381,21 @@ def test_a_transcript_with_both_roles_passes_in_any_chunking() -> None:
     for pieces in (re.split(r"(?<=\S)(?=\s)", text), list(text)):
         out, stream = relayed(pieces, "chatml")
         assert out == text and not any(v.leak for v in stream.verdicts)
+
+
+@pytest.mark.parametrize(
+    ("text", "leak"),
+    [
+        ("Here it is.\n\nuser\nCan you fix it?", True),  # the forged question ends the output
+        ("Here it is.\n\nuser\nCan you fix it?\n\nAssistant\nSure.", False),  # a transcript
+        ("Here it is.\n\nuser\nCan you fix it?\n\n**assistant**\nSure.", False),
+        ("Here it is.\n\nuser\nCan you fix it?\n\nmodel\nSure.", False),  # Gemma's role word
+    ],
+)
+def test_a_question_after_the_role_word_in_any_chunking(text: str, leak: bool) -> None:
+    whole = detect(text, dialect="chatml")
+    assert whole.leak is leak and (not leak or whole.signals == ("O",))
+    for pieces in (re.split(r"(?<=\S)(?=\s)", text), list(text)):
+        out, stream = relayed(pieces, "chatml")
+        assert any(v.leak for v in stream.verdicts) is leak
+        assert out == text if not leak else stream.cut == {"text": whole.cut}

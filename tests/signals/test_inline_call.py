@@ -74,6 +74,8 @@ def test_the_nested_call_is_the_inner_object() -> None:
         RECORD.replace("calendar_update", "calendar_delete"),
         CALLED.replace("memory_search", "web_search"),
         "The log shows [Called function memory_search] for each call.",  # no arguments after it
+        "See [Using tool memory_search with arguments](https://x.example/t#a) for details.",
+        "The trace reads: [Calling function memory_search with arguments omitted for brevity].",
         API.replace("search_web", "search_news"),
         HEADER.replace("exec_command", "shell"),
         'The user is {"name": "read", "role": "admin"} in the table.',  # no arguments key

@@ -50,13 +50,15 @@ NAMED = [
     ("the model outputs <tool_call>{...}</tool_call> blocks", "chatml"),
     ("the <|im_end|> end-of-turn marker", "chatml"),
     ("the parser waits for <｜DSML｜function_calls> before it streams", "deepseek"),
-    ("It marks its reasoning with <think> </think> inside the content.", "deepseek"),  # a blank
     ("I also think <｜end▁of▁sentence｜> should map to the eos id.", "deepseek"),
 ]
 
 MARKUP = [
     ("Sure!<|im_end|>", "chatml"),  # glued to the answer
     ("<think> </think> the answer is 4", "deepseek"),  # opens the answer
+    ("Fixed it <think> </think> and pushed the branch.", "glm"),  # an empty block, a blank in it
+    ("I think </think> the answer is 4.", "deepseek"),  # the reasoning runs into its closer
+    ("Alright, thinking </think> here is the fix:", "glm"),
     ("so I think <|im_start|> user hello", "chatml"),  # a role word after it
     ("Done.\n<|im_end|>\n<|im_start|>user\nthanks", "chatml"),  # a line of its own, a turn
     ('I\'ll check. <tool_call> {"name": "f", "arguments": {}}', "chatml"),  # a body after
