@@ -40,6 +40,8 @@ SETS_APART = (
     ("heldout20", "h20-", 85, 19),
     ("heldout21", "h21-", 80, 18),
     ("heldout23", "h23-", 90, 18),
+    ("heldout22", "h22-", 85, 16),
+    ("heldout24", "h24-", 85, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
