@@ -9,6 +9,13 @@ MODEL_OUTPUT = frozenset({Surface.TEXT, Surface.THINKING, Surface.TOOL_ARG})
 #: Longest routing marker (signal M) a co-signal's window is measured from.
 MARKER_SPAN = 96
 
+#: Words that make a token markup, not a noun: a role or a channel the token would open
+#: (``<|im_start|>user``, ``<|channel|>final``); a regex alternation.
+ROLE_WORDS = (
+    "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
+    "observation|ipython|function|functions|think|thinking|response|result|results"
+)
+
 
 def declared(name: str, tools: frozenset[str]) -> bool:
     """Whether a call's ``name`` names one of the declared ``tools``: as spelled, without a

@@ -69,6 +69,8 @@ from typing import Literal
 from guard.dialects import ALL, DIALECTS, get_dialect, registered_dialects
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
+from ._common import ROLE_WORDS
+
 #: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
 #: How close to the token a template placeholder must stand (in a template the tokens wrap the
@@ -232,7 +234,7 @@ def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
 _LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
 #: what may follow a token that is a whole value: a role or channel word glued to it
 #: (``<|channel|>final``, ``<|im_start|>user``)
-_WORD_TAIL = re.compile(r"(?:user|assistant|system|developer|tool|analysis|commentary|final)?\Z")
+_WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
 #: a token-shaped spelling: a tag (``<|im_end|>``, ``</think>``, ``<function=``) or a bracket
 #: tag (``[TOOL_CALLS]``)
 _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'

@@ -49,6 +49,7 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
 
+from ._common import ROLE_WORDS
 from .control_token import harmony_spelling
 
 #: How far before the token its left neighbour is read (on its line).
@@ -58,10 +59,7 @@ LEFT = 48
 RIGHT = 32
 
 #: Words that make a token markup, not a noun: a role or a channel the token would open.
-_ROLES = (
-    "user|assistant|system|developer|tool|tools|model|human|bot|ai|analysis|commentary|final|"
-    "observation|ipython|function|functions|think|thinking|response|result|results"
-)
+_ROLES = ROLE_WORDS
 #: the role words that make a token markup when they stand right before it; before a token
 #: that is no reasoning tag, a reasoning word does not ("I also think <｜end▁of▁sentence｜> should
 #: map to ..." names the token; "I think </think> the answer is 4" is the reasoning running into
