@@ -56,9 +56,11 @@ from guard.models import ScanContext
 from guard.models import lazy_re as re
 
 from ._voice_words import (
+    _DECOR,
     _EU_PLAN,
     _EU_USER,
     _IMPERATIVE,
+    _LABEL,
     _NOTE_START,
     _OPENER,
     _OPENER_WEAK,
@@ -93,7 +95,10 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "the user wants me to",
         3,
-        re.compile(_THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"),
+        re.compile(
+            _THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking|asked|told|wanted"
+            r"|instructed|requested)\s+me\s+to\b"
+        ),
     ),
     ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
     ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
@@ -102,7 +107,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "the prompt, third person",
         2,
         re.compile(
-            r"\b[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+prompt)\s+(?:says|say"
+            r"\b[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+(?:prompt|reminder|message))"
+            r"\s+(?:says|say"
             r"|said|asks|wants|requires|specifies|forbids)\b"
         ),
     ),
@@ -163,7 +169,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "reasoning label",
         2,
         re.compile(
-            r"\A\s*[*_#]{0,4}(?P<c>(?:Reasoning|Thinking|Thoughts)\s*[*_]{0,2}:"
+            r"\A\s*" + _DECOR + r"(?P<c>" + _LABEL + r"\s*[*_]{0,2}:"
             r"|Thinking(?:\.\.\.|\u2026)(?=[ \t]*\r?\n))"
         ),
     ),
@@ -209,6 +215,27 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         1,
         re.compile(r"\bI\s+(?:need|have|must|should)\s+(?:to\s+)?" + _REPLY_VERB),
     ),
+    # the model's own next step in any verb, or what it must not do ("I should sort the keys",
+    # "I shouldn't mention the scheduler", "I must not run tools"): weak, as a person writes
+    # "I need to see the log" too; it adds to a strong cue, never decides alone
+    (
+        "first-person modal",
+        1,
+        re.compile(
+            r"\bI\s+(?:should(?:n't|\s+not)?|must(?:n't|\s+not)?|need\s+to|cannot|can't)\s+"
+            r"(?:now\s+|first\s+|just\s+|also\s+|actually\s+|still\s+)?(?!be\b|have\b)[a-z]{2,}\b"
+        ),
+    ),
+    # the model telling itself to write its output now ("Now write the patch.", "So output the
+    # snippet", ", just output the digits")
+    (
+        "reply step",
+        1,
+        re.compile(
+            r"(?:^|(?<=[.!?;\n]\s)|(?<=[.!?;\n])|(?<=,\s))(?P<c>(?:Now|So|Then|[Jj]ust),?\s+"
+            r"(?:just\s+)?(?:write|output|answer|reply|respond|print|return\s+(?:the|only|just))\b)"
+        ),
+    ),
     ("planning", 1, _PLAN),
     (
         "terse imperative",
@@ -238,6 +265,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(
             r"(?:maybe(?<=[-*;]\smaybe)|then(?<=[-*;]\sthen)|also(?<=[-*;]\salso))\s+(?:add"
             r"|mention|check|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b"
+            # a bare lower-case step after a semicolon ("...HEAD~1; mention that it only ...")
+            r"|(?:mention(?<=;\smention)|note(?<=;\snote)|add(?<=;\sadd)|skip(?<=;\sskip)"
+            r"|suggest(?<=;\ssuggest))\s+(?:that|the|it|how|why|a|an|this)\b"
         ),
     ),
     # the reasoning's last sentence glued to the answer's first, no blank between them: the
@@ -258,7 +288,12 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "wait",
         1,
-        re.compile(r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>(?:Actually,\s+wait|Wait)\b[,.]?)"),
+        re.compile(
+            r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))(?P<c>(?:Actually,\s+wait|Wait)\b[,.]?"
+            # the model correcting its own plan ("Actually we should import it")
+            r"|Actually,?\s+(?:we|I|they|the\s+user)\s+(?:should|need|must|can|could|said|asked"
+            r"|want|already)\b)"
+        ),
     ),
     (
         "scaffold step",

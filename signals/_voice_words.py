@@ -4,10 +4,12 @@ kinds from, and :mod:`.reasoning_preamble` its opening lead from."""
 from __future__ import annotations
 
 __all__ = [
+    "_DECOR",
     "_EU_PLAN",
     "_EU_USER",
     "_FILLER",
     "_IMPERATIVE",
+    "_LABEL",
     "_NOTE_START",
     "_OPENER",
     "_OPENER_WEAK",
@@ -24,6 +26,12 @@ __all__ = [
     "_ZH_USER",
 ]
 
+#: Markdown emphasis or a bullet glyph before an answer's first word (Claude Code's ``✻`` and
+#: ``⏺``, ``∴``, ``●``: interfaces mark a thinking line so, and a copied answer keeps it)
+_DECOR = "[*_#>\\-\u2022\u25cf\u25c6\u25b8\u2234\u273b\u273d\u2722\u2733\u23fa]{0,4}[ \\t]?"
+#: a reasoning label's word, in the cases models write it ("Thinking:", "THOUGHT:", "thought:");
+#: not ``Thought:``, the ReAct protocol's own line, which an agent that parses it expects
+_LABEL = r"(?:[Rr]easoning|REASONING|[Tt]hinking|THINKING|Thoughts|thoughts?|THOUGHTS?)"
 _VERBS = (
     r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention"
     r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
@@ -159,7 +167,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "the user wants me to": ("ser",),
     "the user, third person": ("ser",),
     "the user, telegraphic": ("ser",),
-    "the prompt, third person": ("prompt", "nstruction"),
+    "the prompt, third person": ("prompt", "nstruction", "reminder", "system message"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
     "terse note": ("eed", "tool"),
@@ -177,6 +185,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
         "推理过程",
     ),
     "first-person plan": ("I",),
+    "first-person modal": ("I",),
+    "reply step": ("Now", "So", "Then", "ust"),
     "planning": (
         "we",
         "We",
@@ -224,8 +234,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     ),
     "first-person step (pt, es, fr, de)": ("Deixa", "Déjame", "Laisse", "Lass "),
     "reasoning opener, weak": ("et",),
-    "scratch note": ("maybe", "then", "also"),
-    "wait": ("Wait", "Actually,"),
+    "scratch note": ("maybe", "then", "also", ";"),
+    "wait": ("Wait", "Actually"),
     "scaffold step": ("**", "Final"),
     "thought summary": ("**",),
     "thought summary, planned": ("**",),

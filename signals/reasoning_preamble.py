@@ -36,7 +36,9 @@ from guard.models import lazy_re as re
 from ._common import hit_from_norm
 from ._voice import _KINDS, OPENING, judge
 from ._voice_words import (
+    _DECOR,
     _EU_USER,
+    _LABEL,
     _STEP_VERBS,
     _THINK_TAG,
     _THINKING_ING,
@@ -54,10 +56,15 @@ SPAN = 4096
 #: out by the first character: every answer of an audit is matched against it)
 _FILLERS = r"(?:Okay|OK|Ok|Alright|Hmm+|Well|Got\s+it|Right)[,.!]?\s+"
 LEAD = (
-    r"\s{0,16}[*_#>-]{0,4}[ \t]?(?:(?:" + _FILLERS + r"(?:so,?\s+)?)?(?:"
+    r"\s{0,16}" + _DECOR + r"(?:(?:" + _FILLERS + r"(?:so,?\s+)?)?(?:"
     r"Here(?:'s|\s+is)\s+(?:a|my|the)\s+(?:[Tt]hinking|[Tt]hought)\s+[Pp]rocess"
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
-    r"|(?:Reasoning|Thinking|Thoughts|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
+    r"|(?:" + _LABEL + r"|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
+    # a correction of the reasoning it comes back to ("Wait, the user asked for ...")
+    r"|Wait,\s"
+    # the model reading its own instructions ("The system reminder says ...")
+    r"|[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+(?:prompt|reminder|message))"
+    r"\s+(?:says|said|asks|wants|requires|specifies|forbids)\b"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"
