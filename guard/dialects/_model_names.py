@@ -60,6 +60,8 @@ MODEL_DIALECTS: dict[str, str] = {
     "granite": "chatml",
     "phi-4": "chatml",
     "phi4": "chatml",
+    "phi-3": "chatml",
+    "phi3": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",
