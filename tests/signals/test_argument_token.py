@@ -272,6 +272,10 @@ KIMI_FIXTURE = (
             ),
         ),
         ("chatml", args(content="Output:\n\n\t<|im_end|>\n")),
+        # a setting that names a token by its role
+        ("qwen3_coder", args(end_token="</think>")),
+        ("chatml", args(think_start_tag="<think>", EOS_TOKEN="<|im_end|>")),
+        ("kimi", args(tool_call_tokens=["<|tool_call_begin|>", "<|tool_call_end|>"])),
     ],
 )
 def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str, text: str) -> None:
@@ -305,6 +309,9 @@ def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str,
         ("kimi", args(command="<|tool_call_end|>")),
         ("chatml", args(answer="<|im_start|>assistant")),
         ("chatml", args(answer="</think>|<tool_call>")),
+        # a secret's key is no token setting
+        ("chatml", args(access_token="<|im_end|>")),
+        ("kimi", args(end_tokenizer="<|tool_call_end|>")),
     ],
 )
 def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
