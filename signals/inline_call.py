@@ -21,6 +21,8 @@ the calls it then makes natively):
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
   call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
+* a ReAct step written as text (``Action: NAME`` on its line, ``Action Input: ...`` on the
+  next), the text protocol a model falls back to when native calls are declared;
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
@@ -110,6 +112,13 @@ _ELEMENT = regex.compile(
 _SLASHED = regex.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
 )
+#: a ReAct step written as text: ``Action: NAME`` on its line, then ``Action Input:`` and the
+#: input (the text protocol a model falls back to when native calls are declared)
+_REACT = regex.compile(
+    r"(?m)^[ \t]*(?:\*\*)?Action(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?:\*\*|[`\"'])?"
+    r"(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
+    r"[ \t]*(?:\*\*)?Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S"
+)
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
 #: the declared tools whose argument that grammar is
@@ -140,6 +149,7 @@ _TRIGGERS = Triggers(
         "Begin Patch",
         "following files:",
         "[",  # a call or result record in brackets
+        "Action",  # a ReAct step
     ),
     needs_tools=True,
 )
@@ -414,6 +424,12 @@ class InlineCall:
             if declared(name, tools):
                 detail = f"call record of declared {name!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if "Action" in norm:
+            for m in _REACT.finditer(norm):
+                name = m.group("name")
+                if declared(name, tools) and not _introduced(norm, m.start()):
+                    detail = f"call of declared {name!r} written as a ReAct step"
+                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _RESULT.finditer(norm):
             name = m.group("name") or m.group("paren")
             if declared(name, tools):

@@ -42,11 +42,32 @@ REVERSED = '{"arguments": {"query": "meeting notes"}, "name": "memory_search"}'
 CALLING = 'Let me search. [Calling tool: searchReddit({"query": "pricing", "limit": 10})]'
 STRING_ARGS = 'Sure. {"tool": "read", "input": "{\\"path\\": \\"a.py\\"}"} then I summarise.'
 CALLED = '[Called function "memory_search" with args: {"query": "train times Zurich Bern"}]'
+REACT = (
+    "To answer the question, I need to search first.\n\nAction: search_web\n"
+    'Action Input: {"query": "solid-state batteries"}'
+)
+REACT_AFTER = (
+    "Final Answer: The report is attached.\n\nThought: I should double check.\n"
+    "Action: **read**\nAction Input: a.py\n\nDone."
+)
 
 
 @pytest.mark.parametrize(
     "text",
-    [MID_JSON, RECORD, NESTED, API, HEADER, CHANNEL, REVERSED, CALLING, STRING_ARGS, CALLED],
+    [
+        MID_JSON,
+        RECORD,
+        NESTED,
+        API,
+        HEADER,
+        CHANNEL,
+        REVERSED,
+        CALLING,
+        STRING_ARGS,
+        CALLED,
+        REACT,
+        REACT_AFTER,
+    ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
 def test_a_declared_call_inside_the_answer_trips(text: str, dialect: str) -> None:
@@ -87,6 +108,12 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "Use default_api.search_web without arguments.",  # no call
         "default_api.search_web() takes no arguments here.",  # empty call
         "to=functions.exec_command is the header's recipient.",  # no arguments after it
+        REACT.replace("search_web", "search_news"),  # not a declared tool
+        "Use this format:\nAction: search_web\nAction Input: the query",  # introduced: a sample
+        "```\nAction: search_web\nAction Input: {}\n```",  # code
+        "Action: the action to take, one of [search_web]\nAction Input: the input",  # template
+        "Action: search_web\n\nThat is the tool I would use.",  # no Action Input line
+        "Action: search_web\nAction Input:",  # no input yet
     ],
 )
 def test_near_misses_pass(text: str) -> None:
@@ -127,6 +154,8 @@ STREAMED = [
     CHANNEL,
     CALLING,
     CALLED,
+    REACT,
+    REACT_AFTER,
     'The user is {"name": "read"}.',
 ]
 
