@@ -3,10 +3,13 @@
 A server that stops generation inside a token, or a tool parser that took the complete calls
 but not the one the model had just begun, leaves the first part of a spelling at the very end
 of the answer: ``I'll look up the invoice now.<|tool_call`` (Gemma 4's call opener without its
-half-bar). Only bar forms count, and only with at least :data:`LEAST_NAME` characters of the
-name after the bar (``<|tool``, not ``<|t``): a shorter opening, or one without a bar, is what
-prose and code end with too. This depends on the end of the text, so a stream decides it at the
-end (it holds such a tail back already, as a prefix of a control token).
+half-bar). Bar forms count with at least :data:`LEAST_NAME` characters of the name after the
+bar (``<|tool``, not ``<|t``): a shorter opening is what prose and code end with too. A
+dialect's call opener in angle brackets (``<function=``, ``<tool_call>``) counts with at least
+:data:`LEAST_ANGLE` characters of its name and glued to the text before it (``fix.<function``):
+``the tag <tool_call`` names it, and HTML and code end in ``<div`` or
+``<span``. This depends on the end of the text, so a stream decides it at the end (it holds
+such a tail back already, as a prefix of a control token).
 """
 
 from __future__ import annotations
@@ -21,28 +24,48 @@ from ._common import hit_from_norm
 
 #: characters of a spelling's name (after ``<|``) the cut opening must keep
 LEAST_NAME = 4
+#: characters of an angle-bracket call opener's name (after ``<``) the cut opening must keep
+LEAST_ANGLE = 6
 _BAR = "<|"
 
-_TRIGGERS = Triggers(
-    literals=(_BAR,),
-    scope="ending",
-    tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}",
-    tail_start=r"<\|",
-)
+
+def _angle_openers(dialect: Dialect) -> tuple[str, ...]:
+    """The dialect's call openers in angle brackets, no bar (normalised view)."""
+    found = (TextView(s).norm for s in dialect.call_open)
+    return tuple(
+        sorted({n for n in found if n.startswith("<") and not n.startswith(_BAR) and len(n) > 2})
+    )
 
 
 @cache
-def _openings(dialect: Dialect) -> tuple[frozenset[str], int]:
+def _triggers(dialect: Dialect) -> Triggers:
+    heads = tuple(sorted({n[: 1 + LEAST_ANGLE] for n in _angle_openers(dialect)}))
+    return Triggers(
+        literals=(_BAR, *heads),
+        scope="ending",
+        tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}|<[^\s|<>]{{{LEAST_ANGLE},64}}",
+        tail_start=r"<",
+    )
+
+
+@cache
+def _openings(dialect: Dialect) -> tuple[frozenset[str], frozenset[str], int]:
     """The proper prefixes of the dialect's bar spellings that keep at least
-    :data:`LEAST_NAME` name characters (normalised view), and the longest one's length."""
-    found: set[str] = set()
+    :data:`LEAST_NAME` name characters, those of its angle call openers that keep at least
+    :data:`LEAST_ANGLE` (normalised view), and the longest one's length."""
+    bars: set[str] = set()
     for spelling in dialect.reserved:
         norm = TextView(spelling).norm
         if norm.startswith(_BAR):
-            found.update(norm[:k] for k in range(len(_BAR) + LEAST_NAME, len(norm)))
+            bars.update(norm[:k] for k in range(len(_BAR) + LEAST_NAME, len(norm)))
+    angles: set[str] = set()
+    for norm in _angle_openers(dialect):
+        angles.update(norm[:k] for k in range(1 + LEAST_ANGLE, len(norm)))
     # a complete spelling at the end is H's finding, not a cut one
-    found.difference_update(TextView(s).norm for s in dialect.reserved)
-    return frozenset(found), max(map(len, found), default=0)
+    whole = {TextView(s).norm for s in dialect.reserved}
+    bars -= whole
+    angles -= whole
+    return frozenset(bars), frozenset(angles), max(map(len, bars | angles), default=0)
 
 
 class CutToken:
@@ -56,17 +79,21 @@ class CutToken:
     weight = 1.0
 
     def triggers(self, dialect: Dialect) -> Triggers:
-        return _TRIGGERS
+        return _triggers(dialect)
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         if not ctx.final:
             return
         norm = text.norm
         end = len(norm)  # the very end: a blank after it is more text (an event's string)
-        bar = norm.rfind(_BAR, max(0, end - self.max_span), end)
-        if bar < 0:
+        at = norm.rfind("<", max(0, end - self.max_span), end)
+        if at < 0:
             return
-        openings, longest = _openings(ctx.dialect)
-        if end - bar <= longest and norm[bar:end] in openings:
-            detail = f"text ends in {norm[bar:end]!r}, the opening of a control token"
-            yield hit_from_norm(text, self.code, bar, end, detail)
+        bars, angles, longest = _openings(ctx.dialect)
+        tail = norm[at:end]
+        if end - at > longest:
+            return
+        if tail in bars or (tail in angles and (at == 0 or not norm[at - 1].isspace())):
+            kind = "a control token" if tail in bars else "a tool call"
+            detail = f"text ends in {tail!r}, the opening of {kind}"
+            yield hit_from_norm(text, self.code, at, end, detail)

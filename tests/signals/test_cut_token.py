@@ -1,7 +1,9 @@
 """Q: the text ends in a proper prefix of a bar-form reserved spelling that keeps at least four
 name characters (``<|tool_call`` for Gemma's ``<|tool_call>``, ``<|im_en`` for ChatML's
-``<|im_end|>``): positives, near misses, surfaces, trailing blanks, ``all``, and every chunk
-split through the surface monitor and ``guard_stream``."""
+``<|im_end|>``), or of an angle-bracket call opener that keeps six and is glued to the text
+before it (``fix.<function`` for Qwen3-Coder's ``<function=``): positives, near misses,
+surfaces, trailing blanks, ``all``, and every chunk split through the surface monitor and
+``guard_stream``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 from support.splits import monitored, relayed
 
 from guard import detect
-from guard.signals.cut_token import LEAST_NAME
+from guard.signals.cut_token import LEAST_ANGLE, LEAST_NAME
 
 GEMMA_CUT = "I'll look it up.<|tool_call"
 CHATML_CUT = "Done.<|im_en"
@@ -33,6 +35,41 @@ def test_a_cut_spelling_at_the_end_trips(text: str, dialect: str, evidence: str)
     assert v.leak and v.signals == ("Q",), v.explain()
     assert v.hits[0].evidence == evidence
     assert v.cut == text.rindex("<|")
+
+
+QWEN_CUT = "Running the tests to confirm the fix.<function"
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "evidence"),
+    [
+        (QWEN_CUT, "qwen3_coder", "<function"),
+        ("Checking.<tool_cal", "chatml", "<tool_cal"),
+        ("Done.<minimax:tool", "minimax", "<minimax:tool"),
+        ("<tool_call", "glm", "<tool_call"),  # the whole text
+        ("x.<functi", "llama3", "<functi"),  # exactly LEAST_ANGLE name characters
+    ],
+)
+def test_a_cut_call_opener_glued_at_the_end_trips(text: str, dialect: str, evidence: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and v.signals == ("Q",), v.explain()
+    assert v.hits[0].evidence == evidence and v.cut == text.rindex("<")
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        ("The parser waits for the tag <function", "qwen3_coder"),  # named after a blank
+        ("x.<funct", "llama3"),  # five name characters
+        ("Wrap it in <div", "chatml"),  # no call opener
+        ("x.<function", "chatml"),  # not this dialect's opener
+        ("x.<tool_call\n", "chatml"),  # not at the very end
+    ],
+)
+def test_angle_near_misses_pass(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert "Q" not in v.signals, v.explain()
+    assert LEAST_ANGLE == 6
 
 
 def test_the_least_name_is_four_characters() -> None:
@@ -114,6 +151,8 @@ STREAMED = [
     (CHATML_CUT + "  \n", "chatml"),
     ("Done.<|im_en and more", "chatml"),  # clean: the stream must relay it whole
     ("Done.<|to", "gemma"),
+    (QWEN_CUT, "qwen3_coder"),
+    ("The parser waits for the tag <function", "qwen3_coder"),
 ]
 
 
