@@ -40,6 +40,13 @@ def _angle_openers(dialect: Dialect) -> tuple[str, ...]:
 @cache
 def _triggers(dialect: Dialect) -> Triggers:
     heads = tuple(sorted({n[: 1 + LEAST_ANGLE] for n in _angle_openers(dialect)}))
+    if not heads:  # bar forms only: a stream tries only the places a bar opens
+        return Triggers(
+            literals=(_BAR,),
+            scope="ending",
+            tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}",
+            tail_start=r"<\|",
+        )
     return Triggers(
         literals=(_BAR, *heads),
         scope="ending",
