@@ -31,7 +31,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "chatglm3": (),
     "chatml": (),
-    "qwen3_coder": (),
+    "qwen3_coder": ("<SPECIAL_12>", "<SPECIAL_11>Assistant"),
     "llama3": ("<|reserved_special_token_0|>", "<|reserved_special_token_247|>"),
     "pythonic": (
         "<|reserved_special_token_1000|>",
@@ -57,7 +57,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
     "gemini": ("<unused94>",),
     "minimax": (),
     "anthropic": (),
-    "mistral": (),
+    "mistral": ("<SPECIAL_32>",),
 }
 
 

@@ -73,6 +73,9 @@ MODEL_DIALECTS: dict[str, str] = {
     "llama4": "pythonic",
     "llama-3": "llama3",
     "llama3": "llama3",
+    # NVIDIA Nemotron Nano v2 and Nemotron 3 (after "llama-3": Llama-3.x-Nemotron fine-tunes keep
+    # Llama 3's template); Nemotron 3 writes Qwen3-Coder's calls
+    "nemotron": "qwen3_coder",
     # No "claude": Claude calls tools through its API's structured blocks, and its answers
     # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
     # mapping Claude models to that record would cut ordinary answers. Claude names fall back;

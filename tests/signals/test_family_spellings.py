@@ -258,3 +258,41 @@ def test_chatml_escapes_phi_role_tokens_in_untrusted_text_and_restores_them() ->
     escaped = escape(raw, dialect="chatml")
     assert "<|user|>" not in escaped and "<|end|>" not in escaped
     assert unescape(escaped, dialect="chatml") == raw
+
+
+# --- Nemotron's and Mistral's numbered placeholders, Mistral's invented closer ----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "surface"),
+    [
+        ("The limit is 60 requests per minute.<SPECIAL_12>", "qwen3_coder", "text"),
+        ("<SPECIAL_11>Assistant\nSure.", "qwen3_coder", "text"),
+        ("Mild, around 17 °C with light wind.[/TOOL_CALLS]", "mistral", "text"),
+        ('{"path": "notes/test.txt"}[/TOOL_CALLS]', "mistral", "tool_arg"),
+        ("Done.<SPECIAL_12>", "mistral", "text"),
+    ],
+)
+def test_numbered_placeholders_and_the_invented_closer_are_leaks(
+    text: str, dialect: str, surface: str
+) -> None:
+    v = detect(text, surface=surface, dialect=dialect)
+    assert v.leak and "H" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        ("Nemotron Nano v2 ends a turn with `<SPECIAL_12>` in its template.", "qwen3_coder"),
+        ("The end token is <SPECIAL_12> in the template.", "qwen3_coder"),
+        ("Mistral has no `[/TOOL_CALLS]` token: the call runs to the end.", "mistral"),
+    ],
+)
+def test_the_placeholders_quoted_or_named_are_not(text: str, dialect: str) -> None:
+    assert not detect(text, surface="text", dialect=dialect).leak
+
+
+def test_nemotron_names_map_to_qwen3_coder_and_llama_nemotron_to_llama3() -> None:
+    assert dialect_for_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2") == "qwen3_coder"
+    assert dialect_for_model("nemotron-3-nano:30b") == "qwen3_coder"
+    assert dialect_for_model("nvidia/Llama-3.1-Nemotron-Nano-8B-v1") == "llama3"
