@@ -164,14 +164,6 @@ _TURN_SOURCE = (
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
-    # an exchange of both turns forged after the answer under their labels: the user's line,
-    # then the assistant's (``Paris.\nUser: And Italy?\nAssistant: Rome.``; both hold words;
-    # not a greeting, which opens the samples and scripts an answer shows)
-    r"|(?m:^)[ \t]{0,8}(?P<exchange>(?:\*\*)?(?:User|USER|user|\u7528\u6237)(?:\*\*)?[ \t]?"
-    r"[:\uff1a](?:\*\*)?(?![ \t]*(?:(?i:hi|hello|hey|good\s+morning)\b|\u4f60\u597d))[ \t]*"
-    r"(?=[^\n]*[^\W\d_])[^\n]{1,200}\n(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}"
-    r"(?:\*\*)?(?:Assistant|ASSISTANT|assistant|AI|\u52a9\u624b)(?:\*\*)?[ \t]?[:\uff1a]"
-    r"(?:\*\*)?[ \t]*[^\W\d_])"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -253,13 +245,11 @@ class ForgedTurn:
 
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "exchange")
+            groups = ("role", "asked", "system", "record", "observed", "dialog")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             if group == "dialog" and not _forged_dialog(norm, role):
                 continue
-            if group == "exchange" and not _forged_reply(norm, role):
-                continue  # a sample, a script or a transcript, or no answer before it
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
                 continue
@@ -277,7 +267,6 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
-                "exchange": "an exchange of both labelled turns forged after the answer",
             }.get(group, "the user's turn forged inside the answer")
             yield role, max(m.end(), role + 4), detail
 
@@ -339,9 +328,9 @@ _SAMPLE_CJK = re.compile(
     r"\u793a\u4f8b|\u4f8b\u5b50|\u6837\u4f8b|\u5bf9\u8bdd|\u811a\u672c|\u5267\u672c"
     r"|\u7528\u4f8b|\u4f8b\u5982|\u6bd4\u5982"
 )
-#: more words of such a paragraph: a script, a test case, a mock, a demo, a template, a scene
+#: more words of such a paragraph: a script, a test case, a mock, a demo, a template
 _SAMPLE_MORE = re.compile(
-    r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot|scene|story)\b"
+    r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot)\b"
 )
 
 
