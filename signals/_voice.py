@@ -95,10 +95,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "the user wants me to",
         3,
-        re.compile(
-            _THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking|asked|told|wanted"
-            r"|instructed|requested)\s+me\s+to\b"
-        ),
+        re.compile(_THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"),
     ),
     ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
     ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
@@ -217,23 +214,31 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     # the model's own next step in any verb, or what it must not do ("I should sort the keys",
     # "I shouldn't mention the scheduler", "I must not run tools"): weak, as a person writes
-    # "I need to see the log" too; it adds to a strong cue, never decides alone
+    # "I need to see the log" too; it adds to a strong cue, never decides alone. Not a verb of
+    # telling the reader ("I should mention ...", "I should note ..."), which an answer says to
+    # the person it answers (the negated form is the model deciding what to keep back), and not
+    # a step that names the reader ("I need to see your log")
     (
         "first-person modal",
         1,
         re.compile(
-            r"\bI\s+(?:should(?:n't|\s+not)?|must(?:n't|\s+not)?|need\s+to|cannot|can't)\s+"
-            r"(?:now\s+|first\s+|just\s+|also\s+|actually\s+|still\s+)?(?!be\b|have\b)[a-z]{2,}\b"
+            r"\bI\s+(?:(?P<no>shouldn't|should\s+not|mustn't|must\s+not|cannot|can't)|should|must"
+            r"|need\s+to)\s+(?:now\s+|first\s+|just\s+|also\s+|actually\s+|still\s+)?"
+            r"(?!be\b|have\b)(?(no)|(?!(?:mention|note|add|point|say|stress|emphasi[sz]e|clarify"
+            r"|warn|caution|admit|confess|tell|explain|remind|flag|highlight)\b))[a-z]{2,}\b"
+            r"(?![^.!?\n]{0,40}\b(?:you|your)\b)"
         ),
     ),
     # the model telling itself to write its output now ("Now write the patch.", "So output the
-    # snippet", ", just output the digits")
+    # snippet", ", just output the digits"); "Then write your commit message" and "Just reply to
+    # this email" tell the reader what to do
     (
         "reply step",
         1,
         re.compile(
-            r"(?:^|(?<=[.!?;\n]\s)|(?<=[.!?;\n])|(?<=,\s))(?P<c>(?:Now|So|Then|[Jj]ust),?\s+"
-            r"(?:just\s+)?(?:write|output|answer|reply|respond|print|return\s+(?:the|only|just))\b)"
+            r"(?:^|(?<=[.!?;\n]\s)|(?<=[.!?;\n]))(?P<c>(?:Now|So),?\s+(?:just\s+)?(?:write|output"
+            r"|answer|reply|respond)\s+(?:the|it|this|that|a|an|only|just|with|in|briefly"
+            r"|concisely)\b)|(?P<g>\b(?:just|then)\s+output\b)"
         ),
     ),
     ("planning", 1, _PLAN),
@@ -502,13 +507,19 @@ def threshold(ctx: ScanContext) -> tuple[int, str]:
 
 
 def judge(
-    text: str, ctx: ScanContext, *, base: int = 0, require: frozenset[str] | None = None
+    text: str,
+    ctx: ScanContext,
+    *,
+    base: int = 0,
+    require: frozenset[str] | None = None,
+    ignore: frozenset[str] = frozenset(),
 ) -> Judgement | None:
     """The best cluster of cues in ``text`` (whose first character is ``base`` characters into
     the whole text), or ``None`` when it has no cue. ``require``: kinds of which a decisive
-    cluster must hold one (a signal's trigger promise). Linear in the number of cues: the
-    clusters are windows of a two-pointer walk, scored from running sums."""
-    cues = find_cues(text)
+    cluster must hold one (a signal's trigger promise); ``ignore``: kinds that do not count.
+    Linear in the number of cues: the clusters are windows of a two-pointer walk, scored from
+    running sums."""
+    cues = [c for c in find_cues(text) if c.kind not in ignore]
     if not cues:
         return None
     level, why = threshold(ctx)

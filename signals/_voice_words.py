@@ -29,9 +29,10 @@ __all__ = [
 #: Markdown emphasis or a bullet glyph before an answer's first word (Claude Code's ``✻`` and
 #: ``⏺``, ``∴``, ``●``: interfaces mark a thinking line so, and a copied answer keeps it)
 _DECOR = "[*_#>\\-\u2022\u25cf\u25c6\u25b8\u2234\u273b\u273d\u2722\u2733\u23fa]{0,4}[ \\t]?"
-#: a reasoning label's word, in the cases models write it ("Thinking:", "THOUGHT:", "thought:");
-#: not ``Thought:``, the ReAct protocol's own line, which an agent that parses it expects
-_LABEL = r"(?:[Rr]easoning|REASONING|[Tt]hinking|THINKING|Thoughts|thoughts?|THOUGHTS?)"
+#: a reasoning label's word, in the cases models write it ("Thinking:", "THOUGHT:", "thought:",
+#: "reasoning:"); not ``Thought:``, the ReAct protocol's own line, which an agent that parses it
+#: expects, nor the lower-case words a poem or a note opens with ("thinking:", "thoughts:")
+_LABEL = r"(?:[Rr]easoning|REASONING|Thinking|THINKING|Thoughts|thought|THOUGHT)"
 _VERBS = (
     r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention"
     r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
@@ -186,7 +187,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     ),
     "first-person plan": ("I",),
     "first-person modal": ("I",),
-    "reply step": ("Now", "So", "Then", "ust"),
+    "reply step": ("Now", "So", "output"),
     "planning": (
         "we",
         "We",

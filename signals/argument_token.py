@@ -255,12 +255,12 @@ _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
     r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
     r"|stop_words|special_tokens|added_tokens|tokens|tags|markers|delimiters"
-    # a setting that names one token or tag by its role (``eos_token``, ``end_token``,
-    # ``think_start_tag``, ``reasoning_tags``); not ``access_token`` and the like, which are
-    # secrets, never markup
-    r"|(?:eos|bos|pad|unk|sep|cls|mask|eot|eom|end|start|stop|begin|open|close|think|thinking"
-    r"|reasoning|tool_call|call|im_start|im_end|sop|eop|boundary)(?:_start|_end|_open|_close)?"
-    r'_(?:token|tokens|tag|tags|marker|markers|string|str))"'
+    # a setting that names one token by its role (``eos_token``, ``end_token``), or reasoning
+    # tags (``think_start_tag``, ``reasoning_tags``); not ``access_token`` and the like, which are
+    # secrets, and not a generic ``end_tag`` or ``close_tag``, which a collapsed call invents
+    r"|(?:eos|bos|pad|unk|sep|cls|mask|eot|eom|end|start|stop|begin|im_start|im_end|sop|eop"
+    r"|tool_call)_tokens?"
+    r'|(?:think|thinking|reasoning)(?:_start|_end|_open|_close)?_(?:token|tokens|tag|tags))"'
     r'\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
     re.IGNORECASE,
 )

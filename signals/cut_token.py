@@ -6,10 +6,11 @@ of the answer: ``I'll look up the invoice now.<|tool_call`` (Gemma 4's call open
 half-bar). Bar forms count with at least :data:`LEAST_NAME` characters of the name after the
 bar (``<|tool``, not ``<|t``): a shorter opening is what prose and code end with too. A
 dialect's call opener in angle brackets (``<function=``, ``<tool_call>``) counts with at least
-:data:`LEAST_ANGLE` characters of its name and glued to the text before it (``fix.<function``):
-``the tag <tool_call`` names it, and HTML and code end in ``<div`` or
-``<span``. This depends on the end of the text, so a stream decides it at the end (it holds
-such a tail back already, as a prefix of a control token).
+:data:`LEAST_ANGLE` characters of its name, at the text's start or right after the end of a
+sentence or a line (``fix.<function``, ``Done.\n<tool_call``): ``the tag <tool_call`` names it,
+and code ends in ``std::vector<function`` or ``</span><functi``.
+This depends on the end of the text, so a stream decides it at the end (it holds such a tail
+back already, as a prefix of a control token).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ LEAST_NAME = 4
 #: characters of an angle-bracket call opener's name (after ``<``) the cut opening must keep
 LEAST_ANGLE = 6
 _BAR = "<|"
+#: what a cut call opener is glued to: the end of a sentence or a line (``fix.<function``), not
+#: code (``std::vector<function``, ``<span>ok</span><functi``, an inline code span)
+_GLUE = frozenset(".!?:;)\n\u3002\uff01\uff1f\uff1a")
 
 
 def _angle_openers(dialect: Dialect) -> tuple[str, ...]:
@@ -100,7 +104,7 @@ class CutToken:
         tail = norm[at:end]
         if end - at > longest:
             return
-        if tail in bars or (tail in angles and (at == 0 or not norm[at - 1].isspace())):
+        if tail in bars or (tail in angles and (at == 0 or norm[at - 1] in _GLUE)):
             kind = "a control token" if tail in bars else "a tool call"
             detail = f"text ends in {tail!r}, the opening of {kind}"
             yield hit_from_norm(text, self.code, at, end, detail)

@@ -119,6 +119,35 @@ _REACT = regex.compile(
     r"(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
     r"[ \t]*(?:\*\*)?Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S"
 )
+#: words around a ReAct step that show it as a sample or a quote: an answer that explains or
+#: debugs a ReAct agent (``for example``, ``the trace looked like``, ``that's the format the
+#: parser reads``, ``instead of calling the tool``)
+_REACT_QUOTED = regex.compile(
+    r"(?i)\b(?:example|e\.g\.|for\s+instance|format|like\s+this|looks?\s+like|looked\s+like"
+    r"|wrote|writes|written|prints?|printed|trace|template|instead\s+of|parser|parses|framework"
+    r"|zero-shot|few-shot)\b"
+)
+#: a ReAct ``Thought:`` line, skipped when the step's introduction is read
+_THOUGHT_LINE = regex.compile(r"(?m)^[ \t]*(?:\*\*)?Thought(?:\*\*)?[ \t]*:[^\n]*\n\Z")
+
+
+def _react_quoted(norm: str, start: int, end: int) -> bool:
+    """Whether the ReAct step at ``start:end`` is shown as a sample or a quote: introduced by
+    a colon (past a ``Thought:`` line), or with sample words on the line before it or in the
+    160 characters after its input's line."""
+    at = start
+    thought = _THOUGHT_LINE.search(norm, max(0, at - 512), at)
+    if thought is not None:
+        at = thought.start()
+    if _introduced(norm, at):
+        return True
+    before = norm[max(0, at - 200) : at].rstrip()
+    line = before[before.rfind("\n") + 1 :]
+    eol = norm.find("\n", end)
+    after = "" if eol < 0 else norm[eol : eol + 160]
+    return _REACT_QUOTED.search(line) is not None or _REACT_QUOTED.search(after) is not None
+
+
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
 _PATCH = regex.compile(r"\*\*\* Begin Patch(?=\s|\\n)")
 #: the declared tools whose argument that grammar is
@@ -427,7 +456,7 @@ class InlineCall:
         if "Action" in norm:
             for m in _REACT.finditer(norm):
                 name = m.group("name")
-                if declared(name, tools) and not _introduced(norm, m.start()):
+                if declared(name, tools) and not _react_quoted(norm, m.start(), m.end()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _RESULT.finditer(norm):

@@ -35,6 +35,9 @@ SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
 _KEYS = frozenset({"self-correction", "terse note", "self-check"})
 _LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
+#: weak kinds read only in an answer's opening (signal L): anywhere in a text, "I need to
+#: submit by Friday" and "Now write the summary" are a person's own plans as often as a model's
+_OPENING_ONLY = frozenset({"first-person modal", "reply step"})
 _TRIGGERS = Triggers(
     literals=_LITERALS,
     scope="ending",
@@ -65,7 +68,7 @@ class ReasoningNotes:
         window = norm[lo:]
         if not any(lit in window for lit in _LITERALS):
             return
-        found = judge(window, ctx, base=ctx.offset + lo, require=_KEYS)
+        found = judge(window, ctx, base=ctx.offset + lo, require=_KEYS, ignore=_OPENING_ONLY)
         if found is None or not found.decisive:
             return
         # the hit starts at the first key a stream holds back from (its spelling is one of the

@@ -61,10 +61,9 @@ LEAD = (
     r"|[Tt]h(?:inking|ought)\s+[Pp]rocess"
     r"|(?:" + _LABEL + r"|Scratchpad|Chain\s+of\s+[Tt]hought)\s*[*_]{0,2}:"
     # a correction of the reasoning it comes back to ("Wait, the user asked for ...")
-    r"|Wait,\s"
-    # the model reading its own instructions ("The system reminder says ...")
-    r"|[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+(?:prompt|reminder|message))"
-    r"\s+(?:says|said|asks|wants|requires|specifies|forbids)\b"
+    r"|Wait,\s+(?:the\s+user|user|I|we)\b"
+    # the model reading the harness's reminder ("The system reminder says ...")
+    r"|The\s+system\s+reminder\s+(?:says|said|asks|wants|requires|specifies|forbids)\b"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

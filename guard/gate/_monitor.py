@@ -91,6 +91,12 @@ class SurfaceMonitor(ScopedSignals):
     signals: tuple[Signal, ...] | None = None
 
     def __post_init__(self) -> None:
+        if self.tools is not None and not isinstance(self.tools, frozenset):
+            # a list of names or tool definitions, as detect() takes them (a lazy import: the
+            # gate is imported by the module that defines it)
+            from guard._detect import tool_names
+
+            self.tools = tool_names(self.tools)
         if self.tools is None:
             # no declared tools: the signals that need them are left out of the plan and the
             # scans (they would find nothing, and their triggers cost every delta)

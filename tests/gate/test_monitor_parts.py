@@ -3,8 +3,10 @@ exercised through the monitor: tests/stream, tests/gate/test_gate.py)."""
 
 from __future__ import annotations
 
+import pytest
+
 import guard
-from guard.gate import stream_plan
+from guard.gate import Policy, SurfaceMonitor, stream_plan
 from guard.gate._holds import bracket_hold, ending_hold, lead_state, word_hold
 from guard.gate._window import TRIM_STEP, Window
 from guard.models import Surface
@@ -94,3 +96,25 @@ def test_a_text_that_opens_with_no_lead_takes_the_quiet_path_at_once() -> None:
     assert monitor.tripped is None
     # only the opening window of the opening words (a hundred characters or so) is read in full
     assert loud and max(loud) < 256, loud
+
+
+def test_tools_given_as_a_list_or_definitions_are_read_as_names() -> None:
+    text = 'Done. {"name": "read", "arguments": {"path": "a.py"}} Anything else?'
+    for tools in (["read"], [{"type": "function", "function": {"name": "read"}}], ("read",)):
+        monitor = SurfaceMonitor(
+            Surface.TEXT,
+            guard.get_dialect("chatml"),
+            Policy(),
+            tools=tools,  # type: ignore[arg-type]
+        )
+        assert monitor.tools == frozenset({"read"})
+        monitor.feed(text)
+        verdict = monitor.finish()
+        assert verdict.leak and "Y" in verdict.signals, verdict.reason
+    with pytest.raises(TypeError, match="tools must be a list"):
+        SurfaceMonitor(
+            Surface.TEXT,
+            guard.get_dialect("chatml"),
+            Policy(),
+            tools="read",  # type: ignore[arg-type]
+        )

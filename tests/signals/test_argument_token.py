@@ -309,9 +309,12 @@ def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str,
         ("kimi", args(command="<|tool_call_end|>")),
         ("chatml", args(answer="<|im_start|>assistant")),
         ("chatml", args(answer="</think>|<tool_call>")),
-        # a secret's key is no token setting
+        # a secret's key is no token setting, nor is a generic tag key a collapsed call invents
         ("chatml", args(access_token="<|im_end|>")),
         ("kimi", args(end_tokenizer="<|tool_call_end|>")),
+        ("qwen3_coder", args(path="a.py", end_tag="</function>")),
+        ("chatml", args(path="a.py", close_tag="</tool_call>")),
+        ("chatml", args(call_token="</tool_call>")),
     ],
 )
 def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:

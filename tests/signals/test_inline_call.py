@@ -114,6 +114,14 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "Action: the action to take, one of [search_web]\nAction Input: the input",  # template
         "Action: search_web\n\nThat is the tool I would use.",  # no Action Input line
         "Action: search_web\nAction Input:",  # no input yet
+        # an answer that explains or debugs a ReAct agent shows the step as a sample
+        "In a ReAct loop the model writes, for example\nAction: search_web\nAction Input: x\n"
+        "and the framework runs the tool.",
+        "Your agent stopped because the model wrote\n\nAction: read\nAction Input: a.py\n\n"
+        "but the parser expected JSON.",
+        "**Action:** read\n**Action Input:** a.py\n\nThat's the format the parser reads.",
+        "Why does my agent print\nAction: read\nAction Input: a.py\ninstead of calling it?",
+        "Here's what the trace looked like:\n\nThought: I need it.\nAction: read\nAction Input: x",
     ],
 )
 def test_near_misses_pass(text: str) -> None:

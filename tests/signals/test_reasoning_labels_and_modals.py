@@ -78,6 +78,24 @@ BENIGN = [
     ("chatml", "Actually, I should mention that the flag was renamed in 2.0: use --out now."),
     ("qwen3_coder", "\u273b Tip: run `make` twice for a clean build."),
     ("glm", "Now write the response to a file with `json.dump(data, f)` and close it."),
+    # hostile review: the instructions, a command prompt, a reader's next step
+    (
+        "chatml",
+        'The command prompt says "Access is denied". I should mention you need to run it as'
+        " administrator.",
+    ),
+    (
+        "chatml",
+        "The system prompt says the bot should never reveal internal pricing; that's why it"
+        " refuses. I should note you can change it in Settings > Bot.",
+    ),
+    ("chatml", "Wait, the instructions say to unplug the router first. Then plug it back in."),
+    ("chatml", "\u2022 The user asked me to summarise the ticket: the customer wants a refund."),
+    (
+        "chatml",
+        "Did I miss the deadline? No. I need to submit by Friday. Then write the summary.",
+    ),
+    ("chatml", "The system message says your password expires. Just reply to it to reset."),
     ("chatml", "Use `git reset --soft HEAD~1`; mention that it only rewrites local history."),
     (
         "glm",
@@ -116,7 +134,7 @@ def test_answers_that_share_the_words_stay_clean(
         ("Fine. Actually we should import it.", "wait"),
         ("That is it; mention that it rewrites history.", "scratch note"),
         ("The system reminder says plan mode is on.", "the prompt, third person"),
-        ("The user told me to stop.", "the user wants me to"),
+        ("The user told me to stop.", "the user, third person"),
     ],
 )
 def test_each_new_cue_is_named(text: str, kind: str) -> None:
@@ -127,6 +145,11 @@ def test_each_new_cue_is_named(text: str, kind: str) -> None:
     "text",
     [
         "Thought: I will check.",  # ReAct's own line
+        "thinking: aloud is how I debug.",  # lower-case words open notes and poems
+        "I should mention it was published in 2011.",  # telling the reader: a plan, not a modal
+        "I need to see your log.",  # names the reader
+        "Just reply to this email.",  # the reader's step
+        "Then write your commit message.",
         "I should be fine.",  # "be" and "have" are no step
         "Now, writing tests is easy.",
         "Actually, the answer is 4.",
