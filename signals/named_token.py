@@ -21,7 +21,9 @@ two pieces of prose on its line:
 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
-read as one token.
+read as one token; so is a run of tags that quotes a format inline, after a word that
+introduces it (``e.g. <|tool_call_start|>[f(x=1)]<|tool_call_end|>, followed by``; see
+:func:`run_around`).
 
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
@@ -69,7 +71,8 @@ _LEFT_ROLES = "|".join(w for w in _ROLES.split("|") if not w.startswith("think")
 
 def _left(roles: str) -> regex.Pattern[str]:
     return regex.compile(
-        rf"(?:(?<![\w.])(?!(?i:{roles})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(]"
+        rf"(?:(?<![\w.])(?!(?i:{roles})\x20\Z)\p{{L}}[\p{{L}}'’-]*|\.\.\.|…|[,;:(|]"
+        r"|(?<![\w.])(?:e\.g|i\.e)\.,?"
         r"|[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}])\x20\Z",
         regex.REVERSE,
     )
@@ -105,6 +108,92 @@ _INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
 _PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
 
 
+#: A run of tags named together, a format quoted inline ("e.g. <|tool_call_start|>[f(x=1)]
+#: <|tool_call_end|>, followed by ...", "wrap each role in <|start_header_id|>…<|end_header_id|>,
+#: and ..."): tags on one line, at most :data:`RUN_GAP` characters apart with no sentence break
+#: between them, over at most :data:`RUN_SPAN` characters.
+RUN_GAP = 96
+RUN_SPAN = 240
+#: how far around a token I reads, a run's tags and the words around it included
+REACH_LEFT = LEFT + RUN_SPAN
+REACH_RIGHT = RIGHT + RUN_SPAN + RUN_GAP
+#: a tag of any format: angle (``<tool_call>``, ``<|tool_call>``, ``<invoke name="f">``,
+#: ``<｜tool▁call▁end｜>``) or bracketed (``[TOOL_CALLS]``)
+_TAG = regex.compile(
+    r"</?[|｜]?[A-Za-z_][^<>\n]{0,80}?>|<[|｜][^<>\s]{1,30}[|｜]>|\[/?[A-Z][A-Z_]{1,30}\]"
+)
+#: a sentence break, or a quote mark closed or opened with a blank beside it, between two tags:
+#: they are named in two sentences, or in and out of a quotation, each on its own (searched in
+#: the gap alone)
+_BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“”]\Z")
+#: the words that introduce a format quoted inline, right before its run of tags
+_CUE = regex.compile(
+    r"(?i)(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|as|formats?|syntax|uses?|using"
+    r"|writes?|emits?|wraps?|in|with|on|tags?|tokens?|markers?|parameters?|examples?|looks?"
+    r"|calls?|include[sd]?|including|between|splits?|expects?))[,:]?[ \t]+[\"'“‘(]?\Z"
+)
+
+
+#: a result opener's tags written as one unit, no blank inside (``<|start_header_id|>assistant
+#: <|end_header_id|>``): named only when quoted
+_TIGHT_RUN = regex.compile(
+    r"(?:" + _TAG.pattern + r")(?:[^\s<>\"'“”‘’]{0,24}(?:" + _TAG.pattern + r"))*"
+)
+#: what ends a result opener's unit of tags: a blank or a quote after it
+_UNIT_END = regex.compile(r"[\s\"'“”‘’]")
+
+
+def run_around(text: str, start: int, end: int) -> tuple[int, int, int]:
+    """The run of tags the token at ``[start, end)`` belongs to, on its line: its start, its
+    end and how many tags it holds (a token inside the run, ``<|"|>`` between a call's tags,
+    belongs to it too); the token alone when it is in no run."""
+    lo = max(text.rfind("\n", 0, start) + 1, start - RUN_SPAN)
+    hi = text.find("\n", end, end + RUN_SPAN)
+    hi = min(len(text), end + RUN_SPAN) if hi < 0 else hi
+    tags = [(m.start(), m.end()) for m in _TAG.finditer(text, lo, hi)]
+    if not any(s <= start < e for s, e in tags):
+        # the token is no whole tag (yet: a stream's ``<invoke`` before its attributes)
+        tags = sorted([*tags, (start, end)])
+    k = 0
+    while k < len(tags):
+        first = last = k
+        while last + 1 < len(tags):
+            gap_start, gap_end = tags[last][1], tags[last + 1][0]
+            if gap_end - gap_start > RUN_GAP or _BREAK.search(text[gap_start:gap_end]):
+                break
+            if tags[last + 1][1] - tags[first][0] > RUN_SPAN:
+                break
+            last += 1
+        if tags[first][0] <= start < tags[last][1]:
+            return tags[first][0], max(end, tags[last][1]), last - first + 1
+        k = last + 1
+    return start, end, 1
+
+
+def _run_state(text: str, start: int, end: int, final: bool) -> bool | None:
+    """Whether the token at ``[start, end)`` is named in a sentence, alone (:func:`named_state`,
+    a token that is no whole tag read with the rest of its tag: ``<invoke name="Read">``) or as
+    part of a run of tags (a format quoted inline), the run introduced by a word that names a
+    format or an example, then prose after it. ``None`` (a stream) while the run may still grow
+    or what follows it may still decide."""
+    tag = _TAG.match(text, start)
+    alone = named_state(text, start, tag.end() if tag and tag.end() > end else end, final)
+    if alone is True:
+        return True
+    run_start, run_end, count = run_around(text, start, end)
+    line = text.rfind("\n", 0, run_start) + 1
+    if _CUE.search(text, max(line, run_start - LEFT), run_start) is None:
+        return alone  # no run can be named here (what precedes it is already known)
+    if not final:
+        rest = text[run_end:]
+        if "\n" not in rest and len(rest) < RUN_GAP + RIGHT:
+            return None  # another tag, or the words after the run, may still come
+    if count < 2:
+        return alone
+    run = _sentence(text, run_start, run_end, final)
+    return run if run is not False else alone
+
+
 def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` of ``text`` is named in a sentence: ``True``,
     ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. A pair
@@ -124,6 +213,12 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
         before = _PAIR_BEFORE.search(text, max(0, start - 72), start)
         if before is not None and text[start + 2 : end - 1] == before.group(1):
             start = before.start()
+    return _sentence(text, start, end, final)
+
+
+def _sentence(text: str, start: int, end: int, final: bool) -> bool | None:
+    """Whether ``[start, end)`` stands between two pieces of prose on its line (the words or
+    marks before and after it), or in quotes or parentheses closed right after it."""
     if start == 0:
         return False
     mark = text[start - 1]
@@ -164,8 +259,20 @@ def named(
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
     if _result_open(dialect, spelling):
-        return False
-    return named_state(text, start, end, final)
+        # what only the host writes keeps the literal rule, decided the moment it arrives (a
+        # stream aborts a forged result at once), unless a quote opens right before it and
+        # closes right after its unit of tags (``splits on
+        # "<|start_header_id|>assistant<|end_header_id|>" and ...``)
+        if start == 0 or _CLOSING.get(text[start - 1]) is None:
+            return False
+        tight = _TIGHT_RUN.match(text, start)
+        unit_end = end if tight is None else tight.end()
+        if not final and len(text) - unit_end < RIGHT and _UNIT_END.search(text, unit_end) is None:
+            return None  # the unit's next tag, or the quote that closes it, may still come
+        if unit_end <= end:
+            return False
+        return _sentence(text, start, unit_end, final)
+    return _run_state(text, start, end, final)
 
 
 def _result_open(dialect: Dialect, spelling: str) -> bool:
@@ -188,8 +295,8 @@ class NamedToken:
     name = "control token named in prose"
     kind: Literal["anchor", "co"] = "co"
     surfaces = frozenset({Surface.TEXT, Surface.THINKING})
-    max_span = LEFT + RIGHT + 96
-    reach = (LEFT, RIGHT + 96)
+    max_span = REACH_LEFT + REACH_RIGHT
+    reach = (REACH_LEFT, REACH_RIGHT)
     order = 108
     weight = 0.0
 

@@ -47,8 +47,8 @@ from guard.gate._whole import find_hits, injection_verdict, make_verdict
 from guard.gate._window import TRIM_STEP, Window
 from guard.models import Dialect, Hit, Signal, Surface, Verdict
 from guard.signals import load_signals
-from guard.signals.named_token import LEFT as NAMED_LEFT
-from guard.signals.named_token import RIGHT as NAMED_RIGHT
+from guard.signals.named_token import REACH_LEFT as NAMED_LEFT
+from guard.signals.named_token import REACH_RIGHT as NAMED_RIGHT
 from guard.signals.named_token import named
 
 __all__ = ["SurfaceMonitor"]

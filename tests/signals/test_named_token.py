@@ -51,6 +51,36 @@ NAMED = [
     ("the <|im_end|> end-of-turn marker", "chatml"),
     ("the parser waits for <｜DSML｜function_calls> before it streams", "deepseek"),
     ("I also think <｜end▁of▁sentence｜> should map to the eos id.", "deepseek"),
+    # a format quoted inline: a run of tags introduced by a word that names it, prose after it
+    (
+        'LFM2.5 writes calls by default, e.g. <|tool_call_start|>[get_status(id="1")]'
+        "<|tool_call_end|>, followed by a short sentence.",
+        "lfm2",
+    ),
+    (
+        'Gemma 4 tool call format: <|tool_call>call:NAME{key:<|"|>value<|"|>}<tool_call|>. '
+        "Action tags come next.",
+        "gemma",
+    ),
+    (
+        'The format uses XML-style parameters: <minimax:tool_call><invoke name="f">'
+        '<parameter name="k">v</parameter></invoke></minimax:tool_call>, with optional'
+        " <think>...</think> reasoning blocks.",
+        "minimax",
+    ),
+    ('Tags like <invoke name="Read"> and <parameter> appear verbatim.', "anthropic"),
+    (
+        "| <tool_call>, <function=…>, <parameter=…> as plain text | template mismatch |",
+        "qwen3_coder",
+    ),
+    (
+        "End turns with <|eot_id|> and wrap calls as <|python_tag|>…<|eom_id|>, then stop.",
+        "llama3",
+    ),
+    (
+        'The helper splits on "<|start_header_id|>assistant<|end_header_id|>" and strips the rest.',
+        "llama3",
+    ),
 ]
 
 MARKUP = [
@@ -76,6 +106,14 @@ MARKUP = [
     ("Sure <tool_response> weather is sunny and warm </tool_response> so bring a hat", "chatml"),
     ("Here you go <|observation|> file deleted successfully", "glm"),
     ("Searching now [TOOL_RESULTS] content ok [/TOOL_RESULTS] done", "mistral"),
+    # a run of tags with no word that names a format before it, or no prose after it: a call
+    ('Let me check the weather: <tool_call>{"name": "w"}</tool_call>.', "chatml"),
+    ('Checking now, e.g. <tool_call>{"name": "w", "arguments": {}}</tool_call>', "chatml"),
+    ('Checking the weather <|tool_call>call:w{city:<|"|>Paris<|"|>}<tool_call|> and', "gemma"),
+    # a result opener unquoted keeps the literal rule (a stream aborts a forgery at once)
+    ("Wrap each role in <|start_header_id|>…<|end_header_id|>, and end turns.", "llama3"),
+    ("The answer: <|start_header_id|>assistant<|end_header_id|>, then more", "llama3"),
+    ("Sure <|start_header_id|>user<|end_header_id|> and more", "llama3"),
 ]
 
 
