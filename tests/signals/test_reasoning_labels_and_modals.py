@@ -186,3 +186,50 @@ def test_streams_decide_as_detect_at_every_split(dialect: str, text: str) -> Non
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
+
+
+# --- V: gpt-oss's analysis register, two plans with the first opening the text ---------------
+
+ANALYSIS = [
+    'We need to answer: "What is the Sun in Latin?" The word is "sol". So answer: Sol. Also'
+    " mention the god.",
+    'We need answer: name of Sun in Latin. The Latin word is "Sol". Provide short explanation:'
+    " Sol was the sun god. Answer: Sol.",
+]
+
+
+@pytest.mark.parametrize("text", ANALYSIS)
+@pytest.mark.parametrize("dialect", ["harmony", "all"])
+def test_the_analysis_register_with_two_plans_is_a_leak_for_harmony(
+    text: str, dialect: str
+) -> None:
+    v = detect(text, "text", dialect)
+    assert v.leak and "V" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "reasoning"),
+    [
+        (ANALYSIS[0], "harmony", True),  # a reasoning part held the analysis: the bar is higher
+        (ANALYSIS[0], "chatml", None),  # not a dialect that plans in that register
+        ("We need to answer two questions. So the answer is 4 and 5.", "harmony", None),
+        ("We can keep this chat-only: I will answer with code snippets.", "all", None),
+        ("Today we ship 2.0. We need to write the notes. So answer the survey.", "harmony", None),
+    ],
+)
+def test_answers_that_plan_once_or_elsewhere_are_not(
+    text: str, dialect: str, reasoning: bool | None
+) -> None:
+    v = detect(text, "text", dialect, reasoning=reasoning)
+    assert "V" not in v.signals, v.reason
+
+
+@pytest.mark.parametrize("text", ANALYSIS)
+def test_the_analysis_register_every_split(text: str) -> None:
+    whole = detect(text, "text", "harmony")
+    for i in range(1, len(text), 5):
+        stream = guard_stream(_chunks([text[:i], text[i:]]), on_leak="truncate", dialect="harmony")
+        out = _delivered(list(stream))
+        found = next(v for v in stream.verdicts if v.part == "text")
+        assert found.leak == whole.leak and found.signals == whole.signals, i
+        assert out == (text[: whole.cut] if whole.leak else text), i
