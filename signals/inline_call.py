@@ -23,6 +23,10 @@ the calls it then makes natively):
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
 * a ReAct step written as text (``Action: NAME`` on its line, ``Action Input: ...`` on the
   next), the text protocol a model falls back to when native calls are declared;
+* the Vercel AI SDK's call part (``{"type": "tool-call", "toolName": NAME, "args": {...}}``) and
+  its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
+  LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
+  (``[SYSTEM: Tool NAME was previously called and returned: ...]``);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
@@ -57,7 +61,7 @@ relayed, what follows it is cut.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
@@ -75,11 +79,12 @@ DEPTH = 4
 #: a few braces away; a data answer's earlier records are not worth reading past)
 STEPS = 128
 
-_NAME_KEYS = ("name", "tool", "tool_name", "function", "action", "recipient_name")
+_NAME_KEYS = ("name", "tool", "tool_name", "toolname", "function", "action", "recipient_name")
 _ARG_KEYS = ("arguments", "parameters", "args", "params", "input", "action_input", "tool_input")
 #: a name key with a string value (a ``functions.`` or ``default_api.`` namespace on the name)
 _NAME_KEY = regex.compile(
-    r'"(?i:name|tool|tool_name|function|action|recipient_name)"\s*:\s*"(?:functions\.|default_api\.)?'
+    r'"(?i:name|tool|tool_name|toolname|function|action|recipient_name)"\s*:\s*'
+    r'"(?:functions\.|default_api\.)?'
     r'((?:[^"\\]|\\.){1,128})"'
 )
 #: a record an interface prints for a call, and the tool it names
@@ -92,6 +97,20 @@ _RECORD = regex.compile(
     r"|\[(?i:(?:call|us|execut|invok|runn)(?:ing|ed)[ _](?:tool|function))[ \t]+[`\"']?"
     r"(?P<name2>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+(?i:with[ \t]+arg(?:ument)?s?)"
     r"[ \t]*[:=]?[ \t]*[{(](?![^\]\n]*\]\()"
+)
+#: LM Studio's text protocol for a call: ``[TOOL_REQUEST]`` then the call, a JSON object or the
+#: tool's name and its arguments (``list_directory {"path": "src"}``), then ``[END_TOOL_REQUEST]``
+_REQUEST = regex.compile(
+    r"\[TOOL_REQUEST\][ \t]*\r?\n?[ \t]*(?:\{[^\n]{0,200}?\"(?i:name|tool|tool_name)\"\s*:\s*\""
+    r"(?P<json>[A-Za-z_][\w.\-]{0,127})\"|(?P<name>[A-Za-z_][\w.\-]{0,127})[ \t]*[{(])"
+)
+#: a harness's bracketed note of a call or its result, which the model imitates
+#: (``[SYSTEM: Tool readFile was previously called and returned: {...}]``, ``[Historical context:
+#: a different model called tool "read" with arguments: {...}]``)
+_NOTE = regex.compile(
+    r"(?m)^[ \t]*\[(?i:system|historical\s+context|context|note)[ \t]*:[^\]\n]{0,80}?"
+    r"\b(?i:tool)[ \t]+[`\"']?(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?[^\]\n]{0,60}?"
+    r"\b(?i:returned|result|with\s+arg(?:ument)?s)"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
 #: ``[tool result: NAME] ...``, ``Tool output (NAME):``
@@ -200,9 +219,26 @@ def _arguments(value: object) -> bool:
 
 #: keys a call object may hold besides its name and arguments (an id, a call's type, the
 #: reasoning some agents put beside the call)
-_OTHER_KEYS = frozenset({"id", "call_id", "index", "type", "thought", "reasoning", "reason"})
-#: the values of ``type`` a call object carries
-_CALL_TYPES = frozenset({"function", "function_call", "tool_call", "tool_use"})
+_OTHER_KEYS = frozenset(
+    {"id", "call_id", "tool_call_id", "toolcallid", "index", "type"}
+    | {"thought", "reasoning", "reason"}
+)
+#: the values of ``type`` a call object carries (the Vercel AI SDK's part: ``tool-call``)
+_CALL_TYPES = frozenset({"function", "function_call", "tool_call", "tool-call", "tool_use"})
+#: the values of ``type`` a tool's result record carries (what the host writes after a call)
+_RESULT_TYPES = frozenset({"tool-result", "tool_result", "function_call_output"})
+#: the keys such a record holds (a record with keys of its own is data that names a tool)
+_RESULT_KEYS = (
+    frozenset(_NAME_KEYS)
+    | {"type", "id", "call_id", "tool_call_id", "toolcallid"}
+    | {
+        "result",
+        "output",
+        "content",
+        "is_error",
+        "iserror",
+    }
+)
 _CALL_KEYS = frozenset(_NAME_KEYS) | frozenset(_ARG_KEYS) | _OTHER_KEYS
 
 
@@ -222,6 +258,33 @@ def _is_call(obj: object, name: str) -> bool:
 
 
 _DECODER = json.JSONDecoder()
+
+
+def _is_result(obj: object, name: str) -> bool:
+    """Whether ``obj`` is a tool's result record naming ``name`` (``{"type": "tool-result",
+    "toolName": NAME, "result": ...}``): the host's to write, forged in the answer."""
+    if not isinstance(obj, dict):
+        return False
+    obj = {k.lower() if isinstance(k, str) else k: v for k, v in obj.items()}
+    if obj.get("type") not in _RESULT_TYPES or not _RESULT_KEYS.issuperset(obj):
+        return False
+    return any(isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS)
+
+
+def _json_record(
+    norm: str, m: regex.Match[str], test: Callable[[object, str], bool]
+) -> tuple[int, int] | None:
+    """The span of the innermost JSON object around the name key ``m`` that ``test`` accepts
+    for the name it holds."""
+    name = m.group(1)
+    for start in _openings(norm, m.start(), max(0, m.start() - SPAN)):
+        try:
+            obj, length = _DECODER.raw_decode(norm[start : start + SPAN])
+        except (ValueError, RecursionError):
+            continue
+        if start + length > m.start() and test(obj, name):
+            return start, start + length
+    return None
 
 
 def _bare(name: str) -> str:
@@ -258,18 +321,10 @@ def _openings(norm: str, at: int, lo: int) -> Iterator[int]:
 def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[int, int] | None:
     """The span of the JSON call object whose name key ``m`` is, when it names a declared
     tool."""
-    name = m.group(1)
-    if not declared(name, tools):
+    if not declared(m.group(1), tools):
         return None
-    for start in _openings(norm, m.start(), max(0, m.start() - SPAN)):
-        try:
-            # a call is at most SPAN characters: a longer object is never decoded whole
-            obj, length = _DECODER.raw_decode(norm[start : start + SPAN])
-        except (ValueError, RecursionError):
-            continue
-        if start + length > m.start() and _is_call(obj, name):
-            return start, start + length
-    return None
+    # a call is at most SPAN characters: a longer object is never decoded whole
+    return _json_record(norm, m, _is_call)
 
 
 #: a fenced block (after an optional ReAct ``Action:`` label), its body
@@ -431,6 +486,13 @@ class InlineCall:
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
+            if span is None and "result" in norm:
+                forged = _json_record(norm, m, _is_result)
+                if forged is not None and forged not in seen:
+                    seen.add(forged)
+                    detail = f"the result of declared {m.group(1)!r} forged as a JSON record"
+                    yield hit_from_norm(text, self.code, forged[0], forged[1], detail)
+                    continue
             cut = span is None and ctx.final and end - m.start() <= SPAN
             if cut:
                 span = _cut_call(norm, m)
@@ -459,6 +521,16 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start(), m.end()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if "[TOOL_REQUEST]" in norm:
+            for m in _REQUEST.finditer(norm):
+                name = m.group("json") or m.group("name")
+                if declared(name, tools):  # its own marker: no sample introduces it bare
+                    detail = f"call of declared {name!r} in LM Studio's [TOOL_REQUEST] as text"
+                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        for m in _NOTE.finditer(norm):
+            if declared(m.group("name"), tools):
+                detail = f"a harness's note of declared {m.group('name')!r} forged in the answer"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         for m in _RESULT.finditer(norm):
             name = m.group("name") or m.group("paren")
             if declared(name, tools):
