@@ -42,6 +42,7 @@ SETS_APART = (
     ("heldout23", "h23-", 90, 18),
     ("heldout22", "h22-", 85, 16),
     ("heldout24", "h24-", 85, 16),
+    ("heldout25", "h25-", 90, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
