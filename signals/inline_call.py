@@ -27,6 +27,8 @@ the calls it then makes natively):
   its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``);
+* at the end of the text, a result reported after the model announced its own call in the same
+  answer (``I'll use NAME ... Based on the results, ...``, ``Calling NAME ...\nResult: ...``);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
@@ -103,6 +105,20 @@ _RECORD = regex.compile(
 _REQUEST = regex.compile(
     r"\[TOOL_REQUEST\][ \t]*\r?\n?[ \t]*(?:\{[^\n]{0,200}?\"(?i:name|tool|tool_name)\"\s*:\s*\""
     r"(?P<json>[A-Za-z_][\w.\-]{0,127})\"|(?P<name>[A-Za-z_][\w.\-]{0,127})[ \t]*[{(])"
+)
+#: the model announcing its own call of a tool ("I'll use the search_web function", "Calling
+#: web_scrape with", "Using get_weather for"), and the result it then reports in the same answer
+#: ("Result: ...", "Based on the results, ..."): a call it never made, its result invented (a
+#: call ends the turn; its result comes back in the next one)
+_ANNOUNCED = regex.compile(
+    r"(?:\bI(?:'ll|\s+will|\s+am\s+going\s+to)\s+(?:now\s+)?(?:use|call|run|invoke)\s+(?:the\s+)?"
+    r"|(?m:^)[ \t]*(?:Calling|Using|Running|Invoking)\s+(?:the\s+)?)[`\"']?"
+    r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\s(,.:…]|\Z)"
+)
+_REPORTED = regex.compile(
+    r"(?m)^[ \t]*(?:\*\*)?(?:Result|Results|Output|Observation|Response)(?:\*\*)?[ \t]*:[ \t]*\S"
+    r"|\b(?:Based\s+on|According\s+to|From)\s+(?:the|these|those|its)\s+(?:search\s+)?"
+    r"(?:results?|output|response)\b"
 )
 #: a harness's bracketed note of a call or its result, which the model imitates
 #: (``[SYSTEM: Tool readFile was previously called and returned: {...}]``, ``[Historical context:
@@ -198,6 +214,12 @@ _TRIGGERS = Triggers(
         "following files:",
         "[",  # a call or result record in brackets
         "Action",  # a ReAct step
+        # a result reported after a call announced and never made ("Result:", "Based on the
+        # results", "the output", "the response", "Observation:")
+        "sult",
+        "utput",
+        "esponse",
+        "Observation",
     ),
     needs_tools=True,
 )
@@ -527,6 +549,16 @@ class InlineCall:
                 if declared(name, tools):  # its own marker: no sample introduces it bare
                     detail = f"call of declared {name!r} in LM Studio's [TOOL_REQUEST] as text"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if ctx.final:
+            for m in _ANNOUNCED.finditer(norm):
+                name = m.group("name")
+                if not declared(name, tools) or _introduced(norm, m.start()):
+                    continue
+                told = _REPORTED.search(norm, m.end(), m.end() + 600)
+                if told is not None:
+                    detail = f"the result of declared {name!r} reported after a call never made"
+                    yield hit_from_norm(text, self.code, told.start(), told.end(), detail)
+                    break
         for m in _NOTE.finditer(norm):
             if declared(m.group("name"), tools):
                 detail = f"a harness's note of declared {m.group('name')!r} forged in the answer"

@@ -58,6 +58,11 @@ NOTE = (
 LM_STUDIO = (
     'Here is the result:\n[TOOL_REQUEST]\nsearch_web {"q": "news"}\n[END_TOOL_REQUEST]\nMore.'
 )
+INVENTED = 'Calling search_web for Seattle.\n\nResult: {"temp_c": 12}\n\nIt\'s 12°C in Seattle.'
+INVENTED_PROSE = (
+    'I\'ll use the memory_search function with query "runtimes". Based on the results, Tokio'
+    " is the most used."
+)
 REACT = (
     "To answer the question, I need to search first.\n\nAction: search_web\n"
     'Action Input: {"query": "solid-state batteries"}'
@@ -87,6 +92,8 @@ REACT_AFTER = (
         SDK_RESULT,
         NOTE,
         LM_STUDIO,
+        INVENTED,
+        INVENTED_PROSE,
     ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
@@ -149,6 +156,10 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "The note [SYSTEM: Tool read returned ok] sits mid-line.",  # not a line's start
         "```\n[TOOL_REQUEST]\nsearch_web {}\n[END_TOOL_REQUEST]\n```",  # code
         "[TOOL_REQUEST] is LM Studio's marker.",  # no call after it
+        INVENTED.replace("search_web", "weather_api"),  # not a declared tool
+        "I'll use search_web for that. Once it returns, I will summarise it.",  # no result
+        "Here is the agent log:\nCalling search_web for Seattle.\nResult: 12°C",  # introduced
+        "Based on the results, I'll use search_web again.",  # the report comes first
     ],
 )
 def test_near_misses_pass(text: str) -> None:
