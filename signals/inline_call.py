@@ -124,9 +124,9 @@ _REPORTED = regex.compile(
 #: (``[SYSTEM: Tool readFile was previously called and returned: {...}]``, ``[Historical context:
 #: a different model called tool "read" with arguments: {...}]``)
 _NOTE = regex.compile(
-    r"(?m)^[ \t]*\[(?i:system|historical\s+context|context|note)[ \t]*:[^\]\n]{0,80}?"
-    r"\b(?i:tool)[ \t]+[`\"']?(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?[^\]\n]{0,60}?"
-    r"\b(?i:returned|result|with\s+arg(?:ument)?s)"
+    r"(?m)^[ \t]*\[(?:SYSTEM|System|Historical\s+context)[ \t]*:[^\]\n]{0,80}?"
+    r"\b(?i:tool)[ \t]+[`\"']?(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+[^\]\n]{0,60}?"
+    r"\b(?:returned|with\s+arg(?:ument)?s)\b"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
 #: ``[tool result: NAME] ...``, ``Tool output (NAME):``
@@ -154,22 +154,37 @@ _REACT = regex.compile(
     r"(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
     r"[ \t]*(?:\*\*)?Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S"
 )
-#: words around a ReAct step that show it as a sample or a quote: an answer that explains or
-#: debugs a ReAct agent (``for example``, ``the trace looked like``, ``that's the format the
-#: parser reads``, ``instead of calling the tool``)
+#: the words of the line before a ReAct step that show it as a sample or a quote: an answer
+#: that explains or debugs a ReAct agent (``for example``, ``the trace looked like``, ``the
+#: model wrote``, ``Why does my agent print``)
 _REACT_QUOTED = regex.compile(
-    r"(?i)\b(?:example|e\.g\.|for\s+instance|format|like\s+this|looks?\s+like|looked\s+like"
-    r"|wrote|writes|written|prints?|printed|trace|template|instead\s+of|parser|parses|framework"
-    r"|zero-shot|few-shot)\b"
+    r"(?i)\b(?:for\s+example|e\.g\.|for\s+instance|like\s+this|looks?\s+like|looked\s+like"
+    r"|the\s+(?:format|trace|template|prompt)|model\s+(?:wrote|writes|printed|prints)"
+    r"|(?:wrote|writes|prints?|printed|outputs?)\s*\Z)"
 )
 #: a ReAct ``Thought:`` line, skipped when the step's introduction is read
 _THOUGHT_LINE = regex.compile(r"(?m)^[ \t]*(?:\*\*)?Thought(?:\*\*)?[ \t]*:[^\n]*\n\Z")
 
 
-def _react_quoted(norm: str, start: int, end: int) -> bool:
-    """Whether the ReAct step at ``start:end`` is shown as a sample or a quote: introduced by
-    a colon (past a ``Thought:`` line), or with sample words on the line before it or in the
-    160 characters after its input's line."""
+#: what introduces an object quoted inline as a sample, right before it on its line (``The
+#: result part looks like this: {...}``, ``e.g. {...}``)
+_SAMPLED = regex.compile(
+    r"(?i)(?:looks?\s+like(?:\s+this)?|like\s+this|e\.g\.|for\s+example|for\s+instance"
+    r"|such\s+as)[ \t]*:?[ \t]*\Z"
+)
+
+
+def _sampled(norm: str, at: int) -> bool:
+    """Whether the object at ``at`` is introduced on its line as a sample."""
+    line = norm.rfind("\n", max(0, at - 256), at) + 1
+    return _SAMPLED.search(norm, max(line, at - 256), at) is not None
+
+
+def _react_quoted(norm: str, start: int) -> bool:
+    """Whether the ReAct step at ``start`` is shown as a sample or a quote: introduced by
+    a colon (past a ``Thought:`` line), or by the line before it (``for example``, ``looks
+    like``, ``the model wrote``, a line ending in ``prints``). Only what comes before is read,
+    so a stream decides as the whole text does."""
     at = start
     thought = _THOUGHT_LINE.search(norm, max(0, at - 512), at)
     if thought is not None:
@@ -178,9 +193,7 @@ def _react_quoted(norm: str, start: int, end: int) -> bool:
         return True
     before = norm[max(0, at - 200) : at].rstrip()
     line = before[before.rfind("\n") + 1 :]
-    eol = norm.find("\n", end)
-    after = "" if eol < 0 else norm[eol : eol + 160]
-    return _REACT_QUOTED.search(line) is not None or _REACT_QUOTED.search(after) is not None
+    return _REACT_QUOTED.search(line) is not None
 
 
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
@@ -510,7 +523,7 @@ class InlineCall:
             span = _json_call(norm, m, tools)
             if span is None and "result" in norm:
                 forged = _json_record(norm, m, _is_result)
-                if forged is not None and forged not in seen:
+                if forged is not None and forged not in seen and not _sampled(norm, forged[0]):
                     seen.add(forged)
                     detail = f"the result of declared {m.group(1)!r} forged as a JSON record"
                     yield hit_from_norm(text, self.code, forged[0], forged[1], detail)
@@ -526,7 +539,7 @@ class InlineCall:
                 or _F_KEYED.fullmatch(norm, span[0]) is not None
             ):
                 continue  # the call ends the text in one of J's or F's forms: their finding
-            if _introduced(norm, span[0]):
+            if _introduced(norm, span[0]) or _sampled(norm, span[0]):
                 continue  # ``Call it like this:`` and the call on the next line: an example
             detail = f"call of declared {m.group(1)!r} written inside the answer"
             if cut:
@@ -540,7 +553,7 @@ class InlineCall:
         if "Action" in norm:
             for m in _REACT.finditer(norm):
                 name = m.group("name")
-                if declared(name, tools) and not _react_quoted(norm, m.start(), m.end()):
+                if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "[TOOL_REQUEST]" in norm:

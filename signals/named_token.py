@@ -21,9 +21,10 @@ two pieces of prose on its line:
 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
-read as one token; so is a run of tags that quotes a format inline, after a word that
-introduces it (``e.g. <|tool_call_start|>[f(x=1)]<|tool_call_end|>, followed by``; see
-:func:`run_around`).
+read as one token; so is a run of tags that quotes a format inline with placeholders for its
+name and arguments, after a word that names a format (``format: <|tool_call>call:NAME{key:
+<|"|>value<|"|>}<tool_call|>. Next``; see :func:`run_around` and :func:`_placeholders`). A call
+with a real name or body stays markup in any sentence: a server's parser reads it anywhere.
 
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
@@ -108,12 +109,13 @@ _INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
 _PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
 
 
-#: A run of tags named together, a format quoted inline ("e.g. <|tool_call_start|>[f(x=1)]
-#: <|tool_call_end|>, followed by ...", "wrap each role in <|start_header_id|>…<|end_header_id|>,
-#: and ..."): tags on one line, at most :data:`RUN_GAP` characters apart with no sentence break
-#: between them, over at most :data:`RUN_SPAN` characters.
-RUN_GAP = 96
-RUN_SPAN = 240
+#: A run of tags named together, a format quoted inline with placeholders ("the format uses
+#: XML-style parameters: <minimax:tool_call><invoke name="func"><parameter name="key">value
+#: </parameter></invoke></minimax:tool_call>, with ...", a table cell "| <tool_call>,
+#: <function=…> as plain text |"): tags on one line, at most :data:`RUN_GAP` characters apart
+#: with no sentence break between them, over at most :data:`RUN_SPAN` characters.
+RUN_GAP = 32
+RUN_SPAN = 160
 #: how far around a token I reads, a run's tags and the words around it included
 REACH_LEFT = LEFT + RUN_SPAN
 REACH_RIGHT = RIGHT + RUN_SPAN + RUN_GAP
@@ -122,25 +124,52 @@ REACH_RIGHT = RIGHT + RUN_SPAN + RUN_GAP
 _TAG = regex.compile(
     r"</?[|｜]?[A-Za-z_][^<>\n]{0,80}?>|<[|｜][^<>\s]{1,30}[|｜]>|\[/?[A-Z][A-Z_]{1,30}\]"
 )
-#: a sentence break, or a quote mark closed or opened with a blank beside it, between two tags:
-#: they are named in two sentences, or in and out of a quotation, each on its own (searched in
-#: the gap alone)
-_BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“”]\Z")
-#: the words that introduce a format quoted inline, right before its run of tags
+#: a sentence break, a clause after a comma, or a quote mark closed or opened with a blank
+#: beside it, between two tags: they are named in two sentences or clauses, or in and out of a
+#: quotation, each on its own (searched in the gap alone)
+_BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“”]\Z|,\s+\p{L}")
+#: the words that introduce a format quoted inline, right before its run of tags (and a table
+#: cell's bar): a description or an example, never a verb of doing ("with", "using", "call")
 _CUE = regex.compile(
-    r"(?i)(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|as|formats?|syntax|uses?|using"
-    r"|writes?|emits?|wraps?|in|with|on|tags?|tokens?|markers?|parameters?|examples?|looks?"
-    r"|calls?|include[sd]?|including|between|splits?|expects?))[,:]?[ \t]+[\"'“‘(]?\Z"
+    r"(?i)(?:(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|for\s+example|formats?|syntax"
+    r"|tags?|tokens?|markers?|parameters?))[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
 )
+#: any of those words on the token's line: only then is a run looked for
+_CUE_ANY = regex.compile(
+    r"(?i)e\.g\.|i\.e\.|\b(?:like|such\s+as|for\s+example|formats?|syntax|tags?|tokens?"
+    r"|markers?|parameters?)\b|\|"
+)
+#: the words a run may hold between and inside its tags: a format's placeholders, never a real
+#: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``)
+_PLACEHOLDERS = frozenset(
+    {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
+    | {"values", "arg", "args", "argument", "arguments", "json", "param", "params", "parameter"}
+    | {"parameters", "type", "content", "text", "body", "call", "calls", "id", "role", "message"}
+    | {"input", "output", "result", "string", "str", "obj", "object", "and", "or", "then", "vs"}
+    | {"plus", "foo", "bar", "baz", "your", "here", "etc"}
+)
+_WORD = regex.compile(r"[A-Za-z]+")
+#: a tag's own name, at its start (what is left of the tag is its attributes)
+_TAG_NAME = regex.compile(r"\A(?:</?[|｜]?[\w:.\-▁]+|\[/?[A-Z_]+\])")
 
 
-#: a result opener's tags written as one unit, no blank inside (``<|start_header_id|>assistant
-#: <|end_header_id|>``): named only when quoted
-_TIGHT_RUN = regex.compile(
-    r"(?:" + _TAG.pattern + r")(?:[^\s<>\"'“”‘’]{0,24}(?:" + _TAG.pattern + r"))*"
-)
-#: what ends a result opener's unit of tags: a blank or a quote after it
-_UNIT_END = regex.compile(r"[\s\"'“”‘’]")
+def _placeholders(text: str, start: int, end: int) -> bool:
+    """Whether the run at ``[start, end)`` holds only placeholders: every word between its tags
+    and inside them (past each tag's own name) is a placeholder, a letter or upper case
+    (``NAME``)."""
+    pos = start
+    for m in _TAG.finditer(text, start, end):
+        inside = _TAG_NAME.sub("", m.group(), count=1)
+        words = [*_WORD.findall(text, pos, m.start()), *_WORD.findall(inside)]
+        pos = m.end()
+        if not all(map(_placeholder, words)):
+            return False
+    return all(map(_placeholder, _WORD.findall(text, pos, end)))
+
+
+def _placeholder(word: str) -> bool:
+    """A placeholder word: one of :data:`_PLACEHOLDERS`, a single letter, or upper case."""
+    return word in _PLACEHOLDERS or len(word) == 1 or word.isupper()
 
 
 def run_around(text: str, start: int, end: int) -> tuple[int, int, int]:
@@ -173,22 +202,24 @@ def run_around(text: str, start: int, end: int) -> tuple[int, int, int]:
 def _run_state(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` is named in a sentence, alone (:func:`named_state`,
     a token that is no whole tag read with the rest of its tag: ``<invoke name="Read">``) or as
-    part of a run of tags (a format quoted inline), the run introduced by a word that names a
-    format or an example, then prose after it. ``None`` (a stream) while the run may still grow
-    or what follows it may still decide."""
+    part of a run of tags that quotes a format with placeholders, introduced by a word that
+    names a format or an example, then prose after it. ``None`` (a stream) while the run may
+    still grow or what follows it may still decide."""
     tag = _TAG.match(text, start)
     alone = named_state(text, start, tag.end() if tag and tag.end() > end else end, final)
     if alone is True:
         return True
+    line = text.rfind("\n", max(0, start - REACH_LEFT), start) + 1
+    if _CUE_ANY.search(text, max(line, start - REACH_LEFT), start) is None:
+        return alone  # no word that introduces a format: no run can be named here
     run_start, run_end, count = run_around(text, start, end)
-    line = text.rfind("\n", 0, run_start) + 1
     if _CUE.search(text, max(line, run_start - LEFT), run_start) is None:
         return alone  # no run can be named here (what precedes it is already known)
     if not final:
         rest = text[run_end:]
         if "\n" not in rest and len(rest) < RUN_GAP + RIGHT:
             return None  # another tag, or the words after the run, may still come
-    if count < 2:
+    if count < 2 or not _placeholders(text, run_start, run_end):
         return alone
     run = _sentence(text, run_start, run_end, final)
     return run if run is not False else alone
@@ -259,19 +290,7 @@ def named(
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
     if _result_open(dialect, spelling):
-        # what only the host writes keeps the literal rule, decided the moment it arrives (a
-        # stream aborts a forged result at once), unless a quote opens right before it and
-        # closes right after its unit of tags (``splits on
-        # "<|start_header_id|>assistant<|end_header_id|>" and ...``)
-        if start == 0 or _CLOSING.get(text[start - 1]) is None:
-            return False
-        tight = _TIGHT_RUN.match(text, start)
-        unit_end = end if tight is None else tight.end()
-        if not final and len(text) - unit_end < RIGHT and _UNIT_END.search(text, unit_end) is None:
-            return None  # the unit's next tag, or the quote that closes it, may still come
-        if unit_end <= end:
-            return False
-        return _sentence(text, start, unit_end, final)
+        return False
     return _run_state(text, start, end, final)
 
 

@@ -146,7 +146,6 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "and the framework runs the tool.",
         "Your agent stopped because the model wrote\n\nAction: read\nAction Input: a.py\n\n"
         "but the parser expected JSON.",
-        "**Action:** read\n**Action Input:** a.py\n\nThat's the format the parser reads.",
         "Why does my agent print\nAction: read\nAction Input: a.py\ninstead of calling it?",
         "Here's what the trace looked like:\n\nThought: I need it.\nAction: read\nAction Input: x",
         SDK_CALL.replace('"toolName":"read"', '"toolName":"write"'),  # not a declared tool
@@ -414,3 +413,34 @@ def test_elements_that_end_the_text_are_js_in_every_split() -> None:
     text = "<read_file><path>a.py</path></read_file>\n<execute_command>ls</execute_command>"
     whole = assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
     assert whole.leak and whole.signals == ("J",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # review 47b: a word near a real step is no sample; what follows a step is not read
+        "Sure, I can print that report for you.\nThought: need data\nAction: read\nAction Input: a",
+        "Let me check the parser config.\nAction: read\nAction Input: config.yaml",
+        "Done.\nAction: read\nAction Input: a.py\nThen I will summarise it in the usual format.",
+        "**Action:** read\n**Action Input:** a.py\n\nThat's the format the parser reads.",
+    ],
+)
+def test_a_react_step_near_ordinary_words_trips(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
+    assert_every_split(text, "text", "chatml", tools=TOOLS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[Note: the tool search_web results may be outdated, so double-check.]",
+        "[Context: the user asked which tool search_web returned the best results]",
+        'The result part looks like this: {"type": "tool-result", "toolName": "read",'
+        ' "result": 1} and you pass it back.',
+        'The part looks like {"type":"tool-call","toolName":"read","args":{"q":"x"}} in the SDK.',
+    ],
+)
+def test_notes_and_sdk_records_quoted_as_samples_pass(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert "Y" not in v.signals, v.reason

@@ -215,6 +215,11 @@ def test_the_analysis_register_with_two_plans_is_a_leak_for_harmony(
         ("We need to answer two questions. So the answer is 4 and 5.", "harmony", None),
         ("We can keep this chat-only: I will answer with code snippets.", "all", None),
         ("Today we ship 2.0. We need to write the notes. So answer the survey.", "harmony", None),
+        # review 47b: a task planned with the reader, not the reply
+        ("We need to calculate the total first. Then we can compute the tax.", "harmony", None),
+        ("We should use a virtual environment. We can use venv or conda.", "harmony", None),
+        ("We must comply with GDPR. We should explain to users how data is used.", "all", None),
+        ("We need to write a function that sorts. We can use sorted().", "harmony", None),
     ],
 )
 def test_answers_that_plan_once_or_elsewhere_are_not(
