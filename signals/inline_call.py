@@ -27,8 +27,6 @@ the calls it then makes natively):
   its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``);
-* at the end of the text, a result reported after the model announced its own call in the same
-  answer (``I'll use NAME ... Based on the results, ...``, ``Calling NAME ...\nResult: ...``);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
@@ -106,20 +104,6 @@ _REQUEST = regex.compile(
     r"\[TOOL_REQUEST\][ \t]*\r?\n?[ \t]*(?:\{[^\n]{0,200}?\"(?i:name|tool|tool_name)\"\s*:\s*\""
     r"(?P<json>[A-Za-z_][\w.\-]{0,127})\"|(?P<name>[A-Za-z_][\w.\-]{0,127})[ \t]*[{(])"
 )
-#: the model announcing its own call of a tool ("I'll use the search_web function", "Calling
-#: web_scrape with", "Using get_weather for"), and the result it then reports in the same answer
-#: ("Result: ...", "Based on the results, ..."): a call it never made, its result invented (a
-#: call ends the turn; its result comes back in the next one)
-_ANNOUNCED = regex.compile(
-    r"(?:\bI(?:'ll|\s+will|\s+am\s+going\s+to)\s+(?:now\s+)?(?:use|call|run|invoke)\s+(?:the\s+)?"
-    r"|(?m:^)[ \t]*(?:Calling|Using|Running|Invoking)\s+(?:the\s+)?)[`\"']?"
-    r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\s(,.:…]|\Z)"
-)
-_REPORTED = regex.compile(
-    r"(?m)^[ \t]*(?:\*\*)?(?:Result|Results|Output|Observation|Response)(?:\*\*)?[ \t]*:[ \t]*\S"
-    r"|\b(?:Based\s+on|According\s+to|From)\s+(?:the|these|those|its)\s+(?:search\s+)?"
-    r"(?:results?|output|response)\b"
-)
 #: a harness's bracketed note of a call or its result, which the model imitates
 #: (``[SYSTEM: Tool readFile was previously called and returned: {...}]``, ``[Historical context:
 #: a different model called tool "read" with arguments: {...}]``)
@@ -154,18 +138,6 @@ _REACT = regex.compile(
     r"(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
     r"[ \t]*(?:\*\*)?Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S"
 )
-#: the words of the line before a ReAct step that show it as a sample or a quote: an answer
-#: that explains or debugs a ReAct agent (``for example``, ``the trace looked like``, ``the
-#: model wrote``, ``Why does my agent print``)
-_REACT_QUOTED = regex.compile(
-    r"(?i)\b(?:for\s+example|e\.g\.|for\s+instance|like\s+this|looks?\s+like|looked\s+like"
-    r"|the\s+(?:format|trace|template|prompt)|model\s+(?:wrote|writes|printed|prints)"
-    r"|(?:wrote|writes|prints?|printed|outputs?)\s*\Z)"
-)
-#: a ReAct ``Thought:`` line, skipped when the step's introduction is read
-_THOUGHT_LINE = regex.compile(r"(?m)^[ \t]*(?:\*\*)?Thought(?:\*\*)?[ \t]*:[^\n]*\n\Z")
-
-
 #: what introduces an object quoted inline as a sample, right before it on its line (``The
 #: result part looks like this: {...}``, ``e.g. {...}``)
 _SAMPLED = regex.compile(
@@ -180,20 +152,23 @@ def _sampled(norm: str, at: int) -> bool:
     return _SAMPLED.search(norm, max(line, at - 256), at) is not None
 
 
+#: the ReAct lines that may stand between a step and what introduces it (``Thought:``,
+#: ``Question:``), skipped when the step's introduction is read
+_THOUGHT_LINE = regex.compile(
+    r"(?m)(?:^[ \t]*(?:\*\*)?(?:Thought|Question)(?:\*\*)?[ \t]*:[^\n]*\n)+\Z"
+)
+
+
 def _react_quoted(norm: str, start: int) -> bool:
-    """Whether the ReAct step at ``start`` is shown as a sample or a quote: introduced by
-    a colon (past a ``Thought:`` line), or by the line before it (``for example``, ``looks
-    like``, ``the model wrote``, a line ending in ``prints``). Only what comes before is read,
-    so a stream decides as the whole text does."""
+    """Whether the ReAct step at ``start`` is shown as a sample: introduced by a line that
+    ends with a colon (past its ``Thought:`` and ``Question:`` lines). Only what comes before
+    the step is read, so a stream decides as the whole text does; words near a step decide
+    nothing (``for example`` stands before real steps too)."""
     at = start
-    thought = _THOUGHT_LINE.search(norm, max(0, at - 512), at)
-    if thought is not None:
-        at = thought.start()
-    if _introduced(norm, at):
-        return True
-    before = norm[max(0, at - 200) : at].rstrip()
-    line = before[before.rfind("\n") + 1 :]
-    return _REACT_QUOTED.search(line) is not None
+    lines = _THOUGHT_LINE.search(norm, max(0, at - 1024), at)
+    if lines is not None:
+        at = lines.start()
+    return _introduced(norm, at)
 
 
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
@@ -227,12 +202,6 @@ _TRIGGERS = Triggers(
         "following files:",
         "[",  # a call or result record in brackets
         "Action",  # a ReAct step
-        # a result reported after a call announced and never made ("Result:", "Based on the
-        # results", "the output", "the response", "Observation:")
-        "sult",
-        "utput",
-        "esponse",
-        "Observation",
     ),
     needs_tools=True,
 )
@@ -562,16 +531,6 @@ class InlineCall:
                 if declared(name, tools):  # its own marker: no sample introduces it bare
                     detail = f"call of declared {name!r} in LM Studio's [TOOL_REQUEST] as text"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if ctx.final:
-            for m in _ANNOUNCED.finditer(norm):
-                name = m.group("name")
-                if not declared(name, tools) or _introduced(norm, m.start()):
-                    continue
-                told = _REPORTED.search(norm, m.end(), m.end() + 600)
-                if told is not None:
-                    detail = f"the result of declared {name!r} reported after a call never made"
-                    yield hit_from_norm(text, self.code, told.start(), told.end(), detail)
-                    break
         for m in _NOTE.finditer(norm):
             if declared(m.group("name"), tools):
                 detail = f"a harness's note of declared {m.group('name')!r} forged in the answer"

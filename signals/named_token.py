@@ -142,23 +142,34 @@ _CUE_ANY = regex.compile(
 #: the words a run may hold between and inside its tags: a format's placeholders, never a real
 #: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``)
 _PLACEHOLDERS = frozenset(
-    {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
+    {"function_name", "tool_name", "param_name", "arg_name", "key_name"}
+    | {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
     | {"values", "arg", "args", "argument", "arguments", "json", "param", "params", "parameter"}
     | {"parameters", "type", "content", "text", "body", "call", "calls", "id", "role", "message"}
     | {"input", "output", "result", "string", "str", "obj", "object", "and", "or", "then", "vs"}
     | {"plus", "foo", "bar", "baz", "your", "here", "etc"}
 )
-_WORD = regex.compile(r"[A-Za-z]+")
+#: a word of any script, or a number: a run's words are read with these (a number or a word of
+#: another script is never a placeholder)
+_WORD = regex.compile(r"[\p{L}\p{N}]+")
+#: a tag named after a role or a result: a run holding one is a turn or a result, not a format
+#: quoted (``<|im_end|><|im_user|>``, ``‹｜User｜>X‹｜Assistant｜>``, ``[SYSTEM_PROMPT]``)
+_ROLE_TAG = regex.compile(
+    r"(?i)user|assistant|system|human|developer|observation|response|result|output|turn"
+)
 #: a tag's own name, at its start (what is left of the tag is its attributes)
 _TAG_NAME = regex.compile(r"\A(?:</?[|｜]?[\w:.\-▁]+|\[/?[A-Z_]+\])")
 
 
 def _placeholders(text: str, start: int, end: int) -> bool:
     """Whether the run at ``[start, end)`` holds only placeholders: every word between its tags
-    and inside them (past each tag's own name) is a placeholder, a letter or upper case
-    (``NAME``)."""
+    and inside them (past each tag's own name) is a placeholder (``NAME``, ``key``), and no
+    tag is named after a role or a result."""
     pos = start
     for m in _TAG.finditer(text, start, end):
+        name = _TAG_NAME.match(m.group())
+        if name is not None and _ROLE_TAG.search(name.group()):
+            return False  # a turn or a result, whatever it holds
         inside = _TAG_NAME.sub("", m.group(), count=1)
         words = [*_WORD.findall(text, pos, m.start()), *_WORD.findall(inside)]
         pos = m.end()
@@ -168,8 +179,9 @@ def _placeholders(text: str, start: int, end: int) -> bool:
 
 
 def _placeholder(word: str) -> bool:
-    """A placeholder word: one of :data:`_PLACEHOLDERS`, a single letter, or upper case."""
-    return word in _PLACEHOLDERS or len(word) == 1 or word.isupper()
+    """A placeholder word: one of :data:`_PLACEHOLDERS`, in any case (``NAME``, ``Key``); a
+    tool's real name (``GMAIL_DELETE_MESSAGE``, ``ls``), a value or a number is none."""
+    return word.lower() in _PLACEHOLDERS
 
 
 def run_around(text: str, start: int, end: int) -> tuple[int, int, int]:

@@ -87,17 +87,6 @@ _PLAN_BODY = (
     r"|[Tt]hey\s+(?:likely|probably)\s+want\b"
 )
 _PLAN = re.compile(r"\b(?:" + _PLAN_BODY + ")")
-#: the dialects whose models plan their reply in the analysis channel's register
-_ANALYSIS = frozenset({"harmony", "all"})
-#: how that register opens: what the model must do about its reply ("We need to answer", "We
-#: should reply"; "We need to calculate ..." plans a task with the reader)
-_MUST = re.compile(
-    r"[Ww]e\s+(?:need|must|should|have)\s+(?:to\s+)?(?:answer|respond|reply|produce|output"
-    r"|craft|give|provide)\b"
-)
-#: the second plan in that register: telegraphic, the reply itself ("So answer:", "Provide
-#: short explanation", "Answer concisely", "Thus answer")
-_TERSE = re.compile(r"So\s+(?:the\s+)?answer\b|Provide\b|Answer\b|Thus\b|Need\b|Should\b|Must\b")
 _FILLER = r"\s{0,16}(?:(?:Okay|OK|Ok|Alright|So|Hmm|Well|Now)[,.!]? {1,2})?"
 #: how the text must open (after blanks and a filler word) for the voice to count
 _LEAD = (
@@ -177,17 +166,6 @@ class ReasoningVoice:
             decisive = len(cues) >= 2
         else:
             decisive = len(cues) >= 3 and kinds == {"user", "plan"}
-            if not decisive and ctx.reasoning is None and ctx.dialect.name in _ANALYSIS:
-                # gpt-oss's analysis channel plans its reply in its own telegraphic register
-                # ("We need to answer: ... So answer: Sol."): two plans, the first opening the
-                # text, read as the analysis with no reasoning part to hold it
-                plans = [s for s, _, kind in cues if kind == "plan"]
-                decisive = (
-                    len(plans) >= 2
-                    and plans[0] == first
-                    and _MUST.match(norm, first) is not None
-                    and any(_TERSE.match(norm, at) is not None for at in plans[1:])
-                )
         if not decisive:
             return
         last_end = cues[-1][1]

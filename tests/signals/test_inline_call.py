@@ -58,11 +58,6 @@ NOTE = (
 LM_STUDIO = (
     'Here is the result:\n[TOOL_REQUEST]\nsearch_web {"q": "news"}\n[END_TOOL_REQUEST]\nMore.'
 )
-INVENTED = 'Calling search_web for Seattle.\n\nResult: {"temp_c": 12}\n\nIt\'s 12°C in Seattle.'
-INVENTED_PROSE = (
-    'I\'ll use the memory_search function with query "runtimes". Based on the results, Tokio'
-    " is the most used."
-)
 REACT = (
     "To answer the question, I need to search first.\n\nAction: search_web\n"
     'Action Input: {"query": "solid-state batteries"}'
@@ -92,8 +87,6 @@ REACT_AFTER = (
         SDK_RESULT,
         NOTE,
         LM_STUDIO,
-        INVENTED,
-        INVENTED_PROSE,
     ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
@@ -141,12 +134,7 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "Action: the action to take, one of [search_web]\nAction Input: the input",  # template
         "Action: search_web\n\nThat is the tool I would use.",  # no Action Input line
         "Action: search_web\nAction Input:",  # no input yet
-        # an answer that explains or debugs a ReAct agent shows the step as a sample
-        "In a ReAct loop the model writes, for example\nAction: search_web\nAction Input: x\n"
-        "and the framework runs the tool.",
-        "Your agent stopped because the model wrote\n\nAction: read\nAction Input: a.py\n\n"
-        "but the parser expected JSON.",
-        "Why does my agent print\nAction: read\nAction Input: a.py\ninstead of calling it?",
+        # a step introduced by a colon, past its Thought line, is a sample
         "Here's what the trace looked like:\n\nThought: I need it.\nAction: read\nAction Input: x",
         SDK_CALL.replace('"toolName":"read"', '"toolName":"write"'),  # not a declared tool
         SDK_RESULT.replace("memory_search", "web_fetch"),
@@ -155,10 +143,6 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "The note [SYSTEM: Tool read returned ok] sits mid-line.",  # not a line's start
         "```\n[TOOL_REQUEST]\nsearch_web {}\n[END_TOOL_REQUEST]\n```",  # code
         "[TOOL_REQUEST] is LM Studio's marker.",  # no call after it
-        INVENTED.replace("search_web", "weather_api"),  # not a declared tool
-        "I'll use search_web for that. Once it returns, I will summarise it.",  # no result
-        "Here is the agent log:\nCalling search_web for Seattle.\nResult: 12°C",  # introduced
-        "Based on the results, I'll use search_web again.",  # the report comes first
     ],
 )
 def test_near_misses_pass(text: str) -> None:
