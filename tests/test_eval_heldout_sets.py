@@ -43,6 +43,7 @@ SETS_APART = (
     ("heldout22", "h22-", 85, 16),
     ("heldout24", "h24-", 85, 16),
     ("heldout25", "h25-", 90, 20),
+    ("heldout26", "h26-", 80, 18),
 )
 NAMES = [s[0] for s in SETS_APART]
 
