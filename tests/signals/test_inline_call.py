@@ -185,6 +185,7 @@ STREAMED = [
     CALLED,
     REACT,
     REACT_AFTER,
+    "Done.\nAction: read\nAction Input: a.py\nThen I will summarise it in the usual format.",
     SDK_CALL,
     SDK_RESULT,
     NOTE,
@@ -262,6 +263,11 @@ def test_definitions_examples_and_links_pass(text: str) -> None:
         "Fine. [Executing tool: read] path=a.py",
         "Fine. [Invoking tool: read] path=a.py",
         'Fine. [Tool Call: read{"path": "a"}]',
+        # review 47b: a word near a real ReAct step is no sample; what follows a step is not read
+        "Sure, I can print that report for you.\nThought: need data\nAction: read\nAction Input: a",
+        "Let me check the parser config.\nAction: read\nAction Input: config.yaml",
+        "Done.\nAction: read\nAction Input: a.py\nThen I will summarise it in the usual format.",
+        "**Action:** read\n**Action Input:** a.py\n\nThat's the format the parser reads.",
     ],
 )
 def test_close_variants_trip(text: str) -> None:
@@ -397,22 +403,6 @@ def test_elements_that_end_the_text_are_js_in_every_split() -> None:
     text = "<read_file><path>a.py</path></read_file>\n<execute_command>ls</execute_command>"
     whole = assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
     assert whole.leak and whole.signals == ("J",)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # review 47b: a word near a real step is no sample; what follows a step is not read
-        "Sure, I can print that report for you.\nThought: need data\nAction: read\nAction Input: a",
-        "Let me check the parser config.\nAction: read\nAction Input: config.yaml",
-        "Done.\nAction: read\nAction Input: a.py\nThen I will summarise it in the usual format.",
-        "**Action:** read\n**Action Input:** a.py\n\nThat's the format the parser reads.",
-    ],
-)
-def test_a_react_step_near_ordinary_words_trips(text: str) -> None:
-    v = detect(text, dialect="chatml", tools=TOOLS)
-    assert v.leak and "Y" in v.signals, v.reason
-    assert_every_split(text, "text", "chatml", tools=TOOLS)
 
 
 @pytest.mark.parametrize(

@@ -9,11 +9,10 @@ answers that share the words stay clean, in any reasoning context and at every s
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from support.splits import assert_every_split
 
-from guard import detect, guard_stream
+from guard import detect
 from guard.signals._voice import find_cues
 
 LEAKS = [
@@ -162,27 +161,8 @@ def test_near_misses_are_no_new_cue(text: str) -> None:
     assert not kinds & new, kinds
 
 
-def _chunks(pieces: list[str]) -> list[dict[str, Any]]:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-
-    return [*(chunk({"content": p}) for p in pieces), chunk({}, "stop")]
-
-
-def _delivered(items: list[Any]) -> str:
-    return "".join(
-        c["delta"].get("content") or "" for item in items for c in item["choices"] if "delta" in c
-    )
-
-
 @pytest.mark.parametrize(
     ("dialect", "text"), [LEAKS[0], LEAKS[2], LEAKS[3], LEAKS[6], BENIGN[0], BENIGN[1]]
 )
 def test_streams_decide_as_detect_at_every_split(dialect: str, text: str) -> None:
-    whole = detect(text, "text", dialect)
-    for i in range(1, len(text), 3):
-        stream = guard_stream(_chunks([text[:i], text[i:]]), on_leak="truncate", dialect=dialect)
-        out = _delivered(list(stream))
-        found = next(v for v in stream.verdicts if v.part == "text")
-        assert found.leak == whole.leak and found.signals == whole.signals, i
-        assert out == (text[: whole.cut] if whole.leak else text), i
+    assert_every_split(text, "text", dialect, never_past_cut=True)
