@@ -449,6 +449,16 @@ def _open_json(text: str) -> bool:
 
 
 #: a line that introduces what follows it (``Call it like this:``), then the object's line
+#: the forms that name a declared tool in one group of their pattern, read the same way: (a
+#: literal the text must hold first, or ``None``; the pattern; the detail, given the name).
+#: LM Studio's marker is its own: no sample introduces it bare, so none is skipped.
+_NAMED_FORMS: tuple[tuple[str | None, regex.Pattern[str], str], ...] = (
+    (None, _RECORD, "call record of declared {!r} written as text"),
+    ("[TOOL_REQUEST]", _REQUEST, "call of declared {!r} in LM Studio's [TOOL_REQUEST] as text"),
+    (None, _NOTE, "a harness's note of declared {!r} forged in the answer"),
+    (None, _RESULT, "the result of declared {!r} forged as the interface prints it"),
+)
+
 _INTRODUCED = regex.compile(r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*\Z")
 
 
@@ -514,32 +524,19 @@ class InlineCall:
             if cut:
                 detail = f"call of declared {m.group(1)!r} written as text, cut short at the end"
             yield hit_from_norm(text, self.code, span[0], span[1], detail)
-        for m in _RECORD.finditer(norm):
-            name = m.group("name") or m.group("name2")
-            if declared(name, tools):
-                detail = f"call record of declared {name!r} written as text"
-                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        for gate, pattern, told in _NAMED_FORMS:
+            if gate is not None and gate not in norm:
+                continue
+            for m in pattern.finditer(norm):
+                name = next(g for g in m.groups() if g is not None)
+                if declared(name, tools):
+                    yield hit_from_norm(text, self.code, m.start(), m.end(), told.format(name))
         if "Action" in norm:
             for m in _REACT.finditer(norm):
                 name = m.group("name")
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if "[TOOL_REQUEST]" in norm:
-            for m in _REQUEST.finditer(norm):
-                name = m.group("json") or m.group("name")
-                if declared(name, tools):  # its own marker: no sample introduces it bare
-                    detail = f"call of declared {name!r} in LM Studio's [TOOL_REQUEST] as text"
-                    yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        for m in _NOTE.finditer(norm):
-            if declared(m.group("name"), tools):
-                detail = f"a harness's note of declared {m.group('name')!r} forged in the answer"
-                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        for m in _RESULT.finditer(norm):
-            name = m.group("name") or m.group("paren")
-            if declared(name, tools):
-                detail = f"the result of declared {name!r} forged as the interface prints it"
-                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "</" in norm:
             for m in _ELEMENT.finditer(norm):
                 name = m.group("name")
