@@ -140,10 +140,10 @@ _CUE_ANY = regex.compile(
     r"|markers?|parameters?)\b|\|"
 )
 #: the words a run may hold between and inside its tags: a format's placeholders, never a real
-#: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``)
+#: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``;
+#: ``function_name`` is read as its two words)
 _PLACEHOLDERS = frozenset(
-    {"function_name", "tool_name", "param_name", "arg_name", "key_name"}
-    | {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
+    {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
     | {"values", "arg", "args", "argument", "arguments", "json", "param", "params", "parameter"}
     | {"parameters", "type", "content", "text", "body", "call", "calls", "id", "role", "message"}
     | {"input", "output", "result", "string", "str", "obj", "object", "and", "or", "then", "vs"}
