@@ -68,27 +68,28 @@ REACT_AFTER = (
 )
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        MID_JSON,
-        RECORD,
-        NESTED,
-        API,
-        HEADER,
-        CHANNEL,
-        REVERSED,
-        CALLING,
-        STRING_ARGS,
-        CALLED,
-        REACT,
-        REACT_AFTER,
-        SDK_CALL,
-        SDK_RESULT,
-        NOTE,
-        LM_STUDIO,
-    ],
-)
+#: every form Y reads, as whole texts (the stream tests below split each of them too)
+POSITIVES = [
+    MID_JSON,
+    RECORD,
+    NESTED,
+    API,
+    HEADER,
+    CHANNEL,
+    REVERSED,
+    CALLING,
+    STRING_ARGS,
+    CALLED,
+    REACT,
+    REACT_AFTER,
+    SDK_CALL,
+    SDK_RESULT,
+    NOTE,
+    LM_STUDIO,
+]
+
+
+@pytest.mark.parametrize("text", POSITIVES)
 @pytest.mark.parametrize("dialect", ["chatml", "gemini", "harmony", "all"])
 def test_a_declared_call_inside_the_answer_trips(text: str, dialect: str) -> None:
     v = detect(text, dialect=dialect, tools=TOOLS)
@@ -175,21 +176,8 @@ def test_the_record_reads_any_case() -> None:
 # --- streams ---------------------------------------------------------------------------------
 
 STREAMED = [
-    MID_JSON,
-    RECORD,
-    NESTED,
-    API,
-    HEADER,
-    CHANNEL,
-    CALLING,
-    CALLED,
-    REACT,
-    REACT_AFTER,
+    *POSITIVES,
     "Done.\nAction: read\nAction Input: a.py\nThen I will summarise it in the usual format.",
-    SDK_CALL,
-    SDK_RESULT,
-    NOTE,
-    LM_STUDIO,
     'The user is {"name": "read"}.',
 ]
 
