@@ -246,6 +246,11 @@ _RESULT_KEYS = (
 _CALL_KEYS = frozenset(_NAME_KEYS) | frozenset(_ARG_KEYS) | _OTHER_KEYS
 
 
+def _kind(value: object) -> object:
+    """A record's ``type`` read in any case (``"Tool_Call"``, ``"TOOL-RESULT"``)."""
+    return value.lower() if isinstance(value, str) else value
+
+
 def _is_call(obj: object, name: str) -> bool:
     """Whether ``obj`` is a call of ``name``: it names it, holds its arguments as an object,
     and holds no key a call has not (a record with a ``kind`` or a ``type`` of its own is
@@ -256,7 +261,7 @@ def _is_call(obj: object, name: str) -> bool:
         obj = {k.lower() if isinstance(k, str) else k: v for k, v in obj.items()}
     if not any(isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS):
         return False
-    if not _CALL_KEYS.issuperset(obj) or obj.get("type", "function") not in _CALL_TYPES:
+    if not _CALL_KEYS.issuperset(obj) or _kind(obj.get("type", "function")) not in _CALL_TYPES:
         return False
     return any(k in obj and _arguments(obj[k]) for k in _ARG_KEYS)
 
@@ -270,7 +275,7 @@ def _is_result(obj: object, name: str) -> bool:
     if not isinstance(obj, dict):
         return False
     obj = {k.lower() if isinstance(k, str) else k: v for k, v in obj.items()}
-    if obj.get("type") not in _RESULT_TYPES or not _RESULT_KEYS.issuperset(obj):
+    if _kind(obj.get("type")) not in _RESULT_TYPES or not _RESULT_KEYS.issuperset(obj):
         return False
     return any(isinstance(obj.get(k), str) and _bare(obj[k]) == name for k in _NAME_KEYS)
 

@@ -167,6 +167,14 @@ def test_a_call_ending_the_text_in_js_form_is_js_finding() -> None:
     assert v.leak and "J" in v.signals and "Y" not in v.signals
 
 
+def test_a_records_type_reads_any_case() -> None:
+    for text in (
+        'x\n{"type": "TOOL-RESULT", "toolName": "read", "result": "ok"}\nok',
+        'x {"Type": "Tool_Call", "Name": "read", "Args": {"p": 1}} more',
+    ):
+        assert "Y" in detect(text, dialect="chatml", tools=TOOLS).signals, text
+
+
 def test_the_record_reads_any_case() -> None:
     for word in ("TOOL CALL", "tool_call", "Function call", "Using tool", "Called tool"):
         text = f"Fine. [{word}: read] path=a.py"
