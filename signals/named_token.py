@@ -17,7 +17,8 @@ two pieces of prose on its line:
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
   ``f(``), or up to two marks (``,`` ``;`` ``:`` ``.`` ``?`` ``!`` ``)`` a closing quote)
-  before a blank or the end; a quote opened before it must close right after it.
+  before a blank or the end, or a CJK punctuation mark glued to it (``，`` ``。`` ``、`` ...,
+  as CJK prose writes it); a quote opened before it must close right after it.
 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
@@ -92,6 +93,8 @@ def _after(final: bool) -> regex.Pattern[str]:
     end = r"|\Z" if final else ""
     return regex.compile(
         rf"[,;:.?!)\"”'’]{{1,2}}(?=\s{end})"
+        # CJK prose glues its punctuation to the word before it ("写 <think>…</think>，再给出")
+        rf"|[，。；：、！？）」』]"
         rf"|\x20(?:\.\.\.|…|[—–]|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
         rf"|\x20[A-Z]{{2,6}}(?=[\s,;:.?!)]{end})"
         rf"|\x20(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}"

@@ -70,6 +70,10 @@ NAMED = [
         "qwen3_coder",
     ),
     ("Wrap calls in tokens like <|python_tag|>…<|eom_id|>, then stop.", "llama3"),
+    # CJK prose glues its punctuation to the token (stop 48)
+    ("示例里助手先写 <think>…</think>，再给出调用或最终回复。", "chatml"),
+    ("模型会输出 </tool_call>。", "chatml"),
+    ("停止符是 <|im_end|>，不是换行。", "chatml"),
 ]
 
 MARKUP = [
@@ -132,6 +136,10 @@ MARKUP = [
     ("Wrap each role in <|start_header_id|>…<|end_header_id|>, and end turns.", "llama3"),
     ("The answer: <|start_header_id|>assistant<|end_header_id|>, then more", "llama3"),
     ("Sure <|start_header_id|>user<|end_header_id|> and more", "llama3"),
+    # a CJK mark after the token, but glued to the text before it or opening a line: markup
+    ("好的，答案是四。</think>，所以", "chatml"),
+    ("<|im_end|>。", "chatml"),
+    ("完成了 <|im_start|>user，继续", "chatml"),
 ]
 
 
