@@ -62,6 +62,8 @@ MODEL_DIALECTS: dict[str, str] = {
     "phi4": "chatml",
     "phi-3": "chatml",
     "phi3": "chatml",
+    # ERNIE 4.5 (its tool parser reads Hermes' <tool_call> JSON; chatml reserves its tokens)
+    "ernie": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",
