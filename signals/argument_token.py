@@ -202,7 +202,9 @@ _KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.){1,128})"\s*:\s*"\Z')
 def _own_parameter(text: str, start: int, end: int) -> bool:
     """Whether the string holding ``[start, end)`` wraps its value in the call's parameter tag
     for its own key (``"path": "<parameter name=\\"path\\">a.js</parameter>"``, or
-    ``<parameter=path>``): the call syntax around the value landed in it, which no document
+    ``<parameter=path>``), or closes its value with a tag named after its own key and opens the
+    next parameter after it (``"content": "a</content>\\n<parameter name=\\"reason\\">b
+    </parameter>"``): the call syntax around the value landed in it, which no document
     writes."""
     lo, hi = _string_around(text, start, end)
     key = _KEY_BEFORE.search(text, max(0, lo - 160), lo)
@@ -216,7 +218,14 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
         r"|=" + name + r")\s*>",
         re.IGNORECASE,
     )
-    return own.search(text, lo, hi) is not None
+    if own.search(text, lo, hi) is not None:
+        return True
+    # the value closed with its own key's tag and the next parameter opened after it
+    # (``"content": "metric units.</content>\\n<parameter name=\\"reason\\">..."``)
+    closed = re.compile(
+        r"</" + name + r">(?:\s|\\[nrt])*<parameter(?=[\s=>])", re.IGNORECASE
+    )
+    return closed.search(text, lo, hi) is not None
 
 
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:
