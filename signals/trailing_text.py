@@ -16,6 +16,12 @@ spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies pa
 boundary (the same words inside a JSON string are data). It is decided when the text ends (a
 stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
 characters.
+
+The arguments may also open as the tail of the call's envelope: the quote that ended the call's
+name (the name or its end before it, quoted or not), a comma and the envelope's
+``"arguments"`` (or ``"parameters"``) key: ``", "arguments": {"city": "Paris"}}``,
+``weather", "arguments": {...}}``, a streaming parser that cut a Hermes call after its name and
+passed the rest of the envelope on as the arguments. No tool's arguments open so.
 """
 
 from __future__ import annotations
@@ -49,11 +55,17 @@ _GLUED = regex.compile(r'\}\s*(?=\{\s*"[^"\n]{1,64}"\s*:)')
 #: patch, ends in code whose last line may read like a sentence)
 _KEY = regex.compile(r'"[^"\n]{1,64}"\s*:')
 
+#: the arguments opening as the tail of a call's envelope: the name's end or the whole name in
+#: quotes, a comma and the envelope's arguments key (a parser that cut the call after its name)
+_ENVELOPE_TAIL = regex.compile(
+    r'\A\s*"?[\w.:-]{0,64}"\s*,\s*"(?P<key>arguments|parameters)"\s*:\s*[{"]'
+)
+
 _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text
     # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
-    # ``]``; a line break in a string is the escape ``\\n``)
-    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
+    # ``]``; a line break in a string is the escape ``\\n``); or an envelope's tail
+    pattern=r'\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]|"\s*,\s*"(?:arguments|parameters)"\s*:',
 )
 
 
@@ -91,6 +103,13 @@ class TrailingText:
             return
         norm = text.norm
         end = len(norm.rstrip())
+        tail = _ENVELOPE_TAIL.match(norm) if ctx.offset == 0 else None
+        if tail is not None:
+            # the hit starts at the key's name: the quote before it closes the first JSON value
+            # (the string ``", "``), so the key lies past the parse boundary
+            detail = "the tail of a call's envelope written as the arguments"
+            yield hit_from_norm(text, self.code, tail.start("key"), end, detail)
+            return
         lo = max(0, end - SPAN)
         brace = norm.rfind("}", lo, end)
         if brace < 0:

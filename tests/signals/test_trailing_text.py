@@ -14,6 +14,7 @@ from guard import detect
 REASONING = '{"query": "TO-DO", "limit": 10}\n\nI\'ll now search the memory store for the items.'
 RUN_ON = '{"path": "src/server/app.py"}We need to read the file and then explain the routing.'
 SECOND = '{"command": "cat a.java", "workdir": "D:\\\\w"}{"command": "'
+TAIL = '", "arguments": {"city": "Paris", "unit": "celsius"}}'
 
 
 @pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND])
@@ -44,10 +45,40 @@ def test_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize("surface", ["text", "thinking"])
 def test_only_tool_arguments_count(surface: str) -> None:
+    assert "Z" not in detect(TAIL, surface=surface, dialect="chatml").signals
     assert "Z" not in detect(RUN_ON, surface=surface, dialect="chatml").signals
 
 
-@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND])
+@pytest.mark.parametrize(
+    "text",
+    [
+        TAIL,
+        '"get_weather", "arguments": {"city": "Paris"}}',
+        'weather", "parameters": {"city": "Paris"}}',
+        '  ",\n"arguments": "{\\"city\\": \\"Paris\\"}"}',
+    ],
+)
+@pytest.mark.parametrize("dialect", ["chatml", "llama3", "all"])
+def test_the_tail_of_a_calls_envelope_as_the_arguments_trips(text: str, dialect: str) -> None:
+    v = detect(text, surface="tool_arg", dialect=dialect, tools=["get_weather"])
+    assert v.leak and "Z" in v.signals, v.reason
+    assert text[v.cut :].startswith(("arguments", "parameters")), v.cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({"note": '", "arguments": {"city": "Paris"}}'}),  # inside a string
+        '["get_weather", "arguments"]',  # a list of words
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}',  # a whole envelope
+        '"a long sentence", "arguments": {}',  # a value with blanks, not a name
+    ],
+)
+def test_an_envelope_key_elsewhere_is_no_tail(text: str) -> None:
+    assert "Z" not in detect(text, surface="tool_arg", dialect="chatml").signals
+
+
+@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND, TAIL])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, surface="tool_arg", dialect="chatml")
     for cut in range(1, len(text)):
