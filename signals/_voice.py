@@ -38,8 +38,11 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
 * a cluster is the cues within :data:`CLUSTER` characters of its first one; its score is the
   sum of its weights, plus 1 when it starts in the opening (the first :data:`OPENING`
   characters) and plus 1 when it holds four cues or more (density);
+* 4 for an interface's reasoning header alone on the text's first line with the reasoning
+  after it (Grok's "Thinking about the user's request");
 * it is decisive when it holds at least one strong cue, at least two cues (one "the user wants
-  me to" is enough alone), and its score reaches the threshold of the context: 3, plus 2 when
+  me to" or one interface header is enough alone), and its score reaches the threshold of the
+  context: 3, plus 2 when
   the message carried a reasoning part (``reasoning=True``: the reasoning had a place to go)
   and plus 1 for a dialect without reasoning markers (its models do not reason in-band).
 
@@ -161,6 +164,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "reasoning frame",
         3,
         re.compile(r"(?m)^[ \t]*(?P<c>(?:\.\.\.|\u2026)[ \t]?[Dd]one thinking\.)[ \t]*$"),
+    ),
+    # an interface's reasoning header alone on the first line, the reasoning after it (Grok's
+    # "Thinking about the user's request"): no answer opens so, and it decides alone
+    (
+        "reasoning header, interface",
+        4,
+        re.compile(
+            r"\A\s*(?P<c>Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query"
+            r"|message))[ \t]*\r?\n(?=\s*\S)"
+        ),
     ),
     (
         "reasoning label",

@@ -4,7 +4,8 @@ Reasoning that leaks whole into the answer often announces itself in its first w
 shapes the opening cue V does not read: a label (``Thinking Process:``, ``Here's a thinking
 process:``, ``Reasoning:``), a literal think tag, a reasoning-summary heading line ("Writing a
 bug report", or any gerund in bold alone on its line: Gemini's "**Weighing the options**"),
-the model narrating its own thinking ("I'm looking at the tool output now"),
+the model narrating its own thinking ("I'm looking at the tool output now"), an
+interface's header (Grok's "Thinking about the user's request" alone on the first line),
 "The user wants me to ...", "To answer the user's question ...", a terse note
 ("Need verify.", "- need short reply"), the telegraphic "user want ...", the openers other
 families reason with ("Okay, so the user ...", "Alright, let me think", "Let me analyze",
@@ -64,6 +65,8 @@ LEAD = (
     r"|Wait,\s+(?:the\s+user|user|I|we)\b"
     # the model reading the harness's reminder ("The system reminder says ...")
     r"|The\s+system\s+reminder\s+(?:says|said|asks|wants|requires|specifies|forbids)\b"
+    # Grok's header: "Thinking about the user's request" alone on the first line
+    r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)[ \t]*\r?\n"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

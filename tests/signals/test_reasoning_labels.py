@@ -13,6 +13,10 @@ GRANITE = (
     "Here is my thought process:\n\nThe task is to count the letter r in 'strawberry'. I will go"
     ' character by character.\n\nHere is my response:\n\nThere are **3** r\'s in "strawberry".'
 )
+GROK = (
+    "Thinking about the user's request\nThey want a four-line poem about autumn, rhyming.\n\n"
+    "Leaves let go of summer's thread,\nGold and amber overhead."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -31,6 +35,28 @@ def test_chinese_reasoning_that_plans_its_reply_trips(dialect: str) -> None:
     assert v.leak, v.reason
 
 
+@pytest.mark.parametrize("reasoning", [None, True])
+@pytest.mark.parametrize("dialect", ["chatml", "harmony", "all"])
+def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: bool | None) -> None:
+    v = detect(GROK, dialect=dialect, reasoning=reasoning)
+    assert v.leak and "L" in v.signals, v.reason
+    assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thinking about the user's request, I'd start with the billing page.",  # no line of its own
+        "Notes:\nThinking about the user's request\nIt was for a refund.",  # not the first line
+        "Thinking about the user's request\n",  # nothing after it
+        "Thinking about the user's request flow, the login step comes first.",
+    ],
+)
+def test_the_header_elsewhere_or_in_a_sentence_passes(text: str) -> None:
+    v = detect(text, dialect="chatml", reasoning=True)
+    assert not v.leak, v.reason
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -46,7 +72,7 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [GRANITE, MIMO])
+@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
