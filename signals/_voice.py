@@ -12,7 +12,9 @@ were stripped. Each of these is a *cue*; one cue is weak evidence (people write 
 spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a documentation
 clause such as "When the user asks"), and scores the densest cluster of cues:
 
-* each cue has a weight: 3 for "the user wants me to", 2 for the strong kinds (the user in
+* each cue has a weight: 4 for an interface's reasoning header alone on the text's first line
+  with the reasoning after it (Grok's "Thinking about the user's request"), 3 for "the user
+  wants me to", 2 for the strong kinds (the user in
   the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
   "respond to the user", a self-correction, a telegraphic note, a reasoning header, a think
   tag, the opener other families reason with: "Okay, so the user ...", "Okay, so I need to
@@ -38,8 +40,6 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
 * a cluster is the cues within :data:`CLUSTER` characters of its first one; its score is the
   sum of its weights, plus 1 when it starts in the opening (the first :data:`OPENING`
   characters) and plus 1 when it holds four cues or more (density);
-* 4 for an interface's reasoning header alone on the text's first line with the reasoning
-  after it (Grok's "Thinking about the user's request");
 * it is decisive when it holds at least one strong cue, at least two cues (one "the user wants
   me to" or one interface header is enough alone), and its score reaches the threshold of the
   context: 3, plus 2 when
