@@ -222,9 +222,7 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
         return True
     # the value closed with its own key's tag and the next parameter opened after it
     # (``"content": "metric units.</content>\\n<parameter name=\\"reason\\">..."``)
-    closed = re.compile(
-        r"</" + name + r">(?:\s|\\[nrt])*<parameter(?=[\s=>])", re.IGNORECASE
-    )
+    closed = re.compile(r"</" + name + r">(?:\s|\\[nrt])*<parameter(?=[\s=>])", re.IGNORECASE)
     return closed.search(text, lo, hi) is not None
 
 

@@ -28,6 +28,10 @@ the calls it then makes natively):
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``);
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
+* a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``, keyword
+  arguments or none): the call syntax of LFM2, Llama 4 and the pythonic dialect whose wrapper
+  tokens were stripped, with the answer going on after it (J reads such a list that ends the
+  text), not after a line ending in a colon;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
   between them (``to=functions.NAME commentary json {...}``);
@@ -169,6 +173,15 @@ def _react_quoted(norm: str, start: int) -> bool:
     if lines is not None:
         at = lines.start()
     return _introduced(norm, at)
+
+
+#: a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``): the call
+#: syntax of LFM2, Llama 4 and the pythonic dialect with its wrapper tokens stripped; keyword
+#: arguments or none, and the line's end after the list
+_LISTED = regex.compile(
+    r"(?m)^[ \t]*\[(?P<name>[A-Za-z_][\w.\-]{0,127})\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
+    r"[^\n]{0,2000}?\)\][ \t]*(?=\r?\n|\Z)"
+)
 
 
 #: the envelope of the patch grammar an ``apply_patch`` tool takes as its argument (Codex's)
@@ -542,6 +555,17 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if ")]" in norm:
+            for m in _LISTED.finditer(norm):
+                name = m.group("name")
+                at = m.start("name") - 1
+                if m.end() == len(norm) and not ctx.final:
+                    continue  # the line may go on in the next delta
+                if _J_CALLS.fullmatch(norm, at) is not None:
+                    continue  # the calls end the text: J's finding
+                if declared(name, tools) and not _introduced(norm, at):
+                    detail = f"call of declared {name!r} written as a pythonic call list"
+                    yield hit_from_norm(text, self.code, at, m.end(), detail)
         if "</" in norm:
             for m in _ELEMENT.finditer(norm):
                 name = m.group("name")

@@ -67,6 +67,8 @@ REACT_AFTER = (
     "Action: **read**\nAction Input: a.py\n\nDone."
 )
 
+LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
+LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
 #: every form Y reads, as whole texts (the stream tests below split each of them too)
 POSITIVES = [
@@ -86,6 +88,8 @@ POSITIVES = [
     SDK_RESULT,
     NOTE,
     LM_STUDIO,
+    LISTED,
+    LISTED_TWO,
 ]
 
 
@@ -144,6 +148,12 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "The note [SYSTEM: Tool read returned ok] sits mid-line.",  # not a line's start
         "```\n[TOOL_REQUEST]\nsearch_web {}\n[END_TOOL_REQUEST]\n```",  # code
         "[TOOL_REQUEST] is LM Studio's marker.",  # no call after it
+        LISTED.replace("[read(", "[write("),  # not a declared tool
+        'Call it like this:\n[read(path="a.py")]\nThat is all.',  # introduced: a sample
+        'Use [read(path="a.py")] in your agent.',  # inside a sentence
+        '[read(path="a.py")] is the list form.',  # the line goes on
+        "[read(p) for p in paths]\nok",  # a comprehension, no keyword argument
+        '```\n[read(path="a.py")]\n```\nok',  # code
     ],
 )
 def test_near_misses_pass(text: str) -> None:
