@@ -16,7 +16,8 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   with the reasoning after it (Grok's "Thinking about the user's request"), 3 for "the user
   wants me to", 2 for the strong kinds (the user in
   the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
-  "respond to the user", a self-correction, a telegraphic note, a reasoning header, a think
+  "respond to the user", a self-correction, a telegraphic note or plan ("We need answer:",
+  "So answer:"), a reasoning header, a think
   tag, the opener other families reason with: "Okay, so the user ...", "Okay, so I need to
   ...", "Alright, the question is ..."), 1 for the weak ones (a filler before a step with no
   "so": "Alright, let me think"; planning "we need to answer", a
@@ -102,6 +103,18 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
     ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
+    # gpt-oss's clipped plan of its reply: "We need answer: ...", "So answer: Sol." (English
+    # writes "we need to answer" and "so the answer is")
+    (
+        "the plan, telegraphic",
+        2,
+        re.compile(
+            r"\b(?P<c>[Ww]e\s+need\s+(?:answer|respond|reply|provide|output|produce|craft"
+            r"|summari[sz]e|compute|explain|mention)\b(?!\s+(?:keys?|sheets?|options?|choices?"
+            r"|files?|boxes|fields?)\b)"
+            r"|(?<![\w,] )[Ss]o\s+answer\s*:)"
+        ),
+    ),
     # the model reading its own instructions ("The prompt says no lists")
     (
         "the prompt, third person",

@@ -168,6 +168,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "the user wants me to": ("ser",),
     "the user, third person": ("ser",),
     "the user, telegraphic": ("ser",),
+    "the plan, telegraphic": ("need ", "answer"),
+    "reasoning header, interface": ("hinking about",),
     "the prompt, third person": ("prompt", "nstruction", "reminder", "system message"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),

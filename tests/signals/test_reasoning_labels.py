@@ -17,6 +17,14 @@ GROK = (
     "Thinking about the user's request\nThey want a four-line poem about autumn, rhyming.\n\n"
     "Leaves let go of summer's thread,\nGold and amber overhead."
 )
+TERSE = (
+    'We need answer: name of Sun in Latin. The Latin word is "Sol". Provide short explanation:'
+    " Sol was also the Roman sun god. Answer: Sol."
+)
+SO_ANSWER = (
+    'We need to answer: "What is the Sun called in Latin?" The Latin word is "sol". So answer:'
+    " Sol. Also mention the god Sol."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -41,6 +49,28 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("text", [TERSE, SO_ANSWER])
+@pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
+def test_a_telegraphic_plan_of_the_reply_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
+    assert "the plan, telegraphic" in v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We need answer keys for the quiz before Friday.",  # a noun after it
+        "We need to answer the phone faster. So the answer is more staff.",  # English
+        "We need answers from the vendor; so, answer their email first.",
+        "The form asks: So answer: yes or no?",  # one cue alone
+    ],
+)
+def test_plans_written_in_english_pass(text: str) -> None:
+    v = detect(text, dialect="harmony")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize(
@@ -72,7 +102,7 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK])
+@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
