@@ -26,7 +26,9 @@ the calls it then makes natively):
 * the Vercel AI SDK's call part (``{"type": "tool-call", "toolName": NAME, "args": {...}}``) and
   its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
-  (``[SYSTEM: Tool NAME was previously called and returned: ...]``);
+  (``[SYSTEM: Tool NAME was previously called and returned: ...]``); a result as an interface
+  prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``, an agent's log line ``[NAME]
+  -> {"status": "success"}`` at a line's start), forged;
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``, keyword
   arguments or none): the call syntax of LFM2, Llama 4 and the pythonic dialect whose wrapper
@@ -117,12 +119,14 @@ _NOTE = regex.compile(
     r"\b(?:returned|with\s+arg(?:ument)?s)\b"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
-#: ``[tool result: NAME] ...``, ``Tool output (NAME):``
+#: ``[tool result: NAME] ...``, ``Tool output (NAME):``, ``[NAME] -> {"status": ...}``
 _RESULT = regex.compile(
     r"(?m:^)[ \t]*\[(?i:tool[ _]?(?:result|output|response))[ \t]*[:\-][ \t]*[`\"']?"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\]( \t])(?!\]\()"
     r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
     r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
+    # an agent's log line: the tool's name in brackets, an arrow and what it returned
+    r"|(?m:^)[ \t]*\[(?P<arrow>[A-Za-z_][\w.\-]{0,127})\][ \t]*(?:->|→|=>)[ \t]*[{\[\"]"
 )
 #: an element named after a tool, opening its line and closed after its arguments (the
 #: text-protocol call of Cline-style agents: ``<execute_command> npm run build

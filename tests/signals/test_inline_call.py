@@ -68,6 +68,7 @@ REACT_AFTER = (
 )
 
 LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
+ARROW = '[memory_search] -> {"status": "success", "hits": 3}\nDone! Three notes match.'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
 #: every form Y reads, as whole texts (the stream tests below split each of them too)
@@ -90,6 +91,7 @@ POSITIVES = [
     LM_STUDIO,
     LISTED,
     LISTED_TWO,
+    ARROW,
 ]
 
 
@@ -154,6 +156,9 @@ def test_the_nested_call_is_the_inner_object() -> None:
         '[read(path="a.py")] is the list form.',  # the line goes on
         "[read(p) for p in paths]\nok",  # a comprehension, no keyword argument
         '```\n[read(path="a.py")]\n```\nok',  # code
+        ARROW.replace("memory_search", "web_fetch"),  # not a declared tool
+        'See [memory_search] -> {"a": 1} in the log.',  # not a line's start
+        "[memory_search] -> then summarise the hits",  # no result after the arrow
     ],
 )
 def test_near_misses_pass(text: str) -> None:
