@@ -30,10 +30,11 @@ the calls it then makes natively):
   prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``, an agent's log line ``[NAME]
   -> {"status": "success"}`` at a line's start), forged;
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
-* a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``, keyword
-  arguments or none): the call syntax of LFM2, Llama 4 and the pythonic dialect whose wrapper
-  tokens were stripped, with the answer going on after it (J reads such a list that ends the
-  text), not after a line ending in a colon;
+* a pythonic call alone on its line, or a list of them (``[get_weather(location="Paris")]``,
+  keyword arguments or none, after a narrating ``Calling``, ``Running``, ``Invoking`` or
+  ``Executing`` and before an ellipsis or not): the call syntax of LFM2, Llama 4 and the
+  pythonic dialect whose wrapper tokens were stripped (J reads such a list that ends the text),
+  not after a line ending in a colon;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
   between them (``to=functions.NAME commentary json {...}``);
@@ -74,6 +75,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
 
 from ._common import declared, hit_from_norm
+from .named_arguments import _BY_NAME as _F_BY_NAME
 from .named_arguments import _KEYED as _F_KEYED
 from .tool_call_text import _TAIL as _J_CALLS
 
@@ -179,12 +181,14 @@ def _react_quoted(norm: str, start: int) -> bool:
     return _introduced(norm, at)
 
 
-#: a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``): the call
-#: syntax of LFM2, Llama 4 and the pythonic dialect with its wrapper tokens stripped; keyword
-#: arguments or none, and the line's end after the list
+#: a pythonic call alone on its line, or a list of them (``[get_weather(location="Paris")]``):
+#: the call syntax of LFM2, Llama 4 and the pythonic dialect with its wrapper tokens stripped;
+#: keyword arguments or none, the line's end after it (past a narrating ``Calling`` before it
+#: and an ellipsis after it: ``Calling get_forecast(lat=40.7, lon=-74.0)…``)
 _LISTED = regex.compile(
-    r"(?m)^[ \t]*\[(?P<name>[A-Za-z_][\w.\-]{0,127})\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
-    r"[^\n]{0,2000}?\)\][ \t]*(?=\r?\n|\Z)"
+    r"(?m)^[ \t]*(?:(?:Calling|Running|Invoking|Executing)[ \t]+)?(?P<at>(?P<list>\[)?)"
+    r"(?P<name>[A-Za-z_][\w.\-]{0,127})\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
+    r"[^\n]{0,2000}?\)(?(list)\])[ \t]*(?:\.{1,3}|…)?[ \t]*(?=\r?\n|\Z)"
 )
 
 
@@ -205,6 +209,10 @@ _NAMED = regex.compile(
     r"(?:\r?\n[ \t]*){0,2}\{)"
 )
 
+#: what every pythonic call Y reads holds: a name, then ``()`` or a keyword argument
+_CALL_SHAPE = r"\w\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
+_CALL_SHAPE_RE = regex.compile(_CALL_SHAPE)
+
 _TRIGGERS = Triggers(
     literals=(
         # few and short, so that a stream's quiet test stays cheap: a JSON key's end holds every
@@ -220,6 +228,8 @@ _TRIGGERS = Triggers(
         "[",  # a call or result record in brackets
         "Action",  # a ReAct step
     ),
+    # a pythonic call with keyword arguments or none (a call alone on its line)
+    pattern=_CALL_SHAPE,
     needs_tools=True,
 )
 
@@ -508,7 +518,8 @@ class InlineCall:
         if not tools:
             return
         norm = text.norm
-        if not any(lit in norm for lit in _TRIGGERS.literals):
+        shaped = "(" in norm and _CALL_SHAPE_RE.search(norm) is not None
+        if not shaped and not any(lit in norm for lit in _TRIGGERS.literals):
             return
         end = len(norm.rstrip())
         if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
@@ -559,16 +570,22 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if ")]" in norm:
+        if shaped:
             for m in _LISTED.finditer(norm):
                 name = m.group("name")
-                at = m.start("name") - 1
+                at = m.start("at")
                 if m.end() == len(norm) and not ctx.final:
                     continue  # the line may go on in the next delta
-                if _J_CALLS.fullmatch(norm, at) is not None:
-                    continue  # the calls end the text: J's finding
+                if m.end() >= end and (
+                    _J_CALLS.fullmatch(norm, at) is not None
+                    or (
+                        not norm[norm.rfind("\n", 0, at) + 1 : at].strip()
+                        and _F_BY_NAME.fullmatch(norm, at) is not None
+                    )
+                ):
+                    continue  # the call ends the text in J's or F's form: their finding
                 if declared(name, tools) and not _introduced(norm, at):
-                    detail = f"call of declared {name!r} written as a pythonic call list"
+                    detail = f"call of declared {name!r} written as a pythonic call on its line"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
         if "</" in norm:
             for m in _ELEMENT.finditer(norm):

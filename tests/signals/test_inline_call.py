@@ -68,6 +68,8 @@ REACT_AFTER = (
 )
 
 LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
+CALL_LINE = 'I\'ll fetch it now.\n\nCalling search_web(query="news", limit=5)…'
+BARE_LINE = 'read(path="a.py")\nThen I summarise the file.'
 ARROW = '[memory_search] -> {"status": "success", "hits": 3}\nDone! Three notes match.'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
@@ -92,6 +94,8 @@ POSITIVES = [
     LISTED,
     LISTED_TWO,
     ARROW,
+    CALL_LINE,
+    BARE_LINE,
 ]
 
 
@@ -159,6 +163,10 @@ def test_the_nested_call_is_the_inner_object() -> None:
         ARROW.replace("memory_search", "web_fetch"),  # not a declared tool
         'See [memory_search] -> {"a": 1} in the log.',  # not a line's start
         "[memory_search] -> then summarise the hits",  # no result after the arrow
+        'x = read(path="a.py")\nok',  # an assignment: code
+        'read(path="a.py") returns the file as text.',  # the line goes on
+        "Calling read(a.py) now",  # no keyword argument, and the line goes on
+        'Usage:\nread(path="a.py")\nThat is all.',  # introduced: a sample
     ],
 )
 def test_near_misses_pass(text: str) -> None:
@@ -174,6 +182,13 @@ def test_without_declared_tools_it_is_silent(text: str) -> None:
 @pytest.mark.parametrize("text", [MID_JSON, RECORD, NESTED])
 def test_the_reasoning_part_drafts_calls(text: str) -> None:
     assert "Y" not in detect(text, surface="thinking", dialect="chatml", tools=TOOLS).signals
+
+
+def test_a_call_by_its_name_ending_the_text_is_fs_finding() -> None:
+    v = detect('read(path="a.py")', dialect="chatml", tools=TOOLS)
+    assert v.signals == ("F",), v.reason
+    v = detect('Calling read(path="a.py")…', dialect="chatml", tools=TOOLS)
+    assert v.signals == ("Y",), v.reason
 
 
 def test_a_call_ending_the_text_in_js_form_is_js_finding() -> None:
