@@ -46,7 +46,9 @@ the calls it then makes natively):
 Two more forms depend on the end of the text, so a stream decides them when it ends: the whole
 answer one fenced block (after an optional ReAct ``Action:`` label) that holds nothing but a
 call, or a list of calls, of declared tools (a ``json`` fence around ``{"name": ...,
-"parameters": {...}}`` or ``{"tool_calls": [...]}``: the fence's opening line is its header, so
+"parameters": {...}}`` or ``{"tool_calls": [...]}``, also inside Hermes' ``<tool_call>``, or
+an ``xml`` fence around Anthropic's ``<function_calls>`` and its ``<invoke name="NAME">``
+elements: the fence's opening line is its header, so
 the finding is not code; code the user asked for is introduced or explained), and a call cut
 short by the end of the text, its arguments begun and never closed (``<TOOLCALL>[{"name":
 "get_weather", "arguments": {"loc``).
@@ -401,9 +403,29 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     return None
 
 
+#: a fenced body that is a call wrapper: Anthropic's ``<function_calls>`` (its ``<invoke>``
+#: elements inside) or Hermes' ``<tool_call>`` (JSON inside)
+_WRAPPED = regex.compile(
+    r"\A\s*<(?P<tag>function_calls|tool_calls?)>(?P<inner>[\s\S]*?)</(?P=tag)>\s*\Z"
+)
+_INVOKES = regex.compile(
+    r"\s*(?:<invoke\s+name\s*=\s*\"(?P<name>[^\"<>]{1,128})\"\s*>[\s\S]*?</invoke>\s*)+"
+)
+_INVOKE_NAME = regex.compile(r"<invoke\s+name\s*=\s*\"([^\"<>]{1,128})\"")
+
+
 def _calls_in(body: str, tools: frozenset[str]) -> bool:
-    """Whether ``body`` is JSON holding nothing but calls of declared tools: a call, a list of
-    them, or an object holding them under ``tool_calls``."""
+    """Whether ``body`` holds nothing but calls of declared tools: JSON (a call, a list of
+    them, or an object holding them under ``tool_calls``), or such JSON in Hermes'
+    ``<tool_call>`` wrapper, or Anthropic's ``<function_calls>`` holding only ``<invoke>``
+    elements."""
+    wrapped = _WRAPPED.match(body)
+    if wrapped is not None:
+        body = wrapped.group("inner")
+        if wrapped.group("tag") == "function_calls":
+            if _INVOKES.fullmatch(body) is None:
+                return False
+            return all(declared(n, tools) for n in _INVOKE_NAME.findall(body))
     try:
         value = json.loads(body)
     except (ValueError, RecursionError):

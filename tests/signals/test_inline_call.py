@@ -306,9 +306,18 @@ def test_close_variants_trip(text: str) -> None:
 FENCED = '```json\n{"name": "read", "parameters": {"path": "a.py"}}\n```'
 COHERE = 'Action: ```json\n[\n  {"tool_name": "read", "parameters": {"path": "a.py"}}\n]\n```'
 CUT = '<TOOLCALL>[{"name": "read", "arguments": {"pa'
+FENCED_XML = (
+    'I\'ll search for that.\n```xml\n<function_calls>\n<invoke name="search_web">\n'
+    '<parameter name="query">rust async</parameter>\n</invoke>\n</function_calls>\n```'
+)
+FENCED_TAG = (
+    'I\'ll read it.\n```\n<tool_call>\n{"name": "read", "arguments": {"p": 1}}\n</tool_call>\n```'
+)
 
 
-@pytest.mark.parametrize("text", [FENCED, COHERE, CUT, 'Sure. {"name": "read", "args": {"p'])
+@pytest.mark.parametrize(
+    "text", [FENCED, COHERE, CUT, 'Sure. {"name": "read", "args": {"p', FENCED_XML, FENCED_TAG]
+)
 def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert v.leak and "Y" in v.signals, v.reason
@@ -324,6 +333,9 @@ def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
         '```json\n{"name": "write", "parameters": {"path": "a.py"}}\n```',  # undeclared
         'Sure. {"name": "read", "args": {"p": 1}} and then {',  # not cut: closed
         'Sure. {"name": "read"',  # no arguments begun
+        "The format looks like this:\n" + FENCED_XML.split("\n", 1)[1],  # introduced: shown
+        FENCED_XML.replace("search_web", "web_fetch"),  # not a declared tool
+        FENCED_XML.replace("</invoke>\n", "</invoke>\n<note>x</note>\n"),  # more than calls
     ],
 )
 def test_fenced_and_cut_near_misses(text: str) -> None:
@@ -339,7 +351,7 @@ def test_hyphens_written_as_underscores_name_the_tool() -> None:
     assert v.leak and "Y" in v.signals, v.reason
 
 
-@pytest.mark.parametrize("text", [FENCED, COHERE, CUT])
+@pytest.mark.parametrize("text", [FENCED, COHERE, CUT, FENCED_XML, FENCED_TAG])
 def test_end_forms_every_split(text: str) -> None:
     whole = detect(text, dialect="chatml", tools=TOOLS)
     for cut in range(1, len(text)):
