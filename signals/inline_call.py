@@ -22,7 +22,9 @@ the calls it then makes natively):
   call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
 * a ReAct step written as text (``Action: NAME`` on its line, ``Action Input: ...`` on the
-  next), the text protocol a model falls back to when native calls are declared;
+  next; or ``Function: NAME`` or ``Tool: NAME``, then ``Arguments:``, ``Args:``,
+  ``Parameters:`` or ``Input:``), the text protocol a model falls back to when native calls
+  are declared;
 * the Vercel AI SDK's call part (``{"type": "tool-call", "toolName": NAME, "args": {...}}``) and
   its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
@@ -144,11 +146,14 @@ _SLASHED = regex.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
 )
 #: a ReAct step written as text: ``Action: NAME`` on its line, then ``Action Input:`` and the
-#: input (the text protocol a model falls back to when native calls are declared)
+#: input (the text protocol a model falls back to when native calls are declared), or its
+#: variant ``Function: NAME`` (or ``Tool: NAME``) then ``Arguments:`` (``Args:``,
+#: ``Parameters:``, ``Input:``)
 _REACT = regex.compile(
-    r"(?m)^[ \t]*(?:\*\*)?Action(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?:\*\*|[`\"'])?"
-    r"(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
-    r"[ \t]*(?:\*\*)?Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S"
+    r"(?m)^[ \t]*(?:\*\*)?(?:Action|(?P<fn>Function|Tool))(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*"
+    r"(?:\*\*|[`\"'])?(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
+    r"[ \t]*(?:\*\*)?(?(fn)(?:Arguments|Args|Parameters|Input)|Action[ _]Input)(?:\*\*)?[ \t]*:"
+    r"(?:\*\*)?[ \t]*\S"
 )
 #: what introduces an object quoted inline as a sample, right before it on its line (``The
 #: result part looks like this: {...}``, ``e.g. {...}``)
@@ -229,6 +234,8 @@ _TRIGGERS = Triggers(
         "following files:",
         "[",  # a call or result record in brackets
         "Action",  # a ReAct step
+        "Function",  # its variants: ``Function: NAME`` / ``Arguments: {...}``
+        "Tool",
     ),
     # a pythonic call with keyword arguments or none (a call alone on its line)
     pattern=_CALL_SHAPE,
@@ -586,7 +593,7 @@ class InlineCall:
                 name = next(g for g in m.groups() if g is not None)
                 if declared(name, tools):
                     yield hit_from_norm(text, self.code, m.start(), m.end(), told.format(name))
-        if "Action" in norm:
+        if "Action" in norm or "Function" in norm or "Tool" in norm:
             for m in _REACT.finditer(norm):
                 name = m.group("name")
                 if declared(name, tools) and not _react_quoted(norm, m.start()):

@@ -70,6 +70,7 @@ REACT_AFTER = (
 LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
 CALL_LINE = 'I\'ll fetch it now.\n\nCalling search_web(query="news", limit=5)…'
 BARE_LINE = 'read(path="a.py")\nThen I summarise the file.'
+FUNCTION_STEP = 'Function: search_web\nArguments: {"query": "news", "recursive": false}'
 ARROW = '[memory_search] -> {"status": "success", "hits": 3}\nDone! Three notes match.'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
@@ -96,6 +97,7 @@ POSITIVES = [
     ARROW,
     CALL_LINE,
     BARE_LINE,
+    FUNCTION_STEP,
 ]
 
 
