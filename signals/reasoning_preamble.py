@@ -107,6 +107,11 @@ LEAD = (
     r"|provide|draft|compose)\b"
     # the user in the third person in Portuguese, Spanish, French, Italian, German
     r"|(?=[OoEeLlDd])" + _EU_USER + ")"
+    # "Okay, the user dictated ...": after a filler, the user in the third person with any verb
+    # (not a compound noun: "Okay, the user account is ready")
+    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?the\s+user\s+(?!(?:account|name|id|guide"
+    r"|interface|base|story|manual|profile|data|table|record|role|group|agent|list|model|object"
+    r"|session|settings|input|experience|flow)s?\b)[a-z]{3,}\b"
     # "Okay, so I need to ...": after a filler with "so", any first-person need
     r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
     # Chinese, behind one test of the first character

@@ -25,6 +25,10 @@ SO_ANSWER = (
     'We need to answer: "What is the Sun called in Latin?" The Latin word is "sol". So answer:'
     " Sol. Also mention the god Sol."
 )
+DICTATED = (
+    "Okay, the user dictated a sentence and wants it cleaned up. I should fix punctuation and"
+    " drop the filler words.\n\nPlease send the quarterly report to Anna by Friday."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -49,6 +53,25 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+def test_a_filler_then_the_user_with_any_verb_opens_reasoning(dialect: str) -> None:
+    v = detect(DICTATED, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Okay, the user account is ready. I should mention you can log in now.",
+        "Okay, the user table has three columns. I should add an index.",
+        "Okay, the user dictated it, and that is fine.",  # one cue
+    ],
+)
+def test_a_filler_then_a_compound_noun_passes(text: str) -> None:
+    v = detect(text, dialect="chatml")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize("text", [TERSE, SO_ANSWER])
@@ -102,7 +125,7 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER])
+@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
