@@ -64,6 +64,8 @@ MODEL_DIALECTS: dict[str, str] = {
     "phi3": "chatml",
     # ERNIE 4.5 (its tool parser reads Hermes' <tool_call> JSON; chatml reserves its tokens)
     "ernie": "chatml",
+    # InternLM2 / 2.5 / 3 speak ChatML with tool tokens of their own (chatml reserves them)
+    "internlm": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",
