@@ -40,6 +40,7 @@ when the text ends.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Literal
 
@@ -144,6 +145,50 @@ def _by_name(
     return None
 
 
+#: the keys a call list holds its calls under (its only key, in any case), and the keys each
+#: call names its tool under
+_CALL_LIST_KEYS = frozenset({"tool_calls", "toolcalls", "function_calls", "functioncalls"})
+_CALL_NAME_KEYS = frozenset(
+    {"name", "tool", "tool_name", "toolname", "function", "action", "operation", "type"}
+)
+
+
+def _listed_call(obj: object, tools: frozenset[str]) -> str | None:
+    """The first declared tool of a call list written as text: an object whose only key is
+    ``tool_calls`` (any case: ``{"toolCalls": [{"type": NAME, "command": ...}]}``) holding a
+    non-empty list of calls, each naming a declared tool under one of
+    :data:`_CALL_NAME_KEYS`. (One object naming a tool beside other keys, ``{"name": "bash",
+    "score": 3}``, may be data; a list of calls under that key is not.)"""
+    if not isinstance(obj, dict) or len(obj) != 1:
+        return None
+    key, calls = next(iter(obj.items()))
+    if not isinstance(key, str) or key.lower() not in _CALL_LIST_KEYS:
+        return None
+    if not isinstance(calls, list) or not calls:
+        return None
+    names = [_named(call, tools) for call in calls]
+    return names[0] if all(names) else None
+
+
+def _named(call: object, tools: frozenset[str]) -> str | None:
+    """The declared tool a call of a call list names under one of :data:`_CALL_NAME_KEYS`."""
+    if not isinstance(call, dict):
+        return None
+    for key, value in call.items():
+        if isinstance(key, str) and key.lower() in _CALL_NAME_KEYS and isinstance(value, str):
+            if _declared(value, tools):
+                return value
+    return None
+
+
+def _decoded(text: str) -> object:
+    """``text`` parsed as JSON, or ``None``."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
 class NamedArguments:
     code = "F"
     name = "arguments named after a declared tool"
@@ -184,6 +229,15 @@ class NamedArguments:
                 return
             keyed = _KEYED.fullmatch(norm, at)
             if keyed is None:
+                line = norm.rfind("\n", 0, at) + 1
+                opens_line = not norm[line:at].strip()
+                introduced = norm[:line].rstrip().endswith(":")
+                listed = None
+                if opens_line and not introduced and ctx.surface is Surface.TEXT:
+                    listed = _listed_call(_decoded(norm[at:end]), tools)
+                if listed is not None:
+                    detail = f"call of declared {listed!r} written as text (a call list)"
+                    yield hit_from_norm(text, self.code, at, end, detail)
                 break
             name = keyed.group("fname")[1:-1]
             if _declared(name, tools):

@@ -23,6 +23,9 @@ TOOLS = ["get_weather", "read_file", "bash", "searxng_search"]
         ('{"tool": "bash", "args": {"command": "pwd"}}', "{"),
         ('{"function": "bash", "note": "x", "parameters": {"command": "pwd"}}', "{"),
         ('read_file\n  {"path": "a.py"}', "{"),
+        # a call list under a lone tool_calls key, its calls naming declared tools
+        ('{ "toolCalls": [ { "id": "c1", "type": "bash", "command": "git branch -a" } ] }', "{"),
+        ('Running it.\n{"tool_calls": [{"function": "bash", "command": "ls"}]}', "{"),
     ],
 )
 def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
@@ -53,6 +56,12 @@ def test_a_declared_tools_arguments_as_text_trip(text: str, start: str) -> None:
         ('Response format=json {"status": "ok"}', ["json"]),
         # keyed, but no key holds the arguments, or the tool key is not first
         ('{"tool": "bash", "input_schema": {"type": "object"}}', TOOLS),
+        # a call list naming an undeclared tool, empty, introduced as a sample, or with more keys
+        ('{"tool_calls": [{"type": "deploy", "env": "prod"}]}', TOOLS),
+        ('{"tool_calls": []}', TOOLS),
+        ('The payload looks like:\n{"tool_calls": [{"type": "bash", "command": "ls"}]}', TOOLS),
+        ('{"tool_calls": [{"type": "bash"}], "count": 1}', TOOLS),
+        ('The log: {"tool_calls": [{"type": "bash", "command": "ls"}]}', TOOLS),  # mid-line
     ],
 )
 def test_near_misses_pass(text: str, tools: list[str] | None) -> None:
@@ -82,6 +91,15 @@ def test_a_keyed_call_every_split_gives_the_whole_verdict_and_is_held() -> None:
         verdict, release = streamed(KEYED, cut, "text", "glm", tools=frozenset(TOOLS))
         assert verdict == whole, cut
         assert release == whole.cut == KEYED.index("{"), cut
+
+
+def test_a_call_list_every_split_gives_the_whole_verdict() -> None:
+    text = 'Running it.\n{"toolCalls": [{"type": "bash", "command": "ls"}]}'
+    whole = detect(text, dialect="glm", tools=TOOLS)
+    assert whole.leak and whole.cut == text.index("{")
+    for cut in range(1, len(text)):
+        verdict, _ = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
+        assert verdict == whole, cut
 
 
 def test_a_named_call_every_split_gives_the_whole_verdict() -> None:
