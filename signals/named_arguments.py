@@ -175,9 +175,9 @@ def _named(call: object, tools: frozenset[str]) -> str | None:
     if not isinstance(call, dict):
         return None
     for key, value in call.items():
-        if isinstance(key, str) and key.lower() in _CALL_NAME_KEYS and isinstance(value, str):
-            if _declared(value, tools):
-                return value
+        named = isinstance(key, str) and key.lower() in _CALL_NAME_KEYS
+        if named and isinstance(value, str) and _declared(value, tools):
+            return value
     return None
 
 
