@@ -146,6 +146,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             + _NOTE_START
             + r"(?P<c>[Nn]eed\s+"
             + _VERBS
+            # subjectless after a comma, the run-on of a note ("..., need to confirm first")
+            + r"|(?<=,\s)need\s+to\s+"
+            + _VERBS
             # the model weighing its own tools ("no tool needed", "no need to call a tool")
             + r"|[Nn]o\s+tools?\s+(?:call\s+)?(?:needed|required)\b"
             r"|[Nn]o\s+need\s+(?:to\s+(?:call|use)|for)\s+(?:a\s+|the\s+|any\s+)?tools?\b)"

@@ -112,6 +112,8 @@ LEAD = (
     r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?the\s+user\s+(?!(?:account|name|id|guide"
     r"|interface|base|story|manual|profile|data|table|record|role|group|agent|list|model|object"
     r"|session|settings|input|experience|flow)s?\b)[a-z]{3,}\b"
+    # "Okay so first I look at ...": after a filler, the model's own first step
+    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?first,?\s+I\b"
     # "Okay, so I need to ...": after a filler with "so", any first-person need
     r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
     # Chinese, behind one test of the first character

@@ -29,6 +29,10 @@ DICTATED = (
     "Okay, the user dictated a sentence and wants it cleaned up. I should fix punctuation and"
     " drop the filler words.\n\nPlease send the quarterly report to Anna by Friday."
 )
+FIRST_I = (
+    "Okay so first I look at the three files they linked, then compare the retry logic, probably"
+    " the bug is in the backoff calc, need to confirm before saying anything."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -53,6 +57,26 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
+def test_a_filler_then_a_first_step_and_a_run_on_note_trip(dialect: str) -> None:
+    v = detect(FIRST_I, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
+    assert "terse note 'need to confirm'" in v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Okay so first I want to thank you for the logs; the bug is in the backoff.",  # one cue
+        "Sounds good, need to confirm the time with you later.",  # one cue, not the opening
+        "Okay so first I look at the files, and you need to confirm the fix.",  # a subject
+    ],
+)
+def test_one_cue_or_a_subject_passes(text: str) -> None:
+    v = detect(text, dialect="harmony")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize("dialect", ["chatml", "all"])
@@ -125,7 +149,7 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED])
+@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
