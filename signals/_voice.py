@@ -456,10 +456,18 @@ def _asked(text: str, at: int) -> bool:
     return _QUESTION.match(text, start, at) is not None
 
 
+#: Markdown's underscore emphasis at a word's edge (``_I should greet back._``): read as a
+#: blank, so the words inside are read as words (``read_file`` keeps its underscore)
+_UNDERSCORE_EDGE = re.compile(r"(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)")
+
+
 def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
     """Every cue in ``text`` outside quoted text, overlaps resolved to the heavier cue.
     ``needles=False`` searches every kind (the reference the needles must agree with)."""
     q_starts, q_ends = _quoted(text)
+    if "_" in text:
+        # the same length, so every offset stays the text's own
+        text = _UNDERSCORE_EDGE.sub(lambda m: " " * len(m.group()), text)
 
     def inside(s: int, e: int) -> bool:
         k = bisect.bisect_right(q_starts, s) - 1  # quoted spans do not overlap

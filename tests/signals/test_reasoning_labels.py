@@ -33,6 +33,14 @@ FIRST_I = (
     "Okay so first I look at the three files they linked, then compare the retry logic, probably"
     " the bug is in the backoff calc, need to confirm before saying anything."
 )
+ITALIC = (
+    'Reasoning:\n_Rick said "Morning" in Slack. Simple greeting._\n_I should greet back and see'
+    " what he needs._\nMorning! What is on the agenda today?"
+)
+ZH_LABEL = (
+    "思考：用户想知道报销流程，我需要先列出所需材料，再说明审批步骤。\n\n"
+    "回答：报销需要提交发票原件。"
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -57,6 +65,26 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("text", [ITALIC, ZH_LABEL])
+@pytest.mark.parametrize("dialect", ["anthropic", "chatml", "all"])
+def test_a_label_then_reasoning_in_italics_or_chinese_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "L" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reasoning:\n_The cache is cold on the first call._\nSo the first request is slow.",
+        "Reasoning: the read_file tool returns bytes, so I should_not decode twice.",
+        "思考：为什么天空是蓝色的？请结合光的散射来回答。",  # a textbook's exercise
+    ],
+)
+def test_a_label_with_one_cue_passes(text: str) -> None:
+    v = detect(text, dialect="chatml")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
@@ -149,7 +177,9 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I])
+@pytest.mark.parametrize(
+    "text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL]
+)
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
