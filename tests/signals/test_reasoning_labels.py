@@ -41,6 +41,10 @@ ZH_LABEL = (
     "思考：用户想知道报销流程，我需要先列出所需材料，再说明审批步骤。\n\n"
     "回答：报销需要提交发票原件。"
 )
+SUMMARIES = (
+    "**Analyzing Error Logs**\n\nI am scanning the service logs for the first error.\n\n"
+    "**Investigating the Root Cause**\n\nChecking whether the cron job restarted the worker."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -65,6 +69,26 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("dialect", ["gemini", "all"])
+def test_thought_summaries_with_the_models_own_scanning_trip(dialect: str) -> None:
+    v = detect(SUMMARIES, dialect=dialect)
+    assert v.leak and "thought summary" in v.reason, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a how-to's headings, the writer addressing the reader
+        "**Setting Up the Project**\n\nI'm assuming you have Node 20.\n\n**Running the Tests**"
+        "\n\nRun npm test.",
+        "I am scanning the logs now and will report back.",  # an agent's progress, no title
+    ],
+)
+def test_headings_of_a_how_to_or_a_progress_note_pass(text: str) -> None:
+    v = detect(text, dialect="gemini")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize("text", [ITALIC, ZH_LABEL])
@@ -178,7 +202,8 @@ def test_near_misses_pass(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL]
+    "text",
+    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL, SUMMARIES],
 )
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
