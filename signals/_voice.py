@@ -298,7 +298,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "scratch note",
         1,
         re.compile(
-            r"(?:maybe(?<=[-*;]\smaybe)|then(?<=[-*;]\sthen)|also(?<=[-*;]\salso))\s+(?:add"
+            r"(?:maybe(?<=[-*;.?!]\smaybe)|then(?<=[-*;]\sthen)|also(?<=[-*;]\salso))\s+(?:add"
             r"|mention|check|keep|use|include|give|ask|verify|offer|note|say|answer|reply)\b"
             # a bare lower-case step after a semicolon ("...HEAD~1; mention that it only ...")
             r"|(?:mention(?<=;\smention)|note(?<=;\snote)|add(?<=;\sadd)|skip(?<=;\sskip)"

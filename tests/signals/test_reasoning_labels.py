@@ -45,6 +45,9 @@ SUMMARIES = (
     "**Analyzing Error Logs**\n\nI am scanning the service logs for the first error.\n\n"
     "**Investigating the Root Cause**\n\nChecking whether the cron job restarted the worker."
 )
+CLIPPED = (
+    "Need act verify each sample exists in library. update via API. maybe use read skill? none."
+)
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -69,6 +72,24 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("dialect", ["harmony", "all"])
+def test_clipped_notes_trip(dialect: str) -> None:
+    v = detect(CLIPPED, dialect=dialect)
+    assert v.leak and "scratch note 'maybe use'" in v.reason, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It works on my side. maybe add a test later, if you have time?",  # one cue
+        "We need actual numbers before we decide.",  # not the bare verb
+    ],
+)
+def test_one_clipped_cue_passes(text: str) -> None:
+    v = detect(text, dialect="harmony")
+    assert not v.leak, v.reason
 
 
 @pytest.mark.parametrize("dialect", ["gemini", "all"])
@@ -203,7 +224,19 @@ def test_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL, SUMMARIES],
+    [
+        GRANITE,
+        MIMO,
+        GROK,
+        TERSE,
+        SO_ANSWER,
+        DICTATED,
+        FIRST_I,
+        ITALIC,
+        ZH_LABEL,
+        SUMMARIES,
+        CLIPPED,
+    ],
 )
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
