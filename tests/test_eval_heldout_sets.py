@@ -44,6 +44,7 @@ SETS_APART = (
     ("heldout24", "h24-", 85, 16),
     ("heldout25", "h25-", 90, 20),
     ("heldout26", "h26-", 80, 18),
+    ("heldout27", "h27-", 80, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
