@@ -69,7 +69,6 @@ from ._voice_words import (
     _OPENER,
     _OPENER_WEAK,
     _STEP,
-    _SUMMARY_ING,
     _THE_USER,
     _THINK_TAG,
     _THINKING_ING,
@@ -347,11 +346,9 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         2,
         re.compile(
             r"(?m)(?:^[ \t]*|(?<=[.!?]))(?P<c>\*\*[A-Z][a-z]{2,}ing\b[^*\n.!?]{0,60}\*\*)"
-            r"[ \t]*\n\s*I(?:(?:'m|\s+am)\s+(?:now\s+|also\s+|still\s+)?(?:"
+            r"[ \t]*\n\s*I(?:(?:'m|\s+am)\s+(?:now\s+|also\s+|still\s+)?"
             + _THINKING_ING
-            + "|"
-            + _SUMMARY_ING
-            + r")|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
+            + r"|(?:'ve|\s+have)\s+(?:now\s+|also\s+|just\s+)?"
             + _THOUGHT_ED
             + ")"
         ),

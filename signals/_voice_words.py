@@ -15,7 +15,6 @@ __all__ = [
     "_OPENER_WEAK",
     "_STEP",
     "_STEP_VERBS",
-    "_SUMMARY_ING",
     "_THE_USER",
     "_THINKING_ING",
     "_THINK_NAME",
@@ -55,16 +54,6 @@ _THINKING_ING = (
     r"|reviewing|assessing|examining|investigating|figuring|planning|deciding|checking"
     r"|looking\s+(?:at|into|up)|interpreting|structuring|refining|formulating|drafting|crafting"
     r"|working\s+(?:out|through)|trying\s+to|zeroing|narrowing|leaning|prioriti[sz]ing)\b"
-)
-#: more of what a model says it is doing, read only after a thought summary's bold title
-#: ("**Mapping the fields**\n\nI'm lining up ...", "**Analyzing Error Logs**\n\nI am scanning
-#: ..."): alone in a text, "I'm verifying" and "I'm mapping" are an agent's progress as often
-#: as its thinking
-_SUMMARY_ING = (
-    r"(?:scanning|lining\s+up|mapping|matching|piecing|mulling|pondering|brainstorming|outlining"
-    r"|synthesi[sz]ing|sorting\s+(?:out|through)|breaking\s+down|digging\s+into|tracing"
-    r"|cross-referencing|double-checking|verifying|calculating|reconciling|untangling"
-    r"|sketching|gathering|juggling|probing|tallying|parsing|inspecting|scrutini[sz]ing)\b"
 )
 _THOUGHT_ED = (
     r"(?:decided|determined|identified|realized|realised|noted|concluded|confirmed"

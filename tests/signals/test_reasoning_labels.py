@@ -41,10 +41,6 @@ ZH_LABEL = (
     "思考：用户想知道报销流程，我需要先列出所需材料，再说明审批步骤。\n\n"
     "回答：报销需要提交发票原件。"
 )
-SUMMARIES = (
-    "**Analyzing Error Logs**\n\nI am scanning the service logs for the first error.\n\n"
-    "**Investigating the Root Cause**\n\nChecking whether the cron job restarted the worker."
-)
 CLIPPED = (
     "Need act verify each sample exists in library. update via API. maybe use read skill? none."
 )
@@ -89,26 +85,6 @@ def test_clipped_notes_trip(dialect: str) -> None:
 )
 def test_one_clipped_cue_passes(text: str) -> None:
     v = detect(text, dialect="harmony")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize("dialect", ["gemini", "all"])
-def test_thought_summaries_with_the_models_own_scanning_trip(dialect: str) -> None:
-    v = detect(SUMMARIES, dialect=dialect)
-    assert v.leak and "thought summary" in v.reason, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # a how-to's headings, the writer addressing the reader
-        "**Setting Up the Project**\n\nI'm assuming you have Node 20.\n\n**Running the Tests**"
-        "\n\nRun npm test.",
-        "I am scanning the logs now and will report back.",  # an agent's progress, no title
-    ],
-)
-def test_headings_of_a_how_to_or_a_progress_note_pass(text: str) -> None:
-    v = detect(text, dialect="gemini")
     assert not v.leak, v.reason
 
 
@@ -224,19 +200,7 @@ def test_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [
-        GRANITE,
-        MIMO,
-        GROK,
-        TERSE,
-        SO_ANSWER,
-        DICTATED,
-        FIRST_I,
-        ITALIC,
-        ZH_LABEL,
-        SUMMARIES,
-        CLIPPED,
-    ],
+    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL, CLIPPED],
 )
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
