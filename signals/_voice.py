@@ -109,8 +109,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "the plan, telegraphic",
         2,
         re.compile(
-            r"\b(?P<c>[Ww]e\s+need\s+(?:answer|respond|reply|provide|output|produce|craft"
-            r"|summari[sz]e|compute|explain|mention)\b(?!\s+(?:keys?|sheets?|options?|choices?"
+            r"\b(?P<c>[Ww]e\s+need\s+(?:answer|respond|reply|provide|craft|summari[sz]e"
+            r"|explain)\b(?!\s+(?:keys?|sheets?|options?|choices?"
             r"|files?|boxes|fields?)\b)"
             r"|(?<![\w,] )[Ss]o\s+answer\s*:)"
         ),

@@ -34,7 +34,8 @@ _DECOR = "[*_#>\\-\u2022\u25cf\u25c6\u25b8\u2234\u273b\u273d\u2722\u2733\u23fa]{
 #: expects, nor the lower-case words a poem or a note opens with ("thinking:", "thoughts:")
 _LABEL = r"(?:[Rr]easoning|REASONING|Thinking|THINKING|Thoughts|thought|THOUGHT)"
 _VERBS = (
-    r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention|act"
+    r"(?:verify|ensure|check|correct|exact|exactly|final|run|handle|answer|respond|reply|mention"
+    r"|act(?!\s+(?:fast|now|quickly|soon|on|upon)\b)"
     r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
     r"|clean|concise|short|brief|include|list|summari[sz]e|explain|provide|give|add|avoid"
     r"|finish|double-check|make|be\s+(?:concise|brief|careful|clear))\b"

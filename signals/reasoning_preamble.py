@@ -100,24 +100,27 @@ LEAD = (
     # gpt-oss after a tool's result: "We got the search results."
     r"|We\s+(?:got|received)\s+(?:the|a|an|some|two|three|\d+)\b"
     # gpt-oss's clipped plan: "We need answer: ..."
-    r"|We\s+need\s+(?:answer|respond|reply|provide|output|produce|craft|summari[sz]e|compute"
-    r"|explain|mention)\b"
+    r"|We\s+need\s+(?:answer|respond|reply|provide|craft|summari[sz]e|explain)\b(?!\s+(?:keys?"
+    r"|sheets?|options?|choices?|files?|boxes|fields?)\b)"
     # the plan of the reply itself: "We need to write one paragraph ..."
     r"|We\s+(?:need|have)\s+to\s+(?:write|answer|respond|reply|produce|craft|give|output"
     r"|provide|draft|compose)\b"
     # the user in the third person in Portuguese, Spanish, French, Italian, German
     r"|(?=[OoEeLlDd])" + _EU_USER + ")"
-    # "Okay, the user dictated ...": after a filler, the user in the third person with any verb
-    # (not a compound noun: "Okay, the user account is ready")
-    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?the\s+user\s+(?!(?:account|name|id|guide"
-    r"|interface|base|story|manual|profile|data|table|record|role|group|agent|list|model|object"
-    r"|session|settings|input|experience|flow)s?\b)[a-z]{3,}\b"
-    # "Okay so first I look at ...": after a filler, the model's own first step
-    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?first,?\s+I\b"
+    # "Okay, the user dictated ...": after a filler, the user in the third person with a verb in
+    # the past, reporting what they did (not "the user created by the script", a participle;
+    # "the user password", "the user you created" and "the user should" are no report)
+    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?the\s+user\s+[a-z]{2,}ed\b(?!\s+(?:by|earlier"
+    r"|yesterday|last|in|at|on|from|via|with|for|through|before|after)\b)"
+    # "Okay so first I look at ...": after a filler, the model's own first step in the present
+    # ("first I'll check your config" and "first I'd check" offer help)
+    r"|(?=[OAHWGR])" + _FILLERS + r"(?:so,?\s+)?first,?\s+I\s+(?:look|check|read|scan|review"
+    r"|figure|parse|consider|think|go\s+through|examine|compare|verify|need\s+to\s+(?:look|check"
+    r"|figure|understand|find|read))\b"
     # "Okay, so I need to ...": after a filler with "so", any first-person need
     r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
     # Chinese, behind one test of the first character
-    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那么)[，,]\s*)?(?:(?:思考|推理)(?:过程)?[:：]|"
+    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那么)[，,]\s*)?(?:(?:思考过程|推理过程)[:：]|"
     + _ZH_USER
     + "|"
     + _ZH_PLAN

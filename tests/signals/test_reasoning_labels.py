@@ -81,6 +81,7 @@ def test_clipped_notes_trip(dialect: str) -> None:
     [
         "It works on my side. maybe add a test later, if you have time?",  # one cue
         "We need actual numbers before we decide.",  # not the bare verb
+        "Deadline is Friday. Need act fast on the visa paperwork. Ensure your passport is valid.",
     ],
 )
 def test_one_clipped_cue_passes(text: str) -> None:
@@ -88,10 +89,9 @@ def test_one_clipped_cue_passes(text: str) -> None:
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize("text", [ITALIC, ZH_LABEL])
 @pytest.mark.parametrize("dialect", ["anthropic", "chatml", "all"])
-def test_a_label_then_reasoning_in_italics_or_chinese_trips(text: str, dialect: str) -> None:
-    v = detect(text, dialect=dialect)
+def test_a_label_then_reasoning_in_italics_trips(dialect: str) -> None:
+    v = detect(ITALIC, dialect=dialect)
     assert v.leak and "L" in v.signals, v.reason
 
 
@@ -101,6 +101,10 @@ def test_a_label_then_reasoning_in_italics_or_chinese_trips(text: str, dialect: 
         "Reasoning:\n_The cache is cold on the first call._\nSo the first request is slow.",
         "Reasoning: the read_file tool returns bytes, so I should_not decode twice.",
         "思考：为什么天空是蓝色的？请结合光的散射来回答。",  # a textbook's exercise
+        # a bare 思考：/推理： label opens product and support writing as often (review 48):
+        # only 思考过程：/推理过程： opens reasoning
+        ZH_LABEL,
+        "推理：用户提到登录失败，首先需要确认密码是否过期，然后检查账号是否被锁定。",
     ],
 )
 def test_a_label_with_one_cue_passes(text: str) -> None:
@@ -137,6 +141,15 @@ def test_a_filler_then_the_user_with_any_verb_opens_reasoning(dialect: str) -> N
 @pytest.mark.parametrize(
     "text",
     [
+        # review 48: the user with no verb in the past, or first I offering help
+        "OK, the user should now be able to sign in. Ensure their role includes `read`.",
+        "Right, the user you created has no sudo rights. Ensure you log in as root first.",
+        "Alright, the user password is stored as a bcrypt hash. Let's write a helper:",
+        "Hmm, the user count dropped after the release. Let me check: did signup break?",
+        "Okay, the user created by the script has no home dir. Ensure you pass -m.",
+        "OK, first I'd check your PATH. Ensure that `python3` resolves to the venv:",
+        "OK, first I'll check your config. Let me look at line 12: the port is wrong.",
+        "Okay, so first I recommend a backup. Ensure it finishes before the migration.",
         "Okay, the user account is ready. I should mention you can log in now.",
         "Okay, the user table has three columns. I should add an index.",
         "Okay, the user dictated it, and that is fine.",  # one cue
@@ -159,6 +172,9 @@ def test_a_telegraphic_plan_of_the_reply_trips(text: str, dialect: str) -> None:
     "text",
     [
         "We need answer keys for the quiz before Friday.",  # a noun after it
+        # nouns English writes after "we need" (review 48)
+        "We need compute before we train the 70B model. Keep it simple: rent 8xH100 first.",
+        "We need output in JSON, so set `response_format`. Ensure the schema is valid.",
         "We need to answer the phone faster. So the answer is more staff.",  # English
         "We need answers from the vendor; so, answer their email first.",
         "The form asks: So answer: yes or no?",  # one cue alone
@@ -200,7 +216,7 @@ def test_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, ZH_LABEL, CLIPPED],
+    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, CLIPPED],
 )
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
