@@ -3,7 +3,9 @@
 Only with declared tools (``tools=`` on :func:`guard.detect`, ``detect_message``, streams and
 audit): a call to ``get_weathr`` when ``get_weather`` was declared, or to a tool the request
 never offered, is the model's invention or a corrupted header, and executing it fails or worse.
-A Harmony recipient prefix (``functions.NAME``) is accepted for a declared ``NAME``. Without
+A Harmony recipient's namespace left on the name (``functions.bash`` for a declared ``bash``)
+is no declared name either: a server's parser strips it, so a call that keeps it fails in the
+host's dispatcher (guard's own Harmony scanner names such calls ``bash``). Without
 declared tools the signal is silent (the charset rule, N, still applies).
 """
 
@@ -37,13 +39,13 @@ class UndeclaredTool:
         name = text.original
         if tools is None or ctx.offset != 0 or not ctx.final:
             return
-        bare = name.removeprefix("functions.")
-        if name in tools or bare in tools:
+        if name in tools:
             return
-        yield Hit(
-            signals=(self.code,),
-            start=0,
-            end=len(name),
-            evidence=name,
-            detail=f"tool {name!r} is not declared ({len(tools)} declared)",
-        )
+        bare = name.removeprefix("functions.")
+        if bare in tools:
+            # the namespace a Harmony header writes before the name, left on it: a server's
+            # parser strips it, and the host's dispatcher knows no tool of this name
+            detail = f"tool {name!r} is not declared: the recipient's namespace left on {bare!r}"
+        else:
+            detail = f"tool {name!r} is not declared ({len(tools)} declared)"
+        yield Hit(signals=(self.code,), start=0, end=len(name), evidence=name, detail=detail)

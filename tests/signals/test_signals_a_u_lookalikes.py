@@ -61,7 +61,7 @@ def test_u_a_confusable_of_a_declared_tool_is_undeclared(name: str) -> None:
     ("name", "tools"),
     [
         ("get_weather", DECLARED),
-        ("functions.get_weather", DECLARED),  # the Harmony recipient prefix
+        ("functions.get_weather", ["functions.get_weather"]),  # declared so
         ("get_weather", [{"type": "function", "function": {"name": "get_weather"}}]),
         ("get_weather", [{"name": "get_weather"}]),
         ("get_weathr", None),  # tools unknown: U is silent
@@ -74,7 +74,10 @@ def test_u_near_misses_are_not_leaks(name: str, tools: list[object] | None) -> N
 
 
 @pytest.mark.parametrize(
-    "name", ["Get_Weather", "get_weathr", "functions.get_weathr", "weather", "search"]
+    "name",
+    ["Get_Weather", "get_weathr", "functions.get_weathr", "weather", "search"]
+    # the Harmony recipient's namespace left on a declared name: the dispatcher knows no such tool
+    + ["functions.get_weather"],
 )
 def test_u_positives(name: str) -> None:
     assert detect(name, "tool_name", tools=DECLARED).signals == ("U",)
