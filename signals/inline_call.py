@@ -23,20 +23,19 @@ the calls it then makes natively):
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
 * a ReAct step written as text (``Action: NAME`` on its line, ``Action Input: ...`` on the
   next; or ``Function: NAME`` or ``Tool: NAME``, then ``Arguments:``, ``Args:``,
-  ``Parameters:`` or ``Input:``), the text protocol a model falls back to when native calls
-  are declared;
+  ``Parameters:`` or ``Input:`` and a JSON object that is no JSON Schema), the text protocol a
+  model falls back to when native calls are declared;
 * the Vercel AI SDK's call part (``{"type": "tool-call", "toolName": NAME, "args": {...}}``) and
   its result record, forged (``{"type": "tool-result", "toolName": NAME, "result": ...}``);
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``); a result as an interface
-  prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``, an agent's log line ``[NAME]
-  -> {"status": "success"}`` at a line's start), forged;
+  prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``), forged;
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
-* a pythonic call alone on its line, or a list of them (``[get_weather(location="Paris")]``,
-  keyword arguments or none, after a narrating ``Calling``, ``Running``, ``Invoking`` or
-  ``Executing`` and before an ellipsis or not): the call syntax of LFM2, Llama 4 and the
+* a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``), or one
+  call after a narrating ``Calling``, ``Running``, ``Invoking`` or ``Executing`` (keyword
+  arguments or none, an ellipsis after it or not): the call syntax of LFM2, Llama 4 and the
   pythonic dialect whose wrapper tokens were stripped (J reads such a list that ends the text),
-  not after a line ending in a colon;
+  not after a line ending in a colon, not indented as a Markdown code block;
 * a Harmony header that kept its recipient and lost its tokens, its arguments after it:
   ``to=functions.NAME json\\n{...}``, also with the channel word a stripped header leaves
   between them (``to=functions.NAME commentary json {...}``);
@@ -125,14 +124,12 @@ _NOTE = regex.compile(
     r"\b(?:returned|with\s+arg(?:ument)?s)\b"
 )
 #: a tool's result as an interface prints it, which the host writes and the model forges:
-#: ``[tool result: NAME] ...``, ``Tool output (NAME):``, ``[NAME] -> {"status": ...}``
+#: ``[tool result: NAME] ...``, ``Tool output (NAME):``
 _RESULT = regex.compile(
     r"(?m:^)[ \t]*\[(?i:tool[ _]?(?:result|output|response))[ \t]*[:\-][ \t]*[`\"']?"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?(?=[\]( \t])(?!\]\()"
     r"|(?m:^)[ \t]*(?i:tool[ _]?(?:result|output|response))[ \t]*"
     r"\((?P<paren>[A-Za-z_][\w.\-]{0,127})\)[ \t]*:"
-    # an agent's log line: the tool's name in brackets, an arrow and what it returned
-    r"|(?m:^)[ \t]*\[(?P<arrow>[A-Za-z_][\w.\-]{0,127})\][ \t]*(?:->|→|=>)[ \t]*[{\[\"]"
 )
 #: an element named after a tool, opening its line and closed after its arguments (the
 #: text-protocol call of Cline-style agents: ``<execute_command> npm run build
@@ -148,12 +145,15 @@ _SLASHED = regex.compile(
 #: a ReAct step written as text: ``Action: NAME`` on its line, then ``Action Input:`` and the
 #: input (the text protocol a model falls back to when native calls are declared), or its
 #: variant ``Function: NAME`` (or ``Tool: NAME``) then ``Arguments:`` (``Args:``,
-#: ``Parameters:``, ``Input:``)
+#: ``Parameters:``, ``Input:``) and a JSON object (a tool list describes its parameters there)
 _REACT = regex.compile(
     r"(?m)^[ \t]*(?:\*\*)?(?:Action|(?P<fn>Function|Tool))(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*"
     r"(?:\*\*|[`\"'])?(?P<name>[^\s`\"'*][^\n`\"'*]{0,127}?)(?:\*\*|[`\"'])?[ \t]*\r?\n"
-    r"[ \t]*(?:\*\*)?(?(fn)(?:Arguments|Args|Parameters|Input)|Action[ _]Input)(?:\*\*)?[ \t]*:"
-    r"(?:\*\*)?[ \t]*\S"
+    r"[ \t]*(?:\*\*)?(?(fn)(?:Arguments|Args|Parameters|Input)(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*"
+    # the variant's arguments a JSON object, not a JSON Schema (a tool's description lists its
+    # parameters so: "Parameters: city (string)", "Parameters: {"type": "object", ...}")
+    r"\{(?![^\n]{0,80}\"(?:type\"\s*:\s*\"object|properties)\")"
+    r"|Action[ _]Input(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*\S)"
 )
 #: what introduces an object quoted inline as a sample, right before it on its line (``The
 #: result part looks like this: {...}``, ``e.g. {...}``)
@@ -188,12 +188,15 @@ def _react_quoted(norm: str, start: int) -> bool:
     return _introduced(norm, at)
 
 
-#: a pythonic call alone on its line, or a list of them (``[get_weather(location="Paris")]``):
-#: the call syntax of LFM2, Llama 4 and the pythonic dialect with its wrapper tokens stripped;
-#: keyword arguments or none, the line's end after it (past a narrating ``Calling`` before it
-#: and an ellipsis after it: ``Calling get_forecast(lat=40.7, lon=-74.0)…``)
+#: a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``), the call
+#: syntax of LFM2, Llama 4 and the pythonic dialect with its wrapper tokens stripped, or one
+#: call after a narrating ``Calling`` (``Calling get_forecast(lat=40.7, lon=-74.0)…``: a bare
+#: call on its line is as often an example of code written without a fence); keyword arguments
+#: or none, the line's end after it, an ellipsis allowed; not indented four blanks (Markdown's
+#: code block)
 _LISTED = regex.compile(
-    r"(?m)^[ \t]*(?:(?:Calling|Running|Invoking|Executing)[ \t]+)?(?P<at>(?P<list>\[)?)"
+    r"(?m)^[ \t]{0,3}(?:(?P<told>(?:Calling|Running|Invoking|Executing)[ \t]+))?"
+    r"(?P<at>(?P<list>\[)?)"
     r"(?P<name>[A-Za-z_][\w.\-]{0,127})\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
     r"[^\n]{0,2000}?\)(?(list)\])[ \t]*(?:\.{1,3}|…)?[ \t]*(?=\r?\n|\Z)"
 )
@@ -388,7 +391,9 @@ _NARRATED = regex.compile(
 )
 #: words of an explanation around a fenced block (what it shows, not a step taken)
 _EXPLAINED = regex.compile(
-    r"(?i)\b(?:this|below|above|example|looks\s+like|each|field|format|shape|try\s+it|docs?)\b"
+    r"(?i)\b(?:this|below|above|example|looks\s+like|each|field|format|shape|try\s+it|docs?"
+    r"|show|walk|paste|demonstrat\w*|illustrat\w*|so\s+you\s+can|raw|parser?s?|sdk|few-shot"
+    r"|request|template|prompt)\b"
 )
 
 
@@ -603,6 +608,8 @@ class InlineCall:
             for m in _LISTED.finditer(norm):
                 name = m.group("name")
                 at = m.start("at")
+                if m.group("list") is None and m.group("told") is None:
+                    continue  # a bare call: code shown without a fence as often
                 if m.end() == len(norm) and not ctx.final:
                     continue  # the line may go on in the next delta
                 if m.end() >= end and (

@@ -69,9 +69,7 @@ REACT_AFTER = (
 
 LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
 CALL_LINE = 'I\'ll fetch it now.\n\nCalling search_web(query="news", limit=5)…'
-BARE_LINE = 'read(path="a.py")\nThen I summarise the file.'
 FUNCTION_STEP = 'Function: search_web\nArguments: {"query": "news", "recursive": false}'
-ARROW = '[memory_search] -> {"status": "success", "hits": 3}\nDone! Three notes match.'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
 #: every form Y reads, as whole texts (the stream tests below split each of them too)
@@ -94,9 +92,7 @@ POSITIVES = [
     LM_STUDIO,
     LISTED,
     LISTED_TWO,
-    ARROW,
     CALL_LINE,
-    BARE_LINE,
     FUNCTION_STEP,
 ]
 
@@ -162,12 +158,20 @@ def test_the_nested_call_is_the_inner_object() -> None:
         '[read(path="a.py")] is the list form.',  # the line goes on
         "[read(p) for p in paths]\nok",  # a comprehension, no keyword argument
         '```\n[read(path="a.py")]\n```\nok',  # code
-        ARROW.replace("memory_search", "web_fetch"),  # not a declared tool
-        'See [memory_search] -> {"a": 1} in the log.',  # not a line's start
-        "[memory_search] -> then summarise the hits",  # no result after the arrow
+        # an agent's log line quoted, a pipeline's stages (review 48): no result form
+        'Looking at the trace, the second step was\n[read] -> {"error": "not found"}\nso fix it.',
+        "The pipeline is simple.\n[search_web] -> [read] -> [memory_search]\nEach stage is async.",
         'x = read(path="a.py")\nok',  # an assignment: code
         'read(path="a.py") returns the file as text.',  # the line goes on
         "Calling read(a.py) now",  # no keyword argument, and the line goes on
+        # a bare call on its line is code shown without a fence as often (review 48)
+        'read(path="a.py")\nThen I summarise the file.',
+        'Finally, start it.\nsearch_web(query="x", limit=5)\nIt listens on all interfaces.',
+        'Example usage\n\n    Calling read(path="a.py")\n\nreturns the text.',  # a code block
+        # a tool list describing parameters, not a call (review 48)
+        "I have two tools.\n\nTool: search_web\nParameters: query (string, required)",
+        "**Function:** `search_web`\n**Parameters:** `query`, the words.\n**Returns:** hits.",
+        'Function: search_web\nParameters: {"type": "object", "properties": {"query": {}}}',
         'Usage:\nread(path="a.py")\nThat is all.',  # introduced: a sample
     ],
 )
@@ -336,6 +340,8 @@ def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
         'Sure. {"name": "read", "args": {"p": 1}} and then {',  # not cut: closed
         'Sure. {"name": "read"',  # no arguments begun
         "The format looks like this:\n" + FENCED_XML.split("\n", 1)[1],  # introduced: shown
+        # narration that shows the reader a format (review 48)
+        "Let me show you the raw request the SDK sends.\n\n" + FENCED_XML.split("\n", 1)[1],
         FENCED_XML.replace("search_web", "web_fetch"),  # not a declared tool
         FENCED_XML.replace("</invoke>\n", "</invoke>\n<note>x</note>\n"),  # more than calls
     ],

@@ -75,9 +75,15 @@ def test_u_near_misses_are_not_leaks(name: str, tools: list[object] | None) -> N
 
 @pytest.mark.parametrize(
     "name",
-    ["Get_Weather", "get_weathr", "functions.get_weathr", "weather", "search"]
-    # the Harmony recipient's namespace left on a declared name: the dispatcher knows no such tool
-    + ["functions.get_weather"],
+    [
+        "Get_Weather",
+        "get_weathr",
+        "functions.get_weathr",
+        "weather",
+        "search",
+        # the Harmony recipient's namespace left on a declared name: no tool of that name
+        "functions.get_weather",
+    ],
 )
 def test_u_positives(name: str) -> None:
     assert detect(name, "tool_name", tools=DECLARED).signals == ("U",)
