@@ -260,21 +260,18 @@ def test_chatml_escapes_phi_role_tokens_in_untrusted_text_and_restores_them() ->
     assert unescape(escaped, dialect="chatml") == raw
 
 
-# --- Granite's and ERNIE's answer wrapper, ERNIE's and InternLM's tokens ------------------------
+# --- ERNIE's and InternLM's tokens; Granite's and ERNIE's <response> wrapper is not reserved ---
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "<response>\nHello! Which city are you starting from?\n</response>",
-        "Canberra is the capital.\n</think>\n\n<response>\nIt is Canberra.\n</response>",
-        "<think>Harmless recipe.</think> <response>No, it is not harmful.</response>",
         "The answer is 4.<|end_of_sentence|>",
         'Checking.<|action_start|><|plugin|>\n{"name": "get_weather"}<|action_end|>',
         "Let me check the forecast for you.<|action_start|",  # cut at the end (Q)
     ],
 )
-def test_answer_wrapper_ernie_and_internlm_tokens_are_reserved_for_chatml(text: str) -> None:
+def test_ernie_and_internlm_tokens_are_reserved_for_chatml(text: str) -> None:
     for dialect in ("chatml", "qwen3_coder", "all"):
         v = detect(text, surface="text", dialect=dialect)
         assert v.leak and ({"H", "Q"} & set(v.signals)), (dialect, v.reason)
@@ -283,22 +280,23 @@ def test_answer_wrapper_ernie_and_internlm_tokens_are_reserved_for_chatml(text: 
 @pytest.mark.parametrize(
     "text",
     [
+        # the commonest XML element name: chatml does not reserve it (review 48)
+        "Your XML should look like\n<response>\n  <status>ok</status>\n</response>",
+        "The API returns <response><code>200</code></response> on success.",
         "Please add a reasoning parser that separates the `<response>` block from the thinking.",
-        "ERNIE wraps its answer in <response> tags after the reasoning.",
-        "```xml\n<response>\n  <status>ok</status>\n</response>\n```",
     ],
 )
-def test_answer_wrapper_quoted_or_named_is_not(text: str) -> None:
+def test_the_response_wrapper_is_no_chatml_token(text: str) -> None:
     v = detect(text, surface="text", dialect="chatml")
     assert not v.leak, v.reason
 
 
-def test_ernie_and_internlm_models_map_to_chatml_and_the_wrapper_escapes_reversibly() -> None:
+def test_ernie_and_internlm_models_map_to_chatml_and_their_tokens_escape_reversibly() -> None:
     for model in ("baidu/ERNIE-4.5-21B-A3B-Thinking", "ernie-4.5-300b-a47b", "internlm2_5-7b-chat"):
         assert dialect_for_model(model) == "chatml", model
-    raw = "Answer inside <response></response> please"
+    raw = "paste: <|action_start|><|plugin|> and <|end_of_sentence|>"
     escaped = escape(raw, dialect="chatml")
-    assert "<response>" not in escaped
+    assert "<|action_start|>" not in escaped and "<|end_of_sentence|>" not in escaped
     assert unescape(escaped, dialect="chatml") == raw
 
 
