@@ -220,10 +220,15 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
     )
     if own.search(text, lo, hi) is not None:
         return True
-    # the value closed with its own key's tag and the next parameter opened after it
-    # (``"content": "metric units.</content>\\n<parameter name=\\"reason\\">..."``)
+    # the value closed with its own key's tag, never opened in the string, and the next
+    # parameter opened after it (``"content": "metric units.</content>\\n<parameter name=
+    # \\"reason\\">..."``; an XML file whose ``<content>`` element is closed so opens it first)
     closed = re.compile(r"</" + name + r">(?:\s|\\[nrt])*<parameter(?=[\s=>])", re.IGNORECASE)
-    return closed.search(text, lo, hi) is not None
+    found = closed.search(text, lo, hi)
+    if found is None:
+        return False
+    opener = re.compile(r"<" + name + r"(?=[\s>/])", re.IGNORECASE)
+    return opener.search(text, lo, found.start()) is None
 
 
 def _string_around(text: str, start: int, end: int) -> tuple[int, int]:

@@ -23,7 +23,11 @@ template defines, and every one of them names the tool it calls:
   (``mandatory_tool{key:value}``, for the Gemma and Gemini dialects only: elsewhere it reads as
   CSS), or a pythonic call list on the last line that was never closed
   (``[get_weather(city="Dublin"), get_date(``); not when the line before introduces it with a
-  colon (``Call it like this:``), as an example.
+  colon (``Call it like this:``), as an example;
+* in the answer only, a call list that opens its line under a lone ``tool_calls`` key in any
+  case (``{"toolCalls": [{"type": "bash", "command": "ls"}]}``), every call naming a declared
+  tool (one object naming a tool beside other keys, ``{"name": "bash", "score": 3}``, may be
+  data and is not read).
 
 An object in one of J's forms (``{"name": ..., "arguments": {...}}``) is J's finding, not F's.
 Without declared tools nothing tells such an object from a JSON answer, so F is silent (the
@@ -32,7 +36,7 @@ a name inside a sentence or a path (``The final result\n{...}``, ``application/j
 or naming a tool that was not declared, does not fire. The object must end the text (trailing
 blanks allowed) and fit in the last :data:`SPAN` characters. The hit is the object; it depends
 on the end of the text, so a stream decides it at the end. A stream holds back a trailing
-object of the keyed form until it closes; it does not hold an object back for the name before
+object of the keyed form, and a call list under a lone ``tool_calls`` key, until it closes; it does not hold an object back for the name before
 it (that would hold every JSON answer, in every stream: the stream's plan is per dialect, not
 per request), so for that form it relays the object and reports the leak, cut at the ``{``,
 when the text ends.
@@ -75,6 +79,13 @@ _KEYED_SOURCE = (
     r"(?:\s*,\s*(?&fs)\s*:\s*(?&fv))*\s*\}\s*"
 )
 _KEYED = regex.compile(_KEYED_SOURCE, regex.VERSION1)
+#: a call list under a lone ``tool_calls`` key (any case), to the end of the text: held back by
+#: a stream too, so the calls it forges are not shown before the end decides them
+_LISTED_SOURCE = (
+    r"\{\s*\"(?i:tool_?calls|toolcalls|function_?calls|functioncalls)\"\s*:\s*(?&fa)\s*\}\s*"
+)
+#: what a stream holds back: either form, from its opening brace to the end
+_TAIL_SOURCE = _DEFINE + "(?:" + _KEYED_SOURCE[len(_DEFINE) :] + "|" + _LISTED_SOURCE + ")"
 #: where the object may start
 _OPEN = regex.compile(r"\{")
 #: the name right before the object: alone at a line start (or after ``to=`` or ``://``), with
@@ -114,7 +125,7 @@ _TRIGGERS = Triggers(
     literals=("{", "("),
     needs_tools=True,
     scope="ending",
-    tail=_KEYED_SOURCE,
+    tail=_TAIL_SOURCE,
     tail_start=r"\{",
     last="",
 )

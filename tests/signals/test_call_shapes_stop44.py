@@ -85,6 +85,8 @@ def test_a_value_closed_by_its_own_keys_tag_before_the_next_parameter_is_no_data
         # another key's closer before the pair, or the own key's closer with prose after it
         {"doc": 'x</content>\n<parameter name="reason">said twice</parameter> in the docs'},
         {"content": 'End with </content>, then <parameter name="k">v</parameter> follows.'},
+        # an XML file whose own <content> element closes before a <parameter> element (review 48)
+        {"content": '<c>\n<content>hi</content>\n<parameter name="t">30</parameter>\n</c>'},
     ],
 )
 def test_a_closer_of_another_key_or_before_prose_is_data(args: dict[str, str]) -> None:

@@ -93,13 +93,14 @@ def test_a_keyed_call_every_split_gives_the_whole_verdict_and_is_held() -> None:
         assert release == whole.cut == KEYED.index("{"), cut
 
 
-def test_a_call_list_every_split_gives_the_whole_verdict() -> None:
+def test_a_call_list_every_split_gives_the_whole_verdict_and_is_held() -> None:
     text = 'Running it.\n{"toolCalls": [{"type": "bash", "command": "ls"}]}'
     whole = detect(text, dialect="glm", tools=TOOLS)
     assert whole.leak and whole.cut == text.index("{")
     for cut in range(1, len(text)):
-        verdict, _ = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
+        verdict, release = streamed(text, cut, "text", "glm", tools=frozenset(TOOLS))
         assert verdict == whole, cut
+        assert release == whole.cut, cut  # nothing of the forged calls is shown
 
 
 def test_a_named_call_every_split_gives_the_whole_verdict() -> None:
