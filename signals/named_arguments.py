@@ -36,10 +36,10 @@ a name inside a sentence or a path (``The final result\n{...}``, ``application/j
 or naming a tool that was not declared, does not fire. The object must end the text (trailing
 blanks allowed) and fit in the last :data:`SPAN` characters. The hit is the object; it depends
 on the end of the text, so a stream decides it at the end. A stream holds back a trailing
-object of the keyed form, and a call list under a lone ``tool_calls`` key, until it closes; it does not hold an object back for the name before
-it (that would hold every JSON answer, in every stream: the stream's plan is per dialect, not
-per request), so for that form it relays the object and reports the leak, cut at the ``{``,
-when the text ends.
+object of the keyed form, and a call list under a lone ``tool_calls`` key, until it closes; it
+does not hold an object back for the name before it (that would hold every JSON answer, in
+every stream: the stream's plan is per dialect, not per request), so for that form it relays
+the object and reports the leak, cut at the ``{``, when the text ends.
 """
 
 from __future__ import annotations
