@@ -64,8 +64,11 @@ _ENVELOPE_TAIL = regex.compile(
 _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text
     # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
-    # ``]``; a line break in a string is the escape ``\\n``); or an envelope's tail
-    pattern=r'\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]|"\s*,\s*"(?:arguments|parameters)"\s*:',
+    # ``]``; a line break in a string is the escape ``\\n``)
+    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
+    # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
+    # opens with a quote would be tried at every quote of every argument string)
+    literals=('"arguments"', '"parameters"'),
 )
 
 
