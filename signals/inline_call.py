@@ -219,9 +219,10 @@ _NAMED = regex.compile(
     r"(?:\r?\n[ \t]*){0,2}\{)"
 )
 
-#: what every pythonic call Y reads holds: a name, then ``()`` or a keyword argument
-_CALL_SHAPE = r"\w\((?:\)|[ \t]*[A-Za-z_]\w*[ \t]*=)"
-_CALL_SHAPE_RE = regex.compile(_CALL_SHAPE)
+#: the words that narrate a pythonic call on its line (its list form holds a ``[``, a literal
+#: already): literals, ``in`` tests, where a pattern for the call's shape would arm every
+#: stream of code with keyword arguments
+_NARRATIONS = ("Calling ", "Running ", "Invoking ", "Executing ")
 
 _TRIGGERS = Triggers(
     literals=(
@@ -239,9 +240,8 @@ _TRIGGERS = Triggers(
         "Action",  # a ReAct step
         "Function",  # its variants: ``Function: NAME`` / ``Arguments: {...}``
         "Tool",
+        *_NARRATIONS,  # a pythonic call narrated on its line
     ),
-    # a pythonic call with keyword arguments or none (a call alone on its line)
-    pattern=_CALL_SHAPE,
     needs_tools=True,
 )
 
@@ -552,8 +552,7 @@ class InlineCall:
         if not tools:
             return
         norm = text.norm
-        shaped = "(" in norm and _CALL_SHAPE_RE.search(norm) is not None
-        if not shaped and not any(lit in norm for lit in _TRIGGERS.literals):
+        if not any(lit in norm for lit in _TRIGGERS.literals):
             return
         end = len(norm.rstrip())
         if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
@@ -604,7 +603,7 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if shaped:
+        if "(" in norm and ("[" in norm or any(n in norm for n in _NARRATIONS)):
             for m in _LISTED.finditer(norm):
                 name = m.group("name")
                 at = m.start("at")
