@@ -13,7 +13,9 @@ spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a docu
 clause such as "When the user asks"), and scores the densest cluster of cues:
 
 * each cue has a weight: 4 for an interface's reasoning header alone on the text's first line
-  with the reasoning after it (Grok's "Thinking about the user's request"), 3 for "the user
+  with the reasoning after it (Grok's "Thinking about the user's request") and for a whole
+  answer that is one short note to self ("Need verify healthy.", at most two short sentences,
+  "Need" and a bare word, no question), 3 for "the user
   wants me to", 2 for the strong kinds (the user in
   the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
   "respond to the user", a self-correction, a telegraphic note or plan ("We need answer:",
@@ -138,6 +140,19 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     # the literal "? No" / "? no" (signal W's trigger) is part of every match
     ("self-correction", 2, re.compile(r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+)" + _IMPERATIVE)),
+    # the whole answer one short note to self (gpt-5's commentary relayed as a message: "Need
+    # verify healthy.", "Need inspect failing test first. Then patch parser, rerun."): "Need"
+    # and a bare word, at most two short sentences, no question; decides alone
+    (
+        "the answer a note",
+        4,
+        re.compile(
+            r"\A\s*(?P<c>Need\s+(?!(?:a|an|the|to|some|any|more|less|help|it|this|that|these"
+            r"|those|your|you|me|him|her|them|us|our|my|his|their|not|no|only|just|all|both"
+            r"|each|every|one|two|time|money)\b)[a-z][a-z-]+\b)[^\n?!]{0,120}?[.]?"
+            r"(?:\s+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
+        ),
+    ),
     (
         "terse note",
         2,

@@ -171,6 +171,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "the user, telegraphic": ("ser",),
     "the plan, telegraphic": ("need ", "answer"),
     "reasoning header, interface": ("hinking about",),
+    "the answer a note": ("Need ",),
     "the prompt, third person": ("prompt", "nstruction", "reminder", "system message"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),

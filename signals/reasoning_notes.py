@@ -38,7 +38,9 @@ _LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
 #: weak kinds read only in an answer's opening (signal L): anywhere in a text, "I need to
 #: submit by Friday" and "Now write the summary" are a person's own plans as often as a model's
 #: (and an interface header counts only as the text's first line)
-_OPENING_ONLY = frozenset({"first-person modal", "reply step", "reasoning header, interface"})
+_OPENING_ONLY = frozenset(
+    {"first-person modal", "reply step", "reasoning header, interface", "the answer a note"}
+)
 _TRIGGERS = Triggers(
     literals=_LITERALS,
     scope="ending",

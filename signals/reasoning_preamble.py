@@ -85,6 +85,8 @@ LEAD = (
     # (the emphasis prefix above matches nothing here, so only a text that opens with ``**``
     # is held back for it)
     r"\*\*[A-Z][a-z]{2,}ing\b[^\n*.!?]{0,60}\*\*[ \t]*\n"
+    # the whole answer a short note ("Need inspect failing test first."), judged at the end
+    r"|Need\s+[a-z][a-z-]+\b[^\n?!]{0,190}\Z"
     r"|[Nn]eed\s+"
     + _VERBS
     + r"|I\s+(?:need|have)\s+to\s+(?:"

@@ -44,6 +44,7 @@ ZH_LABEL = (
 CLIPPED = (
     "Need act verify each sample exists in library. update via API. maybe use read skill? none."
 )
+NOTE = "Need inspect failing test first. Then patch parser, rerun."
 MIMO = (
     "嗯，用户让我分析这个仓库。我先看看 README，它好像是一个命令行工具，用来同步 dotfiles。"
     "我需要用一句话概括。\n\n一个用于在多台机器之间同步 dotfiles 的命令行工具。"
@@ -68,6 +69,29 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
     v = detect(GROK, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert "reasoning header, interface" in v.reason
+
+
+@pytest.mark.parametrize("reasoning", [None, True])
+@pytest.mark.parametrize(
+    "text", [NOTE, "Need verify healthy.", "Need simpler use cat overwrite full file."]
+)
+def test_an_answer_that_is_one_short_note_trips(text: str, reasoning: bool | None) -> None:
+    v = detect(text, dialect="harmony", reasoning=reasoning)
+    assert v.leak and "the answer a note" in v.reason, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Need help? Call us at 555-0100.",  # a question
+        "Need more time.",  # a quantity, not a bare step
+        "Need to reset your password? Open Settings.",
+        "Need fix line quoting properly.\n\nHere is the corrected script:\n\n    echo hi",
+    ],
+)
+def test_a_short_answer_that_opens_with_need_passes(text: str) -> None:
+    v = detect(text, dialect="harmony")
+    assert "the answer a note" not in v.reason, v.reason
 
 
 @pytest.mark.parametrize("dialect", ["harmony", "all"])
@@ -216,7 +240,7 @@ def test_near_misses_pass(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, CLIPPED],
+    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, CLIPPED, NOTE],
 )
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
