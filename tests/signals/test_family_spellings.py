@@ -300,6 +300,37 @@ def test_ernie_and_internlm_models_map_to_chatml_and_their_tokens_escape_reversi
     assert unescape(escaped, dialect="chatml") == raw
 
 
+# --- Grok Code's <xai:function_call>, read by the anthropic record -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "surface"),
+    [
+        ("Searching the schema files.\n</xai:function_call>\n</xai:function_call>", "text"),
+        (
+            '{"path": "a.ts", "content": "export const a = 1;\\n</xai:function_call>\\n"}',
+            "tool_arg",
+        ),
+        ('<xai:function_call name="grep">\n<parameter name="q">users</parameter>', "text"),
+    ],
+)
+def test_groks_call_element_is_reserved_for_anthropic(text: str, surface: str) -> None:
+    for dialect in ("anthropic", "all"):
+        v = detect(text, surface=surface, dialect=dialect)
+        assert v.leak and "H" in v.signals, (dialect, v.reason)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Grok wraps calls in `<xai:function_call>` elements.",
+        "Grok wraps each call in <xai:function_call> elements, then stops.",
+    ],
+)
+def test_groks_call_element_quoted_or_named_is_not(text: str) -> None:
+    assert not detect(text, surface="text", dialect="anthropic").leak
+
+
 # --- Nemotron's and Mistral's numbered placeholders, Mistral's invented closer ----------------
 
 
