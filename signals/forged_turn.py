@@ -6,7 +6,9 @@ server strips special tokens, what is left of the header is the role word, lower
 start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
-* glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``);
+* glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``),
+  or alone on its line with such a tag opening the next line after a paragraph that ends a
+  sentence (``limits.\n\nuser\n<system_warning>``);
 * alone on its line, the next line a question (ended by a line break or, in a whole text, by
   its end), and no ``assistant`` line after it (any case, bold, or Gemma's ``model``; a
   transcript quoted in docs shows both roles): ``\n\nuser\nCan you also fix the ending?``;
@@ -149,7 +151,8 @@ def _turn(final: bool) -> re.Pattern[str]:
 
 
 _TURN_SOURCE = (
-    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})|QUESTION)"
+    rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})"
+    rf"|(?P<tagged>(?=[ \t]{{0,8}}\n[ \t]{{0,8}}{_HARNESS_TAG}))|QUESTION)"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)[ \t]{{1,8}}"
     rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER})"
     # an answer word that opens a short line, the answer going on after it as its own paragraph
@@ -260,6 +263,9 @@ class ForgedTurn:
                 if after is not None:
                     continue
             spaced = group == "role" and m.group("spaced") is not None
+            tagged = group == "role" and m.group("tagged") is not None
+            if tagged and not _ends_a_sentence(norm, role):
+                continue  # ``Fields:\n\nuser\n<user_id> ...``: a term and its form
             if spaced and not _ends_a_sentence(norm, role):
                 continue  # ``... is set to\n\nuser\n\nShould it be ...?``: a value
             detail = {
