@@ -31,6 +31,9 @@ the calls it then makes natively):
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``); a result as an interface
   prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``), forged;
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
+* a call's header left bare on its line: ``call NAME`` (a declared name, a period after it or
+  not) alone on its line (``call read.``), or ``call`` alone with the arguments' JSON opening
+  the next line (``call\n[{"question": ...}]``), not after a line ending in a colon;
 * a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``), or one
   call after a narrating ``Calling``, ``Running``, ``Invoking`` or ``Executing`` (keyword
   arguments or none, an ellipsis after it or not): the call syntax of LFM2, Llama 4 and the
@@ -219,6 +222,17 @@ _NAMED = regex.compile(
     r"(?:\r?\n[ \t]*){0,2}\{)"
 )
 
+#: a call's header left bare on its line, its name stripped or kept: ``call read.`` (a declared
+#: name), or ``call`` alone with the arguments' JSON opening the next line (Claude's call
+#: written as text when its block was lost)
+_CALL_LINE = regex.compile(
+    r"(?m)^[ \t]{0,3}call(?:[ \t]+(?P<name>[A-Za-z_][\w\-]{0,63}(?:\.[A-Za-z_][\w\-]{0,63})?)\.?"
+    r"[ \t]*(?=\r?\n|\Z)"
+    r"|[ \t]*\r?\n[ \t]{0,3}(?P<args>\[\s*\{|\{\s*\"))"
+)
+#: the literals every such line holds
+_CALL_LINE_LITERALS = ("\ncall ", "call\n")
+
 #: the words that narrate a pythonic call on its line (its list form holds a ``[``, a literal
 #: already): literals, ``in`` tests, where a pattern for the call's shape would arm every
 #: stream of code with keyword arguments
@@ -241,6 +255,7 @@ _TRIGGERS = Triggers(
         "Function",  # its variants: ``Function: NAME`` / ``Arguments: {...}``
         "Tool",
         *_NARRATIONS,  # a pythonic call narrated on its line
+        *_CALL_LINE_LITERALS,  # a call's header left bare on its line
     ),
     needs_tools=True,
 )
@@ -611,6 +626,18 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
+        if any(lit in norm for lit in _CALL_LINE_LITERALS):
+            for m in _CALL_LINE.finditer(norm):
+                name = m.group("name")
+                if name is not None and not declared(name, tools):
+                    continue
+                if m.end() == len(norm) and name is not None and not ctx.final:
+                    continue  # the line may go on in the next delta
+                if _introduced(norm, m.start()):
+                    continue
+                told = repr(name) if name is not None else "a declared tool"
+                detail = f"call of {told} written as a bare call line"
+                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "(" in norm and ("[" in norm or any(n in norm for n in _NARRATIONS)):
             for m in _LISTED.finditer(norm):
                 name = m.group("name")

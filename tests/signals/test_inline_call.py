@@ -69,6 +69,8 @@ REACT_AFTER = (
 
 LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
 CALL_LINE = 'I\'ll fetch it now.\n\nCalling search_web(query="news", limit=5)…'
+CALL_LINES = "I'll update the exporter now.\n\ncall read.\ncall read.\ncall memory_search.\nDone."
+CALL_BARE = 'I need your preference first.\n\ncall\n[{"question": "Which env?", "header": "Env"}]'
 FUNCTION_STEP = 'Function: search_web\nArguments: {"query": "news", "recursive": false}'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
@@ -94,6 +96,8 @@ POSITIVES = [
     LISTED_TWO,
     CALL_LINE,
     FUNCTION_STEP,
+    CALL_LINES,
+    CALL_BARE,
 ]
 
 
@@ -173,6 +177,14 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "**Function:** `search_web`\n**Parameters:** `query`, the words.\n**Returns:** hits.",
         'Function: search_web\nParameters: {"type": "object", "properties": {"query": {}}}',
         'Usage:\nread(path="a.py")\nThat is all.',  # introduced: a sample
+        "Function: search_web\nAction Input: x",  # the labels of two protocols
+        "Action: search_web\nArguments: x",
+        "Function: search_web\nReturns the top results.",  # a description
+        'The API:\nFunction: search_web\nArguments: {"query": "x"}',  # introduced: a sample
+        "You can call read. It returns text.",  # a sentence
+        "Options:\ncall\ntext\nemail",  # a list of words
+        "Then\ncall mom.",  # not a declared tool
+        "Steps:\ncall read.\n",  # introduced: a sample
     ],
 )
 def test_near_misses_pass(text: str) -> None:
