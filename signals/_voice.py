@@ -150,7 +150,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\A\s*(?P<c>Need\s+(?!(?:a|an|the|to|some|any|more|less|help|it|this|that|these"
             r"|those|your|you|me|him|her|them|us|our|my|his|their|not|no|only|just|all|both"
             r"|each|every|one|two|time|money)\b)[a-z][a-z-]+\b)[^\n?!]{0,120}?[.]?"
-            r"(?:\s+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
+            r"(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
         ),
     ),
     (

@@ -80,8 +80,9 @@ def test_context_raises_the_threshold() -> None:
     assert "score 6 >= 5 (the message has a reasoning part)" in (
         detect(text, reasoning=True).hits[0].detail
     )
-    # a note and an imperative at the opening: 2 + 1 + 1
-    weak = "Need verify. Use terminal."
+    # a note and an imperative at the opening: 2 + 1 + 1 (an answer that goes on, so no whole
+    # answer that is one note, which decides alone)
+    weak = "Need verify. Use terminal.\n\nThe backup finished at 18:40 and the logs are clean."
     assert detect(weak, reasoning=False).leak
     assert not detect(weak, reasoning=True).leak
     # the same past the opening scores 3: enough for a dialect with reasoning markers, not for
@@ -95,6 +96,10 @@ def test_quoted_cues_do_not_count() -> None:
     assert find_cues('He said "Need verify. Use terminal." twice.') == []
     assert find_cues("`Need verify.` is the note") == []
     assert [c.kind for c in find_cues("Need verify. Use terminal.")] == [
+        "the answer a note",
+        "terse imperative",
+    ]
+    assert [c.kind for c in find_cues("Need verify. Use terminal.\n\nIt is up.")] == [
         "terse note",
         "terse imperative",
     ]
