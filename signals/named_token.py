@@ -306,7 +306,60 @@ def named(
         return False
     if _result_open(dialect, spelling):
         return False
+    value = _json_value(text, start, end, final)
+    if value is not False:
+        return value
     return _run_state(text, start, end, final)
+
+
+#: a token-like chunk (a tag or a bracket tag, no blank or quote inside) that may share a JSON
+#: string with the token
+_CHUNK = regex.compile(r'<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\]')
+_CHUNK_BEFORE = regex.compile(r'(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])*\Z', regex.REVERSE)
+#: what stands before a JSON string's opening quote in an array or object, and after its close
+_JSON_BEFORE = regex.compile(r"[\[{:,][ \t]*\Z", regex.REVERSE)
+_JSON_AFTER = regex.compile(r"[ \t]*(?:[,\]}]|\r?\n|\Z)")
+#: another JSON string that holds a token, within :data:`SEVERAL` characters either side
+_TOKEN_VALUE = regex.compile(r'"(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])')
+SEVERAL = 200
+
+
+def _json_value(text: str, start: int, end: int, final: bool) -> bool | None:
+    """Whether the token at ``[start, end)`` is, with only other tokens beside it, the whole of a
+    JSON string in an array or an object (``"stop": "<|user|>"``, ``["<think>", "</think>"]``,
+    ``"prelude": "[gMASK]<sop>"``), with another such string within :data:`SEVERAL` characters:
+    a configuration or a list of tokens, data that names them (one token as a value is a call's
+    argument as often: ``{"p": "<|im_end|>"}``). ``None`` while the string's end has not
+    arrived."""
+    line = text.rfind("\n", 0, start) + 1
+    left = _CHUNK_BEFORE.search(text, line, start)
+    opening = left.start() if left is not None else start
+    if opening <= line or text[opening - 1] != '"':
+        return False
+    if _JSON_BEFORE.search(text, line, opening - 1) is None:
+        return False
+    at = end
+    while True:
+        chunk = _CHUNK.match(text, at, partial=not final)
+        if chunk is None:
+            break
+        if chunk.partial:
+            return None  # a token still arriving
+        at = chunk.end()
+    if at >= len(text):
+        return None if not final else False
+    if text[at] != '"':
+        return False
+    if at + 1 >= len(text) and not final:
+        return None
+    if _JSON_AFTER.match(text, at + 1) is None:
+        return False
+    # a configuration names several (one token as a value is a call's argument as often)
+    if _TOKEN_VALUE.search(text, max(0, opening - SEVERAL), opening - 1) is not None:
+        return True
+    if _TOKEN_VALUE.search(text, at + 1, at + 1 + SEVERAL) is not None:
+        return True
+    return None if not final and len(text) < at + 1 + SEVERAL else False
 
 
 def _result_open(dialect: Dialect, spelling: str) -> bool:

@@ -74,6 +74,10 @@ NAMED = [
     ("示例里助手先写 <think>…</think>，再给出调用或最终回复。", "chatml"),
     ("模型会输出 </tool_call>。", "chatml"),
     ("停止符是 <|im_end|>，不是换行。", "chatml"),
+    # the whole of a JSON string in an array or an object, alone or with other tokens: a
+    # configuration that names them (stop 48)
+    ('{\n "system": ["<|system|>", ""],\n "stop": "<|user|>"\n}', "glm"),
+    ('{"prelude": "[gMASK]<sop>", "think": ["<think>", "</think>"]}', "glm"),
 ]
 
 MARKUP = [
@@ -140,6 +144,10 @@ MARKUP = [
     ("好的，答案是四。</think>，所以", "chatml"),
     ("<|im_end|>。", "chatml"),
     ("完成了 <|im_start|>user，继续", "chatml"),
+    # a string that holds more than tokens, or no JSON around it
+    ('{"note": "<|im_end|> ends it"}', "chatml"),
+    ('Done."<|im_end|>"', "chatml"),
+    ('{"role": "<|im_start|>system"}', "chatml"),  # a result opener keeps the literal rule
 ]
 
 
