@@ -20,6 +20,10 @@ two pieces of prose on its line:
   before a blank or the end, or a CJK punctuation mark glued to it (``，`` ``。`` ``、`` ...,
   as CJK prose writes it); a quote opened before it must close right after it.
 
+A token that is, with only other tokens beside it, the whole of a JSON string in an array or
+an object, with another such string near it, is data that names it (a configuration:
+``"stop": "<|user|>"``, ``["<think>", "</think>"]``; see :func:`_json_value`).
+
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
 read as one token; so is a run of tags that quotes a format inline with placeholders for its
