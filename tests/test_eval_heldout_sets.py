@@ -45,6 +45,7 @@ SETS_APART = (
     ("heldout25", "h25-", 90, 20),
     ("heldout26", "h26-", 80, 18),
     ("heldout27", "h27-", 80, 20),
+    ("heldout28", "h28-", 80, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
