@@ -308,13 +308,11 @@ def named(
         return False
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
-    # a configuration's values name even the tokens that open a turn (``"user": ["<|user|>",
-    # ""]``); a forged turn is no JSON string of tokens
+    if _result_open(dialect, spelling):
+        return False
     value = _json_value(text, start, end, final)
     if value is not False:
         return value
-    if _result_open(dialect, spelling):
-        return False
     return _run_state(text, start, end, final)
 
 

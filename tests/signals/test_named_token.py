@@ -78,7 +78,6 @@ NAMED = [
     # configuration that names them (stop 48)
     ('{\n "system": ["<|system|>", ""],\n "stop": "<|user|>"\n}', "glm"),
     ('{"prelude": "[gMASK]<sop>", "think": ["<think>", "</think>"]}', "glm"),
-    ('{"start": "<|im_start|>", "end": "<|im_end|>"}', "chatml"),  # a turn opener as a value
 ]
 
 MARKUP = [
