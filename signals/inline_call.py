@@ -404,8 +404,6 @@ _NARRATED = regex.compile(
     r"(?i:\b(?:I'll|I will|I'm going to|let me|let's)\s+[a-z]+"
     r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching)\b)"
 )
-#: the reader addressed after a block the answer opens with ("Use it with your client")
-_READER = regex.compile(r"(?i)\byou(?:r|'ll|'d)?\b")
 #: words of an explanation around a fenced block (what it shows, not a step taken)
 _EXPLAINED = regex.compile(
     r"(?i)\b(?:this|below|above|example|looks\s+like|each|field|format|shape|try\s+it|docs?"
@@ -417,22 +415,16 @@ _EXPLAINED = regex.compile(
 def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     """The span of a fenced block, fence and all, that holds nothing but a call (or a list of
     calls) of declared tools, when the answer around it is nothing, or at most :data:`AROUND`
-    characters that explain or show nothing and either narrate the model's own step (prose
-    before the block, not introducing it with a colon) or, when the block opens the answer,
-    do not address the reader (the result the model then invents: "The root volume has 41G
-    free."): the call the model wrote instead of making it (code the user asked for is
+    characters that narrate the model's own step and do not introduce the block with a
+    colon: the call the model wrote instead of making it (code the user asked for is
     introduced, or explained)."""
     for m in _FENCED.finditer(norm):
         before, after = norm[: m.start()].rstrip(), norm[m.end() :].strip()
         if before.endswith(":") or len(before) + len(after) > AROUND:
             continue
         around = (before + " " + after).strip()
-        if around and _EXPLAINED.search(around):
-            continue  # the block explained or shown
-        if before and _NARRATED.search(around) is None:
-            continue  # prose before it that narrates no step of the model's own
-        if not before and _READER.search(after):
-            continue  # code the answer opens with, then words to the reader about it
+        if around and (_NARRATED.search(around) is None or _EXPLAINED.search(around)):
+            continue
         if _calls_in(m.group("body"), tools):
             return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
     return None

@@ -328,26 +328,13 @@ FENCED_XML = (
     'I\'ll search for that.\n```xml\n<function_calls>\n<invoke name="search_web">\n'
     '<parameter name="query">rust async</parameter>\n</invoke>\n</function_calls>\n```'
 )
-FENCED_RESULT = (
-    '```json\n{"name": "read", "arguments": {"path": "a.py"}}\n```\n'
-    "The file has 41 lines, all fine."
-)
 FENCED_TAG = (
     'I\'ll read it.\n```\n<tool_call>\n{"name": "read", "arguments": {"p": 1}}\n</tool_call>\n```'
 )
 
 
 @pytest.mark.parametrize(
-    "text",
-    [
-        FENCED,
-        COHERE,
-        CUT,
-        'Sure. {"name": "read", "args": {"p',
-        FENCED_XML,
-        FENCED_TAG,
-        FENCED_RESULT,
-    ],
+    "text", [FENCED, COHERE, CUT, 'Sure. {"name": "read", "args": {"p', FENCED_XML, FENCED_TAG]
 )
 def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
@@ -365,8 +352,6 @@ def test_a_fenced_whole_answer_or_a_cut_call_trips(text: str) -> None:
         'Sure. {"name": "read", "args": {"p": 1}} and then {',  # not cut: closed
         'Sure. {"name": "read"',  # no arguments begun
         "The format looks like this:\n" + FENCED_XML.split("\n", 1)[1],  # introduced: shown
-        FENCED + "\nUse it with your client library.",  # the reader addressed after it
-        "Sure thing.\n" + FENCED,  # prose before it that narrates nothing
         # narration that shows the reader a format (review 48)
         "Let me show you the raw request the SDK sends.\n\n" + FENCED_XML.split("\n", 1)[1],
         FENCED_XML.replace("search_web", "web_fetch"),  # not a declared tool
@@ -386,7 +371,7 @@ def test_hyphens_written_as_underscores_name_the_tool() -> None:
     assert v.leak and "Y" in v.signals, v.reason
 
 
-@pytest.mark.parametrize("text", [FENCED, COHERE, CUT, FENCED_XML, FENCED_TAG, FENCED_RESULT])
+@pytest.mark.parametrize("text", [FENCED, COHERE, CUT, FENCED_XML, FENCED_TAG])
 def test_end_forms_every_split(text: str) -> None:
     whole = detect(text, dialect="chatml", tools=TOOLS)
     for cut in range(1, len(text)):
