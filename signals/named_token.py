@@ -20,9 +20,9 @@ two pieces of prose on its line:
   before a blank or the end, or a CJK punctuation mark glued to it (``，`` ``。`` ``、`` ...,
   as CJK prose writes it); a quote opened before it must close right after it.
 
-A token that is, with only other tokens beside it, the whole of a JSON string in an array or
-an object, with another such string near it, is data that names it (a configuration:
-``"stop": "<|user|>"``, ``["<think>", "</think>"]``; see :func:`_json_value`).
+A token that is, with only other tokens beside it, the whole of a JSON string in an object or
+array that parses whole and holds another such string, is data that names it (a configuration:
+``{"stop": "<|user|>", "think": ["<think>", "</think>"]}``; see :func:`_json_value`).
 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
@@ -50,6 +50,7 @@ no).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from functools import cache
 from typing import Literal
@@ -323,18 +324,18 @@ _CHUNK_BEFORE = regex.compile(r'(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])*\Z', re
 #: what stands before a JSON string's opening quote in an array or object, and after its close
 _JSON_BEFORE = regex.compile(r"[\[{:,][ \t]*\Z", regex.REVERSE)
 _JSON_AFTER = regex.compile(r"[ \t]*(?:[,\]}]|\r?\n|\Z)")
-#: another JSON string that holds a token, within :data:`SEVERAL` characters either side
-_TOKEN_VALUE = regex.compile(r'"(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])')
-SEVERAL = 200
+#: a string that is tokens only, and how far back the JSON holding one is looked for
+_ONLY_TOKENS = regex.compile(r'(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])+')
+SEVERAL = 600
 
 
 def _json_value(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` is, with only other tokens beside it, the whole of a
-    JSON string in an array or an object (``"stop": "<|user|>"``, ``["<think>", "</think>"]``,
-    ``"prelude": "[gMASK]<sop>"``), with another such string within :data:`SEVERAL` characters:
-    a configuration or a list of tokens, data that names them (one token as a value is a call's
-    argument as often: ``{"p": "<|im_end|>"}``). ``None`` while the string's end has not
-    arrived."""
+    JSON string in an object or array that parses whole and holds another such string
+    (``{"stop": "<|user|>", "think": ["<think>", "</think>"]}``, ``"prelude": "[gMASK]<sop>"``
+    in such an object): a configuration or a list of tokens, data that names them (one token as
+    a value is a call's argument as often: ``{"p": "<|im_end|>"}``; prose with quoted tokens is
+    no JSON). ``None`` while the JSON may still be arriving."""
     line = text.rfind("\n", 0, start) + 1
     left = _CHUNK_BEFORE.search(text, line, start)
     opening = left.start() if left is not None else start
@@ -358,12 +359,45 @@ def _json_value(text: str, start: int, end: int, final: bool) -> bool | None:
         return None
     if _JSON_AFTER.match(text, at + 1) is None:
         return False
-    # a configuration names several (one token as a value is a call's argument as often)
-    if _TOKEN_VALUE.search(text, max(0, opening - SEVERAL), opening - 1) is not None:
-        return True
-    if _TOKEN_VALUE.search(text, at + 1, at + 1 + SEVERAL) is not None:
-        return True
-    return None if not final and len(text) < at + 1 + SEVERAL else False
+    # the string sits in a JSON object or array that parses whole and holds another string of
+    # tokens (a configuration names several; one token as a value is a call's argument as often)
+    for bracket in _containers(text, opening - 1):
+        try:
+            value, stop = _DECODER.raw_decode(text, bracket)
+        except (ValueError, RecursionError):
+            continue
+        if stop > at and _token_strings(value) >= 2:
+            return True
+    return None if not final and len(text) - opening < SEVERAL else False
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _containers(text: str, quote: int) -> list[int]:
+    """The nearest openings (``{`` or ``[``) before the quote at ``quote`` that may hold it,
+    innermost first (at most eight, within :data:`SEVERAL` characters)."""
+    found: list[int] = []
+    at = quote
+    lo = max(0, quote - SEVERAL)
+    while len(found) < 8:
+        brace, bracket = text.rfind("{", lo, at), text.rfind("[", lo, at)
+        at = max(brace, bracket)
+        if at < 0:
+            break
+        found.append(at)
+    return found
+
+
+def _token_strings(value: object) -> int:
+    """How many strings in ``value`` (a decoded JSON value) are tokens only."""
+    if isinstance(value, str):
+        return int(bool(value) and _ONLY_TOKENS.fullmatch(value) is not None)
+    if isinstance(value, dict):
+        return sum(_token_strings(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_token_strings(v) for v in value)
+    return 0
 
 
 def _result_open(dialect: Dialect, spelling: str) -> bool:
