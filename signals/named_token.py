@@ -311,7 +311,7 @@ def named(
         return False
     if _result_open(dialect, spelling):
         return False
-    value = _json_value(text, start, end, final)
+    value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value
     return _run_state(text, start, end, final)
@@ -329,13 +329,14 @@ _ONLY_TOKENS = regex.compile(r'(?:<[^<>"\s]{1,48}>|\[[A-Za-z_]{1,24}\])+')
 SEVERAL = 600
 
 
-def _json_value(text: str, start: int, end: int, final: bool) -> bool | None:
+def _json_value(text: str, start: int, end: int, final: bool, dialect: Dialect) -> bool | None:
     """Whether the token at ``[start, end)`` is, with only other tokens beside it, the whole of a
     JSON string in an object or array that parses whole and holds another such string
     (``{"stop": "<|user|>", "think": ["<think>", "</think>"]}``, ``"prelude": "[gMASK]<sop>"``
     in such an object): a configuration or a list of tokens, data that names them (one token as
     a value is a call's argument as often: ``{"p": "<|im_end|>"}``; prose with quoted tokens is
-    no JSON). ``None`` while the JSON may still be arriving."""
+    no JSON; nor is JSON that holds one of the dialect's result openers). ``None`` while the JSON
+    may still be arriving."""
     line = text.rfind("\n", 0, start) + 1
     left = _CHUNK_BEFORE.search(text, line, start)
     opening = left.start() if left is not None else start
@@ -367,7 +368,10 @@ def _json_value(text: str, start: int, end: int, final: bool) -> bool | None:
         except (ValueError, RecursionError):
             continue
         if stop > at and _token_strings(value) >= 2:
-            return True
+            # a result opener among them keeps its literal rule, and the JSON is no data then
+            return not any(
+                _result_open(dialect, m.group()) for m in _CHUNK.finditer(text, bracket, stop)
+            )
     return None if not final and len(text) - opening < SEVERAL else False
 
 
