@@ -15,7 +15,7 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
 * each cue has a weight: 4 for an interface's reasoning header alone on the text's first line
   with the reasoning after it (Grok's "Thinking about the user's request") and for a whole
   answer that is one short note to self ("Need verify healthy.", at most two short sentences,
-  "Need" and a bare word, no question), 3 for "the user
+  "Need", a bare verb and no article or pronoun after it, no question), 3 for "the user
   wants me to", 2 for the strong kinds (the user in
   the third person with a verb of asking, in English or Chinese ("用户现在需要", "用户让我"),
   "respond to the user", a self-correction, a telegraphic note or plan ("We need answer:",
@@ -68,6 +68,7 @@ from ._voice_words import (
     _IMPERATIVE,
     _LABEL,
     _NOTE_START,
+    _NOTE_VERBS,
     _OPENER,
     _OPENER_WEAK,
     _STEP,
@@ -141,16 +142,18 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     # the literal "? No" / "? no" (signal W's trigger) is part of every match
     ("self-correction", 2, re.compile(r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+)" + _IMPERATIVE)),
     # the whole answer one short note to self (gpt-5's commentary relayed as a message: "Need
-    # verify healthy.", "Need inspect failing test first. Then patch parser, rerun."): "Need"
-    # and a bare word, at most two short sentences, no question; decides alone
+    # verify healthy.", "Need inspect failing test first. Then patch parser, rerun."): "Need", a
+    # bare verb and no article or pronoun after it ("Need restart after install.", "Need sudo
+    # privileges." and "Need check your spam folder." are a terse answer's English), at most two
+    # short sentences on one line, no question; decides alone
     (
         "the answer a note",
         4,
         re.compile(
-            r"\A\s*(?P<c>Need\s+(?!(?:a|an|the|to|some|any|more|less|help|it|this|that|these"
-            r"|those|your|you|me|him|her|them|us|our|my|his|their|not|no|only|just|all|both"
-            r"|each|every|one|two|time|money)\b)[a-z][a-z-]+\b)[^\n?!]{0,120}?[.]?"
-            r"(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
+            r"\A\s*(?P<c>Need\s+(?:" + _VERBS + "|" + _NOTE_VERBS + r")\s+(?!(?:a|an|the|your|my"
+            r"|our|their|his|her|its|this|that|these|those|to|for|from|after|before|in|on|at|with"
+            r"|by|of|if|when|and|or|it|them|you|me|us|first|now|again|later|soon)\b)[a-z][a-z-]+)"
+            r"[^\n?!]{0,120}?[.]?(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
         ),
     ),
     (

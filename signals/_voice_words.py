@@ -11,6 +11,7 @@ __all__ = [
     "_IMPERATIVE",
     "_LABEL",
     "_NOTE_START",
+    "_NOTE_VERBS",
     "_OPENER",
     "_OPENER_WEAK",
     "_STEP",
@@ -39,6 +40,11 @@ _VERBS = (
     r"|craft|produce|compute|use|call|confirm|keep|write|output|format|fix|test|formulate"
     r"|clean|concise|short|brief|include|list|summari[sz]e|explain|provide|give|add|avoid"
     r"|finish|double-check|make|be\s+(?:concise|brief|careful|clear))\b"
+)
+#: more bare verbs of a note to self about the work at hand ("Need inspect failing test")
+_NOTE_VERBS = (
+    r"(?:inspect|patch|rerun|grep|debug|investigate|look|read|review|update|edit|open|trace"
+    r"|retry|diff|rewrite|remove|search|find|parse|compare)\b"
 )
 #: where a terse note may start: the text's start, a line start, after a sentence, a slash
 #: list, a bullet or a comma (every alternative of the lookbehind has a fixed width)

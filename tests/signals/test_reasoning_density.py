@@ -96,6 +96,10 @@ def test_quoted_cues_do_not_count() -> None:
     assert find_cues('He said "Need verify. Use terminal." twice.') == []
     assert find_cues("`Need verify.` is the note") == []
     assert [c.kind for c in find_cues("Need verify. Use terminal.")] == [
+        "terse note",
+        "terse imperative",
+    ]
+    assert [c.kind for c in find_cues("Need verify healthy. Use terminal.")] == [
         "the answer a note",
         "terse imperative",
     ]

@@ -72,9 +72,7 @@ def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: boo
 
 
 @pytest.mark.parametrize("reasoning", [None, True])
-@pytest.mark.parametrize(
-    "text", [NOTE, "Need verify healthy.", "Need simpler use cat overwrite full file."]
-)
+@pytest.mark.parametrize("text", [NOTE, "Need verify healthy.", "Need fix line quoting properly."])
 def test_an_answer_that_is_one_short_note_trips(text: str, reasoning: bool | None) -> None:
     v = detect(text, dialect="harmony", reasoning=reasoning)
     assert v.leak and "the answer a note" in v.reason, v.reason
@@ -85,6 +83,12 @@ def test_an_answer_that_is_one_short_note_trips(text: str, reasoning: bool | Non
     [
         "Need help? Call us at 555-0100.",  # a question
         "Need more time.",  # a quantity, not a bare step
+        # a noun, or a verb with an article, a pronoun or a preposition after it (review 48b)
+        "Need sudo privileges to run this.",
+        "Need admin rights.",
+        "Need restart after install.",
+        "Need check your spam folder.",
+        "Need backup before upgrading. Then run the migration.",
         "Need to reset your password? Open Settings.",
         "Need fix line quoting properly.\n\nHere is the corrected script:\n\n    echo hi",
     ],
