@@ -40,6 +40,7 @@ from ._voice_words import (
     _DECOR,
     _EU_USER,
     _LABEL,
+    _NOTE_VERBS,
     _STEP_VERBS,
     _THINK_TAG,
     _THINKING_ING,
@@ -85,9 +86,10 @@ LEAD = (
     # (the emphasis prefix above matches nothing here, so only a text that opens with ``**``
     # is held back for it)
     r"\*\*[A-Z][a-z]{2,}ing\b[^\n*.!?]{0,60}\*\*[ \t]*\n"
-    # the whole answer a short note ("Need inspect failing test first."), judged at the end
-    r"|Need\s+[a-z][a-z-]+\b[^\n?!]{0,190}\Z"
-    r"|[Nn]eed\s+"
+    # the whole answer a short note ("Need inspect failing test first.")
+    r"|Need\s+"
+    + _NOTE_VERBS
+    + r"|[Nn]eed\s+"
     + _VERBS
     + r"|I\s+(?:need|have)\s+to\s+(?:"
     + _STEP_VERBS
