@@ -7,8 +7,9 @@ start of a paragraph.
 It counts (the ``text`` surface only) when ``user``, right after a blank line, is
 
 * glued to a harness tag (``user<context_window>``: a lower-case name with ``_`` or ``-``),
-  or alone on its line with such a tag opening the next line after a paragraph that ends a
-  sentence (``limits.\n\nuser\n<system_warning>``);
+  or alone on its line with such a tag opening the next line and closed on it around words,
+  after a paragraph that ends a sentence (``limits.\n\nuser\n<system_warning>The user is
+  asleep.</system_warning>``; a placeholder, ``<user_id>``, holds no words);
 * alone on its line, the next line a question (ended by a line break or, in a whole text, by
   its end), and no ``assistant`` line after it (any case, bold, or Gemma's ``model``; a
   transcript quoted in docs shows both roles): ``\n\nuser\nCan you also fix the ending?``;
@@ -152,7 +153,9 @@ def _turn(final: bool) -> re.Pattern[str]:
 
 _TURN_SOURCE = (
     rf"\n[ \t]{{0,8}}\n(?P<role>user)(?:(?={_HARNESS_TAG})"
-    rf"|(?P<tagged>(?=[ \t]{{0,8}}\n[ \t]{{0,8}}{_HARNESS_TAG}))|QUESTION)"
+    # (the tag closed on its line around words: a placeholder, ``<user_id>``, holds none)
+    rf"|(?P<tagged>(?=[ \t]{{0,8}}\n[ \t]{{0,8}}<(?P<tagname>[a-z]+[_-][a-z_-]+)(?:[ ][^>\n]*)?>"
+    rf"[^<\n]*[^\W\d_][^<\n]*</(?P=tagname)>))|QUESTION)"
     rf"|{_ASKED}\n[ \t]{{0,8}}\n(?P<asked>user)[ \t]{{1,8}}"
     rf"(?:{_REPLY}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S)|(?i:{_ANSWER})"
     # an answer word that opens a short line, the answer going on after it as its own paragraph

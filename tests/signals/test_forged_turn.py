@@ -81,6 +81,10 @@ def test_a_forged_turn_trips(text: str) -> None:
         "Fields:\n\nuser\nThe account name.",
         "Fields:\n\nuser\n<user_id> the id",  # a tag on the next line after a colon: a form
         "Done.\n\nuser\n<div>hello</div>",  # no harness tag on the next line
+        # placeholders on the next line: no words closed in a tag (review 48b)
+        "Set the limits in the config.\n\nuser\n<user_id>\n<session_id>",
+        "Each row maps a role.\n\nuser\n<user_input>\n\nassistant\n<model_output>",
+        "Create the file.\n\nuser\n<your-username>\n\npassword\n<your-password>",
         "I fixed the tense.\n\nuser\nCan you? No, I mean this.\n",  # a term list
         "Set the owner:\n\nuser Alice\n\nthen restart.",  # a form
         "Sections:\n\nuser guide\n\nSee below.",
