@@ -33,7 +33,8 @@ the calls it then makes natively):
 * Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
 * a call's header left bare on its line: ``call NAME`` (a declared name, a period after it or
   not) alone on its line (``call read.``), or ``call`` alone with the arguments' JSON opening
-  the next line (``call\n[{"question": ...}]``), not after a line ending in a colon;
+  the next line (``call\n[{"question": ...}]``), opening the text or after a line that ends a
+  sentence (or, for ``call NAME``, a blank line), not after a line ending in a colon;
 * a list of pythonic calls alone on its line (``[get_weather(location="Paris")]``), or one
   call after a narrating ``Calling``, ``Running``, ``Invoking`` or ``Executing`` (keyword
   arguments or none, an ellipsis after it or not): the call syntax of LFM2, Llama 4 and the
@@ -257,6 +258,8 @@ _TRIGGERS = Triggers(
         *_NARRATIONS,  # a pythonic call narrated on its line
         *_CALL_LINE_LITERALS,  # a call's header left bare on its line
     ),
+    # the same header opening the text
+    opening=("call",),
     needs_tools=True,
 )
 
@@ -543,6 +546,19 @@ _NAMED_FORMS: tuple[tuple[str | None, regex.Pattern[str], str], ...] = (
 _INTRODUCED = regex.compile(r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*\Z")
 
 
+def _after_a_sentence(norm: str, at: int, *, blank: bool = True) -> bool:
+    """Whether the line at ``at`` opens the text or follows a line that ends a sentence (``.``,
+    ``!``, ``?``), or (``blank``) a blank line: not a line a sentence runs on from, or (without
+    ``blank``) a heading or a label that introduces a sample after a blank line."""
+    before = norm[max(0, at - 256) : at]
+    last = before.rstrip(" \t\r\n")
+    if not last:
+        return True
+    if blank and before[len(last) :].count("\n") >= 2:
+        return True  # a blank line before it
+    return last.endswith((".", "!", "?"))
+
+
 def _introduced(norm: str, at: int) -> bool:
     """Whether the object at ``at`` opens its line and the line before it ends with a colon:
     an example the answer shows, as F reads it too."""
@@ -567,7 +583,9 @@ class InlineCall:
         if not tools:
             return
         norm = text.norm
-        if not any(lit in norm for lit in _TRIGGERS.literals):
+        if not any(lit in norm for lit in _TRIGGERS.literals) and not (
+            ctx.offset == 0 and norm.lstrip().startswith("call")
+        ):
             return
         end = len(norm.rstrip())
         if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
@@ -618,15 +636,16 @@ class InlineCall:
                 if declared(name, tools) and not _react_quoted(norm, m.start()):
                     detail = f"call of declared {name!r} written as a ReAct step"
                     yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
-        if any(lit in norm for lit in _CALL_LINE_LITERALS):
+        if norm.lstrip().startswith("call") or any(lit in norm for lit in _CALL_LINE_LITERALS):
             for m in _CALL_LINE.finditer(norm):
                 name = m.group("name")
                 if name is not None and not declared(name, tools):
                     continue
                 if m.end() == len(norm) and name is not None and not ctx.final:
                     continue  # the line may go on in the next delta
-                if _introduced(norm, m.start()):
-                    continue
+                after = _after_a_sentence(norm, m.start(), blank=name is not None)
+                if _introduced(norm, m.start()) or not after:
+                    continue  # a sample, or a sentence wrapped onto the line (``you'd\ncall``)
                 told = repr(name) if name is not None else "a declared tool"
                 detail = f"call of {told} written as a bare call line"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)

@@ -98,6 +98,7 @@ POSITIVES = [
     FUNCTION_STEP,
     CALL_LINES,
     CALL_BARE,
+    "call read.\nThe file has 20 lines.",  # the header opening the text
 ]
 
 
@@ -185,6 +186,11 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "Options:\ncall\ntext\nemail",  # a list of words
         "Then\ncall mom.",  # not a declared tool
         "Steps:\ncall read.\n",  # introduced: a sample
+        # a sentence run on to the line, a sample under a heading (review 48b)
+        "To trigger the hook, you'd\ncall read.\nThat's it.",
+        'The JSON-RPC request looks like this\n\ncall\n{"jsonrpc": "2.0"}',
+        'Verbs of the CLI\n\nput\nget\ncall\n{"id": 3} is sent as the body.',
+        "call me maybe",
     ],
 )
 def test_near_misses_pass(text: str) -> None:
