@@ -1,6 +1,7 @@
-"""Reasoning a template frames with labels (Granite's "Here is my thought process:" ...
-"Here is my response:"), and Chinese reasoning that plans its own reply ("我先看看",
-"我需要用一句话概括") after a strong cue. Positives and near misses."""
+"""Openings in the reasoning voice that L reads (a template's labels, Granite's "Here is my
+thought process:", an interface's header, gpt-oss's clipped plan, a filler's user or first step,
+a whole answer that is one note, Chinese reasoning that plans its reply) and their near misses:
+one table each, every split of the positives."""
 
 from __future__ import annotations
 
@@ -51,201 +52,151 @@ MIMO = (
 )
 
 
-@pytest.mark.parametrize("dialect", ["chatml", "all"])
-def test_a_labelled_thought_process_trips(dialect: str) -> None:
-    v = detect(GRANITE, dialect=dialect)
+#: (text, dialects, reasoning contexts, words the verdict's reason holds)
+TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
+    (GRANITE, ("chatml", "all"), (None,), "reasoning header"),
+    (MIMO, ("qwen3_coder", "chatml", "all"), (None,), "(zh)"),
+    # an interface's header decides alone, also when the message has a reasoning part
+    (GROK, ("chatml", "harmony", "all"), (None, True), "reasoning header, interface"),
+    # a whole answer that is one short note decides alone too
+    (NOTE, ("harmony",), (None, True), "the answer a note"),
+    ("Need verify healthy.", ("harmony",), (None, True), "the answer a note"),
+    ("Need fix line quoting properly.", ("harmony",), (None, True), "the answer a note"),
+    (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
+    (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
+    (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
+    (TERSE, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
+    (SO_ANSWER, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
+    (ITALIC, ("anthropic", "chatml", "all"), (None,), "first-person plan"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "reasoning", "words"),
+    [
+        (text, dialect, reasoning, words)
+        for text, dialects, contexts, words in TRIPS
+        for dialect in dialects
+        for reasoning in contexts
+    ],
+)
+def test_an_opening_in_the_reasoning_voice_trips(
+    text: str, dialect: str, reasoning: bool | None, words: str
+) -> None:
+    v = detect(text, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
+    assert words in v.reason, v.reason
 
 
-@pytest.mark.parametrize("dialect", ["qwen3_coder", "chatml", "all"])
-def test_chinese_reasoning_that_plans_its_reply_trips(dialect: str) -> None:
-    v = detect(MIMO, dialect=dialect)
-    assert v.leak, v.reason
-
-
-@pytest.mark.parametrize("reasoning", [None, True])
-@pytest.mark.parametrize("dialect", ["chatml", "harmony", "all"])
-def test_an_interfaces_reasoning_header_trips_alone(dialect: str, reasoning: bool | None) -> None:
-    v = detect(GROK, dialect=dialect, reasoning=reasoning)
-    assert v.leak and "L" in v.signals, v.reason
-    assert "reasoning header, interface" in v.reason
-
-
-@pytest.mark.parametrize("reasoning", [None, True])
-@pytest.mark.parametrize("text", [NOTE, "Need verify healthy.", "Need fix line quoting properly."])
-def test_an_answer_that_is_one_short_note_trips(text: str, reasoning: bool | None) -> None:
-    v = detect(text, dialect="harmony", reasoning=reasoning)
-    assert v.leak and "the answer a note" in v.reason, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Need help? Call us at 555-0100.",  # a question
-        "Need more time.",  # a quantity, not a bare step
-        # a noun, or a verb with an article, a pronoun or a preposition after it (review 48b)
-        "Need sudo privileges to run this.",
-        "Need admin rights.",
-        "Need restart after install.",
-        "Need check your spam folder.",
-        "Need backup before upgrading. Then run the migration.",
-        "Need to reset your password? Open Settings.",
-        "Need fix line quoting properly.\n\nHere is the corrected script:\n\n    echo hi",
-    ],
-)
-def test_a_short_answer_that_opens_with_need_passes(text: str) -> None:
-    v = detect(text, dialect="harmony")
-    assert "the answer a note" not in v.reason, v.reason
-
-
-@pytest.mark.parametrize("dialect", ["harmony", "all"])
-def test_clipped_notes_trip(dialect: str) -> None:
-    v = detect(CLIPPED, dialect=dialect)
-    assert v.leak and "scratch note 'maybe use'" in v.reason, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "It works on my side. maybe add a test later, if you have time?",  # one cue
-        "We need actual numbers before we decide.",  # not the bare verb
-        "Deadline is Friday. Need act fast on the visa paperwork. Ensure your passport is valid.",
-    ],
-)
-def test_one_clipped_cue_passes(text: str) -> None:
-    v = detect(text, dialect="harmony")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize("dialect", ["anthropic", "chatml", "all"])
-def test_a_label_then_reasoning_in_italics_trips(dialect: str) -> None:
-    v = detect(ITALIC, dialect=dialect)
-    assert v.leak and "L" in v.signals, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Reasoning:\n_The cache is cold on the first call._\nSo the first request is slow.",
-        "Reasoning: the read_file tool returns bytes, so I should_not decode twice.",
-        "思考：为什么天空是蓝色的？请结合光的散射来回答。",  # a textbook's exercise
-        # a bare 思考：/推理： label opens product and support writing as often (review 48):
-        # only 思考过程：/推理过程： opens reasoning
-        ZH_LABEL,
-        "推理：用户提到登录失败，首先需要确认密码是否过期，然后检查账号是否被锁定。",
-    ],
-)
-def test_a_label_with_one_cue_passes(text: str) -> None:
-    v = detect(text, dialect="chatml")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
-def test_a_filler_then_a_first_step_and_a_run_on_note_trip(dialect: str) -> None:
-    v = detect(FIRST_I, dialect=dialect)
-    assert v.leak and "L" in v.signals, v.reason
-    assert "terse note 'need to confirm'" in v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Okay so first I want to thank you for the logs; the bug is in the backoff.",  # one cue
-        "Sounds good, need to confirm the time with you later.",  # one cue, not the opening
-        "Okay so first I look at the files, and you need to confirm the fix.",  # a subject
-    ],
-)
-def test_one_cue_or_a_subject_passes(text: str) -> None:
-    v = detect(text, dialect="harmony")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize("dialect", ["chatml", "all"])
-def test_a_filler_then_the_user_with_any_verb_opens_reasoning(dialect: str) -> None:
-    v = detect(DICTATED, dialect=dialect)
-    assert v.leak and "L" in v.signals, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # review 48: the user with no verb in the past, or first I offering help
-        "OK, the user should now be able to sign in. Ensure their role includes `read`.",
-        "Right, the user you created has no sudo rights. Ensure you log in as root first.",
-        "Alright, the user password is stored as a bcrypt hash. Let's write a helper:",
-        "Hmm, the user count dropped after the release. Let me check: did signup break?",
-        "Okay, the user created by the script has no home dir. Ensure you pass -m.",
-        "OK, first I'd check your PATH. Ensure that `python3` resolves to the venv:",
-        "OK, first I'll check your config. Let me look at line 12: the port is wrong.",
-        "Okay, so first I recommend a backup. Ensure it finishes before the migration.",
-        "Okay, the user account is ready. I should mention you can log in now.",
-        "Okay, the user table has three columns. I should add an index.",
-        "Okay, the user dictated it, and that is fine.",  # one cue
-    ],
-)
-def test_a_filler_then_a_compound_noun_passes(text: str) -> None:
-    v = detect(text, dialect="chatml")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize("text", [TERSE, SO_ANSWER])
-@pytest.mark.parametrize("dialect", ["harmony", "chatml", "all"])
-def test_a_telegraphic_plan_of_the_reply_trips(text: str, dialect: str) -> None:
-    v = detect(text, dialect=dialect)
-    assert v.leak and "L" in v.signals, v.reason
-    assert "the plan, telegraphic" in v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "We need answer keys for the quiz before Friday.",  # a noun after it
-        # nouns English writes after "we need" (review 48)
-        "We need compute before we train the 70B model. Keep it simple: rent 8xH100 first.",
-        "We need output in JSON, so set `response_format`. Ensure the schema is valid.",
-        "We need to answer the phone faster. So the answer is more staff.",  # English
-        "We need answers from the vendor; so, answer their email first.",
-        "The form asks: So answer: yes or no?",  # one cue alone
-    ],
-)
-def test_plans_written_in_english_pass(text: str) -> None:
-    v = detect(text, dialect="harmony")
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Thinking about the user's request, I'd start with the billing page.",  # no line of its own
-        "Notes:\nThinking about the user's request\nIt was for a refund.",  # not the first line
-        "Thinking about the user's request\n",  # nothing after it
-        "Thinking about the user's request flow, the login step comes first.",
-    ],
-)
-def test_the_header_elsewhere_or_in_a_sentence_passes(text: str) -> None:
-    v = detect(text, dialect="chatml", reasoning=True)
-    assert not v.leak, v.reason
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Here is my response:\n\nDear Ms. Lee, thank you for the offer.",  # a drafted letter
-        "I read your draft. Here is my response:\n\nIt is good; tighten the intro.",
+#: (text, dialect, reasoning context): what passes, and why
+NEAR_MISSES: list[tuple[str, str, bool | None]] = [
+    # Granite's labels in a letter or a sentence; Chinese progress notes and questions
+    ("Here is my response:\n\nDear Ms. Lee, thank you for the offer.", "chatml", None),
+    ("I read your draft. Here is my response:\n\nIt is good; tighten the intro.", "chatml", None),
+    (
         "Here is my thought process for choosing a database, in short: reads dominate.",
-        "我先看看代码，然后再告诉你结果。",  # an agent's progress note
-        "我需要用一句话概括这个项目吗？可以：一个同步工具。",  # a question to the reader
-    ],
-)
-def test_near_misses_pass(text: str) -> None:
-    v = detect(text, dialect="chatml")
+        "chatml",
+        None,
+    ),
+    ("我先看看代码，然后再告诉你结果。", "chatml", None),
+    ("我需要用一句话概括这个项目吗？可以：一个同步工具。", "chatml", None),
+    # the header in a sentence, not on the first line, or with nothing after it
+    ("Thinking about the user's request, I'd start with the billing page.", "chatml", True),
+    ("Notes:\nThinking about the user's request\nIt was for a refund.", "chatml", True),
+    ("Thinking about the user's request\n", "chatml", True),
+    ("Thinking about the user's request flow, the login step comes first.", "chatml", True),
+    # "Need" and a question, a quantity, a noun, or a verb with an article, a pronoun or a
+    # preposition after it (review 48b)
+    ("Need help? Call us at 555-0100.", "harmony", None),
+    ("Need more time.", "harmony", None),
+    ("Need sudo privileges to run this.", "harmony", None),
+    ("Need admin rights.", "harmony", None),
+    ("Need restart after install.", "harmony", None),
+    ("Need check your spam folder.", "harmony", None),
+    ("Need to reset your password? Open Settings.", "harmony", None),
+    # one clipped cue
+    ("It works on my side. maybe add a test later, if you have time?", "harmony", None),
+    ("We need actual numbers before we decide.", "harmony", None),
+    (
+        "Deadline is Friday. Need act fast on the visa paperwork. Ensure your passport is valid.",
+        "harmony",
+        None,
+    ),
+    ("Okay so first I want to thank you for the logs; the bug is in the backoff.", "harmony", None),
+    ("Sounds good, need to confirm the time with you later.", "harmony", None),
+    ("Okay so first I look at the files, and you need to confirm the fix.", "harmony", None),
+    # a filler, then the user with no verb in the past, or first I offering help (review 48)
+    (
+        "OK, the user should now be able to sign in. Ensure their role includes `read`.",
+        "chatml",
+        None,
+    ),
+    (
+        "Right, the user you created has no sudo rights. Ensure you log in as root first.",
+        "chatml",
+        None,
+    ),
+    (
+        "Alright, the user password is stored as a bcrypt hash. Let's write a helper:",
+        "chatml",
+        None,
+    ),
+    (
+        "Hmm, the user count dropped after the release. Let me check: did signup break?",
+        "chatml",
+        None,
+    ),
+    ("Okay, the user created by the script has no home dir. Ensure you pass -m.", "chatml", None),
+    ("OK, first I'd check your PATH. Ensure that `python3` resolves to the venv:", "chatml", None),
+    (
+        "OK, first I'll check your config. Let me look at line 12: the port is wrong.",
+        "chatml",
+        None,
+    ),
+    (
+        "Okay, so first I recommend a backup. Ensure it finishes before the migration.",
+        "chatml",
+        None,
+    ),
+    ("Okay, the user account is ready. I should mention you can log in now.", "chatml", None),
+    ("Okay, the user table has three columns. I should add an index.", "chatml", None),
+    ("Okay, the user dictated it, and that is fine.", "chatml", None),
+    # plans written in English, or nouns English writes after "we need" (review 48)
+    ("We need answer keys for the quiz before Friday.", "harmony", None),
+    (
+        "We need compute before we train the 70B model. Keep it simple: rent 8xH100.",
+        "harmony",
+        None,
+    ),
+    (
+        "We need output in JSON, so set `response_format`. Ensure the schema is valid.",
+        "harmony",
+        None,
+    ),
+    ("We need to answer the phone faster. So the answer is more staff.", "harmony", None),
+    ("We need answers from the vendor; so, answer their email first.", "harmony", None),
+    ("The form asks: So answer: yes or no?", "harmony", None),
+    # a label with one cue, a textbook's exercise, a bare 思考：/推理： (only 思考过程：/推理过程：
+    # opens reasoning: the bare label opens product and support writing as often, review 48)
+    (
+        "Reasoning:\n_The cache is cold on the first call._\nSo the first request is slow.",
+        "chatml",
+        None,
+    ),
+    ("Reasoning: the read_file tool returns bytes, so I should_not decode twice.", "chatml", None),
+    ("思考：为什么天空是蓝色的？请结合光的散射来回答。", "chatml", None),
+    (ZH_LABEL, "chatml", None),
+    ("推理：用户提到登录失败，首先需要确认密码是否过期，然后检查账号是否被锁定。", "chatml", None),
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "reasoning"), NEAR_MISSES)
+def test_near_misses_pass(text: str, dialect: str, reasoning: bool | None) -> None:
+    v = detect(text, dialect=dialect, reasoning=reasoning)
     assert not v.leak, v.reason
 
 
-@pytest.mark.parametrize(
-    "text",
-    [GRANITE, MIMO, GROK, TERSE, SO_ANSWER, DICTATED, FIRST_I, ITALIC, CLIPPED, NOTE],
-)
+@pytest.mark.parametrize("text", [text for text, *_ in TRIPS])
 def test_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="chatml")
     for cut in range(1, len(text), 3):
