@@ -46,6 +46,7 @@ SETS_APART = (
     ("heldout26", "h26-", 80, 18),
     ("heldout27", "h27-", 80, 20),
     ("heldout28", "h28-", 80, 16),
+    ("heldout29", "h29-", 75, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
