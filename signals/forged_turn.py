@@ -226,8 +226,10 @@ class ForgedTurn:
         norm = text.norm
         if not any(lit in norm for lit in _TRIGGERS.literals):
             return
+        # a CRLF text's lines read as LF ones (the same length, so offsets stay the text's)
+        lines = norm.replace("\r\n", " \n") if "\r" in norm else norm
         hits = sorted(
-            [*self._turns(norm, ctx.final), *self._replies(norm, ctx.final)],
+            [*self._turns(lines, ctx.final), *self._replies(lines, ctx.final)],
             key=lambda h: (h[0], -h[1]),
         )
         seen = -1

@@ -232,7 +232,7 @@ _CALL_LINE = regex.compile(
     r"|[ \t]*\r?\n[ \t]{0,3}(?P<args>\[\s*\{|\{\s*\"))"
 )
 #: the literals every such line holds
-_CALL_LINE_LITERALS = ("\ncall ", "call\n")
+_CALL_LINE_LITERALS = ("\ncall ", "call\n", "call\r\n")
 
 #: the words that narrate a pythonic call on its line (its list form holds a ``[``, a literal
 #: already): literals, ``in`` tests, where a pattern for the call's shape would arm every

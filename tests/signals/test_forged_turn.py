@@ -100,6 +100,14 @@ def test_near_misses_pass(text: str) -> None:
     assert not v.leak and "O" not in v.signals, v.explain()
 
 
+@pytest.mark.parametrize("text", [TAG, TAG_LINE, REPLY])
+def test_crlf_line_ends_read_as_lf_ones(text: str) -> None:
+    crlf = text.replace("\n", "\r\n")
+    v = detect(crlf, dialect="llama3")
+    assert v.leak and "O" in v.signals, v.reason
+    assert v.cut is not None and crlf[v.cut :].startswith("user"), v.cut
+
+
 @pytest.mark.parametrize("text", [TAG, REPLY])
 @pytest.mark.parametrize("surface", ["thinking", "tool_arg"])
 def test_only_the_answer_counts(text: str, surface: str) -> None:

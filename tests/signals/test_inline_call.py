@@ -99,6 +99,7 @@ POSITIVES = [
     CALL_LINES,
     CALL_BARE,
     "call read.\nThe file has 20 lines.",  # the header opening the text
+    CALL_BARE.replace("\n", "\r\n"),  # CRLF line ends
 ]
 
 
