@@ -13,7 +13,8 @@ spans and fences, a double-quoted phrase on one line, a ``>`` quote line, a docu
 clause such as "When the user asks"), and scores the densest cluster of cues:
 
 * each cue has a weight: 4 for an interface's reasoning header alone on the text's first line
-  with the reasoning after it (Grok's "Thinking about the user's request") and for a whole
+  with the reasoning after it (Grok's "Thinking about the user's request", its ellipsis
+  optional, or its placeholders "thinking... thinking..." opening the answer) and for a whole
   answer that is one short note to self ("Need verify healthy.", at most two short sentences,
   "Need", a bare verb and no article or pronoun after it, no question), 3 for "the user
   wants me to", 2 for the strong kinds (the user in
@@ -200,13 +201,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(r"(?m)^[ \t]*(?P<c>(?:\.\.\.|\u2026)[ \t]?[Dd]one thinking\.)[ \t]*$"),
     ),
     # an interface's reasoning header alone on the first line, the reasoning after it (Grok's
-    # "Thinking about the user's request"): no answer opens so, and it decides alone
+    # "Thinking about the user's request", with or without an ellipsis), or its placeholders
+    # for hidden reasoning opening the answer ("thinking... thinking... —"): no answer opens
+    # so, and it decides alone
     (
         "reasoning header, interface",
         4,
         re.compile(
             r"\A\s*(?P<c>Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query"
-            r"|message))[ \t]*\r?\n(?=\s*\S)"
+            r"|message)(?:\.\.\.|\u2026)?)[ \t]*\r?\n(?=\s*\S)"
+            r"|\A\s*(?P<p>(?:[Tt]hinking(?:\.\.\.|\u2026)[ \t]*){2,})"
         ),
     ),
     (

@@ -67,7 +67,10 @@ LEAD = (
     # the model reading the harness's reminder ("The system reminder says ...")
     r"|The\s+system\s+reminder\s+(?:says|said|asks|wants|requires|specifies|forbids)\b"
     # Grok's header: "Thinking about the user's request" alone on the first line
-    r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)[ \t]*\r?\n"
+    r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)"
+    r"(?:\.\.\.|\u2026)?[ \t]*\r?\n"
+    # Grok's placeholders for hidden reasoning: "thinking... thinking..."
+    r"|[Tt]hinking(?:\.\.\.|\u2026)[ \t]*[Tt]hinking(?:\.\.\.|\u2026)"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

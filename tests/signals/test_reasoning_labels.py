@@ -18,6 +18,11 @@ GROK = (
     "Thinking about the user's request\nThey want a four-line poem about autumn, rhyming.\n\n"
     "Leaves let go of summer's thread,\nGold and amber overhead."
 )
+GROK_DOTS = (
+    "Thinking about the user's request...\nUser asks about the port. Mention both flags.\n\n"
+    "The server listens on 8080 unless `--port` says otherwise."
+)
+GROK_PLACEHOLDERS = "thinking... thinking... \u2014\nHere are the two cheapest flights for Friday."
 TERSE = (
     'We need answer: name of Sun in Latin. The Latin word is "Sol". Provide short explanation:'
     " Sol was also the Roman sun god. Answer: Sol."
@@ -58,6 +63,8 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (MIMO, ("qwen3_coder", "chatml", "all"), (None,), "(zh)"),
     # an interface's header decides alone, also when the message has a reasoning part
     (GROK, ("chatml", "harmony", "all"), (None, True), "reasoning header, interface"),
+    (GROK_DOTS, ("chatml", "all"), (None, True), "reasoning header, interface"),
+    (GROK_PLACEHOLDERS, ("chatml", "all"), (None, True), "reasoning header, interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
     ("Need verify healthy.", ("harmony",), (None, True), "the answer a note"),
@@ -105,6 +112,10 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("Notes:\nThinking about the user's request\nIt was for a refund.", "chatml", True),
     ("Thinking about the user's request\n", "chatml", True),
     ("Thinking about the user's request flow, the login step comes first.", "chatml", True),
+    # one "thinking..." is Ollama's frame (read with its closer); placeholders mid-answer
+    ("Thinking... thinking about it more, the answer is 4.", "chatml", None),
+    ("I kept thinking... thinking... about it.\nThen I slept.", "chatml", None),
+    ("Thinking about the user's request...", "chatml", None),
     # "Need" and a question, a quantity, a noun, or a verb with an article, a pronoun or a
     # preposition after it (review 48b)
     ("Need help? Call us at 555-0100.", "harmony", None),
