@@ -23,6 +23,11 @@ with a lone channel word.
   (``<|start_header_id|>assistant<|end_header_id|>`` in Llama 3, ``<|im_start|>assistant`` in
   ChatML): a model that writes its own header when the prompt lacks it. In the reasoning
   part a provider may leave such headers, so neither shape counts there.
+* at the start of the answer (the ``text`` surface only): the message's content parts printed
+  in Python's repr instead of their text (``[{'type': 'text', 'text': 'I found three
+  files ...'}]``), what a host or an agent framework that calls ``str()`` on a message's parts
+  relays. No answer opens with a Python list of parts; an answer that explains the bug names it
+  after a word.
 """
 
 from __future__ import annotations
@@ -49,6 +54,9 @@ _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))"
 #: a role header's word alone on the first line, the answer after it (a stripped header)
 _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
+#: the message's content parts in Python's repr opening the answer
+PARTS_OPENING = "[{'type': 'text', 'text': "
+_PARTS = re.compile(r"\A\s*\[\{'type': 'text', 'text': ['\"]")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
@@ -59,7 +67,7 @@ _TRIGGERS = Triggers(
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=OPENING_WORDS,
+    opening=(*OPENING_WORDS, PARTS_OPENING),
 )
 
 
@@ -119,6 +127,16 @@ class StrippedEnvelope:
                     word_start,
                     word_start + len("assistant"),
                     "text opens with a role header's word on a line of its own",
+                )
+            parts = _PARTS.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
+            if parts:
+                word_start = len(norm) - len(norm.lstrip())
+                yield hit_from_norm(
+                    text,
+                    self.code,
+                    word_start,
+                    parts.end(),
+                    "text opens with the message's content parts in Python's repr",
                 )
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)

@@ -110,6 +110,9 @@ def test_tool_calls_wrapper_every_split_gives_the_whole_verdict(cut: int) -> Non
 
 # --- K: a stripped role header, a glued or italic thought opening ----------------------------
 
+#: the message's content parts in Python's repr, relayed as the answer
+PARTS = "[{'type': 'text', 'text': 'I found three matching files; the limit is in settings.yaml.'}]"
+
 
 @pytest.mark.parametrize(
     ("text", "evidence"),
@@ -119,6 +122,8 @@ def test_tool_calls_wrapper_every_split_gives_the_whole_verdict(cut: int) -> Non
         ("thoughtThe user said hello. Greet back.Hello!", "thought"),
         ("thought\n*Analyze the request:* a summary.\nThe article argues ...", "thought"),
         ("thought\n**Plan**\nKeep it short.", "thought"),
+        (PARTS, "[{'type': 'text', 'text': '"),
+        ("  [{'type': 'text', 'text': \"It's done.\"}]", "[{'type': 'text', 'text': \""),
     ],
 )
 def test_k_stripped_openings_trip(text: str, evidence: str) -> None:
@@ -140,6 +145,11 @@ def test_k_stripped_openings_trip(text: str, evidence: str) -> None:
         "thoughtful answers help.",
         "thought\nprocess is key.",
         "thoughts\nThe user ...",
+        # content parts named after a word, as JSON, or with another part type first
+        "The bug: the reply was [{'type': 'text', 'text': 'hi'}] instead of hi.",
+        '[{"type": "text", "text": "hi"}]',
+        "[{'type': 'image_url', 'image_url': {'url': 'x'}}]",
+        "[{'type': 'text'} is the part's shape]",
     ],
 )
 def test_k_stripped_opening_near_misses_pass(text: str) -> None:
@@ -147,13 +157,13 @@ def test_k_stripped_opening_near_misses_pass(text: str) -> None:
 
 
 def test_k_role_and_thought_openings_count_only_in_the_answer() -> None:
-    for text in ("assistant\n\nRome", "thoughtThe user said hello."):
+    for text in ("assistant\n\nRome", "thoughtThe user said hello.", PARTS):
         assert detect(text, dialect="llama3").leak
         assert not detect(text, surface="thinking", dialect="llama3").leak
         assert not detect(text, surface="tool_arg", dialect="llama3").leak
 
 
-@pytest.mark.parametrize("text", ["assistant\n\nRome", "thoughtThe user said hi.Hello!"])
+@pytest.mark.parametrize("text", ["assistant\n\nRome", "thoughtThe user said hi.Hello!", PARTS])
 def test_k_openings_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="llama3")
     for cut in range(1, len(text)):
