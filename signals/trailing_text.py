@@ -21,7 +21,11 @@ The arguments may also open as the tail of the call's envelope: the quote that e
 name (the name or its end before it, quoted or not), a comma and the envelope's
 ``"arguments"`` (or ``"parameters"``) key: ``", "arguments": {"city": "Paris"}}``,
 ``weather", "arguments": {...}}``, a streaming parser that cut a Hermes call after its name and
-passed the rest of the envelope on as the arguments. No tool's arguments open so.
+passed the rest of the envelope on as the arguments. No tool's arguments open so. Nor do they
+open with a key that is Qwen3-Coder's call frame (``{"function=edit_file", "path="a.py", ...``,
+``{"function=webfetch","arguments":{...}}``: a parser that turned ``<function=NAME>`` and
+``<parameter=KEY>`` into JSON's keys); the hit starts right after that key, where the JSON
+breaks.
 """
 
 from __future__ import annotations
@@ -61,6 +65,9 @@ _ENVELOPE_TAIL = regex.compile(
     r'\A\s*"?[\w.:-]{0,64}"\s*,\s*"(?P<key>arguments|parameters)"\s*:\s*[{"]'
 )
 
+#: the arguments opening with Qwen3-Coder's call frame as their first key
+_FRAME_KEY = regex.compile(r'\A\s*\{\s*"(?:function|parameter)=[^"\n]{0,64}"')
+
 _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text
     # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
@@ -68,7 +75,7 @@ _TRIGGERS = Triggers(
     pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
     # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
     # opens with a quote would be tried at every quote of every argument string)
-    literals=('"arguments"', '"parameters"'),
+    literals=('"arguments"', '"parameters"', '"function=', '"parameter='),
 )
 
 
@@ -112,6 +119,11 @@ class TrailingText:
             # (the string ``", "``), so the key lies past the parse boundary
             detail = "the tail of a call's envelope written as the arguments"
             yield hit_from_norm(text, self.code, tail.start("key"), end, detail)
+            return
+        frame = _FRAME_KEY.match(norm) if ctx.offset == 0 else None
+        if frame is not None and frame.end() < end:
+            detail = "the call's frame written as the arguments' first key"
+            yield hit_from_norm(text, self.code, frame.end(), end, detail)
             return
         lo = max(0, end - SPAN)
         brace = norm.rfind("}", lo, end)

@@ -66,6 +66,34 @@ def test_the_tail_of_a_calls_envelope_as_the_arguments_trips(text: str, dialect:
 
 
 @pytest.mark.parametrize(
+    ("text", "after"),
+    [
+        ('{"function="edit_file", "path="dag/graph.py", "old_string="x"}}', "edit_file"),
+        ('{"function=webfetch","arguments":{"url":"https://example.com"}}', ","),
+        ('  { "parameter=path": "a.py"', ":"),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["qwen3_coder", "chatml", "all"])
+def test_the_calls_frame_as_the_first_key_trips(text: str, after: str, dialect: str) -> None:
+    v = detect(text, surface="tool_arg", dialect=dialect, tools=["edit_file", "webfetch"])
+    assert v.leak and "Z" in v.signals, v.reason
+    assert text[v.cut :].startswith(after), v.cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"function=x": 1}',  # valid JSON: the parse boundary holds it
+        json.dumps({"path": "a.py", "note": "function=edit_file"}),  # a value
+        json.dumps({"expr": '"function=f"'}),  # not the first key
+        '{"functional": "yes", "x": 1}',
+    ],
+)
+def test_a_frame_spelling_elsewhere_is_no_frame(text: str) -> None:
+    assert "Z" not in detect(text, surface="tool_arg", dialect="qwen3_coder").signals
+
+
+@pytest.mark.parametrize(
     "text",
     [
         json.dumps({"note": '", "arguments": {"city": "Paris"}}'}),  # inside a string
