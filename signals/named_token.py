@@ -12,7 +12,8 @@ two pieces of prose on its line:
   ``user`` or ``assistant``; ``think`` may stand there before a token that is no reasoning tag),
   an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an opening quote (``"``, ``'``,
   ``“``, ``‘``) or parenthesis right before it after a blank or the line's start, closed right
-  after it (``The end token (<|end_of_text|>) closes it``);
+  after it (``The end token (<|end_of_text|>) closes it``); before a pair of tags read as one
+  token, a CJK punctuation mark glued to it does too (``，<think></think> 标签里``);
 * after it, one blank and a lower-case word of two or more letters (any script; hyphens
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
@@ -250,6 +251,7 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. A pair
     of tags with nothing or a placeholder between them is read as one token."""
     opener = _OPENER.fullmatch(text, start, end)
+    pair = False
     if opener is not None:
         closer = f"</{opener.group(1)}>"
         rest = text[end : end + len(closer) + 5]
@@ -257,19 +259,29 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
             whole = inside + closer
             if rest.startswith(whole):
                 end += len(whole)
+                pair = True
                 break
             if not final and rest and len(rest) < len(whole) and whole.startswith(rest):
                 return None
+        if not pair and not final and not rest and text[start - 1 : start] in _CJK_BEFORE:
+            return None  # after a CJK mark only a pair is named: its closer may still come
     elif text.startswith("</", start):
         before = _PAIR_BEFORE.search(text, max(0, start - 72), start)
         if before is not None and text[start + 2 : end - 1] == before.group(1):
             start = before.start()
-    return _sentence(text, start, end, final)
+            pair = True
+    return _sentence(text, start, end, final, pair)
 
 
-def _sentence(text: str, start: int, end: int, final: bool) -> bool | None:
+#: CJK punctuation that CJK prose glues to the name after it (``，<think></think> 标签``)
+_CJK_BEFORE = frozenset("，。；：、（「『")
+
+
+def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) -> bool | None:
     """Whether ``[start, end)`` stands between two pieces of prose on its line (the words or
-    marks before and after it), or in quotes or parentheses closed right after it."""
+    marks before and after it), or in quotes or parentheses closed right after it. A pair of
+    tags read as one token (``pair``) may also follow a CJK punctuation mark glued to it: CJK
+    prose glues its marks to the word after them as to the word before."""
     if start == 0:
         return False
     mark = text[start - 1]
@@ -285,12 +297,13 @@ def _sentence(text: str, start: int, end: int, final: bool) -> bool | None:
         if len(after) == 1:
             return None if not final else True
         return after[1] in " \t\n,;:.)"
-    if mark != " ":
-        return False
-    line = text.rfind("\n", max(0, start - LEFT), start) + 1
-    left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
-    if left.search(text, max(line, start - LEFT), start) is None:
-        return False
+    if not (pair and mark in _CJK_BEFORE):
+        if mark != " ":
+            return False
+        line = text.rfind("\n", max(0, start - LEFT), start) + 1
+        left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
+        if left.search(text, max(line, start - LEFT), start) is None:
+            return False
     after = text[end : min(len(text), end + RIGHT)]
     if final:
         return _AFTER_FINAL.match(after) is not None

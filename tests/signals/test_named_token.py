@@ -74,6 +74,9 @@ NAMED = [
     ("示例里助手先写 <think>…</think>，再给出调用或最终回复。", "chatml"),
     ("模型会输出 </tool_call>。", "chatml"),
     ("停止符是 <|im_end|>，不是换行。", "chatml"),
+    # ... and before a pair named as one token (heldout29)
+    ("两种情况都兼容了，<think></think> 标签里的内容会被丢掉。", "deepseek"),
+    ("已修复：<tool_call>...</tool_call> 标签不再显示。", "chatml"),
     # the whole of a JSON string in an array or an object, alone or with other tokens: a
     # configuration that names them (stop 48)
     ('{\n "system": ["<|system|>", ""],\n "stop": "<|user|>"\n}', "glm"),
@@ -144,6 +147,9 @@ MARKUP = [
     ("好的，答案是四。</think>，所以", "chatml"),
     ("<|im_end|>。", "chatml"),
     ("完成了 <|im_start|>user，继续", "chatml"),
+    # a CJK mark glued before one tag, or before a pair with words inside: markup
+    ("好的，<think> 用户想要一个例子", "chatml"),
+    ("好的，<think>先想一下</think> 然后回答", "chatml"),
     # a string that holds more than tokens, or no JSON around it
     ('{"note": "<|im_end|> ends it"}', "chatml"),
     ('Done."<|im_end|>"', "chatml"),
