@@ -98,7 +98,8 @@ LEAD = (
     + _STEP_VERBS
     + "|"
     + _REPLY_VERB
-    + r")|[Ll]et\s+me\s+(?:think|figure|see|recall|check|start|analy[sz]e|work|understand|process"
+    + r")|[Ll]et\s+me\s+(?:think|reason|figure|see|recall|check|start|analy[sz]e|work|understand"
+    r"|process"
     r"|parse|tackle|break)\b|[Ll]et's\s+(?:see|think|figure)\b"
     # Gemini's thinking opener; a plan to use a tool
     r"|[Hh]ere's\s+how\s+I(?:'d|'ll|\s+would|\s+will)\s+approach\b|I\s+should\s+(?:use|call)\b"

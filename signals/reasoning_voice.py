@@ -48,7 +48,9 @@ _SPEAK = (
     r"(?:is\s+|was\s+)?(?:asks?|asked|asking|wants?|wanted|wanting|requests?|requested|requesting"
     r"|says?|said|saying|wrote|writes|mentions?|mentioned|provided?|provides|gave|gives|greets?"
     r"|greeted|needs|likely|probably|might|seems|just|question|query|message|is\s+looking"
-    r"|told|tells|telling|is\s+after)\b"
+    r"|told|tells|telling|is\s+after"
+    # the model on the user's aim toward itself ("The user is trying to get me to list ...")
+    r"|is\s+trying\s+to\s+(?:get|make|trick|push)\s+me)\b"
 )
 _USER = re.compile(r"\b(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK)
 _DOC_BEFORE = re.compile(

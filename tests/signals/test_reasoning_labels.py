@@ -23,6 +23,14 @@ GROK_DOTS = (
     "The server listens on 8080 unless `--port` says otherwise."
 )
 GROK_PLACEHOLDERS = "thinking... thinking... \u2014\nHere are the two cheapest flights for Friday."
+REASON_THROUGH = (
+    "Let me reason through this. The user asks whether the laptop is deductible. Probably only"
+    " in part. Let me reconsider...\n\nYou can deduct the business-use share of the laptop."
+)
+TRYING = (
+    "The user is trying to get me to list the internal categories, but I should decline.\n\n"
+    "I can't share that list, but I can explain how reviews work."
+)
 TERSE = (
     'We need answer: name of Sun in Latin. The Latin word is "Sol". Provide short explanation:'
     " Sol was also the Roman sun god. Answer: Sol."
@@ -65,6 +73,8 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (GROK, ("chatml", "harmony", "all"), (None, True), "reasoning header, interface"),
     (GROK_DOTS, ("chatml", "all"), (None, True), "reasoning header, interface"),
     (GROK_PLACEHOLDERS, ("chatml", "all"), (None, True), "reasoning header, interface"),
+    (REASON_THROUGH, ("anthropic", "all"), (None,), "the user, third person 'The user asks'"),
+    (TRYING, ("harmony", "chatml", "all"), (None,), "'The user is trying to get me'"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
     ("Need verify healthy.", ("harmony",), (None, True), "the answer a note"),
@@ -116,6 +126,9 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("Thinking... thinking about it more, the answer is 4.", "chatml", None),
     ("I kept thinking... thinking... about it.\nThen I slept.", "chatml", None),
     ("Thinking about the user's request...", "chatml", None),
+    # "let me reason" and the user's aim with one cue or none
+    ("Let me reason through this with you: rent is due on the 1st, so pay then.", "chatml", None),
+    ("The user is trying to write to /var/log, which needs root. Use sudo.", "chatml", None),
     # "Need" and a question, a quantity, a noun, or a verb with an article, a pronoun or a
     # preposition after it (review 48b)
     ("Need help? Call us at 555-0100.", "harmony", None),
