@@ -21,32 +21,34 @@ It counts (the ``text`` surface only) when ``user``, right after a blank line, i
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
 start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
 does the user's turn an agent's interface prints behind its bullet (Claude Code's ``⏺`` or
-``●``), labelled after the answer (``\n\n● Human: go with the other quant``) or, behind ``⏺``
-(``●`` is a common list bullet), answering the question the answer ended with (``?\n\n⏺ Yes,
-please commit.``), unless a dialogue line or a sample's introduction comes before it as for the
-abbreviations below; so does the record of a tool call an agent's interface prints, which models
-imitate instead of calling the tool (``[Calling tool: web_search({"query": ...})]`` at a line
-start, then an invented result), and a ReAct ``Observation:`` line the model writes after its
-own ``Action:`` (the tool's result, which the host writes; a ReAct agent stops the model there).
-So does a dialogue of both turns the model writes after its answer in Claude's abbreviations
-(``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves ``\n\nHuman:``
-itself), unless the paragraph before introduces a sample (a colon, a heading, "example",
-"role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a transcript).
-Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``# User`` headings and
-``用户：`` (or the bare ``user`` alone on its line after a blank line), only the user's reply that
-acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can you also make it
-shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word (``thanks``, ``ok``,
-``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second such word, or
-``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go ahead``, or a phrase
-(``looks good``, ``thank you``) and a mark or the line's end, right after the label at a line
-start; the text before it must end a sentence or a code fence, its :data:`LOOK` characters hold
-no dialogue line (a role's label; or any speaker's, capitalised words or a CJK name and a colon,
-on the line right before or on two lines: see :func:`_in_dialogue`), and its last paragraph must
-not introduce a sample (the words above, "script", "test case", "mock", "demo", "template",
-"format", "log", "bot", and their Chinese counterparts). Sample dialogues, scripts and
-fine-tuning formats write these labels after every kind of paragraph, and open with a greeting
-or a request, not with thanks for an answer the text has just given; other labelled turns
-(``User: what about Canada?``) are left out for that reason.
+``●``) after a blank line, labelled, three words at least, then a blank line and the answer
+going on in a paragraph that opens with no bullet (``\n\n● Human: go with the other quant
+instead\n\nGood call, switching.``; a list of labels, ``● User: Alice (admin)\n● User: Bob``,
+or a transcript's next bullet is none), unless a dialogue line or a sample's introduction comes
+before it as for the abbreviations below; so does the record of a tool call an agent's interface
+prints, which models imitate instead of calling the tool (``[Calling tool: web_search({"query":
+...})]`` at a line start, then an invented result), and a ReAct ``Observation:`` line the model
+writes after its own ``Action:`` (the tool's result, which the host writes; a ReAct agent stops
+the model there). So does a dialogue of both turns the model writes after its answer in Claude's
+abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
+``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
+"example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
+transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``# User``
+headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only the
+user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
+you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
+(``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
+such word, or ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go
+ahead``, or a phrase (``looks good``, ``thank you``) and a mark or the line's end, right after
+the label at a line start; the text before it must end a sentence or a code fence, its
+:data:`LOOK` characters hold no dialogue line (a role's label; or any speaker's, capitalised
+words or a CJK name and a colon, on the line right before or on two lines: see
+:func:`_in_dialogue`), and its last paragraph must not introduce a sample (the words above,
+"script", "test case", "mock", "demo", "template", "format", "log", "bot", and their Chinese
+counterparts). Sample dialogues, scripts and fine-tuning formats write these labels after every
+kind of paragraph, and open with a greeting or a request, not with thanks for an answer the text
+has just given; other labelled turns (``User: what about Canada?``) are left out for that
+reason.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -174,12 +176,13 @@ _TURN_SOURCE = (
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
     # the user's turn forged behind the bullet an agent's interface prints before each turn
-    # (Claude Code's ``⏺``, ``●``): labelled (``● Human: go with the other quant``), or an
-    # answer to the question the answer asked (``?\n\n⏺ Yes, please commit.``; ``●`` is a
-    # common bullet of lists, so only ``⏺`` there)
-    r"|(?m:^)[ \t]{0,8}[\u25cf\u23fa][ \t]?(?P<bullet>Human|User):[ \t]*(?=[^\n]*[^\W\d_])"
-    rf"|{_ASKED}\n[ \t]{{0,8}}\n[ \t]{{0,8}}(?P<bulleted>\u23fa)[ \t]?(?i:{_ANSWER_WORD})"
-    r"(?=[ \t,.!;])"
+    # (Claude Code's ``⏺``, ``●``): after a blank line, the bullet and the label (any case, bold
+    # or not), three words at least, a blank line, and the answer going on as a paragraph that
+    # opens with no bullet (``\n\n● Human: go with the other quant instead\n\nGood call``; a
+    # list of labels or a transcript's next turn opens its line with a bullet)
+    r"|\n[ \t]{0,8}\n[ \t]{0,8}[\u25cf\u23fa][ \t]{0,2}(?:\*\*)?(?P<bullet>(?i:human|user))"
+    r"(?:\*\*)?[ \t]?:(?:\*\*)?[ \t]*(?=[^\n]*\S[ \t]+\S[^\n]*[ \t]\S)[^\n]+\n[ \t]{0,8}\n"
+    r"[ \t]{0,8}(?![\u25cf\u23fa\u2022\u25cb\u25aa*+>#-]|\d{1,3}[.)])\S"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -201,10 +204,8 @@ _TRIGGERS = Triggers(
         "USER:",
         "\n\u7528\u6237",
         "# User",
-        "\u25cf Human:",
-        "\u25cfHuman:",
-        "\u25cf User:",
-        "\u25cfUser:",
+        # (a character no ASCII text holds: a search of an ASCII batch for it ends at once)
+        "\u25cf",
         "\u23fa",
     )
 )
@@ -269,11 +270,11 @@ class ForgedTurn:
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
             groups = ("role", "asked", "system", "record", "observed", "dialog", "bullet")
-            group = next((g for g in groups if m.group(g) is not None), "bulleted")
+            group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             # (a bullet is read from its line's start: the bullet is no text before the turn)
-            at = m.start() if group == "bullet" else role
-            if group in ("dialog", "bullet", "bulleted") and not _forged_dialog(norm, at):
+            at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
+            if group in ("dialog", "bullet") and not _forged_dialog(norm, at):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -296,7 +297,6 @@ class ForgedTurn:
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
                 "bullet": "the user's turn forged behind an interface's bullet",
-                "bulleted": "the user's answer forged behind an interface's bullet",
             }.get(group, "the user's turn forged inside the answer")
             yield role, max(m.end(), role + 4), detail
 
