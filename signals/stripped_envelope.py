@@ -23,11 +23,12 @@ with a lone channel word.
   (``<|start_header_id|>assistant<|end_header_id|>`` in Llama 3, ``<|im_start|>assistant`` in
   ChatML): a model that writes its own header when the prompt lacks it. In the reasoning
   part a provider may leave such headers, so neither shape counts there.
-* at the start of the answer (the ``text`` surface only): the message's content parts printed
-  in Python's repr instead of their text (``[{'type': 'text', 'text': 'I found three
-  files ...'}]``), what a host or an agent framework that calls ``str()`` on a message's parts
-  relays. No answer opens with a Python list of parts; an answer that explains the bug names it
-  after a word.
+* the whole answer (the ``text`` surface only): the message's content parts printed in Python's
+  repr instead of their text (``[{'type': 'text', 'text': 'I found three files ...'}]``, the
+  keys in either order, ``output_text`` too, or the Anthropic SDK's ``[TextBlock(text='...',
+  type='text')]``), what a host or an agent framework that calls ``str()`` on a message's parts
+  relays. An answer that shows such a list to explain it goes on after it; a JSON list of parts
+  may be an answer asked for, and is not read. Decided at the end of the text.
 """
 
 from __future__ import annotations
@@ -54,9 +55,18 @@ _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))"
 #: a role header's word alone on the first line, the answer after it (a stripped header)
 _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
-#: the message's content parts in Python's repr opening the answer
-PARTS_OPENING = "[{'type': 'text', 'text': "
-_PARTS = re.compile(r"\A\s*\[\{'type': 'text', 'text': ['\"]")
+#: how a list of the message's content parts in Python's repr opens
+PARTS_OPENINGS = ("[{'type': ", "[{'text': ", "[TextBlock(")
+#: a Python string literal as ``repr`` writes it (on one line: a line break is escaped)
+_PY_STR = r"""(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
+_PART = (
+    r"\{'type': '(?:output_)?text', 'text': " + _PY_STR + r"(?:, '(?:annotations|citations"
+    r"|logprobs)': [^{}\n]*)?\}"
+    r"|\{'text': " + _PY_STR + r", 'type': '(?:output_)?text'\}"
+    r"|TextBlock\((?:citations=None, )?text=" + _PY_STR + r", type='text'\)"
+)
+#: the whole text a list of content parts in Python's repr
+_PARTS = re.compile(r"\A\s*\[(?:" + _PART + r")(?:, (?:" + _PART + r"))*\]\s*\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
@@ -67,7 +77,7 @@ _TRIGGERS = Triggers(
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=(*OPENING_WORDS, PARTS_OPENING),
+    opening=(*OPENING_WORDS, *PARTS_OPENINGS),
 )
 
 
@@ -128,15 +138,14 @@ class StrippedEnvelope:
                     word_start + len("assistant"),
                     "text opens with a role header's word on a line of its own",
                 )
-            parts = _PARTS.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
-            if parts:
+            if ctx.final and ctx.surface is Surface.TEXT and _PARTS.match(norm):
                 word_start = len(norm) - len(norm.lstrip())
                 yield hit_from_norm(
                     text,
                     self.code,
                     word_start,
-                    parts.end(),
-                    "text opens with the message's content parts in Python's repr",
+                    len(norm.rstrip()),
+                    "the text is the message's content parts in Python's repr",
                 )
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)

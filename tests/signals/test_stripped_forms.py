@@ -122,8 +122,6 @@ PARTS = "[{'type': 'text', 'text': 'I found three matching files; the limit is i
         ("thoughtThe user said hello. Greet back.Hello!", "thought"),
         ("thought\n*Analyze the request:* a summary.\nThe article argues ...", "thought"),
         ("thought\n**Plan**\nKeep it short.", "thought"),
-        (PARTS, "[{'type': 'text', 'text': '"),
-        ("  [{'type': 'text', 'text': \"It's done.\"}]", "[{'type': 'text', 'text': \""),
     ],
 )
 def test_k_stripped_openings_trip(text: str, evidence: str) -> None:
@@ -145,11 +143,6 @@ def test_k_stripped_openings_trip(text: str, evidence: str) -> None:
         "thoughtful answers help.",
         "thought\nprocess is key.",
         "thoughts\nThe user ...",
-        # content parts named after a word, as JSON, or with another part type first
-        "The bug: the reply was [{'type': 'text', 'text': 'hi'}] instead of hi.",
-        '[{"type": "text", "text": "hi"}]',
-        "[{'type': 'image_url', 'image_url': {'url': 'x'}}]",
-        "[{'type': 'text'} is the part's shape]",
     ],
 )
 def test_k_stripped_opening_near_misses_pass(text: str) -> None:
@@ -157,18 +150,63 @@ def test_k_stripped_opening_near_misses_pass(text: str) -> None:
 
 
 def test_k_role_and_thought_openings_count_only_in_the_answer() -> None:
-    for text in ("assistant\n\nRome", "thoughtThe user said hello.", PARTS):
+    for text in ("assistant\n\nRome", "thoughtThe user said hello."):
         assert detect(text, dialect="llama3").leak
         assert not detect(text, surface="thinking", dialect="llama3").leak
         assert not detect(text, surface="tool_arg", dialect="llama3").leak
 
 
-@pytest.mark.parametrize("text", ["assistant\n\nRome", "thoughtThe user said hi.Hello!", PARTS])
+@pytest.mark.parametrize("text", ["assistant\n\nRome", "thoughtThe user said hi.Hello!"])
 def test_k_openings_every_split_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, dialect="llama3")
     for cut in range(1, len(text)):
         verdict, release = streamed(text, cut, "text", "llama3")
         assert verdict == whole and release == whole.cut == 0, cut
+
+
+# --- K: the answer its content parts in Python's repr -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PARTS,
+        "  [{'type': 'text', 'text': \"It's done.\"}]\n",
+        "[{'text': 'I found three files.', 'type': 'text'}]",
+        "[{'type': 'output_text', 'text': 'Done.', 'annotations': []}]",
+        "[TextBlock(citations=None, text='I found three files.', type='text')]",
+        "[{'type': 'text', 'text': 'Part one.'}, {'type': 'text', 'text': 'Part two.'}]",
+    ],
+)
+def test_k_the_answer_its_content_parts_in_pythons_repr_trips(text: str) -> None:
+    for dialect in ("kimi", "chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and v.signals == ("K",), (dialect, v.explain())
+        assert v.cut == len(text) - len(text.lstrip())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a list shown to explain it, named after a word, as JSON, with another part type
+        "[{'type': 'text', 'text': 'Hello'}]\n\nThat's what print(response.content) prints.",
+        "The bug: the reply was [{'type': 'text', 'text': 'hi'}] instead of hi.",
+        '[{"type": "text", "text": "hi"}]',
+        "[{'type': 'text', 'text': 'a'}, {'type': 'image_url', 'image_url': {'url': 'x'}}]",
+        "[{'type': 'text'} is the part's shape]",
+        "[{'type': 'text', 'text': 'cut short",
+    ],
+)
+def test_k_content_parts_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+def test_k_content_parts_count_only_in_the_answer_and_every_split_agrees() -> None:
+    assert not detect(PARTS, surface="thinking", dialect="chatml").leak
+    whole = detect(PARTS, dialect="chatml")
+    for cut in range(1, len(PARTS)):
+        verdict, _ = streamed(PARTS, cut, "text", "chatml")
+        assert (verdict.leak, verdict.signals, verdict.cut) == (whole.leak, whole.signals, 0), cut
 
 
 # --- L: a Gemini thought summary -------------------------------------------------------------
