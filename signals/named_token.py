@@ -12,8 +12,10 @@ two pieces of prose on its line:
   ``user`` or ``assistant``; ``think`` may stand there before a token that is no reasoning tag),
   an ellipsis, a ``,``/``;``/``:``/``(``, or a CJK character; or an opening quote (``"``, ``'``,
   ``“``, ``‘``) or parenthesis right before it after a blank or the line's start, closed right
-  after it (``The end token (<|end_of_text|>) closes it``); before a pair of tags read as one
-  token, a CJK punctuation mark glued to it does too (``，<think></think> 标签里``);
+  after it (``The end token (<|end_of_text|>) closes it``); a pair of tags read as one token
+  may also follow a CJK comma, colon or opening bracket glued to it when a noun that names it
+  comes right after it (``，<think></think> 标签里``: 标签, 标记, 令牌, 格式, 块, tag, token,
+  block);
 * after it, one blank and a lower-case word of two or more letters (any script; hyphens
   inside), an upper-case acronym (``XML``), an ellipsis, a dash or a CJK character (not a role
   or channel word, not the head of a dotted or called name such as ``functions.bash`` or
@@ -274,7 +276,9 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
 
 
 #: CJK punctuation that CJK prose glues to the name after it (``，<think></think> 标签``)
-_CJK_BEFORE = frozenset("，。；：、（「『")
+_CJK_BEFORE = frozenset("，；：、（「『")
+#: the noun that names a pair glued to a CJK mark: a tag, a marker, a token, a block
+_NOUN_AFTER = regex.compile(r"\x20?(?:标签|标记|令牌|格式|块|tags?\b|tokens?\b|blocks?\b)")
 
 
 def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) -> bool | None:
@@ -297,13 +301,19 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
         if len(after) == 1:
             return None if not final else True
         return after[1] in " \t\n,;:.)"
-    if not (pair and mark in _CJK_BEFORE):
-        if mark != " ":
+    if pair and mark in _CJK_BEFORE:
+        # glued to a CJK mark, the pair is named by the noun after it ("，<think></think> 标签
+        # 里"): a leaked empty pair goes on with the answer ("。<think></think> 明天有雨")
+        noun = _NOUN_AFTER.match(text, end, min(len(text), end + 8), partial=not final)
+        if noun is None:
             return False
-        line = text.rfind("\n", max(0, start - LEFT), start) + 1
-        left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
-        if left.search(text, max(line, start - LEFT), start) is None:
-            return False
+        return None if noun.partial else True
+    if mark != " ":
+        return False
+    line = text.rfind("\n", max(0, start - LEFT), start) + 1
+    left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
+    if left.search(text, max(line, start - LEFT), start) is None:
+        return False
     after = text[end : min(len(text), end + RIGHT)]
     if final:
         return _AFTER_FINAL.match(after) is not None

@@ -77,6 +77,7 @@ NAMED = [
     # ... and before a pair named as one token (heldout29)
     ("两种情况都兼容了，<think></think> 标签里的内容会被丢掉。", "deepseek"),
     ("已修复：<tool_call>...</tool_call> 标签不再显示。", "chatml"),
+    ("模型输出了空的「<think></think> tags」", "chatml"),
     # the whole of a JSON string in an array or an object, alone or with other tokens: a
     # configuration that names them (stop 48)
     ('{\n "system": ["<|system|>", ""],\n "stop": "<|user|>"\n}', "glm"),
@@ -150,6 +151,11 @@ MARKUP = [
     # a CJK mark glued before one tag, or before a pair with words inside: markup
     ("好的，<think> 用户想要一个例子", "chatml"),
     ("好的，<think>先想一下</think> 然后回答", "chatml"),
+    # ... or before a pair with no noun naming it after it (review 49)
+    ("北京今天晴，气温25度。<think></think> 明天有雨。", "chatml"),
+    ("好的：<think></think> 以下是答案。", "deepseek"),
+    ("好的，我来查一下。<tool_call></tool_call> 北京今天晴。", "chatml"),
+    ("以下是结果，<tool_call></tool_call> 天气晴。", "qwen3_coder"),
     # a string that holds more than tokens, or no JSON around it
     ('{"note": "<|im_end|> ends it"}', "chatml"),
     ('Done."<|im_end|>"', "chatml"),
