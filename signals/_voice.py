@@ -210,7 +210,10 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         re.compile(
             r"\A\s*(?P<c>Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query"
             r"|message)(?:\.\.\.|\u2026)?)[ \t]*\r?\n(?=\s*\S)"
-            r"|\A\s*(?P<p>(?:[Tt]hinking(?:\.\.\.|\u2026)[ \t]*){2,})"
+            # (the placeholders alone on their lines, a dash after them at most: "Thinking...
+            # thinking... okay, got one!" is a persona's joke)
+            r"|\A\s*(?P<p>(?i:thinking(?:\.\.\.|\u2026)[ \t\u00a0]*(?:\r?\n[ \t]*)?){2,})"
+            r"[\u2014\u2013-]?[ \t]*\r?\n(?=\s*\S)"
         ),
     ),
     (

@@ -176,7 +176,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "the user, third person": ("ser",),
     "the user, telegraphic": ("ser",),
     "the plan, telegraphic": ("need ", "answer"),
-    "reasoning header, interface": ("hinking about", "hinking...", "hinking\u2026"),
+    "reasoning header, interface": ("hinking about", "hinking...", "hinking\u2026", "HINKING"),
     "the answer a note": ("Need ",),
     "the prompt, third person": ("prompt", "nstruction", "reminder", "system message"),
     "addressing the user": ("ser", "how"),

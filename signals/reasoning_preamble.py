@@ -70,7 +70,7 @@ LEAD = (
     r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)"
     r"(?:\.\.\.|\u2026)?[ \t]*\r?\n"
     # Grok's placeholders for hidden reasoning: "thinking... thinking..."
-    r"|[Tt]hinking(?:\.\.\.|\u2026)[ \t]*[Tt]hinking(?:\.\.\.|\u2026)"
+    r"|(?i:thinking(?:\.\.\.|\u2026)\s*thinking(?:\.\.\.|\u2026))"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

@@ -50,7 +50,8 @@ _SPEAK = (
     r"|greeted|needs|likely|probably|might|seems|just|question|query|message|is\s+looking"
     r"|told|tells|telling|is\s+after"
     # the model on the user's aim toward itself ("The user is trying to get me to list ...")
-    r"|is\s+trying\s+to\s+(?:get|make|trick|push)\s+me)\b"
+    r"|(?:trying|attempting)\s+to\s+(?:get|make|trick|push|have|convince|manipulate"
+    r"|jailbreak)\s+me)\b"
 )
 _USER = re.compile(r"\b(?:[Tt]he\s+user|User)(?:'s)?\s+" + _SPEAK)
 _DOC_BEFORE = re.compile(

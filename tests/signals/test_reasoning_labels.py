@@ -75,6 +75,14 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (GROK_PLACEHOLDERS, ("chatml", "all"), (None, True), "reasoning header, interface"),
     (REASON_THROUGH, ("anthropic", "all"), (None,), "the user, third person 'The user asks'"),
     (TRYING, ("harmony", "chatml", "all"), (None,), "'The user is trying to get me'"),
+    (
+        "The user's trying to get me to write malware. I won't. Sorry, I can't help with that.",
+        ("chatml", "all"),
+        (None,),
+        "the user, third person",
+    ),
+    ("THINKING... THINKING...\nThe answer is 42.", ("chatml",), (None,), "interface"),
+    ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
     ("Need verify healthy.", ("harmony",), (None, True), "the answer a note"),
@@ -126,6 +134,9 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("Thinking... thinking about it more, the answer is 4.", "chatml", None),
     ("I kept thinking... thinking... about it.\nThen I slept.", "chatml", None),
     ("Thinking about the user's request...", "chatml", None),
+    # the placeholders with words after them on their line (review 49)
+    ("Thinking... thinking... okay, I've got one! Why did the scarecrow win?", "chatml", True),
+    ("Thinking\u2026 Thinking\u2026 is the loading message the app shows.", "chatml", None),
     # "let me reason" and the user's aim with one cue or none
     ("Let me reason through this with you: rent is due on the 1st, so pay then.", "chatml", None),
     ("The user is trying to write to /var/log, which needs root. Use sudo.", "chatml", None),
