@@ -44,11 +44,13 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
         "<｜begin▁sys｜>",
+        "</ | | DSML | | invoke>",
     ),
     "deepseek_v32": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
         "<｜begin▁sys｜>",
+        "</ | | DSML | | invoke>",
     ),
     "kimi": ("<|reserved_token_163589|>",),
     "kimi_k3": (),

@@ -66,6 +66,27 @@ def test_a_dsml_call_with_doubled_bars_is_a_leak_at_its_first_marker(split: int)
 
 
 @pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ('< | DSML | tool_calls>\n< | DSML | invoke name="read_file">', "< | DSML |"),
+        ('Let me check.\n\n< | | DSML | | tool_calls>\n</ | | DSML | | invoke>', "< | | DSML | |"),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["deepseek_v32", "deepseek", "all"])
+def test_a_dsml_tag_with_its_bars_spaced_out_is_a_leak(text: str, first: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "H" in v.signals and v.cut == text.index(first), v.reason
+
+
+def test_spaced_dsml_bars_in_arguments_and_in_code() -> None:
+    arg = '{"query": "rebar quantities</ | | DSML | | parameter>\\n</ | | DSML | | invoke>"}'
+    assert detect(arg, surface="tool_arg", dialect="deepseek_v32").leak
+    quoted = "The gateway shows `< | DSML | invoke>` where the parser should have run."
+    assert not detect(quoted, dialect="deepseek_v32").leak
+    assert not detect("DSML | markup | a < | b", dialect="deepseek_v32").leak
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "The norm ‖x‖ is at most 1; ∥ means parallel, and ǁ is a click consonant.",
