@@ -82,6 +82,10 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "the user, third person",
     ),
     ("THINKING... THINKING...\nThe answer is 42.", ("chatml",), (None,), "interface"),
+    # Chinese: the user's words quoted or what they only sent, the model's own instructions
+    ("用户说“在吗”，按指令没有明确话题时返回 <None>。\n<None>", ("glm", "all"), (None,), "用户说“"),
+    ("用户只发了一个表情，没有具体话题。按指令应该返回 <None>。", ("glm",), (None,), "按指令"),
+    ("用户只是打了个招呼，不需要调用工具。\n\n嗨～想聊什么？", ("minimax",), (None,), "用户只是"),
     ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
@@ -134,6 +138,11 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("Thinking... thinking about it more, the answer is 4.", "chatml", None),
     ("I kept thinking... thinking... about it.\nThen I slept.", "chatml", None),
     ("Thinking about the user's request...", "chatml", None),
+    # Chinese: a condition on the user, the user's words as a noun, instructions in a how-to
+    ("如果用户输入的是空字符串，接口返回 400。", "glm", None),
+    ("用户说的话会被记录下来，用于改进服务。", "glm", None),
+    ("根据指令完成安装即可，然后重启服务。", "glm", None),
+    ("请根据系统提示操作，完成后重新登录。", "glm", None),
     # the placeholders with words after them on their line (review 49)
     ("Thinking... thinking... okay, I've got one! Why did the scarecrow win?", "chatml", True),
     ("Thinking\u2026 Thinking\u2026 is the loading message the app shows.", "chatml", None),
