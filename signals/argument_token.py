@@ -21,7 +21,8 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   search program's argument list): the token alone or with a role or channel word glued to it
   (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop list), or
   tokens joined by ``|``; under another key a value that is only a closer is a collapsed call;
-* an item of a list of tokens (another token and ``,``/``;``/`` |`` beside it on its line);
+* an item of a list of tokens (another token and ``,``/``;``/`` |``/`` and``/`` or`` beside it on
+  its line);
 * on a line of an indented code block that opens after a blank line under a line of prose
   (Markdown's four blanks or a tab; see :func:`_indented_code`);
 * a document of the format written to a file: the arguments name a file, and the string
@@ -254,8 +255,8 @@ _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
 _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
 #: another token and a list's separator before a token, or after it
 _CLOSED_TOKEN = r'(?:<[^<>\s"\\]{1,48}>|\[/?[A-Z][A-Z_]{1,23}\])'
-_LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|) \Z")
-_LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_CLOSED_TOKEN}")
+_LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|| and| or) \Z")
+_LISTED_AFTER = re.compile(rf"(?:[,;]| \|| and| or) {_CLOSED_TOKEN}")
 #: a line of markup: it opens with a token (after its indentation)
 _OPENS_WITH_TOKEN = re.compile(_TOKEN)
 _INDENTATION = re.compile(r"\A(?:[ \t]|\\t)*")
@@ -266,7 +267,7 @@ _INDENTS = ("    ", "\\t", "\t")
 _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
     r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
-    r"|stop_words|special_tokens|added_tokens|tokens|tags|markers|delimiters"
+    r"|stop_words|special_tokens|added_tokens|(?:[a-z]+_)?(?:tokens|tags|markers|delimiters)"
     # a setting that names one token by its role (``eos_token``, ``end_token``), or reasoning
     # tags (``think_start_tag``, ``reasoning_tags``); not ``access_token`` and the like, which are
     # secrets, and not a generic ``end_tag`` or ``close_tag``, which a collapsed call invents

@@ -29,10 +29,12 @@ array that parses whole and holds another such string, is data that names it (a 
 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
-read as one token; so is a run of tags that quotes a format inline with placeholders for its
-name and arguments, after a word that names a format (``format: <|tool_call>call:NAME{key:
-<|"|>value<|"|>}<tool_call|>. Next``; see :func:`run_around` and :func:`_placeholders`). A call
-with a real name or body stays markup in any sentence: a server's parser reads it anywhere.
+read as one token (with a blank between them only when a noun naming it follows, ``<think>
+</think> markup``: an empty reasoning block that leaked has a blank inside too); so is a run of
+tags that quotes a format inline with placeholders for its name and arguments, after a word that
+names a format (``format: <|tool_call>call:NAME{key: <|"|>value<|"|>}<tool_call|>. Next``; see
+:func:`run_around` and :func:`_placeholders`). A call with a real name or body stays markup in
+any sentence: a server's parser reads it anywhere.
 
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
@@ -117,6 +119,7 @@ _AFTER_FINAL = _after(final=True)
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
 #: what stands between the two tags of a pair named as one token: nothing or a placeholder
 _INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
+_PAIR_BEFORE_BLANK = regex.compile(r"<([A-Za-z_][\w:-]*)>\x20\Z")
 _PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
 
 
@@ -265,6 +268,19 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
                 break
             if not final and rest and len(rest) < len(whole) and whole.startswith(rest):
                 return None
+        spaced = " " + closer
+        if not pair and not final and rest and len(rest) < len(spaced) and spaced.startswith(rest):
+            return None  # the closer after a blank may still come
+        if not pair and rest.startswith(spaced):
+            # a pair with a blank between is an empty reasoning block that leaked ("Fixed it
+            # <think> </think> and pushed"), unless a noun after it names it ("wrap thoughts
+            # in <think> </think> markup")
+            after = end + 1 + len(closer)
+            noun = _PAIR_NOUN.match(text, after, min(len(text), after + 12), partial=not final)
+            if noun is not None and noun.partial:
+                return None
+            if noun is not None:
+                end, pair = after, True
         if not pair and not final and not rest and text[start - 1 : start] in _CJK_BEFORE:
             return None  # after a CJK mark only a pair is named: its closer may still come
     elif text.startswith("</", start):
@@ -272,9 +288,19 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
         if before is not None and text[start + 2 : end - 1] == before.group(1):
             start = before.start()
             pair = True
+        elif text[start - 1 : start] == " ":
+            blank = _PAIR_BEFORE_BLANK.search(text, max(0, start - 72), start)
+            if blank is not None and blank.group(1) == text[start + 2 : end - 1]:
+                noun = _PAIR_NOUN.match(text, end, min(len(text), end + 12), partial=not final)
+                if noun is not None and noun.partial:
+                    return None
+                if noun is not None:
+                    start, pair = blank.start(), True
     return _sentence(text, start, end, final, pair)
 
 
+#: the noun that names a pair of tags with a blank between them
+_PAIR_NOUN = regex.compile(r"\x20(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?)\b")
 #: CJK punctuation that CJK prose glues to the name after it (``，<think></think> 标签``)
 _CJK_BEFORE = frozenset("，；：、（「『")
 #: the noun that names a pair glued to a CJK mark: a tag, a marker, a token, a block

@@ -276,6 +276,12 @@ KIMI_FIXTURE = (
         ("qwen3_coder", args(end_token="</think>")),
         ("chatml", args(think_start_tag="<think>", EOS_TOKEN="<|im_end|>")),
         ("kimi", args(tool_call_tokens=["<|tool_call_begin|>", "<|tool_call_end|>"])),
+        # a list of markers under a key with a word before it; tokens joined by "and" (heldout30)
+        ("chatml", args(model_id="unsloth/Qwen3-8B", probe_markers=["<tool_call>", "<function="])),
+        (
+            "mistral",
+            args(content="[TOOL_CALLS] and [ARGS] are control tokens; keep them out of text."),
+        ),
     ],
 )
 def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str, text: str) -> None:
@@ -315,6 +321,8 @@ def test_a_value_naming_a_token_or_a_document_of_the_format_passes(dialect: str,
         ("qwen3_coder", args(path="a.py", end_tag="</function>")),
         ("chatml", args(path="a.py", close_tag="</tool_call>")),
         ("chatml", args(call_token="</tool_call>")),
+        ("chatml", args(markers_out="<|im_end|>")),  # the word after, not before
+        ("mistral", args(content="[TOOL_CALLS] and then")),  # one token and a word
     ],
 )
 def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:

@@ -74,6 +74,8 @@ NAMED = [
     ("示例里助手先写 <think>…</think>，再给出调用或最终回复。", "chatml"),
     ("模型会输出 </tool_call>。", "chatml"),
     ("停止符是 <|im_end|>，不是换行。", "chatml"),
+    # a pair with a blank between, named by the noun after it (heldout30)
+    ("Providers that wrap R1's thoughts in <think> </think> markup need a converter.", "deepseek"),
     # ... and before a pair named as one token (heldout29)
     ("两种情况都兼容了，<think></think> 标签里的内容会被丢掉。", "deepseek"),
     ("已修复：<tool_call>...</tool_call> 标签不再显示。", "chatml"),
@@ -148,6 +150,8 @@ MARKUP = [
     ("好的，答案是四。</think>，所以", "chatml"),
     ("<|im_end|>。", "chatml"),
     ("完成了 <|im_start|>user，继续", "chatml"),
+    # a pair with a blank between and no noun naming it: an empty reasoning block that leaked
+    ("Fixed it <think> </think> and pushed.", "deepseek"),
     # a CJK mark glued before one tag, or before a pair with words inside: markup
     ("好的，<think> 用户想要一个例子", "chatml"),
     ("好的，<think>先想一下</think> 然后回答", "chatml"),
