@@ -15,7 +15,9 @@ the calls it then makes natively):
   "args": {...}}}``); besides those it may hold only ``id``, ``call_id``, ``index`` and a
   ``type`` of a call (``function``, ``tool_use``, ...): a record with keys of its own is data
   that names a tool;
-* an element named after a declared tool whose name holds a ``_`` or ``-``, opening its line
+* an element named after a declared tool whose name holds a ``_`` or ``-``, or after a tool of
+  Cline's XML text protocol (:data:`TEXT_PROTOCOL_TOOLS`, declared or not) with its first
+  parameter's element right after its opening tag, opening its line
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
   Cline-style agents), not after a line ending in a colon;
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
@@ -142,6 +144,31 @@ _ELEMENT = regex.compile(
     r"(?m)^[ \t]{0,8}(?P<open><(?P<name>[A-Za-z][\w]*[_-][\w-]*)>)(?=[^<\n]|\n|<[A-Za-z])"
     r"[\s\S]{1,2000}?</(?P=name)>"
 )
+#: the tools of Cline's and Roo Code's XML text protocol: with native calls declared, a model
+#: trained on that protocol writes them as elements instead of calling
+TEXT_PROTOCOL_TOOLS = frozenset(
+    {
+        "read_file",
+        "write_to_file",
+        "replace_in_file",
+        "apply_diff",
+        "insert_content",
+        "search_and_replace",
+        "execute_command",
+        "search_files",
+        "list_files",
+        "list_code_definition_names",
+        "browser_action",
+        "use_mcp_tool",
+        "access_mcp_resource",
+        "ask_followup_question",
+        "attempt_completion",
+        "new_task",
+        "plan_mode_respond",
+    }
+)
+#: the first parameter element of a text-protocol call, right after its opening tag
+_CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
 _SLASHED = regex.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
@@ -672,10 +699,15 @@ class InlineCall:
             for m in _ELEMENT.finditer(norm):
                 name = m.group("name")
                 at = m.start("open")
-                if _J_CALLS.fullmatch(norm, at) is not None:
-                    continue  # the calls end the text: J's finding
-                if declared(name, tools) and not _introduced(norm, at):
+                if _introduced(norm, at):
+                    continue
+                if declared(name, tools):
+                    if _J_CALLS.fullmatch(norm, at) is not None:
+                        continue  # the calls end the text: J's finding
                     detail = f"call of declared {name!r} written as its element (a text protocol)"
+                    yield hit_from_norm(text, self.code, at, m.end(), detail)
+                elif name in TEXT_PROTOCOL_TOOLS and _CHILD.match(norm, m.end("open")):
+                    detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):

@@ -464,6 +464,37 @@ def test_element_every_split_gives_the_whole_verdict(text: str) -> None:
     assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
 
 
+#: Cline's text protocol with other tools declared: the model writes it instead of calling
+PROTOCOL = [
+    "<execute_command>\n  <command>cat ci.yml</command>\n</execute_command>",
+    "Let me look.\n\n<read_file><path>tsconfig.json</path></read_file>\n\nThen I'll edit.",
+]
+
+
+@pytest.mark.parametrize("text", PROTOCOL)
+def test_clines_text_protocol_with_other_tools_declared_trips(text: str) -> None:
+    v = detect(text, dialect="qwen3_coder", tools=["bash", "read", "write"])
+    assert v.leak and v.signals == ("Y",), v.reason
+    assert v.cut == text.index("<")
+    assert_every_split(text, "text", "qwen3_coder", tools=["bash", "read", "write"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        PROTOCOL[0].replace("<command>", "cat ").replace("</command>", ""),  # no parameter element
+        "Cline's format:\n<read_file>\n<path>a.py</path>\n</read_file>",  # introduced
+        "```xml\n<read_file><path>a</path></read_file>\n```",  # code
+    ],
+)
+def test_clines_text_protocol_near_misses_pass(text: str) -> None:
+    assert "Y" not in detect(text, dialect="qwen3_coder", tools=["bash"]).signals
+
+
+def test_clines_text_protocol_without_declared_tools_is_not_read() -> None:
+    assert not detect(PROTOCOL[0], dialect="qwen3_coder").leak  # a Cline agent's own protocol
+
+
 def test_elements_that_end_the_text_are_js_in_every_split() -> None:
     text = "<read_file><path>a.py</path></read_file>\n<execute_command>ls</execute_command>"
     whole = assert_every_split(text, "text", "glm", tools=ELEMENT_TOOLS)
