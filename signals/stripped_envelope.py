@@ -29,6 +29,10 @@ with a lone channel word.
   type='text')]``), what a host or an agent framework that calls ``str()`` on a message's parts
   relays. An answer that shows such a list to explain it goes on after it; a JSON list of parts
   may be an answer asked for, and is not read. Decided at the end of the text.
+* the whole answer (the ``text`` surface only): a ReAct agent's final-answer blob,
+  ``{"action": "Final Answer", "action_input": "..."}`` (fenced or not, an ``Action:`` label
+  before it or not): LangChain's structured agent protocol, relayed when its parser failed, the
+  answer still inside it. Docs that show the blob write prose around it. Decided at the end.
 """
 
 from __future__ import annotations
@@ -67,11 +71,22 @@ _PART = (
 )
 #: the whole text a list of content parts in Python's repr
 _PARTS = re.compile(r"\A\s*\[(?:" + _PART + r")(?:, (?:" + _PART + r"))*\]\s*\Z")
+#: the whole text a ReAct agent's final-answer blob
+_JSON_STR = r'"(?:[^"\\]|\\.)*"'
+_FINAL_BLOB = re.compile(
+    r"\A\s*(?:Action:\s*)?(?:```(?:json)?[ \t]*\n\s*)?\{\s*(?:"
+    r'"action"\s*:\s*"Final Answer"\s*,\s*"action_input"\s*:\s*'
+    + _JSON_STR
+    + r'|"action_input"\s*:\s*'
+    + _JSON_STR
+    + r'\s*,\s*"action"\s*:\s*"Final Answer"'
+    r")\s*\}\s*(?:```)?\s*\Z"
+)
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
     # anywhere: the glued spellings and a constrained header; at the start: the opening words
-    literals=(*sorted(GLUED_WORDS), "json{"),
+    literals=(*sorted(GLUED_WORDS), "json{", '"Final Answer"'),
     hold_words=(
         *GLUED_WORDS,
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
@@ -147,6 +162,15 @@ class StrippedEnvelope:
                     len(norm.rstrip()),
                     "the text is the message's content parts in Python's repr",
                 )
+            if (
+                ctx.final
+                and ctx.surface is Surface.TEXT
+                and '"Final Answer"' in norm
+                and _FINAL_BLOB.match(norm)
+            ):
+                word_start = len(norm) - len(norm.lstrip())
+                detail = "the text is a ReAct agent's final-answer blob"
+                yield hit_from_norm(text, self.code, word_start, len(norm.rstrip()), detail)
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)
                 if lone:

@@ -209,6 +209,45 @@ def test_k_content_parts_count_only_in_the_answer_and_every_split_agrees() -> No
         assert (verdict.leak, verdict.signals, verdict.cut) == (whole.leak, whole.signals, 0), cut
 
 
+# --- K: the answer a ReAct agent's final-answer blob ---------------------------------------
+
+BLOBS = [
+    '{"action": "Final Answer", "action_input": "The time in Tokyo is 14:05."}',
+    '```json\n{\n  "action": "Final Answer",\n  "action_input": "Found 3 documents."\n}\n```',
+    'Action:\n```\n{"action": "Final Answer", "action_input": "Done, the ticket is closed."}\n```',
+    '{"action_input": "Closed.", "action": "Final Answer"}',
+]
+
+
+@pytest.mark.parametrize("text", BLOBS)
+def test_k_the_answer_a_final_answer_blob_trips(text: str) -> None:
+    for dialect in ("chatml", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and v.signals == ("K",), (dialect, v.reason)
+        assert v.cut == 0
+    assert not detect(text, surface="thinking", dialect="chatml").leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The agent replies with {"action": "Final Answer", "action_input": "..."} at the end.',
+        '{"action": "Final Answer", "action_input": "Done."}\n\nThat blob is the last step.',
+        '{"action": "search", "action_input": "weather Tokyo"}',
+        '{"action": "Final Answer", "action_input": {"text": "x"}}',
+    ],
+)
+def test_k_final_answer_blob_near_misses_pass(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+def test_k_final_answer_blob_every_split_agrees() -> None:
+    whole = detect(BLOBS[1], dialect="chatml")
+    for cut in range(1, len(BLOBS[1])):
+        verdict, _ = streamed(BLOBS[1], cut, "text", "chatml")
+        assert (verdict.leak, verdict.signals, verdict.cut) == (whole.leak, whole.signals, 0), cut
+
+
 # --- L: a Gemini thought summary -------------------------------------------------------------
 
 _SUMMARY = (
