@@ -188,6 +188,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning frame": ("one thinking.",),
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
+    "the step before the reply": ("before answering", "before replying", "before responding"),
     "reasoning header": (
         "hinking",
         "hought",
