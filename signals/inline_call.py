@@ -19,7 +19,8 @@ the calls it then makes natively):
   Cline's XML text protocol (:data:`TEXT_PROTOCOL_TOOLS`, declared or not) with its first
   parameter's element right after its opening tag, opening its line
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
-  Cline-style agents), not after a line ending in a colon;
+  Cline-style agents), not after a line ending in a colon; a protocol call cut short by the end
+  of the text, its first parameter closed and nothing after it, counts too;
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
   call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
@@ -169,6 +170,12 @@ TEXT_PROTOCOL_TOOLS = frozenset(
 )
 #: the first parameter element of a text-protocol call, right after its opening tag
 _CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
+#: a text-protocol call cut short by the end of the text: its opening tag on its line and one
+#: closed parameter element after it, nothing more (``<read_file>\n  <path>a.json</path>``)
+_CUT_ELEMENT = regex.compile(
+    r"(?m)^[ \t]{0,8}(?P<open><(?P<name>[a-z]+(?:_[a-z]+)+)>)[ \t]*\n?[ \t]*"
+    r"<(?P<p>[a-z_]{1,32})>[^<\n]{0,500}</(?P=p)>\s*\Z"
+)
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
 _SLASHED = regex.compile(
     r"(?m)^[ \t]*(?P<name>[A-Za-z_][\w.\-]{0,127})/[A-Za-z_]\w{0,63}>(?=[^\s\d])"
@@ -709,6 +716,15 @@ class InlineCall:
                 elif name in TEXT_PROTOCOL_TOOLS and _CHILD.match(norm, m.end("open")):
                     detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
+            cut = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640)) if ctx.final else None
+            if (
+                cut is not None
+                and cut.group("name") in TEXT_PROTOCOL_TOOLS
+                and not _introduced(norm, cut.start("open"))
+            ):
+                name = cut.group("name")
+                detail = f"call of {name!r} in Cline's XML text protocol, cut short by the end"
+                yield hit_from_norm(text, self.code, cut.start("open"), cut.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):
                 if declared(m.group("name"), tools) and not _introduced(norm, m.start("name")):

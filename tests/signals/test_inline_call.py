@@ -468,6 +468,7 @@ def test_element_every_split_gives_the_whole_verdict(text: str) -> None:
 PROTOCOL = [
     "<execute_command>\n  <command>cat ci.yml</command>\n</execute_command>",
     "Let me look.\n\n<read_file><path>tsconfig.json</path></read_file>\n\nThen I'll edit.",
+    "Let me look at the config.\n\n<read_file>\n  <path>tsconfig.json</path>\n",  # cut short
 ]
 
 
@@ -485,6 +486,8 @@ def test_clines_text_protocol_with_other_tools_declared_trips(text: str) -> None
         PROTOCOL[0].replace("<command>", "cat ").replace("</command>", ""),  # no parameter element
         "Cline's format:\n<read_file>\n<path>a.py</path>\n</read_file>",  # introduced
         "```xml\n<read_file><path>a</path></read_file>\n```",  # code
+        "Cut short:\n<user_info>\n  <name>Ann</name>",  # not a protocol tool
+        "<read_file>\n  <path>a.json</path>\n  and more text",  # not the end
     ],
 )
 def test_clines_text_protocol_near_misses_pass(text: str) -> None:
