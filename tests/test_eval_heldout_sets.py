@@ -47,6 +47,7 @@ SETS_APART = (
     ("heldout27", "h27-", 80, 20),
     ("heldout28", "h28-", 80, 16),
     ("heldout29", "h29-", 75, 16),
+    ("heldout30", "h30-", 80, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
