@@ -23,16 +23,6 @@ with a lone channel word.
   (``<|start_header_id|>assistant<|end_header_id|>`` in Llama 3, ``<|im_start|>assistant`` in
   ChatML): a model that writes its own header when the prompt lacks it. In the reasoning
   part a provider may leave such headers, so neither shape counts there.
-* the whole answer (the ``text`` surface only): the message's content parts printed in Python's
-  repr instead of their text (``[{'type': 'text', 'text': 'I found three files ...'}]``, the
-  keys in either order, ``output_text`` too, or the Anthropic SDK's ``[TextBlock(text='...',
-  type='text')]``), what a host or an agent framework that calls ``str()`` on a message's parts
-  relays. An answer that shows such a list to explain it goes on after it; a JSON list of parts
-  may be an answer asked for, and is not read. Decided at the end of the text.
-* the whole answer (the ``text`` surface only): a ReAct agent's final-answer blob,
-  ``{"action": "Final Answer", "action_input": "..."}`` (fenced or not, an ``Action:`` label
-  before it or not): LangChain's structured agent protocol, relayed when its parser failed, the
-  answer still inside it. Docs that show the blob write prose around it. Decided at the end.
 """
 
 from __future__ import annotations
@@ -59,40 +49,17 @@ _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))"
 #: a role header's word alone on the first line, the answer after it (a stripped header)
 _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
-#: how a list of the message's content parts in Python's repr opens
-PARTS_OPENINGS = ("[{'type': ", "[{'text': ", "[TextBlock(")
-#: a Python string literal as ``repr`` writes it (on one line: a line break is escaped)
-_PY_STR = r"""(?:'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")"""
-_PART = (
-    r"\{'type': '(?:output_)?text', 'text': " + _PY_STR + r"(?:, '(?:annotations|citations"
-    r"|logprobs)': [^{}\n]*)?\}"
-    r"|\{'text': " + _PY_STR + r", 'type': '(?:output_)?text'\}"
-    r"|TextBlock\((?:citations=None, )?text=" + _PY_STR + r", type='text'\)"
-)
-#: the whole text a list of content parts in Python's repr
-_PARTS = re.compile(r"\A\s*\[(?:" + _PART + r")(?:, (?:" + _PART + r"))*\]\s*\Z")
-#: the whole text a ReAct agent's final-answer blob
-_JSON_STR = r'"(?:[^"\\]|\\.)*"'
-_FINAL_BLOB = re.compile(
-    r"\A\s*(?:Action:\s*)?(?:```(?:json)?[ \t]*\n\s*)?\{\s*(?:"
-    r'"action"\s*:\s*"Final Answer"\s*,\s*"action_input"\s*:\s*'
-    + _JSON_STR
-    + r'|"action_input"\s*:\s*'
-    + _JSON_STR
-    + r'\s*,\s*"action"\s*:\s*"Final Answer"'
-    r")\s*\}\s*(?:```)?\s*\Z"
-)
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
     # anywhere: the glued spellings and a constrained header; at the start: the opening words
-    literals=(*sorted(GLUED_WORDS), "json{", '"Final Answer"'),
+    literals=(*sorted(GLUED_WORDS), "json{"),
     hold_words=(
         *GLUED_WORDS,
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=(*OPENING_WORDS, *PARTS_OPENINGS),
+    opening=OPENING_WORDS,
 )
 
 
@@ -153,24 +120,6 @@ class StrippedEnvelope:
                     word_start + len("assistant"),
                     "text opens with a role header's word on a line of its own",
                 )
-            if ctx.final and ctx.surface is Surface.TEXT and _PARTS.match(norm):
-                word_start = len(norm) - len(norm.lstrip())
-                yield hit_from_norm(
-                    text,
-                    self.code,
-                    word_start,
-                    len(norm.rstrip()),
-                    "the text is the message's content parts in Python's repr",
-                )
-            if (
-                ctx.final
-                and ctx.surface is Surface.TEXT
-                and '"Final Answer"' in norm
-                and _FINAL_BLOB.match(norm)
-            ):
-                word_start = len(norm) - len(norm.lstrip())
-                detail = "the text is a ReAct agent's final-answer blob"
-                yield hit_from_norm(text, self.code, word_start, len(norm.rstrip()), detail)
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)
                 if lone:

@@ -110,9 +110,6 @@ def test_tool_calls_wrapper_every_split_gives_the_whole_verdict(cut: int) -> Non
 
 # --- K: a stripped role header, a glued or italic thought opening ----------------------------
 
-#: the message's content parts in Python's repr, relayed as the answer
-PARTS = "[{'type': 'text', 'text': 'I found three matching files; the limit is in settings.yaml.'}]"
-
 
 @pytest.mark.parametrize(
     ("text", "evidence"),
@@ -162,90 +159,6 @@ def test_k_openings_every_split_gives_the_whole_verdict(text: str) -> None:
     for cut in range(1, len(text)):
         verdict, release = streamed(text, cut, "text", "llama3")
         assert verdict == whole and release == whole.cut == 0, cut
-
-
-# --- K: the answer its content parts in Python's repr -----------------------------------------
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        PARTS,
-        "  [{'type': 'text', 'text': \"It's done.\"}]\n",
-        "[{'text': 'I found three files.', 'type': 'text'}]",
-        "[{'type': 'output_text', 'text': 'Done.', 'annotations': []}]",
-        "[TextBlock(citations=None, text='I found three files.', type='text')]",
-        "[{'type': 'text', 'text': 'Part one.'}, {'type': 'text', 'text': 'Part two.'}]",
-    ],
-)
-def test_k_the_answer_its_content_parts_in_pythons_repr_trips(text: str) -> None:
-    for dialect in ("kimi", "chatml", "all"):
-        v = detect(text, dialect=dialect)
-        assert v.leak and v.signals == ("K",), (dialect, v.explain())
-        assert v.cut == len(text) - len(text.lstrip())
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # a list shown to explain it, named after a word, as JSON, with another part type
-        "[{'type': 'text', 'text': 'Hello'}]\n\nThat's what print(response.content) prints.",
-        "The bug: the reply was [{'type': 'text', 'text': 'hi'}] instead of hi.",
-        '[{"type": "text", "text": "hi"}]',
-        "[{'type': 'text', 'text': 'a'}, {'type': 'image_url', 'image_url': {'url': 'x'}}]",
-        "[{'type': 'text'} is the part's shape]",
-        "[{'type': 'text', 'text': 'cut short",
-    ],
-)
-def test_k_content_parts_near_misses_pass(text: str) -> None:
-    assert not detect(text, dialect="chatml").leak, text
-
-
-def test_k_content_parts_count_only_in_the_answer_and_every_split_agrees() -> None:
-    assert not detect(PARTS, surface="thinking", dialect="chatml").leak
-    whole = detect(PARTS, dialect="chatml")
-    for cut in range(1, len(PARTS)):
-        verdict, _ = streamed(PARTS, cut, "text", "chatml")
-        assert (verdict.leak, verdict.signals, verdict.cut) == (whole.leak, whole.signals, 0), cut
-
-
-# --- K: the answer a ReAct agent's final-answer blob ---------------------------------------
-
-BLOBS = [
-    '{"action": "Final Answer", "action_input": "The time in Tokyo is 14:05."}',
-    '```json\n{\n  "action": "Final Answer",\n  "action_input": "Found 3 documents."\n}\n```',
-    'Action:\n```\n{"action": "Final Answer", "action_input": "Done, the ticket is closed."}\n```',
-    '{"action_input": "Closed.", "action": "Final Answer"}',
-]
-
-
-@pytest.mark.parametrize("text", BLOBS)
-def test_k_the_answer_a_final_answer_blob_trips(text: str) -> None:
-    for dialect in ("chatml", "all"):
-        v = detect(text, dialect=dialect)
-        assert v.leak and v.signals == ("K",), (dialect, v.reason)
-        assert v.cut == 0
-    assert not detect(text, surface="thinking", dialect="chatml").leak
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        'The agent replies with {"action": "Final Answer", "action_input": "..."} at the end.',
-        '{"action": "Final Answer", "action_input": "Done."}\n\nThat blob is the last step.',
-        '{"action": "search", "action_input": "weather Tokyo"}',
-        '{"action": "Final Answer", "action_input": {"text": "x"}}',
-    ],
-)
-def test_k_final_answer_blob_near_misses_pass(text: str) -> None:
-    assert not detect(text, dialect="chatml").leak, text
-
-
-def test_k_final_answer_blob_every_split_agrees() -> None:
-    whole = detect(BLOBS[1], dialect="chatml")
-    for cut in range(1, len(BLOBS[1])):
-        verdict, _ = streamed(BLOBS[1], cut, "text", "chatml")
-        assert (verdict.leak, verdict.signals, verdict.cut) == (whole.leak, whole.signals, 0), cut
 
 
 # --- L: a Gemini thought summary -------------------------------------------------------------
