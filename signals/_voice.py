@@ -216,6 +216,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[\u2014\u2013-]?[ \t]*\r?\n(?=\s*\S)"
         ),
     ),
+    # a ReAct step with nothing to call relayed as the answer: the scratchpad's "Thought:" and
+    # an "Action: None" line (the agent's parser handed it to the user); decides alone
+    (
+        "ReAct step, no action",
+        4,
+        re.compile(
+            r"\A\s*(?:\*\*)?Thought(?:\*\*)?:[^\n]*\S[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*"
+            r"(?P<c>Action:[ \t]*(?:None|none|N/A|No\s+action)\b)"
+        ),
+    ),
     (
         "reasoning label",
         2,

@@ -189,6 +189,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
     "the step before the reply": ("before answering", "before replying", "before responding"),
+    "ReAct step, no action": ("Action: N", "Action: n"),
     "reasoning header": (
         "hinking",
         "hought",

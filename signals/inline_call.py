@@ -174,7 +174,7 @@ _CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
 #: closed parameter element after it, nothing more (``<read_file>\n  <path>a.json</path>``)
 _CUT_ELEMENT = regex.compile(
     r"(?m)^[ \t]{0,8}(?P<open><(?P<name>[a-z]+(?:_[a-z]+)+)>)[ \t]*\n?[ \t]*"
-    r"<(?P<p>[a-z_]{1,32})>[^<\n]{0,500}</(?P=p)>\s*\Z"
+    r"<(?P<p>[a-z_]{1,32})>[^<\n]{0,200}</(?P=p)>\s*\Z"
 )
 #: GLM's call with its tags stripped: ``NAME/KEY>VALUE`` at a line start
 _SLASHED = regex.compile(

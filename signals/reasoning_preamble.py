@@ -71,6 +71,9 @@ LEAD = (
     r"(?:\.\.\.|\u2026)?[ \t]*\r?\n"
     # Grok's placeholders for hidden reasoning: "thinking... thinking..."
     r"|(?i:thinking(?:\.\.\.|\u2026)\s*thinking(?:\.\.\.|\u2026))"
+    # a ReAct step with nothing to call: "Thought: ..." and, within eight lines, "Action: None"
+    r"|(?:\*\*)?Thought(?:\*\*)?:[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*Action:[ \t]*(?:None|none|N/A"
+    r"|No\s+action)\b"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

@@ -69,7 +69,7 @@ def test_a_dsml_call_with_doubled_bars_is_a_leak_at_its_first_marker(split: int)
     ("text", "first"),
     [
         ('< | DSML | tool_calls>\n< | DSML | invoke name="read_file">', "< | DSML |"),
-        ('Let me check.\n\n< | | DSML | | tool_calls>\n</ | | DSML | | invoke>', "< | | DSML | |"),
+        ("Let me check.\n\n< | | DSML | | tool_calls>\n</ | | DSML | | invoke>", "< | | DSML | |"),
     ],
 )
 @pytest.mark.parametrize("dialect", ["deepseek_v32", "deepseek", "all"])

@@ -82,6 +82,14 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "the user, third person",
     ),
     ("THINKING... THINKING...\nThe answer is 42.", ("chatml",), (None,), "interface"),
+    # a ReAct step with nothing to call, relayed as the answer
+    (
+        "Thought: This is general knowledge; no tool is needed.\nAction: None\nParis.",
+        ("chatml", "all"),
+        (None, True),
+        "ReAct step, no action",
+    ),
+    ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "no action"),
     # Chinese: the user's words quoted or what they only sent, the model's own instructions
     ("用户说“在吗”，按指令没有明确话题时返回 <None>。\n<None>", ("glm", "all"), (None,), "用户说“"),
     ("用户只发了一个表情，没有具体话题。按指令应该返回 <None>。", ("glm",), (None,), "按指令"),
@@ -143,6 +151,10 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("用户说的话会被记录下来，用于改进服务。", "glm", None),
     ("根据指令完成安装即可，然后重启服务。", "glm", None),
     ("请根据系统提示操作，完成后重新登录。", "glm", None),
+    # a ReAct step with an action, or its final answer: the agent's protocol
+    ("Thought: I need the weather.\nAction: get_weather\nAction Input: Paris", "chatml", None),
+    ("Thought: I now know the final answer.\nFinal Answer: Paris.", "chatml", None),
+    ("Thought: None of the tools fit.\nAction: search_docs\nAction Input: x", "chatml", None),
     # the placeholders with words after them on their line (review 49)
     ("Thinking... thinking... okay, I've got one! Why did the scarecrow win?", "chatml", True),
     ("Thinking\u2026 Thinking\u2026 is the loading message the app shows.", "chatml", None),
