@@ -254,19 +254,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\s+[\w -]{0,30}?tool\b"
         ),
     ),
-    # the model's own step put before its reply ("I need the latest price before answering",
-    # "Let me read the config before answering"): a first-person or subjectless plan in the
-    # same sentence (prose about a model, "the model emits <think> blocks before answering",
-    # has neither; "before answering your question" addresses the reader)
-    (
-        "the step before the reply",
-        2,
-        re.compile(
-            r"(?:(?<![\w'])(?:I|I'll|I'd|I'm|Let\s+me|[Nn]eed|[Ww]e)\b[^.!?\n]{0,100}?)"
-            r"(?P<c>\bbefore\s+(?:answering|replying|responding))\b(?!\s+(?:the|your|a|any|this"
-            r"|that|questions?|you|him|her|them)\b)"
-        ),
-    ),
     ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
     # the model reading its own instructions ("按指令应该返回 <None>"); weak, as a how-to follows

@@ -188,7 +188,6 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning frame": ("one thinking.",),
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
-    "the step before the reply": ("before answering", "before replying", "before responding"),
     "ReAct step, no action": ("Action: N", "Action: n"),
     "reasoning header": (
         "hinking",

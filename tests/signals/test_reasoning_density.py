@@ -138,30 +138,3 @@ def test_streams_decide_as_detect_at_every_split(text: str) -> None:
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
-
-
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        ("I need the latest release notes before answering.", True),
-        ("Let me read the main config before answering.", True),
-        ("Need the forecast before answering; call get_weather.", True),
-        ("We should check the lockfile before responding.", True),
-        # prose about a model; a plan addressed to the reader
-        ("The model emits <think> blocks before answering.", False),
-        ("I read the docs before answering your question: the limit is 10.", False),
-        ("Think twice before replying to that email.", False),
-    ],
-)
-def test_the_step_before_the_reply_is_a_cue(text: str, found: bool) -> None:
-    kinds = [c.kind for c in find_cues(text)]
-    assert ("the step before the reply" in kinds) is found, kinds
-
-
-def test_a_thought_summary_that_plans_the_step_before_the_reply_trips() -> None:
-    text = (
-        "**Planning the search**\nI need to confirm the release date before answering, so I'll"
-        " run a web search first.\n\nThe version came out last week."
-    )
-    v = detect(text, dialect="gemini")
-    assert v.leak and "the step before the reply" in v.reason, v.reason
