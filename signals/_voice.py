@@ -256,9 +256,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
-    # the model reading its own instructions ("按指令应该返回 <None>"); weak, as a how-to follows
-    # instructions too ("根据指令完成安装")
-    ("the prompt, third person (zh)", 1, re.compile(r"(?:根据|按照?|依照|遵循)(?:指令|提示词)")),
     # "好的，我现在需要 ..." opening the text: Chinese reasoning's "Okay, so I need to" (an
     # answer's "好的，我来 ..." offers help, and is none)
     (

@@ -106,9 +106,7 @@ _STEP = (
 #: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
 _ZH_USER = (
     r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|要我|要把|在问|提到|需要我|给了"
-    r"|发来|输入的?是|只(?:是|发了|打了|说了)|发了(?:一个|一张|个)"
-    # "用户说“在吗”": the user's words quoted after it (not "用户说的话")
-    r"|说[“\"「『：:，,])"
+    r"|发来)"
 )
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (

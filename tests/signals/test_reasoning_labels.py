@@ -90,10 +90,6 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "ReAct step, no action",
     ),
     ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "no action"),
-    # Chinese: the user's words quoted or what they only sent, the model's own instructions
-    ("用户说“在吗”，按指令没有明确话题时返回 <None>。\n<None>", ("glm", "all"), (None,), "用户说“"),
-    ("用户只发了一个表情，没有具体话题。按指令应该返回 <None>。", ("glm",), (None,), "按指令"),
-    ("用户只是打了个招呼，不需要调用工具。\n\n嗨～想聊什么？", ("minimax",), (None,), "用户只是"),
     ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
@@ -150,6 +146,8 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("如果用户输入的是空字符串，接口返回 400。", "glm", None),
     ("用户说的话会被记录下来，用于改进服务。", "glm", None),
     ("根据指令完成安装即可，然后重启服务。", "glm", None),
+    ("用户输入的是自然语言问题，模型根据提示词生成 SQL，再由数据库执行。", "glm", None),
+    ("用户说“无法登录”，按指令排查后发现是 DNS 解析问题，已修复。", "glm", None),
     ("请根据系统提示操作，完成后重新登录。", "glm", None),
     # a ReAct step with an action, or its final answer: the agent's protocol
     ("Thought: I need the weather.\nAction: get_weather\nAction Input: Paris", "chatml", None),
