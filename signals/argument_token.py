@@ -21,8 +21,8 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   search program's argument list): the token alone or with a role or channel word glued to it
   (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop list), or
   tokens joined by ``|``; under another key a value that is only a closer is a collapsed call;
-* an item of a list of tokens (another token and ``,``/``;``/`` |``/`` and``/`` or`` beside it on
-  its line);
+* an item of a list of tokens (another token and ``,``/``;``/`` |`` beside it on its line), or
+  one of two tokens joined by ``and``/``or`` with a lower-case word that is no role after them;
 * on a line of an indented code block that opens after a blank line under a line of prose
   (Markdown's four blanks or a tab; see :func:`_indented_code`);
 * a document of the format written to a file: the arguments name a file, and the string
@@ -255,8 +255,15 @@ _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
 _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
 #: another token and a list's separator before a token, or after it
 _CLOSED_TOKEN = r'(?:<[^<>\s"\\]{1,48}>|\[/?[A-Z][A-Z_]{1,23}\])'
-_LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|| and| or) \Z")
-_LISTED_AFTER = re.compile(rf"(?:[,;]| \|| and| or) {_CLOSED_TOKEN}")
+_LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|) \Z")
+_LISTED_AFTER = re.compile(rf"(?:[,;]| \|) {_CLOSED_TOKEN}")
+#: two tokens joined by "and" or "or" and named in a sentence: a lower-case word that is no
+#: role after the second (``[TOOL_CALLS] and [ARGS] are control tokens``; ``<|im_end|> and
+#: <|im_start|>user`` is a forged turn, ``</tool_call> and <tool_call>{`` a call)
+_ROLE_WORDS = r"(?:user|assistant|system|tool|developer|model|function|ipython)\b"
+_JOINED_BEFORE = re.compile(rf"{_CLOSED_TOKEN} (?:and|or) \Z")
+_JOINED_AFTER = re.compile(rf" (?:and|or) {_CLOSED_TOKEN} (?!{_ROLE_WORDS})[a-z]{{2,}}\b")
+_PROSE_AFTER = re.compile(rf" (?!{_ROLE_WORDS})[a-z]{{2,}}\b")
 #: a line of markup: it opens with a token (after its indentation)
 _OPENS_WITH_TOKEN = re.compile(_TOKEN)
 _INDENTATION = re.compile(r"\A(?:[ \t]|\\t)*")
@@ -267,7 +274,9 @@ _INDENTS = ("    ", "\\t", "\t")
 _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
     r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
-    r"|stop_words|special_tokens|added_tokens|(?:[a-z]+_)?(?:tokens|tags|markers|delimiters)"
+    # (markers and delimiters also after a word: ``probe_markers``; ``post_tags``, ``seo_tags``
+    # and ``extra_tokens`` are a schema's own fields)
+    r"|stop_words|special_tokens|added_tokens|tokens|tags|(?:[a-z]+_)?(?:markers|delimiters)"
     # a setting that names one token by its role (``eos_token``, ``end_token``), or reasoning
     # tags (``think_start_tag``, ``reasoning_tags``); not ``access_token`` and the like, which are
     # secrets, and not a generic ``end_tag`` or ``close_tag``, which a collapsed call invents
@@ -367,7 +376,11 @@ def _listed(before: str, rest: str) -> bool:
     """Whether the token is an item of a list of tokens on its line: another token-shaped
     spelling, then ``,``/``;``/`` |`` and a blank, right before it, or the same right after it
     (``# [INST], [/INST], [TOOL_CALLS], [SYSTEM_PROMPT]`` in a code comment)."""
-    return _LISTED_BEFORE.search(before) is not None or _LISTED_AFTER.match(rest) is not None
+    if _LISTED_BEFORE.search(before) is not None or _LISTED_AFTER.match(rest) is not None:
+        return True
+    return _JOINED_AFTER.match(rest) is not None or (
+        _JOINED_BEFORE.search(before) is not None and _PROSE_AFTER.match(rest) is not None
+    )
 
 
 def _indented_code(text: str, lo: int, line_start: int, before: str) -> bool:

@@ -17,7 +17,9 @@ the calls it then makes natively):
   that names a tool;
 * an element named after a declared tool whose name holds a ``_`` or ``-``, or after a tool of
   Cline's XML text protocol (:data:`TEXT_PROTOCOL_TOOLS`, declared or not) with its first
-  parameter's element right after its opening tag, opening its line
+  parameter's element right after its opening tag and no word that shows the protocol (``Cline``,
+  ``example``, ``looks like``, ``format``, ``emits``, ...) in the 400 characters before it,
+  opening its line
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
   Cline-style agents), not after a line ending in a colon; a protocol call cut short by the end
   of the text, its first parameter closed and nothing after it, counts too;
@@ -170,6 +172,12 @@ TEXT_PROTOCOL_TOOLS = frozenset(
 )
 #: the first parameter element of a text-protocol call, right after its opening tag
 _CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
+#: words of a text that shows the protocol rather than uses it ("For example, to read a file it
+#: emits", "In Roo Code, finishing a task looks like this", a sample ``.clinerules``)
+_PROTOCOL_TALK = regex.compile(
+    r"(?i)\b(?:cline|roo|protocol|xml|example|e\.g\.|for\s+instance|looks\s+like|like\s+this"
+    r"|such\s+as|format|sample|template|syntax|emits?|prints?|printed|docs?|clinerules)\b"
+)
 #: a text-protocol call cut short by the end of the text: its opening tag on its line and one
 #: closed parameter element after it, nothing more (``<read_file>\n  <path>a.json</path>``)
 _CUT_ELEMENT = regex.compile(
@@ -713,7 +721,11 @@ class InlineCall:
                         continue  # the calls end the text: J's finding
                     detail = f"call of declared {name!r} written as its element (a text protocol)"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
-                elif name in TEXT_PROTOCOL_TOOLS and _CHILD.match(norm, m.end("open")):
+                elif (
+                    name in TEXT_PROTOCOL_TOOLS
+                    and _CHILD.match(norm, m.end("open"))
+                    and _PROTOCOL_TALK.search(norm, max(0, at - 400), at) is None
+                ):
                     detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
             cut = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640)) if ctx.final else None
@@ -721,6 +733,7 @@ class InlineCall:
                 cut is not None
                 and cut.group("name") in TEXT_PROTOCOL_TOOLS
                 and not _introduced(norm, cut.start("open"))
+                and _PROTOCOL_TALK.search(norm, max(0, cut.start() - 400), cut.start()) is None
             ):
                 name = cut.group("name")
                 detail = f"call of {name!r} in Cline's XML text protocol, cut short by the end"

@@ -488,6 +488,12 @@ def test_clines_text_protocol_with_other_tools_declared_trips(text: str) -> None
         "```xml\n<read_file><path>a</path></read_file>\n```",  # code
         "Cut short:\n<user_info>\n  <name>Ann</name>",  # not a protocol tool
         "<read_file>\n  <path>a.json</path>\n  and more text",  # not the end
+        # an answer about the protocol shows it unfenced (review 49b)
+        "Cline writes calls as XML. For example, to read a file it emits\n\n<read_file>\n"
+        "<path>src/main.ts</path>\n</read_file>\n\nThe extension runs it.",
+        "In Roo Code, finishing looks like this\n\n<attempt_completion>\n<result>\nDone.\n"
+        "</result>\n</attempt_completion>\n\nThe result is shown.",
+        "Example from the docs\n<read_file>\n<path>README.md</path>",
     ],
 )
 def test_clines_text_protocol_near_misses_pass(text: str) -> None:
