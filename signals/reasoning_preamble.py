@@ -70,10 +70,12 @@ LEAD = (
     r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)"
     r"(?:\.\.\.|\u2026)?[ \t]*\r?\n"
     # Grok's placeholders for hidden reasoning: "thinking... thinking..."
-    r"|(?i:thinking(?:\.\.\.|\u2026)\s*thinking(?:\.\.\.|\u2026))"
+    # (each alternative opens with a literal or a class, so an engine rules it out by the first
+    # character: every answer of an audit is matched against this)
+    r"|[Tt](?i:hinking(?:\.\.\.|\u2026)\s*thinking(?:\.\.\.|\u2026))"
     # a ReAct step with nothing to call: "Thought: ..." and, within eight lines, "Action: None"
-    r"|(?:\*\*)?Thought(?:\*\*)?:[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*Action:[ \t]*(?:None|none|N/A"
-    r"|No\s+action)\b"
+    r"|[T*](?:\*Thought\*\*|hought):[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*Action:[ \t]*(?:None|none"
+    r"|N/A|No\s+action)\b"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"
