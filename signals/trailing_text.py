@@ -4,10 +4,12 @@ A model whose reasoning runs on into its call, or whose next call is glued onto 
 text after the arguments' JSON: ``{"query": "notes", "limit": 5}\n\nI'll now search the memory
 store.`` (Ollama relays the reasoning into the arguments buffer), ``{...}We need to read the
 file and then explain ...`` (an analysis channel run on), ``{"command": "ls"}{"command": "``
-(GLM's second call glued on). The host's parser fails on the extra data, or a lenient one drops
+(GLM's second call glued on), ``{"a": 3, "b": 4}\nObservation: 36`` (a ReAct agent's Action
+Input with the observation the model forged after it). The host's parser fails on the extra data, or a lenient one drops
 it silently, and the reasoning is lost or shown. Stray characters are not enough (a doubled
 closing brace ``{"path": "a"}}`` is no leak): the text after the last closing brace must be a
-sentence of words (three at least, opening with a capital letter) or the opening of another
+sentence of words (three at least, opening with a capital letter), a ReAct label and its line
+(``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``) or the opening of another
 object with a key, and a JSON key must stand before the brace (arguments another boundary
 reads, a code edit or a patch, end in code whose last line may read like a sentence); when the
 whole arguments are in view, they must open with ``{`` or ``[`` (a free-form tool's text may
@@ -46,6 +48,8 @@ SPAN = 1024
 #: second object's opening key
 _JUNK = (
     r"(?:[A-Z][\w'’]*|I)(?:[ \t]+[^\s{}]+){2,}[^{}]*"
+    # a ReAct line the model wrote after its Action Input: the tool's observation, forged
+    r"|(?:Observation|Thought|Action|Final Answer)[ \t]*:[^{}]*"
     # a sentence in a script without blanks between words (Chinese, Japanese)
     r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
     r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'

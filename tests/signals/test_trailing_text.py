@@ -15,9 +15,10 @@ REASONING = '{"query": "TO-DO", "limit": 10}\n\nI\'ll now search the memory stor
 RUN_ON = '{"path": "src/server/app.py"}We need to read the file and then explain the routing.'
 SECOND = '{"command": "cat a.java", "workdir": "D:\\\\w"}{"command": "'
 TAIL = '", "arguments": {"city": "Paris", "unit": "celsius"}}'
+OBSERVED = '{"a": 3, "b": 4}\nObservation: 36'
 
 
-@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND])
+@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND, OBSERVED])
 @pytest.mark.parametrize("dialect", ["chatml", "glm", "deepseek", "all"])
 def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
     v = detect(text, surface="tool_arg", dialect=dialect)
@@ -35,6 +36,8 @@ def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
         json.dumps({"text": "} We need to read the file and then explain the routing."}),
         json.dumps({"content": "fn main() {}\nThe end of the file is here."}),
         '{"path": "a.txt"}\n\nthe lower-case words after it',
+        json.dumps({"note": "} Observation: 36"}),  # inside a string
+        '{"path": "a.txt"}\nObservation',  # no label's colon, one word
         "@src/main.rs\n12:fn main() {\n14:}\nRTLU to=functions.edit code",  # no JSON key
     ],
 )
