@@ -216,14 +216,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[\u2014\u2013-]?[ \t]*\r?\n(?=\s*\S)"
         ),
     ),
-    # a ReAct step with nothing to call relayed as the answer: the scratchpad's "Thought:" and
-    # an "Action: None" line (the agent's parser handed it to the user); decides alone
+    # a ReAct scratchpad relayed as the answer: its "Thought:" and an "Action: None" line (the
+    # agent's parser handed it to the user), or an "Answer:" line after it (a model that writes
+    # its thought before the answer, UI-TARS; ReAct's own protocol ends in "Final Answer:");
+    # decides alone
     (
-        "ReAct step, no action",
+        "ReAct scratchpad",
         4,
         re.compile(
             r"\A\s*(?:\*\*)?Thought(?:\*\*)?:[^\n]*\S[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*"
-            r"(?P<c>Action:[ \t]*(?:None|none|N/A|No\s+action)\b)"
+            r"(?P<c>Action:[ \t]*(?:None|none|N/A|No\s+action)\b|Answer:)"
         ),
     ),
     (

@@ -186,7 +186,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning frame": ("one thinking.",),
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
-    "ReAct step, no action": ("Action: N", "Action: n"),
+    "ReAct scratchpad": ("Action: N", "Action: n", "Answer:"),
     "reasoning header": (
         "hinking",
         "hought",

@@ -87,9 +87,10 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "Thought: This is general knowledge; no tool is needed.\nAction: None\nParis.",
         ("chatml", "all"),
         (None, True),
-        "ReAct step, no action",
+        "ReAct scratchpad",
     ),
-    ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "no action"),
+    ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "ReAct scratchpad"),
+    ("Thought: The user asks for 2+2.\n\nAnswer: 4", ("chatml", "all"), (None,), "scratchpad"),
     ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
