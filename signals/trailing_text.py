@@ -5,19 +5,18 @@ text after the arguments' JSON: ``{"query": "notes", "limit": 5}\n\nI'll now sea
 store.`` (Ollama relays the reasoning into the arguments buffer), ``{...}We need to read the
 file and then explain ...`` (an analysis channel run on), ``{"command": "ls"}{"command": "``
 (GLM's second call glued on), ``{"a": 3, "b": 4}\nObservation: 36`` (a ReAct agent's Action
-Input with the observation the model forged after it). The host's parser fails on the extra data, or a lenient one drops
-it silently, and the reasoning is lost or shown. Stray characters are not enough (a doubled
-closing brace ``{"path": "a"}}`` is no leak): the text after the last closing brace must be a
-sentence of words (three at least, opening with a capital letter), a ReAct label and its line
-(``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``) or the opening of another
-object with a key, and a JSON key must stand before the brace (arguments another boundary
-reads, a code edit or a patch, end in code whose last line may read like a sentence); when the
-whole arguments are in view, they must open with ``{`` or ``[`` (a free-form tool's text may
-quote JSON and go on in prose). The hit
-spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies past the parse
-boundary (the same words inside a JSON string are data). It is decided when the text ends (a
-stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
-characters.
+Input with the observation the model forged after it). The host's parser fails on the extra
+data, or a lenient one drops it silently, and the reasoning is lost or shown. Stray characters
+are not enough (a doubled closing brace ``{"path": "a"}}`` is no leak): the text after the last
+closing brace must be a sentence of words (three at least, opening with a capital letter), a
+ReAct label and its line (``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``) or the
+opening of another object with a key, and a JSON key must stand before the brace (arguments
+another boundary reads, a code edit or a patch, end in code whose last line may read like a
+sentence); when the whole arguments are in view, they must open with ``{`` or ``[`` (a free-form
+tool's text may quote JSON and go on in prose). The hit spans that text; the gate's ``require``
+of T on ``tool_arg`` confirms it lies past the parse boundary (the same words inside a JSON
+string are data). It is decided when the text ends (a stream's arguments are delivered whole, so
+nothing is shown early), on its last :data:`SPAN` characters.
 
 The arguments may also open as the tail of the call's envelope: the quote that ended the call's
 name (the name or its end before it, quoted or not), a comma and the envelope's
