@@ -23,20 +23,22 @@ start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_
 does the user's turn an agent's interface prints behind its bullet (Claude Code's ``⏺`` or
 ``●``) after a blank line, labelled, three words at least, then a blank line and the answer
 going on in a paragraph that opens with no bullet (``\n\n● Human: go with the other quant
-instead\n\nGood call, switching.``; a list of labels, ``● User: Alice (admin)\n● User: Bob``,
-or a transcript's next bullet is none), unless a dialogue line or a sample's introduction comes
+instead\n\nGood call, switching.``; a list of labels, ``● User: Alice (admin)\n● User: Bob``, or
+a transcript's next bullet is none), unless a dialogue line or a sample's introduction comes
 before it as for the abbreviations below; so does the record of a tool call an agent's interface
 prints, which models imitate instead of calling the tool (``[Calling tool: web_search({"query":
 ...})]`` at a line start, then an invented result), and a ReAct ``Observation:`` line the model
 writes after its own ``Action:`` (the tool's result, which the host writes; a ReAct agent stops
-the model there). So does a dialogue of both turns the model writes after its answer in Claude's
-abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
-``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
-"example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
-transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``# User``
-headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only the
-user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
-you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
+the model there). So does the human's turn of a Vicuna-style template, ``### Human:`` (two to
+four ``#``, a blank or none) after a blank line with words on its line, read as the
+abbreviations below. So does a dialogue of both turns the model writes after its answer in
+Claude's abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect
+reserves ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a
+heading, "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue
+line (a transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``#
+User`` headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only
+the user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks!
+can you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
 (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
 such word, or ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go
 ahead``, or a phrase (``looks good``, ``thank you``) and a mark or the line's end, right after
@@ -183,6 +185,10 @@ _TURN_SOURCE = (
     r"|\n[ \t]{0,8}\n[ \t]{0,8}[\u25cf\u23fa][ \t]{0,2}(?:\*\*)?(?P<bullet>(?i:human|user))"
     r"(?:\*\*)?[ \t]?:(?:\*\*)?[ \t]*(?=[^\n]*\S[ \t]+\S[^\n]*[ \t]\S)[^\n]+\n[ \t]{0,8}\n"
     r"[ \t]{0,8}(?![\u25cf\u23fa\u2022\u25cb\u25aa*+>#-]|\d{1,3}[.)])\S"
+    # the human's turn of a Vicuna-style template (``### Human:``) after a blank line, words on
+    # its line: the model writing the user's next message (``\n\n###Human: Specifically, what
+    # I need ...``)
+    r"|\n[ \t]{0,8}\n[ \t]{0,3}(?P<hashed>#{2,4}[ \t]?Human):[ \t]*(?=[^\n]*[^\W\d_])"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -207,6 +213,8 @@ _TRIGGERS = Triggers(
         # (a character no ASCII text holds: a search of an ASCII batch for it ends at once)
         "\u25cf",
         "\u23fa",
+        "#Human:",
+        "# Human:",
     )
 )
 #: the assistant's line after a question (what makes a transcript), for a stream's text that
@@ -269,12 +277,12 @@ class ForgedTurn:
 
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "bullet")
+            groups = ("role", "asked", "system", "record", "observed", "dialog", "bullet", "hashed")
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             # (a bullet is read from its line's start: the bullet is no text before the turn)
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
-            if group in ("dialog", "bullet") and not _forged_dialog(norm, at):
+            if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -297,6 +305,7 @@ class ForgedTurn:
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
                 "bullet": "the user's turn forged behind an interface's bullet",
+                "hashed": "the user's turn forged as a template's '### Human:' line",
             }.get(group, "the user's turn forged inside the answer")
             yield role, max(m.end(), role + 4), detail
 
