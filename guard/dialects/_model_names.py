@@ -66,6 +66,11 @@ MODEL_DIALECTS: dict[str, str] = {
     "ernie": "chatml",
     # InternLM2 / 2.5 / 3 speak ChatML with tool tokens of their own (chatml reserves them)
     "internlm": "chatml",
+    # Cohere's Command R7B / A (their turn and action tokens are reserved in chatml)
+    "command-r": "chatml",
+    "command-a": "chatml",
+    "c4ai-command": "chatml",
+    "cohere": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",

@@ -385,3 +385,32 @@ def test_nemotron_names_map_to_qwen3_coder_and_llama_nemotron_to_llama3() -> Non
     assert dialect_for_model("nvidia/NVIDIA-Nemotron-Nano-9B-v2") == "qwen3_coder"
     assert dialect_for_model("nemotron-3-nano:30b") == "qwen3_coder"
     assert dialect_for_model("nvidia/Llama-3.1-Nemotron-Nano-8B-v1") == "llama3"
+
+
+# --- Cohere Command's tokens under `chatml` --------------------------------------------------
+
+COMMAND_ACTION = (
+    'The user wants Toronto\'s weather; use the tool.\n<|START_ACTION|>[{"tool_call_id": "0",'
+    ' "tool_name": "get_weather", "parameters": {"location": "Toronto"}}]<|END_ACTION|>'
+)
+
+
+@pytest.mark.parametrize("surface", ["text", "thinking"])
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+def test_commands_action_block_is_a_leak(surface: str, dialect: str) -> None:
+    v = detect(COMMAND_ACTION, surface=surface, dialect=dialect)
+    assert v.leak and "H" in v.signals and v.cut == COMMAND_ACTION.index("<|START_ACTION|>")
+
+
+def test_commands_tokens_named_or_in_code_are_not() -> None:
+    assert not detect("Command wraps calls in `<|START_ACTION|>` blocks.", dialect="chatml").leak
+    named = "It ends each turn with <|END_OF_TURN_TOKEN|> and waits."
+    assert not detect(named, dialect="chatml").leak
+
+
+@pytest.mark.parametrize("model", ["command-r-plus", "command-a-03-2025", "c4ai-command-r7b"])
+def test_command_model_names_map_to_chatml(model: str) -> None:
+    assert dialect_for_model(model) == "chatml"
+    text = "a <|START_OF_TURN_TOKEN|><|USER_TOKEN|> b"
+    assert unescape(escape(text, dialect="chatml"), dialect="chatml") == text
+    assert "<|USER_TOKEN|>" not in escape(text, dialect="chatml")
