@@ -146,12 +146,13 @@ _BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“�
 #: cell's bar): a description or an example, never a verb of doing ("with", "using", "call")
 _CUE = regex.compile(
     r"(?i)(?:(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|for\s+example|formats?|syntax"
-    r"|tags?|tokens?|markers?|parameters?))[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
+    r"|tags?|tokens?|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in"
+    r"|enclosed\s+in))[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
 )
 #: any of those words on the token's line: only then is a run looked for
 _CUE_ANY = regex.compile(
     r"(?i)e\.g\.|i\.e\.|\b(?:like|such\s+as|for\s+example|formats?|syntax|tags?|tokens?"
-    r"|markers?|parameters?)\b|\|"
+    r"|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in|enclosed\s+in)\b|\|"
 )
 #: the words a run may hold between and inside its tags: a format's placeholders, never a real
 #: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``;

@@ -70,6 +70,8 @@ NAMED = [
         "qwen3_coder",
     ),
     ("Wrap calls in tokens like <|python_tag|>…<|eom_id|>, then stop.", "llama3"),
+    # a run after a verb that names its delimiters (heldout32)
+    ("A call is delimited by <|action_start|><|plugin|> ... <|action_end|>, and ends.", "chatml"),
     # CJK prose glues its punctuation to the token (stop 48)
     ("示例里助手先写 <think>…</think>，再给出调用或最终回复。", "chatml"),
     ("模型会输出 </tool_call>。", "chatml"),
@@ -152,6 +154,8 @@ MARKUP = [
     ("完成了 <|im_start|>user，继续", "chatml"),
     # a pair with a blank between and no noun naming it: an empty reasoning block that leaked
     ("Fixed it <think> </think> and pushed.", "deepseek"),
+    # a real call after such a verb: markup
+    ('It is wrapped in <tool_call>{"name": "get_weather"}</tool_call>, then done.', "chatml"),
     # a CJK mark glued before one tag, or before a pair with words inside: markup
     ("好的，<think> 用户想要一个例子", "chatml"),
     ("好的，<think>先想一下</think> 然后回答", "chatml"),
