@@ -21,9 +21,10 @@ each as the whole rest of the text (trailing blanks allowed):
   declared tools only for the Kimi dialects and ``all``);
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
-  with or without Claude's namespace prefix (models of other families write this shape as text
-  too, so it counts whatever the dialect); an ``<invoke>``'s parameters may also be written as
-  one element per parameter (``<command>ls</command>``);
+  with or without a namespace prefix, Claude's or another family's (StepFun's
+  ``<steptml:toolcall>`` holding ``<steptml:invoke name="NAME">``; models of other families
+  write this shape as text too, so it counts whatever the dialect); an ``<invoke>``'s
+  parameters may also be written as one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it);
 * any element that names its tool in a ``tool`` or ``tool_name`` attribute (among any
@@ -99,8 +100,8 @@ INDEXED_CALL_DIALECTS = frozenset({"kimi", "kimi_k3", "all"})
 #: a call written with Kimi's call id
 _INDEXED = regex.compile(r"functions\.[\w-]+:\d")
 
-#: Claude's XML namespace prefix (built, so the spelling is not a literal tag here).
-_NS = "(?:" + "antml" + ":)?"
+#: an XML namespace prefix on the call's tags: Claude's, StepFun's ``steptml``, any other
+_NS = "(?:[a-z][a-z0-9]{1,11}:)?"
 _DEFINE = r"""(?(DEFINE)
   (?<s>"(?:[^"\\]|\\.)*")
   (?<v>(?&s)|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|(?&o)|(?&a))
@@ -120,7 +121,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<attr>\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))
   (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)=(?:"[^"<>]+"|'[^'<>]+')(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
-  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
+  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>NS:(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
   (?<gargs>\((?:[^()]|(?&gargs))*\))
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
@@ -211,6 +212,7 @@ _TRIGGERS = Triggers(
         "</",  # an element named after a declared tool
         "<|/",  # a wrapper written as bar tokens
         *_CLAUDE_LITERALS,
+        ":invoke name=",  # the same elements under another family's namespace
     ),
     scope="ending",
     tail=_TAIL_SOURCE,

@@ -221,3 +221,25 @@ def test_a_named_function_element_every_split_gives_the_whole_verdict(cut: int) 
     verdict, release = streamed(NAMED_FUNCTION, cut, "text", "chatml")
     assert verdict.leak == whole.leak and verdict.cut == whole.cut
     assert release <= whole.cut
+
+
+# --- Claude-style invoke elements under another family's namespace (StepFun's steptml) --------
+
+STEPTML = (
+    'Let me search for that...\n<steptml:toolcall>\n<steptml:invoke name="web_search">\n'
+    '<steptml:parameter name="query">AI news</steptml:parameter>\n</steptml:invoke>\n'
+    "</steptml:toolcall>"
+)
+
+
+@pytest.mark.parametrize("dialect", ["qwen3_coder", "chatml", "all"])
+def test_a_namespaced_invoke_call_as_text_trips(dialect: str) -> None:
+    v = detect(STEPTML, dialect=dialect, tools=["web_search"])
+    assert v.leak and "J" in v.signals, v.reason
+    assert v.cut == STEPTML.index("<steptml:toolcall>")
+
+
+def test_a_namespaced_invoke_call_in_a_fence_or_naming_another_tool_passes() -> None:
+    fenced = "The steptml format:\n```xml\n" + STEPTML.split("\n", 1)[1] + "\n```"
+    assert not detect(fenced, dialect="qwen3_coder", tools=["web_search"]).leak
+    assert "J" not in detect(STEPTML, dialect="qwen3_coder", tools=["open_url"]).signals
