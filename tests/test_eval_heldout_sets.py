@@ -48,6 +48,7 @@ SETS_APART = (
     ("heldout28", "h28-", 80, 16),
     ("heldout29", "h29-", 75, 16),
     ("heldout30", "h30-", 80, 20),
+    ("heldout32", "h32-", 80, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
