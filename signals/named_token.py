@@ -158,7 +158,7 @@ _CUE_ANY = regex.compile(
 #: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``;
 #: ``function_name`` is read as its two words)
 _PLACEHOLDERS = frozenset(
-    {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value"}
+    {"name", "names", "func", "function", "fn", "tool", "tools", "key", "keys", "value", "val"}
     | {"values", "arg", "args", "argument", "arguments", "json", "param", "params", "parameter"}
     | {"parameters", "type", "content", "text", "body", "call", "calls", "id", "role", "message"}
     | {"input", "output", "result", "string", "str", "obj", "object", "and", "or", "then", "vs"}

@@ -70,6 +70,7 @@ NAMED = [
         "qwen3_coder",
     ),
     ("Wrap calls in tokens like <|python_tag|>…<|eom_id|>, then stop.", "llama3"),
+    ("Gemma 4 calls look like <|tool_call>call:fn_name{key:val}<tool_call|>, and so on.", "gemma"),
     # a run after a verb that names its delimiters (heldout32)
     ("A call is delimited by <|action_start|><|plugin|> ... <|action_end|>, and ends.", "chatml"),
     # CJK prose glues its punctuation to the token (stop 48)
