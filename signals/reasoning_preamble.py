@@ -69,8 +69,6 @@ LEAD = (
     # Grok's header: "Thinking about the user's request" alone on the first line
     r"|Thinking\s+about\s+the\s+user['\u2019]s\s+(?:request|question|query|message)"
     r"(?:\.\.\.|\u2026)?[ \t]*\r?\n"
-    # a thinking header that names its object ("Thinking about this: the user asks ...")
-    r"|Thinking\s+about\s+(?:this|it|that)\s*:"
     # Grok's placeholders for hidden reasoning: "thinking... thinking..."
     # (each alternative opens with a literal or a class, so an engine rules it out by the first
     # character: every answer of an audit is matched against this)

@@ -91,12 +91,6 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     ),
     ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "ReAct scratchpad"),
     ("Thought: The user asks for 2+2.\n\nAnswer: 4", ("chatml", "all"), (None,), "scratchpad"),
-    (
-        "Thinking about this: the user asks for the capital of France, no tool needed.\n\nParis.",
-        ("chatml", "all"),
-        (None,),
-        "the user, third person",
-    ),
     ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
@@ -156,8 +150,6 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("用户输入的是自然语言问题，模型根据提示词生成 SQL，再由数据库执行。", "glm", None),
     ("用户说“无法登录”，按指令排查后发现是 DNS 解析问题，已修复。", "glm", None),
     ("请根据系统提示操作，完成后重新登录。", "glm", None),
-    # "Thinking about this:" with no reasoning cue after it: an answer's own phrase
-    ("Thinking about it: the best option is Postgres; you already run it.", "chatml", None),
     # a ReAct step with an action, or its final answer: the agent's protocol
     ("Thought: I need the weather.\nAction: get_weather\nAction Input: Paris", "chatml", None),
     ("Thought: I now know the final answer.\nFinal Answer: Paris.", "chatml", None),
