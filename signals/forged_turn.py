@@ -29,16 +29,17 @@ before it as for the abbreviations below; so does the record of a tool call an a
 prints, which models imitate instead of calling the tool (``[Calling tool: web_search({"query":
 ...})]`` at a line start, then an invented result), and a ReAct ``Observation:`` line the model
 writes after its own ``Action:`` (the tool's result, which the host writes; a ReAct agent stops
-the model there). So does the human's turn of a Vicuna-style template, ``### Human:`` (two to
-four ``#``, a blank or none) after a blank line with words on its line, read as the
-abbreviations below. So does a dialogue of both turns the model writes after its answer in
-Claude's abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect
-reserves ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a
-heading, "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue
-line (a transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``#
-User`` headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only
-the user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks!
-can you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
+the model there). So does the human's turn of a Vicuna-style template glued to its hashes,
+``###Human:`` (two to four ``#``; with a blank before the label it is a Markdown heading, which
+essays and rubrics write) after a blank line with words on its line, read as the abbreviations
+below. So does a dialogue of both turns the model writes after its answer in Claude's
+abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
+``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
+"example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
+transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``# User``
+headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only the
+user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
+you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
 (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
 such word, or ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go
 ahead``, or a phrase (``looks good``, ``thank you``) and a mark or the line's end, right after
@@ -185,10 +186,11 @@ _TURN_SOURCE = (
     r"|\n[ \t]{0,8}\n[ \t]{0,8}[\u25cf\u23fa][ \t]{0,2}(?:\*\*)?(?P<bullet>(?i:human|user))"
     r"(?:\*\*)?[ \t]?:(?:\*\*)?[ \t]*(?=[^\n]*\S[ \t]+\S[^\n]*[ \t]\S)[^\n]+\n[ \t]{0,8}\n"
     r"[ \t]{0,8}(?![\u25cf\u23fa\u2022\u25cb\u25aa*+>#-]|\d{1,3}[.)])\S"
-    # the human's turn of a Vicuna-style template (``### Human:``) after a blank line, words on
-    # its line: the model writing the user's next message (``\n\n###Human: Specifically, what
-    # I need ...``)
-    r"|\n[ \t]{0,8}\n[ \t]{0,3}(?P<hashed>#{2,4}[ \t]?Human):[ \t]*(?=[^\n]*[^\W\d_])"
+    # the human's turn of a Vicuna-style template glued to its hashes (``###Human:``) after a
+    # blank line, words on its line: the model writing the user's next message
+    # (``\n\n###Human: Specifically, what I need ...``; ``### Human: ...`` with a blank is a
+    # Markdown heading, which essays and rubrics write)
+    r"|\n[ \t]{0,8}\n[ \t]{0,3}(?P<hashed>#{2,4}Human):[ \t]*(?=[^\n]*[^\W\d_])"
     # a ReAct observation the model wrote after its own action (the tool's result, forged)
     # (the action a call: a JSON object, or a tool's name alone on the line; not a template's
     # "Action: the action to take")
@@ -214,7 +216,6 @@ _TRIGGERS = Triggers(
         "\u25cf",
         "\u23fa",
         "#Human:",
-        "# Human:",
     )
 )
 #: the assistant's line after a question (what makes a transcript), for a stream's text that
