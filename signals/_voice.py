@@ -216,16 +216,17 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[\u2014\u2013-]?[ \t]*\r?\n(?=\s*\S)"
         ),
     ),
-    # a ReAct scratchpad relayed as the answer: its "Thought:" and an "Action: None" line (the
-    # agent's parser handed it to the user), or an "Answer:" line after it (a model that writes
-    # its thought before the answer, UI-TARS; ReAct's own protocol ends in "Final Answer:");
-    # decides alone
+    # a ReAct step with nothing to call relayed as the answer: its "Thought:" and a line that is
+    # "Action: None" (the agent's parser handed the scratchpad to the user; an app that asks
+    # for "Thought:" and "Answer:" lines gets them by design, so those are not read); decides
+    # alone
     (
-        "ReAct scratchpad",
+        "ReAct step, no action",
         4,
         re.compile(
             r"\A\s*(?:\*\*)?Thought(?:\*\*)?:[^\n]*\S[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*"
-            r"(?P<c>Action:[ \t]*(?:None|none|N/A|No\s+action)\b|Answer:)"
+            r"(?P<c>Action:[ \t]*(?:None|none|N/A|No\s+action))[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*"
+            r"(?:\n|\Z)"
         ),
     ),
     (

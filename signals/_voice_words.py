@@ -186,7 +186,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning frame": ("one thinking.",),
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
-    "ReAct scratchpad": ("Action: N", "Action: n", "Answer:"),
+    "ReAct step, no action": ("Action: N", "Action: n"),
     "reasoning header": (
         "hinking",
         "hought",

@@ -73,9 +73,9 @@ LEAD = (
     # (each alternative opens with a literal or a class, so an engine rules it out by the first
     # character: every answer of an audit is matched against this)
     r"|[Tt](?i:hinking(?:\.\.\.|\u2026)\s*thinking(?:\.\.\.|\u2026))"
-    # a ReAct scratchpad: "Thought: ..." and, within eight lines, "Action: None" or "Answer:"
-    r"|[T*](?:\*Thought\*\*|hought):[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*(?:Action:[ \t]*(?:None"
-    r"|none|N/A|No\s+action)\b|Answer:)"
+    # a ReAct step with nothing to call: "Thought: ..." and, within eight lines, "Action: None"
+    r"|[T*](?:\*Thought\*\*|hought):[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*Action:[ \t]*(?:None|none"
+    r"|N/A|No\s+action)[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*(?:\n|\Z)"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

@@ -87,10 +87,10 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "Thought: This is general knowledge; no tool is needed.\nAction: None\nParis.",
         ("chatml", "all"),
         (None, True),
-        "ReAct scratchpad",
+        "ReAct step, no action",
     ),
-    ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "ReAct scratchpad"),
-    ("Thought: The user asks for 2+2.\n\nAnswer: 4", ("chatml", "all"), (None,), "scratchpad"),
+    ("Thought: Ask for the order ID.\nAction: N/A", ("chatml",), (None,), "no action"),
+    ("Thought: Greet back.\nAction: None (direct)\nHi!", ("chatml",), (None,), "no action"),
     ("thinking\u2026 \nthinking\u2026\nThe answer is 42.", ("chatml",), (None,), "interface"),
     # a whole answer that is one short note decides alone too
     (NOTE, ("harmony",), (None, True), "the answer a note"),
@@ -150,6 +150,10 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("用户输入的是自然语言问题，模型根据提示词生成 SQL，再由数据库执行。", "glm", None),
     ("用户说“无法登录”，按指令排查后发现是 DNS 解析问题，已修复。", "glm", None),
     ("请根据系统提示操作，完成后重新登录。", "glm", None),
+    # an app's requested Thought/Answer format; "Action: None" in a sentence (review 49c)
+    ("Thought: each record has fields.\nQuestion: the prompt\nAnswer: the label", "chatml", None),
+    ("Thought: The user wants 3 + 2 apples.\nAnswer: 5", "chatml", None),
+    ("Thought: here the agent reasons.\nAction: None is returned if no tool fits.", "chatml", None),
     # a ReAct step with an action, or its final answer: the agent's protocol
     ("Thought: I need the weather.\nAction: get_weather\nAction Input: Paris", "chatml", None),
     ("Thought: I now know the final answer.\nFinal Answer: Paris.", "chatml", None),
