@@ -21,9 +21,9 @@ each as the whole rest of the text (trailing blanks allowed):
   declared tools only for the Kimi dialects and ``all``);
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
-  with or without a namespace prefix, Claude's or another family's (StepFun's
-  ``<steptml:toolcall>`` holding ``<steptml:invoke name="NAME">``; models of other families
-  write this shape as text too, so it counts whatever the dialect); an ``<invoke>``'s
+  with or without a namespace prefix, Claude's, StepFun's or MiniMax's (``<steptml:toolcall>``
+  holding ``<steptml:invoke name="NAME">``; models of other families write this shape as text
+  too, so it counts whatever the dialect); an ``<invoke>``'s
   parameters may also be written as one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it);
@@ -100,8 +100,9 @@ INDEXED_CALL_DIALECTS = frozenset({"kimi", "kimi_k3", "all"})
 #: a call written with Kimi's call id
 _INDEXED = regex.compile(r"functions\.[\w-]+:\d")
 
-#: an XML namespace prefix on the call's tags: Claude's, StepFun's ``steptml``, any other
-_NS = "(?:[a-z][a-z0-9]{1,11}:)?"
+#: an XML namespace prefix on the call's tags: Claude's, StepFun's ``steptml``, MiniMax's (a
+#: namespace of any XML vocabulary would read BPEL's ``<bpel:invoke name=...>`` as a call)
+_NS = "(?:(?:" + "antml" + "|steptml|minimax):)?"
 _DEFINE = r"""(?(DEFINE)
   (?<s>"(?:[^"\\]|\\.)*")
   (?<v>(?&s)|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|(?&o)|(?&a))
@@ -212,7 +213,8 @@ _TRIGGERS = Triggers(
         "</",  # an element named after a declared tool
         "<|/",  # a wrapper written as bar tokens
         *_CLAUDE_LITERALS,
-        ":invoke name=",  # the same elements under another family's namespace
+        "steptml:invoke",  # the same elements under StepFun's namespace
+        "minimax:invoke",
     ),
     scope="ending",
     tail=_TAIL_SOURCE,

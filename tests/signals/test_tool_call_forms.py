@@ -243,3 +243,8 @@ def test_a_namespaced_invoke_call_in_a_fence_or_naming_another_tool_passes() -> 
     fenced = "The steptml format:\n```xml\n" + STEPTML.split("\n", 1)[1] + "\n```"
     assert not detect(fenced, dialect="qwen3_coder", tools=["web_search"]).leak
     assert "J" not in detect(STEPTML, dialect="qwen3_coder", tools=["open_url"]).signals
+    bpel = (
+        'Add the invoke activity.\n\n<bpel:invoke name="checkCredit">\n  <bpel:parameter'
+        ' name="amount">500</bpel:parameter>\n</bpel:invoke>'
+    )
+    assert not detect(bpel, dialect="chatml").leak  # another XML vocabulary (review 49c)
