@@ -66,11 +66,6 @@ MODEL_DIALECTS: dict[str, str] = {
     "ernie": "chatml",
     # InternLM2 / 2.5 / 3 speak ChatML with tool tokens of their own (chatml reserves them)
     "internlm": "chatml",
-    # Cohere's Command R7B / A (their turn and action tokens are reserved in chatml)
-    "command-r": "chatml",
-    "command-a": "chatml",
-    "c4ai-command": "chatml",
-    "cohere": "chatml",
     "mistral": "mistral",
     "mixtral": "mistral",
     "ministral": "mistral",
@@ -85,6 +80,14 @@ MODEL_DIALECTS: dict[str, str] = {
     # NVIDIA Nemotron Nano v2 and Nemotron 3 (after "llama-3": Llama-3.x-Nemotron fine-tunes keep
     # Llama 3's template); Nemotron 3 writes Qwen3-Coder's calls
     "nemotron": "qwen3_coder",
+    # Cohere's Command R7B / A (their turn and action tokens are reserved in chatml); after the
+    # base families, so that a fine-tune named after them keeps theirs (``llama-3-command-r``),
+    # and with a dash or a size after ``command-r``, not any "command" in a name
+    "command-r-": "chatml",
+    "command-r7b": "chatml",
+    "command-a-": "chatml",
+    "c4ai-command": "chatml",
+    "cohere": "chatml",
     # No "claude": Claude calls tools through its API's structured blocks, and its answers
     # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
     # mapping Claude models to that record would cut ordinary answers. Claude names fall back;

@@ -411,6 +411,10 @@ def test_commands_tokens_named_or_in_code_are_not() -> None:
 @pytest.mark.parametrize("model", ["command-r-plus", "command-a-03-2025", "c4ai-command-r7b"])
 def test_command_model_names_map_to_chatml(model: str) -> None:
     assert dialect_for_model(model) == "chatml"
+    # a fine-tune named after a base family keeps it; "command" alone is no Cohere name
+    assert dialect_for_model("llama-3-command-r-distill") == "llama3"
+    assert dialect_for_model("mistral-command-a-7b") == "mistral"
+    assert dialect_for_model("my-command-router") == "harmony"
     text = "a <|START_OF_TURN_TOKEN|><|USER_TOKEN|> b"
     assert unescape(escape(text, dialect="chatml"), dialect="chatml") == text
     assert "<|USER_TOKEN|>" not in escape(text, dialect="chatml")
