@@ -17,8 +17,9 @@ the calls it then makes natively):
   that names a tool;
 * an element named after a declared tool whose name holds a ``_`` or ``-``, or after a tool of
   Cline's XML text protocol (:data:`TEXT_PROTOCOL_TOOLS`, declared or not) with its first
-  parameter's element right after its opening tag and no word that shows the protocol (``Cline``,
-  ``example``, ``looks like``, ``format``, ``emits``, ...) in the 400 characters before it,
+  parameter's element right after its opening tag, not in a text about the protocol (Cline or
+  Roo Code named in the 400 characters before it, or a line right before it that introduces a
+  sample: ``example``, ``e.g.``, ``looks like``, ``like this``, ``as follows``, ``emits``),
   opening its line
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
   Cline-style agents), not after a line ending in a colon; a protocol call cut short by the end
@@ -172,11 +173,14 @@ TEXT_PROTOCOL_TOOLS = frozenset(
 )
 #: the first parameter element of a text-protocol call, right after its opening tag
 _CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
-#: words of a text that shows the protocol rather than uses it ("For example, to read a file it
-#: emits", "In Roo Code, finishing a task looks like this", a sample ``.clinerules``)
-_PROTOCOL_TALK = regex.compile(
-    r"(?i)\b(?:cline|roo|protocol|xml|example|e\.g\.|for\s+instance|looks\s+like|like\s+this"
-    r"|such\s+as|format|sample|template|syntax|emits?|prints?|printed|docs?|clinerules)\b"
+#: a text about the protocol rather than in it: the agents that speak it named before the call
+#: ("In Roo Code, finishing a task looks like this", a sample ``.clinerules``), or the line
+#: right before it introducing a sample ("For example, to read a file it emits", "e.g."); a
+#: coding agent's own words ("the date format", "the docs", "such as utils.py") are neither
+_PROTOCOL_NAMED = regex.compile(r"(?i)\b(?:cline|roo(?:\s*code)?|clinerules|kilo\s*code)\b")
+_SAMPLE_LINE = regex.compile(
+    r"(?i)(?:\b(?:example|for\s+instance|like\s+this|looks\s+like|as\s+follows|emits?)"
+    r"|(?<![\w.])e\.g\.)[^\n]{0,40}\n\s*\Z"
 )
 #: a text-protocol call cut short by the end of the text: its opening tag on its line and one
 #: closed parameter element after it, nothing more (``<read_file>\n  <path>a.json</path>``)
@@ -601,6 +605,16 @@ def _after_a_sentence(norm: str, at: int, *, blank: bool = True) -> bool:
     return last.endswith((".", "!", "?"))
 
 
+def _protocol_talk(norm: str, at: int) -> bool:
+    """Whether the text-protocol call at ``at`` stands in a text about the protocol: an agent
+    that speaks it named in the 400 characters before it, or the line before it introducing a
+    sample."""
+    return (
+        _PROTOCOL_NAMED.search(norm, max(0, at - 400), at) is not None
+        or _SAMPLE_LINE.search(norm, max(0, at - 240), at) is not None
+    )
+
+
 def _introduced(norm: str, at: int) -> bool:
     """Whether the object at ``at`` opens its line and the line before it ends with a colon:
     an example the answer shows, as F reads it too."""
@@ -724,7 +738,7 @@ class InlineCall:
                 elif (
                     name in TEXT_PROTOCOL_TOOLS
                     and _CHILD.match(norm, m.end("open"))
-                    and _PROTOCOL_TALK.search(norm, max(0, at - 400), at) is None
+                    and not _protocol_talk(norm, at)
                 ):
                     detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
@@ -733,7 +747,7 @@ class InlineCall:
                 cut is not None
                 and cut.group("name") in TEXT_PROTOCOL_TOOLS
                 and not _introduced(norm, cut.start("open"))
-                and _PROTOCOL_TALK.search(norm, max(0, cut.start() - 400), cut.start()) is None
+                and not _protocol_talk(norm, cut.start("open"))
             ):
                 name = cut.group("name")
                 detail = f"call of {name!r} in Cline's XML text protocol, cut short by the end"

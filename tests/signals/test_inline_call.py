@@ -494,10 +494,21 @@ def test_clines_text_protocol_with_other_tools_declared_trips(text: str) -> None
         "In Roo Code, finishing looks like this\n\n<attempt_completion>\n<result>\nDone.\n"
         "</result>\n</attempt_completion>\n\nThe result is shown.",
         "Example from the docs\n<read_file>\n<path>README.md</path>",
+        "The model printed the call instead, e.g.\n<execute_command>\n<command>ls</command>\n"
+        "</execute_command>\nThis happens when native calls are off.",
     ],
 )
 def test_clines_text_protocol_near_misses_pass(text: str) -> None:
     assert "Y" not in detect(text, dialect="qwen3_coder", tools=["bash"]).signals
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["I'll fix the date format in the helper.", "Per the docs, such as utils.py, check it."],
+)
+def test_a_coding_agents_own_words_do_not_hide_the_protocol(before: str) -> None:
+    text = before + "\n\n<read_file>\n<path>src/utils.py</path>\n</read_file>"
+    assert "Y" in detect(text, dialect="qwen3_coder", tools=["bash"]).signals  # review 49c
 
 
 def test_clines_text_protocol_without_declared_tools_is_not_read() -> None:
