@@ -9,14 +9,16 @@ Input with the observation the model forged after it). The host's parser fails o
 data, or a lenient one drops it silently, and the reasoning is lost or shown. Stray characters
 are not enough (a doubled closing brace ``{"path": "a"}}`` is no leak): the text after the last
 closing brace must be a sentence of words (three at least, opening with a capital letter), a
-ReAct label and its line (``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``) or the
-opening of another object with a key, and a JSON key must stand before the brace (arguments
-another boundary reads, a code edit or a patch, end in code whose last line may read like a
-sentence); when the whole arguments are in view, they must open with ``{`` or ``[`` (a free-form
-tool's text may quote JSON and go on in prose). The hit spans that text; the gate's ``require``
-of T on ``tool_arg`` confirms it lies past the parse boundary (the same words inside a JSON
-string are data). It is decided when the text ends (a stream's arguments are delivered whole, so
-nothing is shown early), on its last :data:`SPAN` characters.
+ReAct label and its line (``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``), the
+call's own closing tag (``</function_call>``, ``</tool_call>``, ``</invoke>``: a lenient
+extractor kept the envelope's end) or the opening of another object with a key, and a JSON key
+must stand before the brace (arguments another boundary reads, a code edit or a patch, end in
+code whose last line may read like a sentence); when the whole arguments are in view, they must
+open with ``{`` or ``[`` (a free-form tool's text may quote JSON and go on in prose). The hit
+spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies past the parse
+boundary (the same words inside a JSON string are data). It is decided when the text ends (a
+stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
+characters.
 
 The arguments may also open as the tail of the call's envelope: the quote that ended the call's
 name (the name or its end before it, quoted or not), a comma and the envelope's
@@ -49,6 +51,8 @@ _JUNK = (
     r"(?:[A-Z][\w'’]*|I)(?:[ \t]+[^\s{}]+){2,}[^{}]*"
     # a ReAct line the model wrote after its Action Input: the tool's observation, forged
     r"|(?:Observation|Thought|Action|Final Answer)[ \t]*:[^{}]*"
+    # the call's own closing tag kept by a lenient extractor (``{...}}</function_call>``)
+    r"|</(?:tool_call|function_call|function|invoke|tool_use|toolcall|TOOLCALL)>[^{}]*"
     # a sentence in a script without blanks between words (Chinese, Japanese)
     r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
     r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'
@@ -78,7 +82,7 @@ _TRIGGERS = Triggers(
     pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
     # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
     # opens with a quote would be tried at every quote of every argument string)
-    literals=('"arguments"', '"parameters"', '"function=', '"parameter='),
+    literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</"),
 )
 
 

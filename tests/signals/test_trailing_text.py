@@ -16,9 +16,10 @@ RUN_ON = '{"path": "src/server/app.py"}We need to read the file and then explain
 SECOND = '{"command": "cat a.java", "workdir": "D:\\\\w"}{"command": "'
 TAIL = '", "arguments": {"city": "Paris", "unit": "celsius"}}'
 OBSERVED = '{"a": 3, "b": 4}\nObservation: 36'
+CLOSED = '{"search_instruction": "protests in Nepal"}</function_call>##ANSWER##'
 
 
-@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND, OBSERVED])
+@pytest.mark.parametrize("text", [REASONING, RUN_ON, SECOND, OBSERVED, CLOSED])
 @pytest.mark.parametrize("dialect", ["chatml", "glm", "deepseek", "all"])
 def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
     v = detect(text, surface="tool_arg", dialect=dialect)
@@ -37,6 +38,8 @@ def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
         json.dumps({"content": "fn main() {}\nThe end of the file is here."}),
         '{"path": "a.txt"}\n\nthe lower-case words after it',
         json.dumps({"note": "} Observation: 36"}),  # inside a string
+        '{"html": "<b>x</b>"}</div>',  # a tag that closes no call
+        json.dumps({"q": "a}</invoke>"}),  # inside a string
         '{"path": "a.txt"}\nObservation',  # no label's colon, one word
         "@src/main.rs\n12:fn main() {\n14:}\nRTLU to=functions.edit code",  # no JSON key
     ],
@@ -115,3 +118,9 @@ def test_every_split_gives_the_whole_verdict(text: str) -> None:
     for cut in range(1, len(text)):
         verdict, _ = monitored(text, cut, "tool_arg", "chatml")
         assert (verdict.leak, verdict.signals) == (whole.leak, whole.signals), cut
+
+
+def test_the_calls_closing_tag_after_a_doubled_brace_trips() -> None:
+    text = '{"search_instruction": "protests in Nepal"}}</function_call>##ANSWER##'
+    v = detect(text, surface="tool_arg", dialect="chatml")
+    assert v.leak and "Z" in v.signals and text[v.cut :].startswith("</function_call>")
