@@ -60,6 +60,11 @@ _JUNK = (
 #: after the last closing brace and blanks, to the end
 _TRAILING = regex.compile(r"\}\s*(?P<junk>" + _JUNK + r")\Z")
 
+#: a ReAct label on its own line after a closing brace (the observation forged after the Action
+#: Input may be JSON itself, so the text after the last brace can be empty)
+_REACT_AFTER = regex.compile(
+    r"\}[ \t]*\r?\n\s*(?P<label>(?:Observation|Thought|Action|Final Answer)[ \t]*:)"
+)
 #: a closing brace with an object's opening key right after it (blanks between)
 _GLUED = regex.compile(r'\}\s*(?=\{\s*"[^"\n]{1,64}"\s*:)')
 #: a JSON key: the arguments before the brace are JSON (another boundary, a code edit or a
@@ -138,6 +143,13 @@ class TrailingText:
             return
         if lo == 0 and ctx.offset == 0 and not norm.lstrip().startswith(("{", "[")):
             return  # arguments that are not JSON (a free-form tool's text), seen whole
+        step = _REACT_AFTER.search(norm, lo, end)
+        if step is not None and _KEY.search(norm, lo, step.start()) is not None:
+            # a raw line break never stands inside a JSON string: the label follows a closed
+            # object, and what comes after it (an observation that is JSON itself) is forged
+            detail = "a ReAct step written after the arguments end"
+            yield hit_from_norm(text, self.code, step.start("label"), end, detail)
+            return
         glued = _GLUED.search(norm, lo, end)
         if glued is not None and _ndjson(norm[lo:end]):
             glued = None  # one object per line: a JSON Lines document, whole
