@@ -18,7 +18,8 @@ open with ``{`` or ``[`` (a free-form tool's text may quote JSON and go on in pr
 spans that text; the gate's ``require`` of T on ``tool_arg`` confirms it lies past the parse
 boundary (the same words inside a JSON string are data). It is decided when the text ends (a
 stream's arguments are delivered whole, so nothing is shown early), on its last :data:`SPAN`
-characters.
+characters. A ReAct label on its own line after a closing brace counts wherever it stands there:
+the observation forged after it may be JSON itself, so nothing follows the last brace.
 
 The arguments may also open as the tail of the call's envelope: the quote that ended the call's
 name (the name or its end before it, quoted or not), a comma and the envelope's
