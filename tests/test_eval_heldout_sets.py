@@ -49,6 +49,8 @@ SETS_APART = (
     ("heldout29", "h29-", 75, 16),
     ("heldout30", "h30-", 80, 20),
     ("heldout32", "h32-", 80, 20),
+    # built beside heldout30 from other sources, read last: heldout32 was kept apart from it
+    ("heldout31", "h31-", 95, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
