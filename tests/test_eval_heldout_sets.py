@@ -51,6 +51,7 @@ SETS_APART = (
     ("heldout32", "h32-", 80, 20),
     # built beside heldout30 from other sources, read last: heldout32 was kept apart from it
     ("heldout31", "h31-", 95, 20),
+    ("heldout33", "h33-", 90, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
