@@ -300,12 +300,13 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     return _sentence(text, start, end, final, pair)
 
 
-#: the noun that names a pair of tags with a blank between them
-_PAIR_NOUN = regex.compile(r"\x20(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?)\b")
 #: CJK punctuation that CJK prose glues to the name after it (``，<think></think> 标签``)
 _CJK_BEFORE = frozenset("，；：、（「『")
-#: the noun that names a pair glued to a CJK mark: a tag, a marker, a token, a block
-_NOUN_AFTER = regex.compile(r"\x20?(?:标签|标记|令牌|格式|块|tags?\b|tokens?\b|blocks?\b)")
+#: the noun that names a pair of tags read as one token, after a blank or (CJK prose) glued to
+#: it: a tag, a marker, a token, a block (``<think> </think> markup``, ``，<think></think> 标签``)
+_PAIR_NOUN = regex.compile(
+    r"\x20?(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?|标签|标记|令牌|格式|块)(?![A-Za-z])"
+)
 
 
 def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) -> bool | None:
@@ -331,7 +332,7 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
     if pair and mark in _CJK_BEFORE:
         # glued to a CJK mark, the pair is named by the noun after it ("，<think></think> 标签
         # 里"): a leaked empty pair goes on with the answer ("。<think></think> 明天有雨")
-        noun = _NOUN_AFTER.match(text, end, min(len(text), end + 8), partial=not final)
+        noun = _PAIR_NOUN.match(text, end, min(len(text), end + 12), partial=not final)
         if noun is None:
             return False
         return None if noun.partial else True
