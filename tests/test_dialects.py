@@ -30,7 +30,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<|start|>browser.search",
     ),
     "chatglm3": (),
-    "chatml": (),
+    "chatml": ("<｜hy_place▁holder▁no▁112｜>", "<｜hy_User｜>"),
     "qwen3_coder": ("<SPECIAL_12>", "<SPECIAL_11>Assistant"),
     "llama3": ("<|reserved_special_token_0|>", "<|reserved_special_token_247|>"),
     "pythonic": (

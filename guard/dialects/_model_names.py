@@ -88,6 +88,8 @@ MODEL_DIALECTS: dict[str, str] = {
     "command-a-": "chatml",
     "c4ai-command": "chatml",
     "cohere": "chatml",
+    # Tencent Hunyuan (its placeholder and turn tokens are reserved in chatml)
+    "hunyuan": "chatml",
     # No "claude": Claude calls tools through its API's structured blocks, and its answers
     # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
     # mapping Claude models to that record would cut ordinary answers. Claude names fall back;

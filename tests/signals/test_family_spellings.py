@@ -418,3 +418,49 @@ def test_command_model_names_map_to_chatml(model: str) -> None:
     text = "a <|START_OF_TURN_TOKEN|><|USER_TOKEN|> b"
     assert unescape(escape(text, dialect="chatml"), dialect="chatml") == text
     assert "<|USER_TOKEN|>" not in escape(text, dialect="chatml")
+
+
+# --- Hunyuan's tokens under `chatml` ---------------------------------------------------------
+
+HUNYUAN_LEAKS = [
+    # V1 dense's placeholder tokens, fullwidth bars and U+2581 blanks as its tokenizer spells them
+    "<｜hy_place▁holder▁no▁112｜>Sure, here is the summary.",
+    "The answer is 42.<｜hy_place▁holder▁no▁2｜>",
+    "Done.<｜hy_User｜>what about tomorrow?<｜hy_Assistant｜>",
+    # A13B's turn and end tokens
+    "Beijing is sunny today.<|eos|>用户：Shenzhen<|extra_0|>",
+    "<|startoftext|>Hello! How can I help?",
+]
+
+
+@pytest.mark.parametrize("text", HUNYUAN_LEAKS)
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+def test_hunyuan_tokens_in_the_answer_are_a_leak(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "H" in v.signals, v.reason
+
+
+def test_hunyuan_tokens_in_code_or_named_are_not_and_escape_round_trips() -> None:
+    assert not detect("The template ends turns with `<|eos|>`.", dialect="chatml").leak
+    assert not detect("Pad with `<｜hy_place▁holder▁no▁3｜>`.", dialect="chatml").leak
+    assert not detect("hy_place holder no 3 is a token name", dialect="chatml").leak
+    text = "x <｜hy_User｜> y <|extra_0|> z"
+    escaped = escape(text, dialect="chatml")
+    assert "<|extra_0|>" not in escaped and "<｜hy_User｜>" not in escaped
+    assert unescape(escaped, dialect="chatml") == text
+
+
+@pytest.mark.parametrize(
+    "model", ["tencent/Hunyuan-A13B-Instruct", "hunyuan-7b-instruct", "Hunyuan-MT-7B"]
+)
+def test_hunyuan_model_names_map_to_chatml(model: str) -> None:
+    assert dialect_for_model(model) == "chatml"
+
+
+@pytest.mark.parametrize("cut", range(1, len(HUNYUAN_LEAKS[1])))
+def test_a_hunyuan_placeholder_is_a_leak_at_every_split(cut: int) -> None:
+    from support.splits import monitored
+
+    text = HUNYUAN_LEAKS[1]
+    verdict, shown = monitored(text, cut, "text", "chatml")
+    assert verdict.leak and shown <= text.index("<｜")
