@@ -22,7 +22,13 @@ with a lone channel word.
   line with the answer after it, a role header whose tokens were stripped
   (``<|start_header_id|>assistant<|end_header_id|>`` in Llama 3, ``<|im_start|>assistant`` in
   ChatML): a model that writes its own header when the prompt lacks it. In the reasoning
-  part a provider may leave such headers, so neither shape counts there.
+  part a provider may leave such headers, so neither shape counts there;
+* anywhere in the answer (the ``text`` surface only): ``assistant`` glued to the end of a
+  sentence and followed by a blank line, then more text (``Glad to help!assistant\n\nGlad to
+  help!``): Llama 3's header (``<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n``)
+  with its tokens stripped, the model writing the next turn itself, often in a loop. Glued to a
+  letter it is also a name (``pip install homeassistant``), so only a sentence's end before it
+  counts.
 """
 
 from __future__ import annotations
@@ -48,14 +54,18 @@ _OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS[:4]) + r")(?=[A-Z])")
 _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))")
 #: a role header's word alone on the first line, the answer after it (a stripped header)
 _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
+#: a stripped Llama 3 header glued to a sentence's end, a blank line and the next turn after it
+_TURN_HEADER = re.compile(r"(?<=[.!?)\]\u3002\uff01\uff1f])assistant\n\n(?=[ \t]*\S)")
+_TURN_LITERAL = "assistant\n\n"
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
 _TRIGGERS = Triggers(
     # anywhere: the glued spellings and a constrained header; at the start: the opening words
-    literals=(*sorted(GLUED_WORDS), "json{"),
+    literals=(*sorted(GLUED_WORDS), "json{", _TURN_LITERAL),
     hold_words=(
         *GLUED_WORDS,
+        _TURN_LITERAL,
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
@@ -84,6 +94,15 @@ class StrippedEnvelope:
         if "assistant" in norm and _GLUED_ANY.search(norm) is not None:
             for m in windowed(_GLUED, norm):
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
+        if ctx.surface is Surface.TEXT and _TURN_LITERAL in norm:
+            for m in windowed(_TURN_HEADER, norm):
+                yield hit_from_norm(
+                    text,
+                    self.code,
+                    m.start(),
+                    m.start() + len("assistant"),
+                    "a role header's word glued to a sentence's end, the next turn after it",
+                )
         if ctx.offset == 0:
             opening = _OPENING.match(norm, 0, 64 + 16)
             if opening:
