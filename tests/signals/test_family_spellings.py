@@ -534,3 +534,29 @@ def test_a_glued_header_is_decided_alike_at_every_split(text: str) -> None:
     from support.splits import assert_every_split
 
     assert_every_split(text, "text", "llama3", never_past_cut=True)
+
+
+# --- Anthropic's text editor tool written as an element ---------------------------------------
+
+EDITOR_CALLS = [
+    "<str_replace_editor>\nview\nnotes.csv\n</str_replace_editor>",
+    "Let me look.\n<str_replace_based_edit_tool>\nview\nsrc/app.py\n</str_replace_based_edit_tool>",
+]
+
+
+@pytest.mark.parametrize("text", EDITOR_CALLS)
+def test_the_editor_tool_as_an_element_is_a_leak(text: str) -> None:
+    v = detect(text, dialect="anthropic", tools=["read_file"])
+    assert v.leak and "H" in v.signals and v.cut == text.index("<str_replace"), v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Claude edits files with the `str_replace_editor` tool.",
+        "The <str_replace_editor> element has five commands.",
+        "```\n<str_replace_editor>\nview\nnotes.csv\n</str_replace_editor>\n```",
+    ],
+)
+def test_the_editor_tool_named_or_in_code_is_not(text: str) -> None:
+    assert not detect(text, dialect="anthropic").leak
