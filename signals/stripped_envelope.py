@@ -28,7 +28,11 @@ with a lone channel word.
   help!``): Llama 3's header (``<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n``)
   with its tokens stripped, the model writing the next turn itself, often in a loop. Glued to a
   letter it is also a name (``pip install homeassistant``), so only a sentence's end before it
-  counts.
+  counts;
+* at the start of the answer (the ``text`` surface only): a list of content parts written as
+  Python prints it (``[{'type': 'text', 'text': 'I found three files ...'}]``): the host or a
+  framework turned the message's content list into a string with ``str()`` and relayed that
+  instead of its text.
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 #: a stripped Llama 3 header glued to a sentence's end, a blank line and the next turn after it
 _TURN_HEADER = re.compile(r"(?<=[.!?)\]\u3002\uff01\uff1f])assistant\n\n(?=[ \t]*\S)")
 _TURN_LITERAL = "assistant\n\n"
+#: the opening of a content-parts list in Python's repr (its text quoted either way)
+_PARTS_OPENING = "[{'type': 'text', 'text': "
+_PARTS = re.compile(r"\A\s*\[\{'type': 'text', 'text': ['\"]")
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -69,7 +76,7 @@ _TRIGGERS = Triggers(
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=OPENING_WORDS,
+    opening=(*OPENING_WORDS, _PARTS_OPENING),
 )
 
 
@@ -138,6 +145,16 @@ class StrippedEnvelope:
                     word_start,
                     word_start + len("assistant"),
                     "text opens with a role header's word on a line of its own",
+                )
+            parts = _PARTS.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
+            if parts:
+                word_start = len(norm) - len(norm.lstrip())
+                yield hit_from_norm(
+                    text,
+                    self.code,
+                    word_start,
+                    parts.end(),
+                    "text opens with a list of content parts in Python's repr",
                 )
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)

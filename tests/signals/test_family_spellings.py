@@ -560,3 +560,35 @@ def test_the_editor_tool_as_an_element_is_a_leak(text: str) -> None:
 )
 def test_the_editor_tool_named_or_in_code_is_not(text: str) -> None:
     assert not detect(text, dialect="anthropic").leak
+
+
+# --- content parts relayed as Python's repr (K) ----------------------------------------------
+
+PARTS = "[{'type': 'text', 'text': 'I found three matching files; the limit is in settings.yaml.'}]"
+
+
+@pytest.mark.parametrize("dialect", ["kimi", "chatml", "harmony", "all"])
+def test_content_parts_in_pythons_repr_as_the_answer_are_a_leak(dialect: str) -> None:
+    for text in (PARTS, "\n  " + PARTS, "[{'type': 'text', 'text': \"I'm here.\"}]"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and v.signals == ("K",) and v.cut == text.index("["), v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Content parts print as [{'type': 'text', 'text': 'hi'}] in Python.",
+        "```\n[{'type': 'text', 'text': 'hi'}]\n```",
+        '[{"type": "text", "text": "hi"}]',  # JSON, as an API shows it
+        "[{'text': 'hi', 'type': 'text'}]",
+    ],
+)
+def test_content_parts_quoted_or_as_json_are_not(text: str) -> None:
+    assert not detect(text, dialect="kimi").leak
+
+
+def test_content_parts_count_in_the_answer_only_and_at_every_split() -> None:
+    from support.splits import assert_every_split
+
+    assert not detect(PARTS, surface="thinking", dialect="kimi").leak
+    assert assert_every_split(PARTS, "text", "kimi", never_past_cut=True).cut == 0
