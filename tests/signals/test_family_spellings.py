@@ -510,6 +510,11 @@ NOT_HEADERS = [
     "Use the role (assistant)\n\nThen send it.",
     "Pick one role: user or assistant\n\nThe default is user.",
     "Thanks!assistant is the word it prints.",
+    # a dotted name on a line of code, not a sentence's end
+    "import app.assistant\n\nThen call it.",
+    "Then pip install my.assistant\n\nDone.",
+    "Start it with python -m my.assistant\n\nIt listens on 8080.",
+    "Try docs.assistant\n\nfor the reference.",
 ]
 
 
