@@ -35,7 +35,7 @@ from importlib import resources
 from guard.errors import PackageDataError
 from guard.models import lazy_re as re
 
-__all__ = ["WINDOW", "Model", "Score", "features", "load", "score", "using"]
+__all__ = ["WINDOW", "Model", "Score", "features", "score", "using"]
 
 #: characters of the opening the model reads
 WINDOW = 600
@@ -99,28 +99,19 @@ def parse_model(raw: bytes) -> Model:
     """The model in ``raw`` (the JSON the training script writes), or :class:`PackageDataError`."""
     try:
         data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         raise PackageDataError(f"{MODEL_FILE}: expected JSON, got a parse error ({exc})") from None
     if not isinstance(data, dict) or set(data) != {"bias", "weights", "window"}:
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise PackageDataError(f"{MODEL_FILE}: expected keys bias, weights, window; got {got}")
     bias, weights, window = data["bias"], data["weights"], data["window"]
-    if type(window) is not int or window != WINDOW:
+    if window != WINDOW:
         raise PackageDataError(f"{MODEL_FILE}: expected window {WINDOW}, got {window!r}")
-    if not _number(bias) or not isinstance(weights, dict):
-        raise PackageDataError(
-            f"{MODEL_FILE}: expected a finite number bias and an object of weights"
-        )
-    if not all(isinstance(k, str) and _number(v) for k, v in weights.items()):
-        raise PackageDataError(
-            f"{MODEL_FILE}: expected every weight to be a finite number under a string"
-        )
+    if not isinstance(bias, int | float) or not isinstance(weights, dict):
+        raise PackageDataError(f"{MODEL_FILE}: expected a number bias and an object of weights")
+    if not all(isinstance(k, str) and isinstance(v, int | float) for k, v in weights.items()):
+        raise PackageDataError(f"{MODEL_FILE}: expected every weight to be a number under a string")
     return Model(float(bias), {k: float(v) for k, v in weights.items()})
-
-
-def _number(value: object) -> bool:
-    """A finite JSON number (``true`` is no number; ``NaN`` would make every score 1)."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 @cache
@@ -138,12 +129,6 @@ def _model() -> Model:
             " retrain with corpora/train_learned_voice.py)"
         )
     return parse_model(raw)
-
-
-def load() -> None:
-    """Read and check the shipped model now (signal L calls it when it is built), so a damaged
-    install fails on its first detection, not on the first answer that reaches the model."""
-    _model()
 
 
 def _readable(feature: str) -> str:

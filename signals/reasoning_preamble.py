@@ -34,10 +34,9 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
-from . import _learned_voice as learned_voice
 from ._common import hit_from_norm
 from ._learned_voice import WINDOW, Score, score
-from ._voice import _KINDS, OPENING, Cue, Judgement, judge
+from ._voice import _KINDS, _STRONG, OPENING, Cue, Judgement, judge
 from ._voice_words import (
     _DECOR,
     _EU_USER,
@@ -165,9 +164,6 @@ class ReasoningPreamble:
     order = 26
     weight = 1.0
 
-    def __init__(self) -> None:
-        learned_voice.load()  # a damaged model file fails here, at the first detection
-
     def triggers(self, dialect: Dialect) -> Triggers:
         return _TRIGGERS
 
@@ -200,27 +196,23 @@ class ReasoningPreamble:
         yield hit_from_norm(text, self.code, first, max(end, last), detail)
 
 
-#: the only cues the learned voice counts beside: gpt-oss's own register, the user in the third
-#: person and the model planning its reply (English; the model reads Chinese as characters)
-_BESIDE = frozenset({"the user, third person", "planning"})
-
-
 def _beside(cues: tuple[Cue, ...]) -> bool:
-    """Whether the rules' cues leave room for the learned voice: the cluster holds both the user
-    in the third person and a plan of the reply, and nothing else. Beside any other strong cue
-    (a filler then the user, "Alright, so I need you to ...", a heading, Chinese) the model
-    scored ordinary answers high in review: a support note ("Okay, the user reported ... I
-    changed it"), a checklist for the reader, a plan for the reader; beside the user alone it
-    cannot tell a note that reports the user from leaked reasoning."""
-    return {c.kind for c in cues} == _BESIDE
+    """Whether the rules' cues leave room for the learned voice: a strong cue, and either two
+    kinds of cue or a strong one that is not the user in the third person. An answer that only
+    reports the user ("The user asked how to reset their password. I sent the link.") is a
+    support note as often as leaked reasoning, and words cannot tell them apart."""
+    strong = [c for c in cues if c.weight >= _STRONG]
+    return bool(strong) and (
+        len({c.kind for c in cues}) >= 2 or any(not c.kind.startswith("the user") for c in strong)
+    )
 
 
 def _with_learned_voice(
     opening: str, ctx: ScanContext, require: frozenset[str] | None, found: Judgement
 ) -> tuple[Judgement | None, Score | None]:
     """The opening's cluster decided with the learned voice as one more weak cue, when the rules
-    found the user in the third person and a plan in the opening (:func:`_beside`) and fell
-    short by at most that cue, the message carried
+    found a strong cue in the opening (:func:`_beside`) and fell short by at most that cue, the
+    message carried
     no reasoning part or it is unknown (with one, the reasoning had its place), the opening
     holds :data:`LEARNED_WORDS` words or more (a line or two is too little for a model of
     words), and the model scores the opening at :data:`LEARNED_AT` or more; else
