@@ -19,7 +19,6 @@ __all__ = [
     "InputError",
     "LeakAborted",
     "NestingError",
-    "PackageDataError",
     "PluginError",
     "PolicyError",
     "UnknownNameError",
@@ -63,11 +62,6 @@ class PluginError(GuardError, TypeError, ValueError):
 
 class VocabularyError(GuardError, RuntimeError):
     """The o200k vocabulary is missing or does not match its pinned SHA-256."""
-
-
-class PackageDataError(GuardError, RuntimeError):
-    """A data file shipped inside the package (the learned voice model) is missing, damaged or
-    fails its pinned SHA-256."""
 
 
 class LeakAborted(GuardError, RuntimeError):

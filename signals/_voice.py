@@ -458,8 +458,6 @@ class Judgement:
         """``score 5 >= 3 (no reasoning part): self-correction '? No. ' at 51, ...``."""
         shown = "; ".join(
             f"{c.kind} {text[c.start : c.end].strip()[:40]!r} at {offset + c.start}"
-            if c.end > c.start
-            else f"{c.kind} at {offset + c.start}"
             for c in self.cues[:6]
         )
         more = f"; {len(self.cues) - 6} more" if len(self.cues) > 6 else ""
@@ -590,17 +588,13 @@ def judge(
     base: int = 0,
     require: frozenset[str] | None = None,
     ignore: frozenset[str] = frozenset(),
-    extra: tuple[Cue, ...] = (),
 ) -> Judgement | None:
     """The best cluster of cues in ``text`` (whose first character is ``base`` characters into
     the whole text), or ``None`` when it has no cue. ``require``: kinds of which a decisive
-    cluster must hold one (a signal's trigger promise); ``ignore``: kinds that do not count;
-    ``extra``: cues found by other means (L's learned voice), counted like the others.
+    cluster must hold one (a signal's trigger promise); ``ignore``: kinds that do not count.
     Linear in the number of cues: the clusters are windows of a two-pointer walk, scored from
     running sums."""
     cues = [c for c in find_cues(text) if c.kind not in ignore]
-    if extra:
-        cues = sorted([*cues, *extra], key=lambda c: (c.start, -c.weight))
     if not cues:
         return None
     level, why = threshold(ctx)

@@ -35,8 +35,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._learned_voice import WINDOW, Score, score
-from ._voice import _KINDS, _STRONG, OPENING, Cue, Judgement, judge
+from ._voice import _KINDS, OPENING, judge
 from ._voice_words import (
     _DECOR,
     _EU_USER,
@@ -54,12 +53,6 @@ from .reasoning_voice import _REPLY_VERB, _SPEAK, ReasoningVoice
 
 #: characters of the opening that are read
 SPAN = 4096
-#: the learned voice's probability from which it counts as a cue (chosen leave one set out:
-#: see ``corpora/train_learned_voice.py --evaluate``)
-LEARNED_AT = 0.7
-#: the fewest words the learned voice's window must hold to count
-LEARNED_WORDS = 12
-_WORDS = re.compile(r"\w+")
 #: how the text must open (after blanks and Markdown emphasis) for L to fire
 #: (each alternative starts with a literal or a character class, so a regex engine rules most
 #: out by the first character: every answer of an audit is matched against it)
@@ -179,60 +172,10 @@ class ReasoningPreamble:
         opening = norm[:limit]
         beyond = _BEYOND_V if _V_LEAD.match(norm, 0, limit) is not None else None
         found = judge(opening, ctx, require=beyond)
-        if found is None or found.cues[0].start >= OPENING:
+        if found is None or not found.decisive or found.cues[0].start >= OPENING:
             return
-        learned = None
-        if not found.decisive:
-            found, learned = _with_learned_voice(opening, ctx, beyond, found)
-            if found is None:
-                return
         first = len(opening) - len(opening.lstrip())
         last = found.cues[-1].end
         paragraph = opening.find("\n\n", last)
         end = len(opening.rstrip()) if paragraph < 0 else paragraph
-        detail = found.explain(opening)
-        if learned is not None:
-            detail += f"; {learned.explain()}"
-        yield hit_from_norm(text, self.code, first, max(end, last), detail)
-
-
-def _beside(cues: tuple[Cue, ...]) -> bool:
-    """Whether the rules' cues leave room for the learned voice: a strong cue, and either two
-    kinds of cue or a strong one that is not the user in the third person. An answer that only
-    reports the user ("The user asked how to reset their password. I sent the link.") is a
-    support note as often as leaked reasoning, and words cannot tell them apart."""
-    strong = [c for c in cues if c.weight >= _STRONG]
-    return bool(strong) and (
-        len({c.kind for c in cues}) >= 2 or any(not c.kind.startswith("the user") for c in strong)
-    )
-
-
-def _with_learned_voice(
-    opening: str, ctx: ScanContext, require: frozenset[str] | None, found: Judgement
-) -> tuple[Judgement | None, Score | None]:
-    """The opening's cluster decided with the learned voice as one more weak cue, when the rules
-    found a strong cue in the opening (:func:`_beside`) and fell short by at most that cue, the
-    message carried
-    no reasoning part or it is unknown (with one, the reasoning had its place), the opening
-    holds :data:`LEARNED_WORDS` words or more (a line or two is too little for a model of
-    words), and the model scores the opening at :data:`LEARNED_AT` or more; else
-    ``(None, None)``."""
-    if (
-        ctx.reasoning is True
-        or found.score + 2 < found.threshold
-        or not _beside(found.cues)
-        or len(_WORDS.findall(opening, 0, WINDOW)) < LEARNED_WORDS
-    ):
-        return None, None
-    learned = score(opening)
-    if learned.probability < LEARNED_AT:
-        return None, None
-    at = found.cues[0].start
-    cue = Cue(at, at, "learned voice", 1)
-    wanted = None if require is None else require | {cue.kind}
-    again = judge(opening, ctx, require=wanted, extra=(cue,))
-    if again is None or not again.decisive:
-        return None, None
-    if min(c.start for c in again.cues if c is not cue) >= OPENING:
-        return None, None
-    return again, learned
+        yield hit_from_norm(text, self.code, first, max(end, last), found.explain(opening))
