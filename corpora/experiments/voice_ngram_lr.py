@@ -25,8 +25,8 @@ from guard import detect
 
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW = 600
-SETS = [f"heldout{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9)]
-THRESHOLDS = (0.5, 0.6, 0.7)
+SETS = [f"heldout{n}" for n in ("", *range(2, 100))]
+THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
 _WORD = re.compile(r"[a-z']+|[0-9]+|[^\sa-z0-9]")
 _MARKUP = re.compile(r"[<|\[{]")
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+|\n)([A-Za-z']+)")
