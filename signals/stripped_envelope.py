@@ -28,8 +28,8 @@ with a lone channel word.
   help!``): Llama 3's header (``<|eot_id|><|start_header_id|>assistant<|end_header_id|>\n\n``)
   with its tokens stripped, the model writing the next turn itself, often in a loop. Glued to a
   letter it is also a name (``pip install homeassistant``), so only a sentence's end before it
-  counts, and a ``.`` only on a line that reads as a sentence (``import app.assistant`` is a
-  dotted name);
+  counts: a ``!`` or ``?`` (or its CJK twin, or a CJK full stop); after a ``.`` or a
+  bracket it is as often a dotted name (``self.assistant``) or code;
 * at the start of the answer (the ``text`` surface only): a list of content parts written as
   Python prints it (``[{'type': 'text', 'text': 'I found three files ...'}]``): the host or a
   framework turned the message's content list into a string with ``str()`` and relayed that
@@ -60,25 +60,11 @@ _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))"
 #: a role header's word alone on the first line, the answer after it (a stripped header)
 _ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
 #: a stripped Llama 3 header glued to a sentence's end, a blank line and the next turn after it
-_TURN_HEADER = re.compile(r"(?<=[.!?)\]\u3002\uff01\uff1f])assistant\n\n(?=[ \t]*\S)")
+_TURN_HEADER = re.compile(r"(?<=[!?\u3002\uff01\uff1f])assistant\n\n(?=[ \t]*\S)")
 _TURN_LITERAL = "assistant\n\n"
 #: the opening of a content-parts list in Python's repr (its text quoted either way)
 _PARTS_OPENING = "[{'type': 'text', 'text': "
 _PARTS = re.compile(r"\A\s*\[\{'type': 'text', 'text': ['\"]")
-#: a line that is code, not prose: a shell prompt at its start, an import or an install in it
-_CODE_LINE = re.compile(
-    r"\A[ \t]*(?:\$|>>>|#)|\b(?:import|install|add|require|python3?|node)\b|\s-m\s"
-)
-
-
-def _sentence_before(norm: str, dot: int) -> bool:
-    """Whether the line up to the ``.`` at ``dot`` reads as a sentence: three words at least,
-    not a line of code (``import app.assistant``, ``pip install x.assistant``)."""
-    start = norm.rfind("\n", 0, dot) + 1
-    line = norm[start:dot]
-    return len(line.split()) >= 3 and _CODE_LINE.search(line) is None
-
-
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -118,8 +104,6 @@ class StrippedEnvelope:
                 yield hit_from_norm(text, self.code, m.start(), m.end(), "glued role and channel")
         if ctx.surface is Surface.TEXT and _TURN_LITERAL in norm:
             for m in windowed(_TURN_HEADER, norm):
-                if norm[m.start() - 1] == "." and not _sentence_before(norm, m.start() - 1):
-                    continue  # a dotted name (`import app.assistant`), not a sentence's end
                 yield hit_from_norm(
                     text,
                     self.code,

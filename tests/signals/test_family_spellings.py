@@ -499,9 +499,8 @@ def test_qwen_agent_markers_are_escaped_in_untrusted_text() -> None:
 
 GLUED_HEADERS = [
     "I'm doing well, thanks!assistant\n\nI'm glad to hear that. Anything else?",
-    "Here it is.assistant\n\nHere it is.assistant\n\nHere it is.",
+    "Is there anything else?assistant\n\nIs there anything else?assistant\n\nIs there",
     "好的，我来帮你。assistant\n\n好的，我来帮你。",
-    "See the table (above).assistant\n\nSee the table.",
 ]
 NOT_HEADERS = [
     "Run pip install homeassistant\n\nThen start the server.",
@@ -510,7 +509,9 @@ NOT_HEADERS = [
     "Use the role (assistant)\n\nThen send it.",
     "Pick one role: user or assistant\n\nThe default is user.",
     "Thanks!assistant is the word it prints.",
-    # a dotted name on a line of code, not a sentence's end
+    # after a dot or a bracket: as often a dotted name or code as a sentence's end
+    "Store the client on self.assistant\n\nThen every method can reach it.",
+    "See the table (above).assistant\n\nSee the table.",
     "import app.assistant\n\nThen call it.",
     "Then pip install my.assistant\n\nDone.",
     "Start it with python -m my.assistant\n\nIt listens on 8080.",
