@@ -52,6 +52,7 @@ SETS_APART = (
     # built beside heldout30 from other sources, read last: heldout32 was kept apart from it
     ("heldout31", "h31-", 95, 20),
     ("heldout33", "h33-", 90, 20),
+    ("heldout34", "h34-", 85, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
