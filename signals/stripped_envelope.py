@@ -58,13 +58,19 @@ _OPENING = re.compile(r"\A\s*(?:" + "|".join(OPENING_WORDS[:4]) + r")(?=[A-Z])")
 #: the reasoning after it opening as a sentence or a bold heading does
 _THOUGHT_LINE = re.compile(r"\A\s*thought(?:\n(?=[ \t]*(?:[A-Z]|\*))|(?=[A-Z]))")
 #: a role header's word alone on the first line, the answer after it (a stripped header)
-_ROLE_LINE = re.compile(r"\A\s*assistant[ \t]*\n(?=\s*\S)")
+_ROLE_LINE = re.compile(r"\A\s*(?P<w>assistant)[ \t]*\n(?=\s*\S)")
 #: a stripped Llama 3 header glued to a sentence's end, a blank line and the next turn after it
 _TURN_HEADER = re.compile(r"(?<=[!?\u3002\uff01\uff1f])assistant\n\n(?=[ \t]*\S)")
 _TURN_LITERAL = "assistant\n\n"
 #: the opening of a content-parts list in Python's repr (its text quoted either way)
 _PARTS_OPENING = "[{'type': 'text', 'text': "
-_PARTS = re.compile(r"\A\s*\[\{'type': 'text', 'text': ['\"]")
+_PARTS = re.compile(r"\A\s*(?P<w>\[\{'type': 'text', 'text': ['\"])")
+#: the answer's openings (the ``text`` surface only), each with its hit's detail; group ``w``
+#: is the hit
+_ANSWER_OPENINGS = (
+    (_ROLE_LINE, "text opens with a role header's word on a line of its own"),
+    (_PARTS, "text opens with a list of content parts in Python's repr"),
+)
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
 
@@ -137,26 +143,10 @@ class StrippedEnvelope:
                     "text opens with the reasoning channel's name "
                     + ("glued to the answer" if glued else "on a line of its own"),
                 )
-            role = _ROLE_LINE.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
-            if role:
-                word_start = len(norm) - len(norm.lstrip())
-                yield hit_from_norm(
-                    text,
-                    self.code,
-                    word_start,
-                    word_start + len("assistant"),
-                    "text opens with a role header's word on a line of its own",
-                )
-            parts = _PARTS.match(norm, 0, 64 + 16) if ctx.surface is Surface.TEXT else None
-            if parts:
-                word_start = len(norm) - len(norm.lstrip())
-                yield hit_from_norm(
-                    text,
-                    self.code,
-                    word_start,
-                    parts.end(),
-                    "text opens with a list of content parts in Python's repr",
-                )
+            for pattern, detail in _ANSWER_OPENINGS if ctx.surface is Surface.TEXT else ():
+                m = pattern.match(norm, 0, 64 + 16)
+                if m:
+                    yield hit_from_norm(text, self.code, m.start("w"), m.end("w"), detail)
             if ctx.final and len(norm) <= 80:
                 lone = _LONE.match(norm)
                 if lone:
