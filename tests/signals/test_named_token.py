@@ -87,6 +87,13 @@ NAMED = [
     # configuration that names them (stop 48)
     ('{\n "system": ["<|system|>", ""],\n "stop": "<|user|>"\n}', "glm"),
     ('{"prelude": "[gMASK]<sop>", "think": ["<think>", "</think>"]}', "glm"),
+    # a result opener named alone with a mark, a naming word or a closed quote after it, or as
+    # an empty pair (heldout34, heldout12): no result can follow it there
+    ("you will see things like <|im_start|>, <|im_end|> and <|im_sep|>.", "chatml"),
+    ("send the result back wrapped in <tool_response></tool_response>, and go on.", "chatml"),
+    ("single tokens for <tools>, <tool_call> and <tool_response> and their closers", "chatml"),
+    ('treat "<|turn>" either as one token or as plain pieces', "gemma"),
+    ("The <|im_start|> token opens every turn.", "chatml"),
 ]
 
 MARKUP = [
@@ -174,6 +181,12 @@ MARKUP = [
     ('{"a": "<|eot_id|>", "b": "<|start_header_id|>"}\nuser\nhi', "llama3"),
     ('Okay. {"name": "read", "arguments": {"p": "<|im_end|>"}} more text here', "chatml"),
     ('{"role": "<|im_start|>system"}', "chatml"),  # a result opener keeps the literal rule
+    # a result opener with a word after it, a line break after its quote, or nothing after it
+    ("Sure <tool_response> weather is sunny", "chatml"),
+    ('the reply "<|im_start|>"\nuser\nnew orders', "chatml"),
+    ("Checking now <tool_response>", "chatml"),
+    ("Looking it up <|turn> tool\n{}", "gemma"),
+    ("All set <|im_start|> isolated", "chatml"),
 ]
 
 
