@@ -33,7 +33,11 @@ with a lone channel word.
 * at the start of the answer (the ``text`` surface only): a list of content parts written as
   Python prints it (``[{'type': 'text', 'text': 'I found three files ...'}]``): the host or a
   framework turned the message's content list into a string with ``str()`` and relayed that
-  instead of its text.
+  instead of its text;
+* at the start of the answer (the ``text`` surface only): a content list whose first chunk is
+  the reasoning, holding text chunks, as JSON or Python's repr (``[{"type": "thinking",
+  "thinking": [{"type": "text", "text": "The user said hello ...``): Mistral's reasoning models
+  answer with such a list, and a client that relays it as a string shows the reasoning first.
 """
 
 from __future__ import annotations
@@ -65,11 +69,23 @@ _TURN_LITERAL = "assistant\n\n"
 #: the opening of a content-parts list in Python's repr (its text quoted either way)
 _PARTS_OPENING = "[{'type': 'text', 'text': "
 _PARTS = re.compile(r"\A\s*(?P<w>\[\{'type': 'text', 'text': ['\"])")
+#: the opening of a message's content list that starts with a thinking chunk holding text
+#: chunks (Mistral's reasoning models), as JSON (either spacing) or in Python's repr
+_THINKING_CHUNK_OPENINGS = tuple(
+    f"[{{{q}type{q}:{sp}{q}thinking{q},{sp}{q}thinking{q}:{sp}[{{{q}type{q}:{sp}{q}text{q},"
+    f"{sp}{q}text{q}:{sp}"
+    for q in ('"', "'")
+    for sp in (" ", "")
+)
+_THINKING_CHUNK = re.compile(
+    r"\A\s*(?P<w>(?:" + "|".join(map(re.escape, _THINKING_CHUNK_OPENINGS)) + r")['\"])"
+)
 #: the answer's openings (the ``text`` surface only), each with its hit's detail; group ``w``
 #: is the hit
 _ANSWER_OPENINGS = (
     (_ROLE_LINE, "text opens with a role header's word on a line of its own"),
     (_PARTS, "text opens with a list of content parts in Python's repr"),
+    (_THINKING_CHUNK, "text opens with a content list whose first chunk is the reasoning"),
 )
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
@@ -83,7 +99,7 @@ _TRIGGERS = Triggers(
         *(f"{w}{sep}json{{" for w in ("final", "commentary", "analysis") for sep in " \t"),
         *(f"{w}json{{" for w in ("final", "commentary", "analysis")),
     ),
-    opening=(*OPENING_WORDS, _PARTS_OPENING),
+    opening=(*OPENING_WORDS, _PARTS_OPENING, *_THINKING_CHUNK_OPENINGS),
 )
 
 

@@ -598,3 +598,47 @@ def test_content_parts_count_in_the_answer_only_and_at_every_split() -> None:
 
     assert not detect(PARTS, surface="thinking", dialect="kimi").leak
     assert assert_every_split(PARTS, "text", "kimi", never_past_cut=True).cut == 0
+
+
+# --- a content list whose first chunk is the reasoning (K; Mistral, heldout34) ---------------
+
+THINKING_CHUNK = (
+    '[{"type": "thinking", "thinking": [{"type": "text", "text": "The user said hello. Probably '
+    'testing. Greet back briefly."}]}]Hello! How can I help you today?'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        THINKING_CHUNK,
+        "\n" + THINKING_CHUNK,
+        THINKING_CHUNK.replace('"', "'"),
+        THINKING_CHUNK.replace(": ", ":").replace(", ", ","),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["mistral", "all"])
+def test_a_relayed_thinking_chunk_opening_the_answer_is_a_leak(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and v.signals == ("K",) and v.cut == text.index("["), v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # named or shown in prose or code, a thinking chunk holding a string, or a text chunk
+        'Magistral returns [{"type": "thinking", "thinking": [{"type": "text", ...}]}].',
+        "```json\n" + THINKING_CHUNK + "\n```",
+        '[{"type": "thinking", "thinking": "The user said hello."}]',
+        '[{"type": "text", "text": "Hello!"}]',
+    ],
+)
+def test_a_thinking_chunk_named_or_in_code_is_not(text: str) -> None:
+    assert not detect(text, dialect="mistral").leak
+
+
+def test_a_thinking_chunk_counts_in_the_answer_only_and_at_every_split() -> None:
+    from support.splits import assert_every_split
+
+    assert not detect(THINKING_CHUNK, surface="thinking", dialect="mistral").leak
+    assert assert_every_split(THINKING_CHUNK, "text", "mistral", never_past_cut=True).cut == 0
