@@ -131,3 +131,57 @@ def test_every_split_gives_the_whole_verdict(text: str) -> None:
 def test_a_closing_tag_or_a_react_step_after_the_last_object_trips(text: str, cut: str) -> None:
     v = detect(text, surface="tool_arg", dialect="chatml")
     assert v.leak and "Z" in v.signals and text[v.cut :].startswith(cut), v.reason
+
+
+# --- arguments that open with empty objects, or escape a line break outside strings ----------
+
+EMPTY_FIRST = '{}{}{"query": "news today", "searchEngines": ["google"]}'
+ESCAPED = (
+    '{"command": "view", "path": "django/db/models/query.py", "view_range": \\n[2142, 2250]\\n\\n}'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "cut"),
+    [
+        (EMPTY_FIRST, '{"query"'),
+        ('{} \n{"path": "a.py"}', '{"path"'),
+        (ESCAPED, "\\n[2142"),
+        ('{"a": 1,\\n "b": 2}', '\\n "b"'),
+        ('{"a":\\t"x"}', '\\t"x"'),
+    ],
+)
+@pytest.mark.parametrize("dialect", ["chatml", "qwen3_coder", "anthropic", "all"])
+def test_empty_objects_first_or_an_escaped_break_outside_strings_trips(
+    text: str, cut: str, dialect: str
+) -> None:
+    v = detect(text, surface="tool_arg", dialect=dialect)
+    assert v.leak and "Z" in v.signals and text[v.cut :].startswith(cut), v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{}",
+        "[{}, {}]",
+        '{"items": [{}, {}], "n": 2}',
+        json.dumps({"code": "x = {a: \n}", "note": "a,\tb"}),  # escapes inside strings
+        '{"tex": 1, "b": \\frac}',  # broken elsewhere than at a line break's escape
+        '\\n{"a": 1}',  # no key before it
+        '{\\n"a": 1}',  # no key before it
+        "print({}); {'a': 1}",  # no object first
+        "{}[1, 2]",  # an array after it: no object glued on
+    ],
+)
+def test_empty_objects_or_escapes_elsewhere_pass(text: str) -> None:
+    v = detect(text, surface="tool_arg", dialect="chatml")
+    assert "Z" not in v.signals, v.reason
+
+
+@pytest.mark.parametrize("text", [EMPTY_FIRST, ESCAPED])
+def test_every_split_of_the_opening_forms_gives_the_whole_verdict(text: str) -> None:
+    whole = detect(text, surface="tool_arg", dialect="chatml")
+    assert whole.leak
+    for cut in range(1, len(text)):
+        verdict, _ = monitored(text, cut, "tool_arg", "chatml")
+        assert (verdict.leak, verdict.cut) == (whole.leak, whole.cut), cut
