@@ -642,3 +642,47 @@ def test_a_thinking_chunk_counts_in_the_answer_only_and_at_every_split() -> None
 
     assert not detect(THINKING_CHUNK, surface="thinking", dialect="mistral").leak
     assert assert_every_split(THINKING_CHUNK, "text", "mistral", never_past_cut=True).cut == 0
+
+
+# --- Seed-OSS's budget reflection with its tags stripped (W; heldout34) ----------------------
+
+BUDGET = (
+    "I have used 258 tokens, and there are 254 tokens remaining for use.\n"
+    "Alternatively, log_a(b) = 1/log_b(a).\nI have exhausted my token budget, and now I will "
+    "start answering the question.\n\nThe value of xy is 25."
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BUDGET,
+        "The translation is done.\nI have used 129 tokens, and there are 383 tokens remaining "
+        "for use.\nUsing the power rule, x = 2.",
+        "Answer: 4. I have exhausted my token budget, so here it is.",
+    ],
+)
+@pytest.mark.parametrize("dialect", ["qwen3_coder", "chatml", "all"])
+def test_a_stripped_budget_reflection_in_the_answer_is_a_leak(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and "W" in v.signals and text[v.cut :].startswith("I have "), v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'Seed prints "I have used 129 tokens, and there are 383 tokens remaining for use." there.',
+        "`I have used 129 tokens, and there are 383 tokens remaining for use.`",
+        "I have used 12 tokens of my quota, and there are 40 remaining.",
+        "I have used this library for years.",
+    ],
+)
+def test_a_budget_reflection_quoted_or_other_counts_are_not(text: str) -> None:
+    assert "W" not in detect(text, dialect="qwen3_coder").signals
+
+
+def test_a_budget_reflection_counts_in_the_answer_only_and_at_every_split() -> None:
+    from support.splits import assert_every_split
+
+    assert "W" not in detect(BUDGET, surface="thinking", dialect="qwen3_coder").signals
+    assert assert_every_split(BUDGET, "text", "qwen3_coder", never_past_cut=True).cut == 0

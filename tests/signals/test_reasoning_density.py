@@ -138,3 +138,49 @@ def test_streams_decide_as_detect_at_every_split(text: str) -> None:
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
+
+
+# --- cues read since stop 51 (heldout34): each kind's new spelling, and its near misses -----
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("Maybe add an emoji? Probably not. Keep it plain.", "self-correction"),
+        ("Add a table? Maybe not. Just list them.", "self-correction"),
+        ("Let me check my instructions. I should be brief.", "the prompt, third person"),
+        ("Let me re-read the system prompt first.", "the prompt, third person"),
+        ("Actually the user only asked about tests.", "the user, third person"),
+        ("So final answer: provide the corrected text.", "the plan, telegraphic"),
+    ],
+)
+def test_new_spellings_are_cues_of_their_kind(text: str, kind: str) -> None:
+    assert kind in {c.kind for c in find_cues(text)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Should you upgrade now? Probably not. Keep 1.4 until the patch lands.",  # asked
+        "Let me check the contributing guidelines: tests go in tests/.",  # the project's
+        "So the final answer: 42.",
+        "The user can only ask once a day.",  # a modal: the documentation register
+    ],
+)
+def test_near_misses_of_the_new_spellings_are_no_cue(text: str) -> None:
+    kinds = {c.kind for c in find_cues(text)}
+    assert not kinds & {"self-correction", "the prompt, third person", "the plan, telegraphic"}
+    assert "the user, third person" not in kinds
+
+
+def test_a_self_correction_with_probably_not_is_read_anywhere() -> None:
+    from support.splits import assert_every_split
+
+    text = (
+        "Since it's a casual opening, a warm reply fits. No need to overcomplicate it. Maybe add "
+        "an emoji? Probably not. Keep it plain."
+    )
+    v = detect(text, dialect="deepseek")
+    assert v.leak and v.signals == ("D",) and text[v.cut :].startswith("? Probably not"), v.reason
+    assert assert_every_split(text, "text", "deepseek", never_past_cut=True).cut == v.cut
+    assert not detect("Should you upgrade now? Probably not. Keep 1.4.", dialect="deepseek").leak
