@@ -8,9 +8,8 @@ normal."), a block of drafting instructions ("Need final concise. Let's craft. W
 ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`: kinds,
 weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
 decisive cluster that holds a self-correction, a terse note or a self-check ("Did I miss the
-mock? Yes, one more there."), the kinds whose spelling (``? No``, ``? no``, ``? Probably
-not``, ``? Maybe not``, ``? Perhaps not``, ``Need ``, ``Did I ``, ``Have I ``) it publishes as
-its trigger: a text without them costs a prefilter one
+mock? Yes, one more there."), the kinds whose spelling (``? No``, ``? no``, ``Need ``,
+``Did I ``, ``Have I ``) it publishes as its trigger: a text without them costs a prefilter one
 search, never a full detection.
 
 Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
@@ -35,16 +34,9 @@ from ._voice import judge
 SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
 _KEYS = frozenset({"self-correction", "terse note", "self-check"})
-_LITERALS = (
-    "? No",
-    "? no",
-    "? Probably not",
-    "? Maybe not",
-    "? Perhaps not",
-    "Need ",
-    "Did I ",
-    "Have I ",
-)
+#: (a self-correction with "? Probably not" is a cue, but not a trigger: a question mark is in
+#: most answers, and each spelling searched for costs an audit one more pass over every text)
+_LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
 #: weak kinds read only in an answer's opening (signal L): anywhere in a text, "I need to
 #: submit by Friday" and "Now write the summary" are a person's own plans as often as a model's
 #: (and an interface header counts only as the text's first line)
@@ -54,18 +46,9 @@ _OPENING_ONLY = frozenset(
 _TRIGGERS = Triggers(
     literals=_LITERALS,
     scope="ending",
-    tail=r"(?:\? [Nn]o|\? (?:Probably|Maybe|Perhaps) not|Need |Did I |Have I )[\s\S]*",
-    tail_start=r"\? [Nn]o|\? (?:Probably|Maybe|Perhaps) not|Need |Did I |Have I ",
-    hold_words=(
-        "Need",
-        "? No",
-        "? no",
-        "? Probably not",
-        "? Maybe not",
-        "? Perhaps not",
-        "Did I",
-        "Have I",
-    ),
+    tail=r"(?:\? [Nn]o|Need |Did I |Have I )[\s\S]*",
+    tail_start=r"\? [Nn]o|Need |Did I |Have I ",
+    hold_words=("Need", "? No", "? no", "Did I", "Have I"),
 )
 
 

@@ -22,13 +22,6 @@ a requested format (``writes <think>reasoning</think> and then``, ``<reasoning>.
 closing one; the leak is the closer whose opener the template put in the prompt. Names are
 read in any case. A tag in code (the gate's exemption) or on a Markdown quote line does not
 count; a double-quoted phrase is no exemption (a stream cannot know that a quote will close).
-
-W also reads what only stands inside a reasoning tag, with the tags stripped: Seed-OSS's budget
-reflection (``<seed:cot_budget_reflect>I have used 258 tokens, and there are 254 tokens
-remaining for use.</seed:cot_budget_reflect>``), the reasoning's own token count, written as
-``I have used N tokens, and there are M tokens remaining for use.`` or ``I have exhausted my
-token budget``. A server that strips special tokens leaves it in the answer. Right after a
-quote mark or a backtick it is quoted, not leaked.
 """
 
 from __future__ import annotations
@@ -84,15 +77,6 @@ _GLUE = re.compile(r"[\w.!?,;:)\]}*\u3002\uff0c\uff01\uff1f\u2026]")
 #: characters a stream keeps before a delta, so a stream reads what a whole text does)
 PAIRED = 80
 
-#: Seed-OSS's budget reflection, its tags stripped (the hit: the sentence)
-_BUDGET = (
-    r"I have used \d{1,6} tokens?, and there (?:are|is) \d{1,6} tokens? remaining for use\."
-    r"|I have exhausted my token budget\b"
-)
-_BUDGET_RE = re.compile(_BUDGET)
-#: the characters right before a budget sentence that quote it
-_QUOTES = frozenset({'"', "'", "\u201c", "\u2018", "`"})
-
 _TRIGGERS = Triggers(
     # every tag holds its name and ``>`` (a blank between them in a template's spaced tags);
     # Ollama's frame holds its closing words
@@ -102,9 +86,6 @@ _TRIGGERS = Triggers(
         *sorted({f"{_last_part(n)}{gap}>" for n in _SPELLINGS for gap in ("", " ")}),
         # Kimi-VL's and Kimi-Dev's triangle-bracketed tags (``◁/think▷``)
         *sorted({f"{_last_part(n)}{gap}\u25b7" for n in _SPELLINGS for gap in ("", " ")}),
-        # Seed's budget reflection
-        "I have used ",
-        "I have exhausted my token budget",
     ),
     # the tag and the character after it (a closing tag alone on its line is decided by it)
     hold_patterns=(
@@ -115,7 +96,6 @@ _TRIGGERS = Triggers(
         .replace("[<\\u25c1]", "<")
         .replace("[>\\u25b7]", ">")
         + r"[ \t\r]{0,8}[\s\S]",
-        _BUDGET,
     ),
 )
 
@@ -125,7 +105,7 @@ class ThinkTag:
     name = "think tag in the answer"
     kind: Literal["anchor", "co"] = "anchor"
     surfaces = frozenset({Surface.TEXT})
-    max_span = 96
+    max_span = 64
     reach = (1, 1)
     order = 14
     weight = 1.0
@@ -135,12 +115,6 @@ class ThinkTag:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         norm = text.norm
-        if "I have " in norm:
-            for m in _BUDGET_RE.finditer(norm):
-                if norm[m.start() - 1 : m.start()] in _QUOTES:
-                    continue  # quoted: a text about Seed's budget reflection
-                detail = "a reasoning budget's count with its tags stripped (Seed-OSS)"
-                yield hit_from_norm(text, self.code, m.start(), m.end(), detail)
         if "<" not in norm and "\u25c1" not in norm:
             return
         reserved = frozenset(ctx.dialect.reserved)

@@ -31,9 +31,6 @@ open with a key that is Qwen3-Coder's call frame (``{"function=edit_file", "path
 ``<parameter=KEY>`` into JSON's keys); the hit starts right after that key, where the JSON
 breaks. Nor do they open with empty objects glued before the real one (``{}{}{"query": ...}``:
 a streaming parser that emitted an empty object per delta); the hit starts at the real one.
-And an object whose JSON breaks, after a key, at a line break or tab written as its escape
-outside any string (``"view_range": \\n[2142, 2250]\\n}``) was escaped once more than JSON
-reads; the hit starts at that escape.
 """
 
 from __future__ import annotations
@@ -89,38 +86,15 @@ _FRAME_KEY = regex.compile(r'\A\s*\{\s*"(?:function|parameter)=[^"\n]{0,64}"')
 #: a streaming parser that emitted an empty object per delta before the arguments arrived)
 _EMPTY_FIRST = regex.compile(r"\A\s*(?:\{\s*\}\s*)+(?=\{)")
 
-#: a line break or a tab written as its escape where JSON holds no string: between a key and
-#: its value, or between values (``"view_range": \n[2142, 2250]\n}``): the arguments were
-#: escaped once more than JSON reads
-_ESCAPED_BLANK = regex.compile(r'(?<=[:,\[{]\s*|"\s*|[\]}\d]\s*)\\[nrt]')
-
 _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text
     # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
     # ``]``; a line break in a string is the escape ``\\n``)
-    # (or a line break's escape after a key's colon or a comma, where no string may be open)
-    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]|[:,][ \t]*\\[nrt]",
+    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
     # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
     # opens with a quote would be tried at every quote of every argument string)
     literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</"),
 )
-
-
-def _escaped_blank(text: str) -> int | None:
-    """Where a JSON object breaks at a line break or tab written as its escape outside any
-    string, after at least one key (``None``: it parses, breaks elsewhere, or is no object)."""
-    if not text.lstrip().startswith("{"):
-        return None
-    try:
-        json.loads(text)
-    except ValueError as e:
-        at = getattr(e, "pos", None)
-    else:
-        return None
-    if at is None or _KEY.search(text, 0, at) is None:
-        return None
-    m = _ESCAPED_BLANK.match(text, at)
-    return at if m is not None else None
 
 
 def _ndjson(text: str) -> bool:
@@ -173,11 +147,6 @@ class TrailingText:
         if empty is not None:
             detail = "empty objects written before the arguments"
             yield hit_from_norm(text, self.code, empty.end(), end, detail)
-            return
-        escaped = _escaped_blank(norm) if ctx.offset == 0 and "\\" in norm else None
-        if escaped is not None:
-            detail = "an escaped line break written where the arguments hold no string"
-            yield hit_from_norm(text, self.code, escaped, end, detail)
             return
         lo = max(0, end - SPAN)
         brace = norm.rfind("}", lo, end)

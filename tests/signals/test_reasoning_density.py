@@ -173,14 +173,15 @@ def test_near_misses_of_the_new_spellings_are_no_cue(text: str) -> None:
     assert "the user, third person" not in kinds
 
 
-def test_a_self_correction_with_probably_not_is_read_anywhere() -> None:
-    from support.splits import assert_every_split
-
-    text = (
-        "Since it's a casual opening, a warm reply fits. No need to overcomplicate it. Maybe add "
-        "an emoji? Probably not. Keep it plain."
+def test_a_self_correction_with_probably_not_counts_but_does_not_trigger_d() -> None:
+    # a cue with another trigger ("? No") in the cluster; alone it does not start a scan (each
+    # trigger spelling costs an audit one more pass over every text)
+    alone = (
+        "Since it's a casual opening, a warm reply fits. Maybe add an emoji? Probably not. Keep"
+        " it plain."
     )
+    assert "D" not in detect(alone, dialect="deepseek").signals
+    text = "Add a table? Probably not. Keep it short. Mention the docs? No. Keep it plain."
     v = detect(text, dialect="deepseek")
-    assert v.leak and v.signals == ("D",) and text[v.cut :].startswith("? Probably not"), v.reason
-    assert assert_every_split(text, "text", "deepseek", never_past_cut=True).cut == v.cut
-    assert not detect("Should you upgrade now? Probably not. Keep 1.4.", dialect="deepseek").leak
+    assert v.leak and v.signals == ("D",), v.reason
+    assert "? Probably not" in v.hits[0].detail

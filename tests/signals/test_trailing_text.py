@@ -133,12 +133,9 @@ def test_a_closing_tag_or_a_react_step_after_the_last_object_trips(text: str, cu
     assert v.leak and "Z" in v.signals and text[v.cut :].startswith(cut), v.reason
 
 
-# --- arguments that open with empty objects, or escape a line break outside strings ----------
+# --- arguments that open with empty objects (heldout34) ----------------------------------------
 
 EMPTY_FIRST = '{}{}{"query": "news today", "searchEngines": ["google"]}'
-ESCAPED = (
-    '{"command": "view", "path": "django/db/models/query.py", "view_range": \\n[2142, 2250]\\n\\n}'
-)
 
 
 @pytest.mark.parametrize(
@@ -146,15 +143,10 @@ ESCAPED = (
     [
         (EMPTY_FIRST, '{"query"'),
         ('{} \n{"path": "a.py"}', '{"path"'),
-        (ESCAPED, "\\n[2142"),
-        ('{"a": 1,\\n "b": 2}', '\\n "b"'),
-        ('{"a":\\t"x"}', '\\t"x"'),
     ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "qwen3_coder", "anthropic", "all"])
-def test_empty_objects_first_or_an_escaped_break_outside_strings_trips(
-    text: str, cut: str, dialect: str
-) -> None:
+def test_empty_objects_before_the_arguments_trip(text: str, cut: str, dialect: str) -> None:
     v = detect(text, surface="tool_arg", dialect=dialect)
     assert v.leak and "Z" in v.signals and text[v.cut :].startswith(cut), v.reason
 
@@ -165,20 +157,17 @@ def test_empty_objects_first_or_an_escaped_break_outside_strings_trips(
         "{}",
         "[{}, {}]",
         '{"items": [{}, {}], "n": 2}',
-        json.dumps({"code": "x = {a: \n}", "note": "a,\tb"}),  # escapes inside strings
-        '{"tex": 1, "b": \\frac}',  # broken elsewhere than at a line break's escape
-        '\\n{"a": 1}',  # no key before it
-        '{\\n"a": 1}',  # no key before it
+        json.dumps({"code": "x = {}\n{}", "note": "{} {"}),  # inside strings
         "print({}); {'a': 1}",  # no object first
         "{}[1, 2]",  # an array after it: no object glued on
     ],
 )
-def test_empty_objects_or_escapes_elsewhere_pass(text: str) -> None:
+def test_empty_objects_elsewhere_pass(text: str) -> None:
     v = detect(text, surface="tool_arg", dialect="chatml")
     assert "Z" not in v.signals, v.reason
 
 
-@pytest.mark.parametrize("text", [EMPTY_FIRST, ESCAPED])
+@pytest.mark.parametrize("text", [EMPTY_FIRST])
 def test_every_split_of_the_opening_forms_gives_the_whole_verdict(text: str) -> None:
     whole = detect(text, surface="tool_arg", dialect="chatml")
     assert whole.leak
