@@ -105,14 +105,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         3,
         re.compile(_THE_USER + r"\s+(?:wants|asks|needs|expects|is\s+asking)\s+me\s+to\b"),
     ),
-    # an adverb may come between ("the user only asked about tests", "the user just wrote")
-    (
-        "the user, third person",
-        2,
-        re.compile(
-            _THE_USER + r"(?:'s)?\s+(?:(?:only|also|already|originally|specifically)\s+)?" + _SPEAK
-        ),
-    ),
+    ("the user, third person", 2, re.compile(_THE_USER + r"(?:'s)?\s+" + _SPEAK)),
     ("the user, telegraphic", 2, re.compile(r"[Uu](?<!\w[Uu])ser\s+want\b")),
     # gpt-oss's clipped plan of its reply: "We need answer: ...", "So answer: Sol." (English
     # writes "we need to answer" and "so the answer is")
@@ -123,7 +116,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b(?P<c>[Ww]e\s+need\s+(?:answer|respond|reply|provide|craft|summari[sz]e"
             r"|explain)\b(?!\s+(?:keys?|sheets?|options?|choices?"
             r"|files?|boxes|fields?)\b)"
-            r"|(?<![\w,] )[Ss]o\s+(?:final\s+)?answer\s*:)"
+            r"|(?<![\w,] )[Ss]o\s+answer\s*:)"
         ),
     ),
     # the model reading its own instructions ("The prompt says no lists")
@@ -134,11 +127,11 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+(?:prompt|reminder|message))"
             r"\s+(?:says|say"
             r"|said|asks|wants|requires|specifies|forbids)\b"
-            # or going back to them ("Let me check my instructions", "Let me re-read the system
-            # prompt"): an agent checks the project's guidelines, not its own
-            r"|\b[Ll]et\s+me\s+(?:check|re-?read|review|recheck|look\s+at)\s+(?:my\s+(?:own\s+)?"
-            r"(?:instructions|guidelines|system\s+prompt|rules|constraints)"
-            r"|the\s+system\s+(?:prompt|instructions))\b"
+            # or going back to its own instructions, the sentence ending there ("Let me check my
+            # instructions.", "Let me re-read my system prompt again."): "my instructions for
+            # the deploy script" and "my rules for this workspace" are the user's
+            r"|\b[Ll]et\s+me\s+(?:check|re-?read|review|recheck)\s+my\s+(?:own\s+)?"
+            r"(?:instructions|guidelines|system\s+prompt)(?:\s+again)?(?=[.!;:])"
         ),
     ),
     (
@@ -153,14 +146,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
     # the literal "? No" / "? no" (signal W's trigger) is part of every match
-    (
-        "self-correction",
-        2,
-        re.compile(
-            r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+|\? (?:Probably|Maybe|Perhaps) not[.,!]\s+)"
-            + _IMPERATIVE
-        ),
-    ),
+    ("self-correction", 2, re.compile(r"(?<=\w)(?P<c>\? (?:No|no)(?:pe)?[.,!]\s+)" + _IMPERATIVE)),
     # the whole answer one short note to self (gpt-5's commentary relayed as a message: "Need
     # verify healthy.", "Need inspect failing test first. Then patch parser, rerun."): "Need", a
     # bare verb and no article or pronoun after it ("Need restart after install.", "Need sudo

@@ -34,8 +34,6 @@ from ._voice import judge
 SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
 _KEYS = frozenset({"self-correction", "terse note", "self-check"})
-#: (a self-correction with "? Probably not" is a cue, but not a trigger: a question mark is in
-#: most answers, and each spelling searched for costs an audit one more pass over every text)
 _LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
 #: weak kinds read only in an answer's opening (signal L): anywhere in a text, "I need to
 #: submit by Friday" and "Now write the summary" are a person's own plans as often as a model's

@@ -34,10 +34,11 @@ with a lone channel word.
   Python prints it (``[{'type': 'text', 'text': 'I found three files ...'}]``): the host or a
   framework turned the message's content list into a string with ``str()`` and relayed that
   instead of its text;
-* at the start of the answer (the ``text`` surface only): a content list whose first chunk is
-  the reasoning, holding text chunks, as JSON or Python's repr (``[{"type": "thinking",
-  "thinking": [{"type": "text", "text": "The user said hello ...``): Mistral's reasoning models
-  answer with such a list, and a client that relays it as a string shows the reasoning first.
+* at the start of the answer (the ``text`` surface only; ``mistral`` and ``all``): a content
+  list whose first chunk is the reasoning, holding text chunks, as JSON or Python's repr
+  (``[{"type": "thinking", "thinking": [{"type": "text", "text": "The user said hello ...``):
+  Mistral's reasoning models answer with such a list, and a client that relays it as a string
+  shows the reasoning first.
 """
 
 from __future__ import annotations
@@ -80,12 +81,16 @@ _THINKING_CHUNK_OPENINGS = tuple(
 _THINKING_CHUNK = re.compile(
     r"\A\s*(?P<w>(?:" + "|".join(map(re.escape, _THINKING_CHUNK_OPENINGS)) + r")['\"])"
 )
-#: the answer's openings (the ``text`` surface only), each with its hit's detail; group ``w``
-#: is the hit
-_ANSWER_OPENINGS = (
-    (_ROLE_LINE, "text opens with a role header's word on a line of its own"),
-    (_PARTS, "text opens with a list of content parts in Python's repr"),
-    (_THINKING_CHUNK, "text opens with a content list whose first chunk is the reasoning"),
+#: the answer's openings (the ``text`` surface only), each with its hit's detail and the
+#: dialects it is read in (``None``: every one); group ``w`` is the hit
+_ANSWER_OPENINGS: tuple[tuple[re.Pattern[str], str, frozenset[str] | None], ...] = (
+    (_ROLE_LINE, "text opens with a role header's word on a line of its own", None),
+    (_PARTS, "text opens with a list of content parts in Python's repr", None),
+    (
+        _THINKING_CHUNK,
+        "text opens with a content list whose first chunk is the reasoning",
+        frozenset({"mistral", "all"}),  # Mistral's own content chunks
+    ),
 )
 _LONE = re.compile(r"\A\s{0,32}(?:" + "|".join(LONE_WORDS) + r")\s{0,32}\Z")
 _HEADER = re.compile(r"(?<![A-Za-z])(?:final|commentary|analysis)[ \t]*json\{")
@@ -159,7 +164,11 @@ class StrippedEnvelope:
                     "text opens with the reasoning channel's name "
                     + ("glued to the answer" if glued else "on a line of its own"),
                 )
-            for pattern, detail in _ANSWER_OPENINGS if ctx.surface is Surface.TEXT else ():
+            for pattern, detail, dialects in (
+                _ANSWER_OPENINGS if ctx.surface is Surface.TEXT else ()
+            ):
+                if dialects is not None and ctx.dialect.name not in dialects:
+                    continue
                 m = pattern.match(norm, 0, 64 + 16)
                 if m:
                     yield hit_from_norm(text, self.code, m.start("w"), m.end("w"), detail)

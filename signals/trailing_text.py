@@ -29,8 +29,9 @@ passed the rest of the envelope on as the arguments. No tool's arguments open so
 open with a key that is Qwen3-Coder's call frame (``{"function=edit_file", "path="a.py", ...``,
 ``{"function=webfetch","arguments":{...}}``: a parser that turned ``<function=NAME>`` and
 ``<parameter=KEY>`` into JSON's keys); the hit starts right after that key, where the JSON
-breaks. Nor do they open with empty objects glued before the real one (``{}{}{"query": ...}``:
-a streaming parser that emitted an empty object per delta); the hit starts at the real one.
+breaks. Nor do they open with empty objects glued before the real one on the same line
+(``{}{}{"query": ...}``: a streaming parser that emitted an empty object per delta; the real
+one opens with a key); the hit starts at the real one.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ _FRAME_KEY = regex.compile(r'\A\s*\{\s*"(?:function|parameter)=[^"\n]{0,64}"')
 
 #: the arguments opening with empty objects glued before the real one (``{}{}{"query": ...}``:
 #: a streaming parser that emitted an empty object per delta before the arguments arrived)
-_EMPTY_FIRST = regex.compile(r"\A\s*(?:\{\s*\}\s*)+(?=\{)")
+#: (on one line, the object after them opening with a key: ``{}{}`` alone and JSON Lines,
+#: ``{}\n{"a": 1}``, are none)
+_EMPTY_FIRST = regex.compile(r'\A\s*(?:\{[ \t]*\}[ \t]*)+(?=\{\s*")')
 
 _TRIGGERS = Triggers(
     # a closing brace, then blanks and a capital or an opening brace: what every hit's text

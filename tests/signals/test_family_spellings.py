@@ -637,6 +637,12 @@ def test_a_thinking_chunk_named_or_in_code_is_not(text: str) -> None:
     assert not detect(text, dialect="mistral").leak
 
 
+@pytest.mark.parametrize("dialect", ["chatml", "harmony", "qwen3_coder"])
+def test_a_thinking_chunk_is_read_for_mistral_only(dialect: str) -> None:
+    # Mistral's own content chunks: another family's answer opening so is an answer about them
+    assert "K" not in detect(THINKING_CHUNK, dialect=dialect).signals
+
+
 def test_a_thinking_chunk_counts_in_the_answer_only_and_at_every_split() -> None:
     from support.splits import assert_every_split
 

@@ -140,48 +140,34 @@ def test_streams_decide_as_detect_at_every_split(text: str) -> None:
         assert out == (text[: whole.cut] if whole.leak else text), i
 
 
-# --- cues read since stop 51 (heldout34): each kind's new spelling, and its near misses -----
-
-
-@pytest.mark.parametrize(
-    ("text", "kind"),
-    [
-        ("Maybe add an emoji? Probably not. Keep it plain.", "self-correction"),
-        ("Add a table? Maybe not. Just list them.", "self-correction"),
-        ("Let me check my instructions. I should be brief.", "the prompt, third person"),
-        ("Let me re-read the system prompt first.", "the prompt, third person"),
-        ("Actually the user only asked about tests.", "the user, third person"),
-        ("So final answer: provide the corrected text.", "the plan, telegraphic"),
-    ],
-)
-def test_new_spellings_are_cues_of_their_kind(text: str, kind: str) -> None:
-    assert kind in {c.kind for c in find_cues(text)}
+# --- the model going back to its own instructions (stop 51, heldout34; review 51) ----------
 
 
 @pytest.mark.parametrize(
     "text",
     [
-        "Should you upgrade now? Probably not. Keep 1.4 until the patch lands.",  # asked
-        "Let me check the contributing guidelines: tests go in tests/.",  # the project's
-        "So the final answer: 42.",
-        "The user can only ask once a day.",  # a modal: the documentation register
+        "Let me check my instructions. I should be brief.",
+        "Let me re-read my system prompt again: keep replies short.",
+        "Let me review my guidelines. Then answer.",
     ],
 )
-def test_near_misses_of_the_new_spellings_are_no_cue(text: str) -> None:
+def test_the_model_going_back_to_its_instructions_is_a_cue(text: str) -> None:
+    assert "the prompt, third person" in {c.kind for c in find_cues(text)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the user's instructions or a project's rules, the sentence going on (review 51)
+        "Let me check my instructions for the deploy script: build, test, push.",
+        "Let me review my rules for this workspace. Push to main directly? No.",
+        "Let me check the contributing guidelines: tests go in tests/.",
+        "Let me check the system instructions in your config.",
+        # hedged FAQ answers are no self-correction (review 51)
+        "Worth upgrading? Probably not. Stick with 1.4. Worth migrating? Probably not. Keep 14.",
+    ],
+)
+def test_near_misses_of_going_back_to_instructions_are_no_cue(text: str) -> None:
     kinds = {c.kind for c in find_cues(text)}
-    assert not kinds & {"self-correction", "the prompt, third person", "the plan, telegraphic"}
-    assert "the user, third person" not in kinds
-
-
-def test_a_self_correction_with_probably_not_counts_but_does_not_trigger_d() -> None:
-    # a cue with another trigger ("? No") in the cluster; alone it does not start a scan (each
-    # trigger spelling costs an audit one more pass over every text)
-    alone = (
-        "Since it's a casual opening, a warm reply fits. Maybe add an emoji? Probably not. Keep"
-        " it plain."
-    )
-    assert "D" not in detect(alone, dialect="deepseek").signals
-    text = "Add a table? Probably not. Keep it short. Mention the docs? No. Keep it plain."
-    v = detect(text, dialect="deepseek")
-    assert v.leak and v.signals == ("D",), v.reason
-    assert "? Probably not" in v.hits[0].detail
+    assert not kinds & {"self-correction", "the prompt, third person"}
+    assert not detect(text).leak

@@ -142,7 +142,7 @@ EMPTY_FIRST = '{}{}{"query": "news today", "searchEngines": ["google"]}'
     ("text", "cut"),
     [
         (EMPTY_FIRST, '{"query"'),
-        ('{} \n{"path": "a.py"}', '{"path"'),
+        ('{} {"path": "a.py"}', '{"path"'),
     ],
 )
 @pytest.mark.parametrize("dialect", ["chatml", "qwen3_coder", "anthropic", "all"])
@@ -160,6 +160,8 @@ def test_empty_objects_before_the_arguments_trip(text: str, cut: str, dialect: s
         json.dumps({"code": "x = {}\n{}", "note": "{} {"}),  # inside strings
         "print({}); {'a': 1}",  # no object first
         "{}[1, 2]",  # an array after it: no object glued on
+        "{}{}",  # nothing real after them (review 51)
+        '{}\n{"a": 1}',  # JSON Lines (review 51)
     ],
 )
 def test_empty_objects_elsewhere_pass(text: str) -> None:
