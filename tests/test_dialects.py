@@ -40,6 +40,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<|reasoning_reserved_special_token_7|>",
     ),
     "lfm2": (),
+    "hunyuan": ("<｜hy_place▁holder▁no▁112｜>", "<｜hy_User｜>"),
     "deepseek": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
@@ -122,6 +123,7 @@ def test_dialect_record_known_set() -> None:
         "minimax",
         "anthropic",
         "mistral",
+        "hunyuan",
     }
 
 

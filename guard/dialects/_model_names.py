@@ -88,8 +88,9 @@ MODEL_DIALECTS: dict[str, str] = {
     "command-a-": "chatml",
     "c4ai-command": "chatml",
     "cohere": "chatml",
-    # Tencent Hunyuan (its placeholder and turn tokens are reserved in chatml)
-    "hunyuan": "chatml",
+    # Tencent Hunyuan (its own record; its placeholder and turn tokens are also reserved in
+    # chatml, for stacks that serve it so)
+    "hunyuan": "hunyuan",
     # No "claude": Claude calls tools through its API's structured blocks, and its answers
     # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
     # mapping Claude models to that record would cut ordinary answers. Claude names fall back;

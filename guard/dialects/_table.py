@@ -26,6 +26,7 @@ from guard.dialects.gemini import GEMINI
 from guard.dialects.gemma import GEMMA
 from guard.dialects.glm import GLM
 from guard.dialects.harmony import HARMONY
+from guard.dialects.hunyuan import HUNYUAN
 from guard.dialects.kimi import KIMI
 from guard.dialects.kimi_k3 import KIMI_K3
 from guard.dialects.lfm2 import LFM2
@@ -76,6 +77,7 @@ _BUILTIN: dict[str, Dialect] = {
         MINIMAX,
         ANTHROPIC,
         MISTRAL,
+        HUNYUAN,
     )
 }
 _RECORDS: dict[str, Dialect] = dict(_BUILTIN)

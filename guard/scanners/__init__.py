@@ -131,6 +131,7 @@ REGISTRY: Registry[ScannerFactory] = Registry(
         "pythonic": PythonicScanner,
         # a record alone: its calls are read by the generic grammar scanner
         "lfm2": grammar_scanner(get_dialect("lfm2")),
+        "hunyuan": grammar_scanner(get_dialect("hunyuan")),
         "mistral": grammar_scanner(get_dialect("mistral")),
     },
     key=_key,

@@ -434,7 +434,7 @@ HUNYUAN_LEAKS = [
 
 
 @pytest.mark.parametrize("text", HUNYUAN_LEAKS)
-@pytest.mark.parametrize("dialect", ["chatml", "all"])
+@pytest.mark.parametrize("dialect", ["chatml", "hunyuan", "all"])
 def test_hunyuan_tokens_in_the_answer_are_a_leak(text: str, dialect: str) -> None:
     v = detect(text, dialect=dialect)
     assert v.leak and "H" in v.signals, v.reason
@@ -453,8 +453,8 @@ def test_hunyuan_tokens_in_code_or_named_are_not_and_escape_round_trips() -> Non
 @pytest.mark.parametrize(
     "model", ["tencent/Hunyuan-A13B-Instruct", "hunyuan-7b-instruct", "Hunyuan-MT-7B"]
 )
-def test_hunyuan_model_names_map_to_chatml(model: str) -> None:
-    assert dialect_for_model(model) == "chatml"
+def test_hunyuan_model_names_map_to_their_record(model: str) -> None:
+    assert dialect_for_model(model) == "hunyuan"
 
 
 @pytest.mark.parametrize("cut", range(1, len(HUNYUAN_LEAKS[1])))

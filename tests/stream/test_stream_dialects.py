@@ -27,6 +27,7 @@ DIALECTS = [
     "llama3",
     "pythonic",
     "lfm2",
+    "hunyuan",
     "mistral",
     "glm",
     "kimi",
