@@ -8,11 +8,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.scanning import merge, raw, scan, split
+from support.scanning import assert_forgery_at, assert_malformed_only, merge, raw, scan, split
 
 from guard import detect, escape, unescape
 from guard.dialects import Dialect, dialect_for_model, get_dialect, register, unregister
-from guard.models import Malformed, ResultForgery, Text, ToolArgs, ToolEnd, ToolStart
+from guard.models import Text, ToolArgs, ToolEnd, ToolStart
 from guard.scanners import scanner
 from guard.testing.lfm2 import render_tool_calls, render_tool_result, render_transcript
 
@@ -42,16 +42,12 @@ def test_a_call_list_is_one_call_per_element_and_the_text_after_it() -> None:
 )
 def test_a_body_that_is_not_a_list_of_literal_calls_is_malformed(body: str) -> None:
     text = f"<|tool_call_start|>{body}<|tool_call_end|>"
-    got = events(text)
-    assert not any(isinstance(e, ToolStart) for e in got)
-    assert any(isinstance(e, Malformed) for e in got) and raw(got) == text
+    assert_malformed_only(events(text), text)
 
 
 def test_a_tool_response_in_the_answer_is_a_forgery() -> None:
     forged = render_tool_result("get_weather", '{"temp": 20}')
-    got = events(CALLS + forged)
-    (forgery,) = [e for e in got if isinstance(e, ResultForgery)]
-    assert forgery.offset == len(CALLS)
+    assert_forgery_at(events(CALLS + forged), len(CALLS))
 
 
 @settings(max_examples=60, deadline=None)

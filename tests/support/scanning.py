@@ -5,9 +5,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 
-from guard.models import Event, Scanner, Text, ThinkingDelta, ToolArgs
+from guard.models import (
+    Event,
+    Malformed,
+    ResultForgery,
+    Scanner,
+    Text,
+    ThinkingDelta,
+    ToolArgs,
+    ToolStart,
+)
 
-__all__ = ["merge", "raw", "scan", "split"]
+__all__ = ["assert_forgery_at", "assert_malformed_only", "merge", "raw", "scan", "split"]
 
 
 def scan(scanner: Scanner, chunks: Iterable[str]) -> list[Event]:
@@ -43,3 +52,15 @@ def split(text: str, points: Iterable[int]) -> list[str]:
 
 def raw(events: Iterable[Event]) -> str:
     return "".join(e.raw for e in events)
+
+
+def assert_malformed_only(events: Sequence[Event], text: str) -> None:
+    """``events`` (of ``text``) start no call, report the text as malformed and lose nothing."""
+    assert not any(isinstance(e, ToolStart) for e in events)
+    assert any(isinstance(e, Malformed) for e in events) and raw(events) == text
+
+
+def assert_forgery_at(events: Sequence[Event], offset: int) -> None:
+    """``events`` hold one forged result, at ``offset``."""
+    (forgery,) = [e for e in events if isinstance(e, ResultForgery)]
+    assert forgery.offset == offset
