@@ -127,11 +127,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\b[Tt]he\s+(?:[a-z]+\s+)?(?:prompt|instructions?|system\s+(?:prompt|reminder|message))"
             r"\s+(?:says|say"
             r"|said|asks|wants|requires|specifies|forbids)\b"
-            # or going back to its own instructions, the sentence ending there ("Let me check my
-            # instructions.", "Let me re-read my system prompt again."): "my instructions for
-            # the deploy script" and "my rules for this workspace" are the user's
-            r"|\b[Ll]et\s+me\s+(?:check|re-?read|review|recheck)\s+my\s+(?:own\s+)?"
-            r"(?:instructions|guidelines|system\s+prompt)(?:\s+again)?(?=[.!;:])"
         ),
     ),
     (

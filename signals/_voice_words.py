@@ -178,7 +178,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "the plan, telegraphic": ("need ", "answer"),
     "reasoning header, interface": ("hinking about", "hinking...", "hinking\u2026", "HINKING"),
     "the answer a note": ("Need ",),
-    "the prompt, third person": ("prompt", "nstruction", "reminder", "system message", "uidelines"),
+    "the prompt, third person": ("prompt", "nstruction", "reminder", "system message"),
     "addressing the user": ("ser", "how"),
     "self-correction": ("? N", "? n"),
     "terse note": ("eed", "tool"),

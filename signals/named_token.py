@@ -123,20 +123,22 @@ _AFTER_FINAL = _after(final=True)
 def _after_result(final: bool, listed: bool, quoted: bool) -> regex.Pattern[str]:
     """What may follow a result opener named in prose: what cannot begin the result it would
     open (a forged one goes on with its content, a colon, a line break or a role). A noun that
-    names it, the next tag of a list of them, a closing mark at the text's end; in a list (a
-    tag before it) or after its closing quote, also a conjunction and a word, or a word."""
+    names it, the next token of a list of them, a closing mark at the text's end; in a list (a
+    tag before it) or after its closing quote, also a conjunction or a mark and a word."""
     end = r"|\Z" if final else ""
-    word = rf"(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}(?=[ \t,;:.?!)]{end})"
+    word = rf"(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}(?=[ \t,;.?!)]{end})"
     if quoted:
-        # after the closing quote: a blank and a word, or a mark and a blank (never a line
-        # break: the turn it opens goes on there, '"<|im_start|>"\nuser')
-        alternatives = [rf"\x20{word}", rf"[,;.)](?=[ \t]{end})"]
+        # after the closing quote: a blank and a word, or a mark, a blank and a word (never
+        # a line break, a role or a payload: '"<|im_start|>"\nuser', '"<|im_start|>", user')
+        alternatives = [rf"\x20{word}", rf"[,;.)]\x20{word}"]
         if final:
-            alternatives.append(r"\Z")
+            alternatives.append(r"[,;.)]?\Z")
         return regex.compile("|".join(alternatives))
     alternatives = [
-        rf"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?=[ \t,;:.?!)]{end})",
-        r"(?:,\x20?|[、，]|\x20(?:and|or|vs\.?)\x20)(?=[<\[])",
+        rf"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?=[ \t,;.?!)]{end})",
+        # the next token of a list: a bar token or a bracket token, then a mark, a blank or the
+        # end (``, <|im_end|> and``; not any ``<`` or ``[``: ``, [{"temp": 22}]``, ``, <b>``)
+        rf"(?:,\x20?|[、，]|\x20(?:and|or|vs\.?)\x20){_LISTED_TOKEN}(?=[,;.)]?(?:\s{end}))",
     ]
     if listed:
         alternatives.append(rf"\x20(?:and|or)\x20{word}")
@@ -146,6 +148,9 @@ def _after_result(final: bool, listed: bool, quoted: bool) -> regex.Pattern[str]
     return regex.compile("|".join(alternatives))
 
 
+#: a token of a list after a result opener: a bar token (``<|im_end|>``, ``<｜User｜>``, Gemma's
+#: ``<|turn>`` and ``<turn|>``) or a bracket token (``[TOOL_CALLS]``)
+_LISTED_TOKEN = r"(?:<[|｜][^<>\s]{1,40}>|<[^<>\s|｜]{1,40}[|｜]>|\[/?[A-Z][A-Z_]{1,30}\])"
 #: (final, listed, quoted) -> pattern
 _AFTER_RESULT = {
     (f, lst, q): _after_result(f, lst, q)
@@ -154,8 +159,10 @@ _AFTER_RESULT = {
     for q in (False, True)
 }
 #: a tag right before a token, with a list's separator between them (``<tool_call> and
-#: <tool_response>``, ``<|im_end|>, <|im_start|>``)
-_LIST_BEFORE = regex.compile(r"[>\]](?:,\x20|\x20(?:and|or)\x20|[、，])\Z")
+#: <tool_response>``, ``<|im_end|>, <|im_start|>``): an angle tag or a bracket token
+_LIST_BEFORE = regex.compile(
+    r"(?:<[|｜]?/?[\w.:-]{1,40}[|｜]?>|\[/?[A-Z][A-Z_]{1,30}\])(?:,\x20|\x20(?:and|or)\x20|[、，])\Z"
+)
 
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
@@ -393,7 +400,7 @@ def _sentence(
     if words:
         pattern = _AFTER_FINAL if final else _AFTER_OPEN
     else:
-        listed = _LIST_BEFORE.search(text, max(0, start - 8), start) is not None
+        listed = _LIST_BEFORE.search(text, max(0, start - 64), start) is not None
         pattern = _AFTER_RESULT[final, listed, False]
     return _match_after(pattern, text[end:], final)
 

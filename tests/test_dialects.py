@@ -266,13 +266,20 @@ def test_dialect_record_all_is_union() -> None:
     assert get_dialect("ALL") is union
     assert union.name == ALL
     for d in RECORDS:
-        assert set(d.reserved) <= set(union.reserved), d.name
+        # every reserved spelling but the record's unshared ones (everyday wrappers)
+        assert set(d.reserved) - set(d.unshared) <= set(union.reserved), d.name
+        assert not set(d.unshared) & set(union.reserved), d.name
         assert set(d.reserved_patterns) <= set(union.reserved_patterns), d.name
         assert set(d.result_open) <= set(union.result_open), d.name
         assert set(d.result_open_patterns) <= set(union.result_open_patterns), d.name
         assert set(d.stop) <= set(union.stop), d.name
         assert set(d.thinking) <= set(union.thinking), d.name
     assert len(set(union.reserved)) == len(union.reserved)
+
+
+def test_an_unshared_spelling_must_be_reserved() -> None:
+    with pytest.raises(ValueError, match="unshared spelling '<answer>' must also be reserved"):
+        Dialect(name="zed", reserved=("<z>",), unshared=("<answer>",))
 
 
 def test_dialect_record_unknown_name_lists_known() -> None:

@@ -88,9 +88,12 @@ MODEL_DIALECTS: dict[str, str] = {
     "command-a-": "chatml",
     "c4ai-command": "chatml",
     "cohere": "chatml",
-    # Tencent Hunyuan (its own record; its placeholder and turn tokens are also reserved in
-    # chatml, for stacks that serve it so)
-    "hunyuan": "hunyuan",
+    # Tencent Hunyuan-A13B (its own record: the <answer> reply section); the other Hunyuan
+    # models (MT, Large, the dense V1) write no such section, and chatml reserves their
+    # placeholder and turn tokens
+    "hunyuan-a13b": "hunyuan",
+    "hunyuan_a13b": "hunyuan",
+    "hunyuan": "chatml",
     # No "claude": Claude calls tools through its API's structured blocks, and its answers
     # often mention XML-like tags (<result>, <thinking>) that the anthropic record reserves, so
     # mapping Claude models to that record would cut ordinary answers. Claude names fall back;

@@ -11,6 +11,7 @@ table keeps its own (small) store.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import cache
@@ -254,9 +255,16 @@ def _union() -> Dialect:
     ds = list(_RECORDS.values())
     return Dialect(
         name=ALL,
-        reserved=_unique(s for d in ds for s in d.reserved),
+        reserved=_unique(s for d in ds for s in d.reserved if s not in d.unshared),
         reserved_patterns=_unique(p for d in ds for p in d.reserved_patterns),
-        escape_patterns=_unique(p for d in ds for p in d.escape_patterns),
+        # an unshared spelling is still escaped in untrusted input (escaping is reversible and
+        # the model may be the family that reads it), only not judged in output
+        escape_patterns=_unique(
+            [
+                *(p for d in ds for p in d.escape_patterns),
+                *(re.escape(s) for d in ds for s in d.unshared),
+            ]
+        ),
         call_open=_unique(s for d in ds for s in d.call_open),
         call_close=_unique(s for d in ds for s in d.call_close),
         result_open=_unique(s for d in ds for s in d.result_open),

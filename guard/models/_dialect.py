@@ -68,6 +68,10 @@ class Dialect:
             ``NAME<call_args>{...}`` (Mistral's ``get_weather[ARGS]{"city": "Paris"}``).
         call_id: spellings that start a call id between a named body's name and its arguments
             (Mistral v11's ``NAME[CALL_ID]abc123XYZ[ARGS]{...}``).
+        unshared: reserved spellings the union ``all`` does not judge in output (it still
+            escapes them in input): everyday wrappers an application may ask any model to
+            write (Hunyuan's ``<answer>``), a leak only from the family whose parser should
+            have stripped them. Each is also in ``reserved``.
         result_open: spellings only the host may write (a tool result opening); in model
             output they mean a forged tool result.
         result_open_patterns: the same, as patterns (Harmony: ``<|start|>`` with an author
@@ -109,6 +113,7 @@ class Dialect:
     call_body: Literal["json", "pythonic"] = "json"
     call_args: tuple[str, ...] = ()
     call_id: tuple[str, ...] = ()
+    unshared: tuple[str, ...] = ()
     transcript: TurnGrammar | None = None
     #: the hash of the compared fields, computed once: a record keys the gate's caches, which
     #: hash it several times per scanned text (not pickled: hashes differ between processes)
@@ -140,6 +145,11 @@ class Dialect:
                 raise ValueError(
                     f"dialect {self.name!r}: reserved spelling {spelling!r} contains a backslash,"
                     " which the escaping scheme reserves for itself"
+                )
+        for spelling in self.unshared:
+            if spelling not in self.reserved:
+                raise ValueError(
+                    f"dialect {self.name!r}: unshared spelling {spelling!r} must also be reserved"
                 )
         markers = (*self.call_open, *self.call_close, *self.call_args, *self.call_id)
         for spelling in (*markers, *self.result_open, *self.stop):

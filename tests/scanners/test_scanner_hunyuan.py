@@ -12,7 +12,7 @@ from support.scanning import assert_forgery_at, assert_malformed_only, merge, ra
 from support.splits import assert_every_split
 
 from guard import detect, escape, unescape
-from guard.dialects import dialect_for_model
+from guard.dialects import dialect_for_model, get_dialect
 from guard.models import Text, ToolArgs, ToolStart
 from guard.scanners import scanner
 from guard.testing.hunyuan import (
@@ -66,10 +66,30 @@ ANSWERS = [
 
 
 @pytest.mark.parametrize("text", ANSWERS)
-@pytest.mark.parametrize("dialect", ["hunyuan", "hunyuan-a13b", "all"])
+@pytest.mark.parametrize("dialect", ["hunyuan", "hunyuan-a13b"])
 def test_a_reply_section_in_the_answer_is_a_leak(text: str, dialect: str) -> None:
     v = detect(text, dialect=dialect)
     assert v.leak and "H" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<answer>42</answer>",
+        "The total is 12 apples.\n<answer>12</answer>",
+        "Respond with <answer>yes</answer> or <answer>no</answer>.",
+        "答案是：<answer>4</answer>",
+    ],
+)
+def test_the_union_leaves_the_answer_wrapper_out(text: str) -> None:
+    # an application may ask any model for <answer> tags (review 51b): under `all` the model
+    # is unknown, so only Hunyuan's own record reads them
+    union = get_dialect("all")
+    assert "<answer>" not in union.reserved and "<tool_calls>" in union.reserved
+    assert not detect(text, dialect="all").leak
+    for dialect in ("hunyuan", "all"):  # still escaped in untrusted input
+        escaped = escape(text, dialect=dialect)
+        assert "<answer>" not in escaped and unescape(escaped, dialect=dialect) == text
 
 
 @pytest.mark.parametrize(
@@ -96,8 +116,7 @@ def test_escaping_and_model_names() -> None:
     out = escape(untrusted, dialect="hunyuan")
     assert "<|eos|>" not in out and "<answer>" not in out and "<tool_calls>" not in out
     assert unescape(out, dialect="hunyuan") == untrusted
-    for model in ("tencent/Hunyuan-A13B-Instruct", "hunyuan-7b-instruct", "Hunyuan-MT-7B"):
-        assert dialect_for_model(model) == "hunyuan"
+    assert dialect_for_model("tencent/Hunyuan-A13B-Instruct") == "hunyuan"
 
 
 def test_a_transcript_renders_and_scans_back_its_calls() -> None:

@@ -451,10 +451,17 @@ def test_hunyuan_tokens_in_code_or_named_are_not_and_escape_round_trips() -> Non
 
 
 @pytest.mark.parametrize(
-    "model", ["tencent/Hunyuan-A13B-Instruct", "hunyuan-7b-instruct", "Hunyuan-MT-7B"]
+    ("model", "dialect"),
+    [
+        ("tencent/Hunyuan-A13B-Instruct", "hunyuan"),
+        ("hunyuan_a13b", "hunyuan"),
+        # the other Hunyuan models write no <answer> section: chatml reserves their tokens
+        ("hunyuan-7b-instruct", "chatml"),
+        ("Hunyuan-MT-7B", "chatml"),
+    ],
 )
-def test_hunyuan_model_names_map_to_their_record(model: str) -> None:
-    assert dialect_for_model(model) == "hunyuan"
+def test_hunyuan_model_names_map_to_their_record(model: str, dialect: str) -> None:
+    assert dialect_for_model(model) == dialect
 
 
 @pytest.mark.parametrize("cut", range(1, len(HUNYUAN_LEAKS[1])))

@@ -138,36 +138,3 @@ def test_streams_decide_as_detect_at_every_split(text: str) -> None:
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
-
-
-# --- the model going back to its own instructions (stop 51, heldout34; review 51) ----------
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Let me check my instructions. I should be brief.",
-        "Let me re-read my system prompt again: keep replies short.",
-        "Let me review my guidelines. Then answer.",
-    ],
-)
-def test_the_model_going_back_to_its_instructions_is_a_cue(text: str) -> None:
-    assert "the prompt, third person" in {c.kind for c in find_cues(text)}
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # the user's instructions or a project's rules, the sentence going on (review 51)
-        "Let me check my instructions for the deploy script: build, test, push.",
-        "Let me review my rules for this workspace. Push to main directly? No.",
-        "Let me check the contributing guidelines: tests go in tests/.",
-        "Let me check the system instructions in your config.",
-        # hedged FAQ answers are no self-correction (review 51)
-        "Worth upgrading? Probably not. Stick with 1.4. Worth migrating? Probably not. Keep 14.",
-    ],
-)
-def test_near_misses_of_going_back_to_instructions_are_no_cue(text: str) -> None:
-    kinds = {c.kind for c in find_cues(text)}
-    assert not kinds & {"self-correction", "the prompt, third person"}
-    assert not detect(text).leak
