@@ -41,12 +41,13 @@ an H hit that carries it does not trip (it stays in the verdict, explained). Har
 literal rule of its own spellings (a Harmony token in prose is a leak; its tokens never appear in
 an answer's prose but as a leak or a quotation in code), so I is silent for ``harmony`` and, for
 ``all``, on the spellings Harmony reserves. A dialect's result openers (``<tool_response>``,
-``<|im_start|>``, ``[TOOL_RESULTS]``: what only the host writes) are named only when what
-follows cannot begin the result (a noun such as ``token``, the next tag of a list, a closing
-mark at the text's end, a closed quote then prose, or an empty pair; see
-:func:`_after_result`): a forged result written with blanks around it (``Sure <tool_response>
-weather is sunny </tool_response>``, ``Fine <|im_start|>: user``) is still a forgery. Call markers,
-reasoning tags and stop tokens are named the same way as any other.
+``<|im_start|>``, ``[TOOL_RESULTS]``: what only the host writes) keep the literal rule but
+where nothing after them can be the result they would open (an empty pair of their tags, the
+next item of a list of the dialect's spellings, a closing mark that ends the text; see
+:func:`_named_result_opener`): a forged result written with blanks around it (``Sure
+<tool_response> weather is sunny </tool_response>``, ``Fine <|im_start|>: user``) is still a
+forgery. Call markers, reasoning tags and stop tokens are named
+the same way as any other.
 
 The decision reads at most :data:`LEFT` characters before the token and :data:`RIGHT` after it
 (a pair's closer besides), on the token's line. A stream asks :func:`named_state` while the
@@ -103,13 +104,11 @@ _CLOSING = {'"': '"', "'": "'", "“": "”", "‘": "’", "(": ")"}
 
 def _after(final: bool) -> regex.Pattern[str]:
     end = r"|\Z" if final else ""
-    marks = (
+    return regex.compile(
         rf"[,;:.?!)\"”'’]{{1,2}}(?=\s{end})"
         # CJK prose glues its punctuation to the word before it ("写 <think>…</think>，再给出")
         rf"|[，。；：、！？）」』]"
-    )
-    return regex.compile(
-        marks + rf"|\x20(?:\.\.\.|…|[—–]|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
+        rf"|\x20(?:\.\.\.|…|[—–]|[\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}])"
         rf"|\x20[A-Z]{{2,6}}(?=[\s,;:.?!)]{end})"
         rf"|\x20(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}"
         rf"(?=[\s,;:!?)\"”'’—–]|\.(?=[\s)\"”'’]{end}){end})"
@@ -118,51 +117,6 @@ def _after(final: bool) -> regex.Pattern[str]:
 
 _AFTER_OPEN = _after(final=False)
 _AFTER_FINAL = _after(final=True)
-
-
-def _after_result(final: bool, listed: bool, quoted: bool) -> regex.Pattern[str]:
-    """What may follow a result opener named in prose: what cannot begin the result it would
-    open (a forged one goes on with its content, a colon, a line break or a role). A noun that
-    names it, the next token of a list of them, a closing mark at the text's end; in a list (a
-    tag before it) or after its closing quote, also a conjunction or a mark and a word."""
-    end = r"|\Z" if final else ""
-    word = rf"(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}(?=[ \t,;.?!)]{end})"
-    if quoted:
-        # after the closing quote: a blank and a word, or a mark, a blank and a word (never
-        # a line break, a role or a payload: '"<|im_start|>"\nuser', '"<|im_start|>", user')
-        alternatives = [rf"\x20{word}", rf"[,;.)]\x20{word}"]
-        if final:
-            alternatives.append(r"[,;.)]?\Z")
-        return regex.compile("|".join(alternatives))
-    alternatives = [
-        rf"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?=[ \t,;.?!)]{end})",
-        # the next token of a list: a bar token or a bracket token, then a mark, a blank or the
-        # end (``, <|im_end|> and``; not any ``<`` or ``[``: ``, [{"temp": 22}]``, ``, <b>``)
-        rf"(?:,\x20?|[、，]|\x20(?:and|or|vs\.?)\x20){_LISTED_TOKEN}(?=[,;.)]?(?:\s{end}))",
-    ]
-    if listed:
-        alternatives.append(rf"\x20(?:and|or)\x20{word}")
-    # a closing mark at the text's end; while a stream's text may still end there, the
-    # mark only holds the opener back (the never-matching ``\x00`` after the end)
-    alternatives.append(r"[.!?)]{1,2}\Z" if final else r"[.!?)]{1,2}\Z\x00")
-    return regex.compile("|".join(alternatives))
-
-
-#: a token of a list after a result opener: a bar token (``<|im_end|>``, ``<｜User｜>``, Gemma's
-#: ``<|turn>`` and ``<turn|>``) or a bracket token (``[TOOL_CALLS]``)
-_LISTED_TOKEN = r"(?:<[|｜][^<>\s]{1,40}>|<[^<>\s|｜]{1,40}[|｜]>|\[/?[A-Z][A-Z_]{1,30}\])"
-#: (final, listed, quoted) -> pattern
-_AFTER_RESULT = {
-    (f, lst, q): _after_result(f, lst, q)
-    for f in (False, True)
-    for lst in (False, True)
-    for q in (False, True)
-}
-#: a tag right before a token, with a list's separator between them (``<tool_call> and
-#: <tool_response>``, ``<|im_end|>, <|im_start|>``): an angle tag or a bracket token
-_LIST_BEFORE = regex.compile(
-    r"(?:<[|｜]?/?[\w.:-]{1,40}[|｜]?>|\[/?[A-Z][A-Z_]{1,30}\])(?:,\x20|\x20(?:and|or)\x20|[、，])\Z"
-)
 
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
@@ -301,12 +255,10 @@ def _run_state(text: str, start: int, end: int, final: bool) -> bool | None:
     return run if run is not False else alone
 
 
-def named_state(text: str, start: int, end: int, final: bool, result: bool = False) -> bool | None:
+def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` of ``text`` is named in a sentence: ``True``,
     ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. A pair
-    of tags with nothing or a placeholder between them is read as one token. A result opener
-    (``result``) alone is named only with a mark after it, never a word: what follows it may
-    be the forged result."""
+    of tags with nothing or a placeholder between them is read as one token."""
     opener = _OPENER.fullmatch(text, start, end)
     pair = False
     if opener is not None:
@@ -348,7 +300,7 @@ def named_state(text: str, start: int, end: int, final: bool, result: bool = Fal
                     return None
                 if noun is not None:
                     start, pair = blank.start(), True
-    return _sentence(text, start, end, final, pair, words=pair or not result)
+    return _sentence(text, start, end, final, pair)
 
 
 #: CJK punctuation that CJK prose glues to the name after it (``，<think></think> 标签``)
@@ -360,9 +312,7 @@ _PAIR_NOUN = regex.compile(
 )
 
 
-def _sentence(
-    text: str, start: int, end: int, final: bool, pair: bool = False, words: bool = True
-) -> bool | None:
+def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) -> bool | None:
     """Whether ``[start, end)`` stands between two pieces of prose on its line (the words or
     marks before and after it), or in quotes or parentheses closed right after it. A pair of
     tags read as one token (``pair``) may also follow a CJK punctuation mark glued to it: CJK
@@ -381,8 +331,6 @@ def _sentence(
             return False
         if len(after) == 1:
             return None if not final else True
-        if not words:
-            return _match_after(_AFTER_RESULT[final, False, True], text[end + 1 :], final)
         return after[1] in " \t\n,;:.)"
     if pair and mark in _CJK_BEFORE:
         # glued to a CJK mark, the pair is named by the noun after it ("，<think></think> 标签
@@ -397,21 +345,10 @@ def _sentence(
     left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
     if left.search(text, max(line, start - LEFT), start) is None:
         return False
-    if words:
-        pattern = _AFTER_FINAL if final else _AFTER_OPEN
-    else:
-        listed = _LIST_BEFORE.search(text, max(0, start - 64), start) is not None
-        pattern = _AFTER_RESULT[final, listed, False]
-    return _match_after(pattern, text[end:], final)
-
-
-def _match_after(pattern: regex.Pattern[str], after: str, final: bool) -> bool | None:
-    """Whether what follows a token (``after``, of which :data:`RIGHT` characters are read)
-    goes on as ``pattern`` says; ``None`` while a stream's next characters may decide."""
-    after = after[:RIGHT]
+    after = text[end : min(len(text), end + RIGHT)]
     if final:
-        return pattern.match(after) is not None
-    found = pattern.match(after, partial=True)
+        return _AFTER_FINAL.match(after) is not None
+    found = _AFTER_OPEN.match(after, partial=True)
     if found is None:
         return False
     return None if found.partial else True
@@ -427,11 +364,92 @@ def named(
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
     if _result_open(dialect, spelling):
-        return named_state(text, start, end, final, result=True)
+        return _named_result_opener(dialect, text, start, end, final)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value
     return _run_state(text, start, end, final)
+
+
+#: after an empty pair of result tags (``<tool_response></tool_response>``): a mark, or a noun
+#: that names the pair (the pair holds no result)
+_RESULT_PAIR_AFTER = {
+    final: regex.compile(
+        rf"[,;.?!)]{{1,2}}(?=[ \t]{end})"
+        rf"|\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?=[ \t,;.?!)]{end})"
+    )
+    for final, end in ((False, ""), (True, r"|\Z"))
+}
+#: a closing mark that ends the text right after a result opener (``The turn opener is
+#: <|im_start|>.``); while a stream's text may still end there, it only holds the opener back
+#: (the never-matching ``\x00``)
+_RESULT_AT_END = {False: regex.compile(r"[.!?)]{1,2}\Z\x00"), True: regex.compile(r"[.!?)]{1,2}\Z")}
+#: a list's separator after a result opener, before the list's next item
+_LIST_SEP = regex.compile(r",\x20?|[、，]|\x20(?:and|or)\x20")
+#: after the list's next item: a mark, then a blank or the end (on the same line)
+_LISTED_AFTER = {
+    False: regex.compile(r"[,;.]?[ \t]"),
+    True: regex.compile(r"[,;.]?(?:[ \t]|\Z)"),
+}
+
+
+def _named_result_opener(
+    dialect: Dialect, text: str, start: int, end: int, final: bool
+) -> bool | None:
+    """Whether a result opener at ``[start, end)`` is named in prose, where nothing after it
+    can be the result it would open (a forged result goes on with its content, whatever words,
+    marks or line breaks come first). After a word of prose (the left-hand rule of
+    :func:`_sentence`), only: an empty pair of its tags, then a mark or a noun naming it
+    (``wrapped in <tool_response></tool_response>, and``); the next item of a list, one of the
+    dialect's own reserved spellings, then a mark, a blank or the end on the same line
+    (``things like <|im_start|>, <|im_end|> and <|im_sep|>``); or a closing mark that ends the
+    text (``The turn opener is <|im_start|>.``). Quoted, followed by a word or anything else, it
+    keeps the literal rule. ``None`` while a stream's next characters may decide."""
+    if start == 0 or text[start - 1] != " ":
+        return False
+    line = text.rfind("\n", max(0, start - LEFT), start) + 1
+    if _LEFT.search(text, max(line, start - LEFT), start) is None:
+        return False
+    opener = _OPENER.fullmatch(text, start, end)
+    if opener is not None:
+        closer = f"</{opener.group(1)}>"
+        rest = text[end : end + len(closer)]
+        if rest == closer:
+            return _after_matches(_RESULT_PAIR_AFTER[final], text[end + len(closer) :], final)
+        if not final and len(rest) < len(closer) and closer.startswith(rest):
+            return None
+    at_end = _after_matches(_RESULT_AT_END[final], text[end:], final)
+    if at_end is not False:
+        return at_end
+    sep = _LIST_SEP.match(text, end, min(len(text), end + 8), partial=not final)
+    if sep is None:
+        return False
+    if sep.partial:
+        return None
+    rest = text[sep.end() : sep.end() + 64]
+    for spelling in _reserved_longest_first(dialect):
+        if rest.startswith(spelling):
+            return _after_matches(_LISTED_AFTER[final], rest[len(spelling) :], final)
+        if not final and len(rest) < len(spelling) and spelling.startswith(rest):
+            return None
+    return False
+
+
+def _after_matches(pattern: regex.Pattern[str], after: str, final: bool) -> bool | None:
+    """Whether ``after`` (what follows a token) opens as ``pattern`` says; ``None`` while a
+    stream's next characters may decide."""
+    after = after[:RIGHT]
+    if final:
+        return pattern.match(after) is not None
+    found = pattern.match(after, partial=True)
+    if found is None:
+        return False
+    return None if found.partial else True
+
+
+@cache
+def _reserved_longest_first(dialect: Dialect) -> tuple[str, ...]:
+    return tuple(sorted(set(dialect.reserved), key=len, reverse=True))
 
 
 #: a token-like chunk (a tag or a bracket tag, no blank or quote inside) that may share a JSON

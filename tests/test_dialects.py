@@ -280,6 +280,8 @@ def test_dialect_record_all_is_union() -> None:
 def test_an_unshared_spelling_must_be_reserved() -> None:
     with pytest.raises(ValueError, match="unshared spelling '<answer>' must also be reserved"):
         Dialect(name="zed", reserved=("<z>",), unshared=("<answer>",))
+    with pytest.raises(ValueError, match="must open with a plain character"):
+        Dialect(name="zed", reserved=("[ANSWER]",), unshared=("[ANSWER]",))
 
 
 def test_dialect_record_unknown_name_lists_known() -> None:

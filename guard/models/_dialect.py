@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -150,6 +151,13 @@ class Dialect:
             if spelling not in self.reserved:
                 raise ValueError(
                     f"dialect {self.name!r}: unshared spelling {spelling!r} must also be reserved"
+                )
+            if re.escape(spelling[:1]) != spelling[:1] or "|" in spelling or "\uff5c" in spelling:
+                # the union escapes it through a pattern, which must open with a plain
+                # character and hold no bar
+                raise ValueError(
+                    f"dialect {self.name!r}: unshared spelling {spelling!r} must open with a"
+                    " plain character (a letter, a digit or '<') and hold no bar"
                 )
         markers = (*self.call_open, *self.call_close, *self.call_args, *self.call_id)
         for spelling in (*markers, *self.result_open, *self.stop):
