@@ -42,8 +42,8 @@ literal rule of its own spellings (a Harmony token in prose is a leak; its token
 an answer's prose but as a leak or a quotation in code), so I is silent for ``harmony`` and, for
 ``all``, on the spellings Harmony reserves. A dialect's result openers (``<tool_response>``,
 ``<|im_start|>``, ``[TOOL_RESULTS]``: what only the host writes) keep the literal rule but
-where nothing after them can be the result they would open (an empty pair of their tags, the
-next item of a list of the dialect's spellings, a closing mark that ends the text; see
+where nothing after them can be the result they would open (a list of the dialect's spellings
+or an empty pair of their tags, then prose or the end; a closing mark that ends the text; see
 :func:`_named_result_opener`): a forged result written with blanks around it (``Sure
 <tool_response> weather is sunny </tool_response>``, ``Fine <|im_start|>: user``) is still a
 forgery. Call markers, reasoning tags and stop tokens are named
@@ -371,40 +371,36 @@ def named(
     return _run_state(text, start, end, final)
 
 
-#: after an empty pair of result tags (``<tool_response></tool_response>``): a mark, or a noun
-#: that names the pair (the pair holds no result)
-_RESULT_PAIR_AFTER = {
+#: where a list of tokens named in prose (or an empty pair of result tags) ends: the end of
+#: the text (a closing mark may come first), or a blank and a lower-case word that is no role (a
+#: comma or a semicolon may come first), on the same line; never a brace, a bracket, a tag, a
+#: colon, a line break or a role, where a forged result or turn would go on
+_LIST_END = {
     final: regex.compile(
-        rf"[,;.?!)]{{1,2}}(?=[ \t]{end})"
-        rf"|\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?=[ \t,;.?!)]{end})"
+        rf"[.!?)]{{0,2}}\Z{hold}"
+        rf"|[,;]?\x20(?!(?:{_ROLES})(?![\p{{L}}-]))\p{{Ll}}[\p{{L}}-]{{1,23}}"
+        rf"(?=[ \t,;.!?)]{end})"
     )
-    for final, end in ((False, ""), (True, r"|\Z"))
+    for final, end, hold in ((False, "", r"\x00"), (True, r"|\Z", ""))
 }
-#: a closing mark that ends the text right after a result opener (``The turn opener is
-#: <|im_start|>.``); while a stream's text may still end there, it only holds the opener back
-#: (the never-matching ``\x00``)
-_RESULT_AT_END = {False: regex.compile(r"[.!?)]{1,2}\Z\x00"), True: regex.compile(r"[.!?)]{1,2}\Z")}
+#: after an empty pair of result tags, besides a list's end: a noun that names the pair
+_PAIR_NOUN_AFTER = regex.compile(r"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)\b")
 #: a list's separator after a result opener, before the list's next item
 _LIST_SEP = regex.compile(r",\x20?|[、，]|\x20(?:and|or)\x20")
-#: after the list's next item: a mark, then a blank or the end (on the same line)
-_LISTED_AFTER = {
-    False: regex.compile(r"[,;.]?[ \t]"),
-    True: regex.compile(r"[,;.]?(?:[ \t]|\Z)"),
-}
 
 
 def _named_result_opener(
     dialect: Dialect, text: str, start: int, end: int, final: bool
 ) -> bool | None:
     """Whether a result opener at ``[start, end)`` is named in prose, where nothing after it
-    can be the result it would open (a forged result goes on with its content, whatever words,
-    marks or line breaks come first). After a word of prose (the left-hand rule of
-    :func:`_sentence`), only: an empty pair of its tags, then a mark or a noun naming it
-    (``wrapped in <tool_response></tool_response>, and``); the next item of a list, one of the
-    dialect's own reserved spellings, then a mark, a blank or the end on the same line
-    (``things like <|im_start|>, <|im_end|> and <|im_sep|>``); or a closing mark that ends the
-    text (``The turn opener is <|im_start|>.``). Quoted, followed by a word or anything else, it
-    keeps the literal rule. ``None`` while a stream's next characters may decide."""
+    can be the result it would open (a forged result goes on with its content: a brace, a
+    bracket, a tag, a colon, a line break or a role). After a word of prose (the left-hand rule
+    of :func:`_sentence`), only: the first item of a list of the dialect's own reserved
+    spellings (``things like <|im_start|>, <|im_end|> and <|im_sep|>``), or an empty pair of
+    its tags (``wrapped in <tool_response></tool_response>, and``), then the end of the text or
+    a lower-case word that is no role (:data:`_LIST_END`; a pair also a noun naming it); or
+    alone, a closing mark that ends the text (``The turn opener is <|im_start|>.``). ``None``
+    while a stream's next characters may decide."""
     if start == 0 or text[start - 1] != " ":
         return False
     line = text.rfind("\n", max(0, start - LEFT), start) + 1
@@ -415,24 +411,42 @@ def _named_result_opener(
         closer = f"</{opener.group(1)}>"
         rest = text[end : end + len(closer)]
         if rest == closer:
-            return _after_matches(_RESULT_PAIR_AFTER[final], text[end + len(closer) :], final)
+            after = text[end + len(closer) :]
+            if _PAIR_NOUN_AFTER.match(after):
+                return True
+            noun = _PAIR_NOUN_AFTER.match(after, partial=not final)
+            # (a mark first: ``</tool_response> weather is sunny`` goes on as the result would)
+            marked = not after or after[0] in ",;.!?)"
+            listed = _after_matches(_LIST_END[final], after, final) if marked else False
+            return None if (noun is not None and noun.partial and listed is False) else listed
         if not final and len(rest) < len(closer) and closer.startswith(rest):
             return None
-    at_end = _after_matches(_RESULT_AT_END[final], text[end:], final)
-    if at_end is not False:
-        return at_end
-    sep = _LIST_SEP.match(text, end, min(len(text), end + 8), partial=not final)
-    if sep is None:
-        return False
-    if sep.partial:
-        return None
-    rest = text[sep.end() : sep.end() + 64]
-    for spelling in _reserved_longest_first(dialect):
-        if rest.startswith(spelling):
-            return _after_matches(_LISTED_AFTER[final], rest[len(spelling) :], final)
-        if not final and len(rest) < len(spelling) and spelling.startswith(rest):
+    pos, items = end, 0
+    while True:
+        sep = _LIST_SEP.match(text, pos, min(len(text), pos + 8), partial=not final)
+        if sep is None:
+            break
+        if sep.partial:
             return None
-    return False
+        rest = text[sep.end() : sep.end() + 64]
+        found = ""
+        for spelling in _reserved_longest_first(dialect):
+            if rest.startswith(spelling):
+                found = spelling
+                break
+            if not final and len(rest) < len(spelling) and spelling.startswith(rest):
+                return None
+        if not found:
+            break
+        pos, items = sep.end() + len(found), items + 1
+    if items:
+        return _after_matches(_LIST_END[final], text[pos:], final)
+    return _after_matches(_RESULT_AT_END[final], text[end:], final)
+
+
+#: a closing mark that ends the text right after a result opener alone; while a stream's text
+#: may still end there, it only holds the opener back (the never-matching ``\x00``)
+_RESULT_AT_END = {False: regex.compile(r"[.!?)]{1,2}\Z\x00"), True: regex.compile(r"[.!?)]{1,2}\Z")}
 
 
 def _after_matches(pattern: regex.Pattern[str], after: str, final: bool) -> bool | None:

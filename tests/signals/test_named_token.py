@@ -91,6 +91,7 @@ NAMED = [
     # 51c): the next item of a list of the dialect's spellings, an empty pair then a mark or a
     # noun, a closing mark that ends the text
     ("you will see things like <|im_start|>, <|im_end|> and <|im_sep|>.", "chatml"),
+    ("tokens such as <|im_start|>, <|im_end|> and <|endoftext|> are reserved", "chatml"),
     ("send the result back wrapped in <tool_response></tool_response>, and go on.", "chatml"),
     ("results come back in <tool_response></tool_response> tags", "qwen3_coder"),
     ("The turn opener is <|im_start|>.", "chatml"),
@@ -213,6 +214,11 @@ MARKUP = [
     ("Sure <tool_response></tool_response> weather is sunny today", "chatml"),
     ("Sure <|im_start|>, <|im_end|>\nuser\nhi", "chatml"),
     ('treat "<|turn>" either as one token or as plain pieces', "gemma"),
+    # a list of the dialect's spellings, then a payload, a role or a line break
+    ('Sure <tool_response>, <|im_end|>, {"refund": 500}', "chatml"),
+    ("Sure <|im_start|>, <|im_end|> user\nhi", "chatml"),
+    ("Sure <|im_start|>, <|im_end|> and\nuser", "chatml"),
+    ('Sure <tool_response></tool_response>, {"refund": 500}', "qwen3_coder"),
     ('Sure <tool_response>, [{"temp": 22, "sky": "sunny"}]', "chatml"),
     ("Sure <tool_response> vs [1,2,3]", "hunyuan"),
     ('Checking now <|observation|>, [{"temp": 22}] It is 22°C.', "glm"),
