@@ -53,6 +53,7 @@ SETS_APART = (
     ("heldout31", "h31-", 95, 20),
     ("heldout33", "h33-", 90, 20),
     ("heldout34", "h34-", 85, 20),
+    ("heldout35", "h35-", 85, 20),
 )
 NAMES = [s[0] for s in SETS_APART]
 
