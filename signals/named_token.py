@@ -338,19 +338,19 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
         if noun is None:
             return False
         return None if noun.partial else True
-    if mark != " ":
+    if not _prose_before(text, start, end):
+        return False
+    return _after_matches(_AFTER_FINAL if final else _AFTER_OPEN, text[end:], final)
+
+
+def _prose_before(text: str, start: int, end: int) -> bool:
+    """Whether one blank after a word of prose (or a mark, see :data:`_LEFT`) stands right
+    before the token at ``[start, end)``, on its line."""
+    if start == 0 or text[start - 1] != " ":
         return False
     line = text.rfind("\n", max(0, start - LEFT), start) + 1
     left = _LEFT_OF_REASONING_TAG if _REASONING_TAG.match(text, start, end) else _LEFT
-    if left.search(text, max(line, start - LEFT), start) is None:
-        return False
-    after = text[end : min(len(text), end + RIGHT)]
-    if final:
-        return _AFTER_FINAL.match(after) is not None
-    found = _AFTER_OPEN.match(after, partial=True)
-    if found is None:
-        return False
-    return None if found.partial else True
+    return left.search(text, max(line, start - LEFT), start) is not None
 
 
 def named(
@@ -394,10 +394,7 @@ def _named_result_opener(text: str, start: int, end: int, final: bool) -> bool |
     <tool_response></tool_response>, and``: the pair holds no result); alone, a closing mark
     that ends the text (``The turn opener is <|im_start|>.``). ``None`` while a stream's next
     characters may decide."""
-    if start == 0 or text[start - 1] != " ":
-        return False
-    line = text.rfind("\n", max(0, start - LEFT), start) + 1
-    if _LEFT.search(text, max(line, start - LEFT), start) is None:
+    if not _prose_before(text, start, end):
         return False
     opener = _OPENER.fullmatch(text, start, end)
     if opener is not None:
