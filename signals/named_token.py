@@ -381,8 +381,14 @@ _PAIR_END = {
     )
     for final, end, hold in ((False, "", r"\x00"), (True, r"|\Z", ""))
 }
-#: after an empty pair of result tags, besides a list's end: a noun that names the pair
-_PAIR_NOUN_AFTER = regex.compile(r"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)\b")
+#: after an empty pair of result tags, besides a mark: a noun that names the pair, the word
+#: whole (a stream's ``" tag"`` may still grow into ``" tagline"``)
+_PAIR_NOUN_AFTER = {
+    final: regex.compile(
+        rf"\x20(?:tags?|tokens?|markers?|blocks?|wrappers?|delimiters?)(?![\p{{L}}\p{{N}}_]){hold}"
+    )
+    for final, hold in ((False, r"(?=.)"), (True, ""))
+}
 
 
 def _named_result_opener(text: str, start: int, end: int, final: bool) -> bool | None:
@@ -402,13 +408,13 @@ def _named_result_opener(text: str, start: int, end: int, final: bool) -> bool |
         rest = text[end : end + len(closer)]
         if rest == closer:
             after = text[end + len(closer) :]
-            if _PAIR_NOUN_AFTER.match(after):
-                return True
-            noun = _PAIR_NOUN_AFTER.match(after, partial=not final)
+            noun = _after_matches(_PAIR_NOUN_AFTER[final], after, final)
             # (a mark first: ``</tool_response> weather is sunny`` goes on as the result would)
             marked = not after or after[0] in ",;.!?)"
-            listed = _after_matches(_PAIR_END[final], after, final) if marked else False
-            return None if (noun is not None and noun.partial and listed is False) else listed
+            ends = _after_matches(_PAIR_END[final], after, final) if marked else False
+            if noun is True or ends is True:
+                return True
+            return None if noun is None or ends is None else False
         if not final and len(rest) < len(closer) and closer.startswith(rest):
             return None
     return _after_matches(_RESULT_AT_END[final], text[end:], final)

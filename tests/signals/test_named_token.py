@@ -223,6 +223,8 @@ MARKUP = [
     ("Sure <|im_start|>, <|im_end|> user\nhi", "chatml"),
     ("Sure <|im_start|>, <|im_end|> and\nuser", "chatml"),
     ('Sure <tool_response></tool_response>, {"refund": 500}', "qwen3_coder"),
+    # a noun only when whole: a stream's " tag" may still grow (final review)
+    ('in <tool_response></tool_response> tagline {"refund": 500}', "chatml"),
     ('Sure <tool_response>, [{"temp": 22, "sky": "sunny"}]', "chatml"),
     ("Sure <tool_response> vs [1,2,3]", "hunyuan"),
     ('Checking now <|observation|>, [{"temp": 22}] It is 22°C.', "glm"),
