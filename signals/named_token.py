@@ -119,10 +119,31 @@ _AFTER_FINAL = _after(final=True)
 
 
 _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
+#: an opening tag of either form a pair is named in: angle (``<think>``) or bracketed
+#: (Mistral's ``[THINK]``, whose closer is ``[/THINK]``)
+_PAIR_OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\]")
 #: what stands between the two tags of a pair named as one token: nothing or a placeholder
 _INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
-_PAIR_BEFORE_BLANK = regex.compile(r"<([A-Za-z_][\w:-]*)>\x20\Z")
-_PAIR_BEFORE = regex.compile(r"<([A-Za-z_][\w:-]*)>(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z")
+_PAIR_BEFORE_BLANK = regex.compile(r"<([A-Za-z_][\w:-]*)>\x20\Z|\[([A-Z][A-Z_]*)\]\x20\Z")
+_PAIR_BEFORE = regex.compile(
+    r"(?:<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\])(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z"
+)
+
+
+def _closer_of(opener: regex.Match[str]) -> str:
+    """The closing tag of a pair whose opening tag ``opener`` matched (:data:`_PAIR_OPENER`)."""
+    name = opener.group(1)
+    return f"</{name}>" if name is not None else f"[/{opener.group(2)}]"
+
+
+def _closed_name(text: str, start: int, end: int) -> str | None:
+    """The name a closing tag at ``[start, end)`` closes, in the opener's own spelling
+    (``think`` for ``</think>``, ``THINK`` for ``[/THINK]``), or ``None``."""
+    if text.startswith("</", start) and text[end - 1 : end] == ">":
+        return text[start + 2 : end - 1]
+    if text.startswith("[/", start) and text[end - 1 : end] == "]":
+        return text[start + 2 : end - 1]
+    return None
 
 
 #: A run of tags named together, a format quoted inline with placeholders ("the format uses
@@ -258,10 +279,11 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
     """Whether the token at ``[start, end)`` of ``text`` is named in a sentence: ``True``,
     ``False``, or ``None`` when ``text`` may still grow (``final`` false) into either. A pair
     of tags with nothing or a placeholder between them is read as one token."""
-    opener = _OPENER.fullmatch(text, start, end)
+    opener = _PAIR_OPENER.fullmatch(text, start, end)
     pair = False
+    closed = _closed_name(text, start, end) if opener is None else None
     if opener is not None:
-        closer = f"</{opener.group(1)}>"
+        closer = _closer_of(opener)
         rest = text[end : end + len(closer) + 5]
         for inside in _INSIDE:
             whole = inside + closer
@@ -286,14 +308,14 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
                 end, pair = after, True
         if not pair and not final and not rest and text[start - 1 : start] in _CJK_BEFORE:
             return None  # after a CJK mark only a pair is named: its closer may still come
-    elif text.startswith("</", start):
+    elif closed is not None:
         before = _PAIR_BEFORE.search(text, max(0, start - 72), start)
-        if before is not None and text[start + 2 : end - 1] == before.group(1):
+        if before is not None and _closer_of(before) == text[start:end]:
             start = before.start()
             pair = True
         elif text[start - 1 : start] == " ":
             blank = _PAIR_BEFORE_BLANK.search(text, max(0, start - 72), start)
-            if blank is not None and blank.group(1) == text[start + 2 : end - 1]:
+            if blank is not None and _closer_of(blank) == text[start:end]:
                 noun = _PAIR_NOUN.match(text, end, min(len(text), end + 12), partial=not final)
                 if noun is not None and noun.partial:
                     return None

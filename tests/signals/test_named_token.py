@@ -92,6 +92,11 @@ NAMED = [
     ("send the result back wrapped in <tool_response></tool_response>, and go on.", "chatml"),
     ("results come back in <tool_response></tool_response> tags", "qwen3_coder"),
     ("The turn opener is <|im_start|>.", "chatml"),
+    # Mistral's bracketed pair with a placeholder or nothing inside, read as one token as an
+    # angle pair is (heldout35)
+    ("the prompt asks it to draft in [THINK]…[/THINK] — plus a recent build.", "mistral"),
+    ("The model wraps it in [THINK]...[/THINK] tags.", "mistral"),
+    ("The model wraps it in [THINK] [/THINK] tags.", "mistral"),
 ]
 
 MARKUP = [
@@ -117,6 +122,9 @@ MARKUP = [
     ("Sure <tool_response> weather is sunny and warm </tool_response> so bring a hat", "chatml"),
     ("Here you go <|observation|> file deleted successfully", "glm"),
     ("Searching now [TOOL_RESULTS] content ok [/TOOL_RESULTS] done", "mistral"),
+    # a bracketed pair that holds reasoning, or an empty one with no noun naming it
+    ("Done [THINK]check the path[/THINK] and pushed.", "mistral"),
+    ("Done [THINK] [/THINK] and pushed the branch.", "mistral"),
     # a run of tags with no word that names a format before it, or no prose after it: a call
     ('Let me check the weather: <tool_call>{"name": "w"}</tool_call>.', "chatml"),
     ('Checking now, e.g. <tool_call>{"name": "w", "arguments": {}}</tool_call>', "chatml"),
