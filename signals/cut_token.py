@@ -9,12 +9,18 @@ dialect's call opener in angle brackets (``<function=``, ``<tool_call>``) counts
 :data:`LEAST_ANGLE` characters of its name, at the text's start or right after the end of a
 sentence or a line (``fix.<function``, ``Done.\n<tool_call``): ``the tag <tool_call`` names it,
 and code ends in ``std::vector<function`` or ``</span><functi``.
+In the reasoning part (the ``thinking`` surface) only, the dialect's reasoning closer in angle
+brackets counts with at least :data:`LEAST_CLOSER` characters of its name (``</th`` for
+``</think>``), glued to a sentence's end or a line's or after a sentence's end and blanks
+(``keep it light. </th``): the parser that splits the reasoning from the answer missed a closer
+the stream delivered in pieces. In the answer that is W's and prose's ground.
 This depends on the end of the text, so a stream decides it at the end (it holds such a tail
 back already, as a prefix of a control token).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from functools import cache
 from typing import Literal
@@ -27,6 +33,8 @@ from ._common import hit_from_norm
 LEAST_NAME = 4
 #: characters of an angle-bracket call opener's name (after ``<``) the cut opening must keep
 LEAST_ANGLE = 6
+#: characters of a reasoning closer's name (after ``</``) the cut closer must keep
+LEAST_CLOSER = 2
 _BAR = "<|"
 #: what a cut call opener is glued to: the end of a sentence or a line (``fix.<function``), not
 #: code (``std::vector<function``, ``<span>ok</span><functi``, an inline code span)
@@ -41,9 +49,27 @@ def _angle_openers(dialect: Dialect) -> tuple[str, ...]:
     )
 
 
+def _closers(dialect: Dialect) -> tuple[str, ...]:
+    """The dialect's reasoning closers in angle brackets, no bar (``</think>``; normalised)."""
+    found = (TextView(close).norm for _, close in dialect.thinking)
+    return tuple(sorted({n for n in found if n.startswith("</") and n.endswith(">")}))
+
+
+@cache
+def _cut_closers(dialect: Dialect) -> frozenset[str]:
+    """The proper prefixes of the dialect's reasoning closers that keep at least
+    :data:`LEAST_CLOSER` name characters (``</th``, ``</thi``, ..., ``</think``)."""
+    return frozenset(n[:k] for n in _closers(dialect) for k in range(2 + LEAST_CLOSER, len(n)))
+
+
+#: a sentence's end then blanks, right before a cut reasoning closer
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][ \t]+\Z")
+
+
 @cache
 def _triggers(dialect: Dialect) -> Triggers:
     heads = tuple(sorted({n[: 1 + LEAST_ANGLE] for n in _angle_openers(dialect)}))
+    heads += tuple(sorted({n[: 2 + LEAST_CLOSER] for n in _closers(dialect)}))
     if not heads:  # bar forms only: a stream tries only the places a bar opens
         return Triggers(
             literals=(_BAR,),
@@ -54,7 +80,10 @@ def _triggers(dialect: Dialect) -> Triggers:
     return Triggers(
         literals=(_BAR, *heads),
         scope="ending",
-        tail=rf"<\|[^\s|>]{{{LEAST_NAME},64}}|<[^\s|<>]{{{LEAST_ANGLE},64}}",
+        tail=(
+            rf"<\|[^\s|>]{{{LEAST_NAME},64}}|<[^\s|<>]{{{LEAST_ANGLE},64}}"
+            rf"|</[^\s|<>]{{{LEAST_CLOSER},64}}"
+        ),
         tail_start=r"<",
     )
 
@@ -102,9 +131,20 @@ class CutToken:
             return
         bars, angles, longest = _openings(ctx.dialect)
         tail = norm[at:end]
-        if end - at > longest:
+        if end - at > longest and (ctx.surface is not Surface.THINKING or end - at > 16):
             return
         if tail in bars or (tail in angles and (at == 0 or norm[at - 1] in _GLUE)):
             kind = "a control token" if tail in bars else "a tool call"
             detail = f"text ends in {tail!r}, the opening of {kind}"
+            yield hit_from_norm(text, self.code, at, end, detail)
+        elif (
+            ctx.surface is Surface.THINKING
+            and tail in _cut_closers(ctx.dialect)
+            and (
+                at == 0
+                or norm[at - 1] in _GLUE
+                or _SENTENCE_END.search(norm, max(0, at - 16), at) is not None
+            )
+        ):
+            detail = f"reasoning ends in {tail!r}, the opening of its closer"
             yield hit_from_norm(text, self.code, at, end, detail)

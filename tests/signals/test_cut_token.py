@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.splits import monitored, relayed
+from support.splits import assert_every_split, monitored, relayed
 
 from guard import detect
 from guard.signals.cut_token import LEAST_ANGLE, LEAST_NAME
@@ -120,6 +120,43 @@ def test_the_thinking_surface_counts_too() -> None:
     assert v.leak and v.signals == ("Q",)
     v = detect(GEMMA_CUT, surface="thinking", dialect="gemma")
     assert v.leak and v.signals == ("Q",)
+
+
+#: the reasoning's closer cut short at the reasoning's end: the parser that splits reasoning
+#: from answer missed a closer delivered in pieces (heldout35)
+CLOSER_CUTS = [
+    ("Four short lines, rhyme AABB, keep it light. </th", "chatml", "</th"),
+    ("Four lines.</thin", "deepseek", "</thin"),
+    ("Four lines.\n</think", "qwen3_coder", "</think"),
+    ("</th", "glm", "</th"),
+    ("Keep it short. </thinking", "minimax", "</thinking"),
+    ("Keep it short. </th", "all", "</th"),
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "evidence"), CLOSER_CUTS)
+def test_a_cut_reasoning_closer_at_the_reasonings_end_trips(
+    text: str, dialect: str, evidence: str
+) -> None:
+    v = detect(text, surface="thinking", dialect=dialect)
+    assert v.leak and v.signals == ("Q",), v.explain()
+    assert v.hits[0].evidence == evidence and v.cut == text.rindex("</")
+    assert_every_split(text, "thinking", dialect)
+
+
+@pytest.mark.parametrize(
+    ("text", "surface", "dialect"),
+    [
+        ("Four lines. </th", "text", "chatml"),  # the answer: W's and prose's ground
+        ("the table closes each header with </th", "thinking", "chatml"),  # named in a sentence
+        ("Four lines. </t", "thinking", "chatml"),  # one name character
+        ("Four lines. </th ", "thinking", "chatml"),  # not the very end
+        ("Four lines. </thinking", "thinking", "chatml"),  # not a prefix of chatml's closer
+        ("Four lines. </th", "thinking", "llama3"),  # no reasoning closer in the dialect
+    ],
+)
+def test_cut_reasoning_closer_near_misses_pass(text: str, surface: str, dialect: str) -> None:
+    assert "Q" not in detect(text, surface=surface, dialect=dialect).signals
 
 
 @pytest.mark.parametrize("text", [CHATML_CUT, '{"q": "Done.<|im_en"}', '{"q": 1}<|im_en'])
