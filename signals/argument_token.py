@@ -200,13 +200,26 @@ _NEXT_TAG = re.compile(r"(?:\s|\\[nrt])*<([A-Za-z_][\w:.-]*)")
 _KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.){1,128})"\s*:\s*"\Z')
 
 
+#: another parameter's element that ends a string, on a line of its own (after a raw or
+#: JSON-escaped line break), its value on one line
+_NEIGHBOUR_AT_END = re.compile(
+    r"(?:\n|\\n)[ \t]*<parameter\s+name\s*=\s*\\?[\"'][\w.-]{1,64}\\?[\"']\s*>"
+    r"[^<>\n]{0,400}?</parameter>(?:\s|\\[nrt])*\Z"
+)
+#: the call element a parameter belongs to, or another parameter element: a string that holds
+#: one before it writes a whole call or a document of parameters
+_MARKUP_BEFORE = re.compile(r"<(?:[\w-]+:)?(?:invoke|parameter)[\s>=]")
+
+
 def _own_parameter(text: str, start: int, end: int) -> bool:
     """Whether the string holding ``[start, end)`` wraps its value in the call's parameter tag
     for its own key (``"path": "<parameter name=\\"path\\">a.js</parameter>"``, or
     ``<parameter=path>``), or closes its value with a tag named after its own key and opens the
     next parameter after it (``"content": "a</content>\\n<parameter name=\\"reason\\">b
-    </parameter>"``): the call syntax around the value landed in it, which no document
-    writes."""
+    </parameter>"``), or ends its value with another parameter's element on a line of its own
+    (``"content": "keep it.\\n<parameter name=\\"tags\\">retry</parameter>"``, no ``<invoke``
+    or other parameter before it in the string): the call syntax around the value landed in
+    it, which no document writes."""
     lo, hi = _string_around(text, start, end)
     key = _KEY_BEFORE.search(text, max(0, lo - 160), lo)
     if key is None:
@@ -220,6 +233,10 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
         re.IGNORECASE,
     )
     if own.search(text, lo, hi) is not None:
+        return True
+    # the next parameter's element merged into the value's end, on a line of its own
+    tail = _NEIGHBOUR_AT_END.search(text, lo, hi)
+    if tail is not None and _MARKUP_BEFORE.search(text, lo, tail.start()) is None:
         return True
     # the value closed with its own key's tag, never opened in the string, and the next
     # parameter opened after it (``"content": "metric units.</content>\\n<parameter name=

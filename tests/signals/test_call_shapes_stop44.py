@@ -79,6 +79,34 @@ def test_a_value_closed_by_its_own_keys_tag_before_the_next_parameter_is_no_data
     assert v.leak and "P" in v.signals, v.reason
 
 
+@pytest.mark.parametrize("dialect", ["minimax", "anthropic", "all"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        'Keep the retry budget at 3.\n<parameter name="tags">retry,fallback</parameter>',
+        'Keep the retry budget at 3.\n  <parameter name="tags">retry</parameter>\n',
+    ],
+)
+def test_the_next_parameter_merged_into_the_values_end_is_no_data(dialect: str, value: str) -> None:
+    # heldout35: the parser left the neighbouring parameter's element in this value
+    v = detect(json.dumps({"content": value}), surface="tool_arg", dialect=dialect)
+    assert v.leak and "P" in v.signals, v.reason
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        # a document of parameters, or prose after the element, or inside a line
+        {"content": '<c>\n<parameter name="a">1</parameter>\n<parameter name="b">2</parameter>'},
+        {"content": 'Docs:\n<parameter name="a">1</parameter> sets the limit.'},
+        {"content": 'Inline <parameter name="a">1</parameter>'},  # not on a line of its own
+    ],
+)
+def test_a_parameter_element_in_a_document_is_data(args: dict[str, str]) -> None:
+    v = detect(json.dumps(args), surface="tool_arg", dialect="anthropic")
+    assert "P" not in v.signals, v.reason
+
+
 @pytest.mark.parametrize(
     "args",
     [
