@@ -26,7 +26,8 @@ each as the whole rest of the text (trailing blanks allowed):
   too, so it counts whatever the dialect); an ``<invoke>``'s
   parameters may also be written as one element per parameter (``<command>ls</command>``);
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
-  elements: the same shape under another tag name (MiniCPM and others write it);
+  elements: the same shape under another tag name (MiniCPM and others write it), also as
+  ``<function_call name="NAME">`` and Grok's ``<xai:function_call name="NAME">``;
 * any element that names its tool in a ``tool`` or ``tool_name`` attribute (among any
   others) and holds at least one such parameter element (``<call_record
   tool="read"><parameter name="path">...</parameter></call_record>``: the ad-hoc wrappers
@@ -118,7 +119,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
   (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
   (?<fparam><param(?:eter)?\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
-  (?<fnamed><function\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</function>)
+  (?<fnamed><(?<fntag>(?:xai:)?function(?:_call)?)\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=fntag)>)
   (?<attr>\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))
   (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)=(?:"[^"<>]+"|'[^'<>]+')(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
@@ -170,7 +171,7 @@ _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
     r"|toolcalls?)\|?>|<function[=\s]"
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
-    r"|<(?:name|function|tool)>"
+    r"|<(?:name|function|tool)>|<(?:xai:)?function_call\s"
     # glued to the mark before it too (``summary.default_api:NAME{...}``, ``Lie:default_api:``):
     # no prose writes the namespace with a colon; not inside a word (``my_default_api:``)
     r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
@@ -184,7 +185,7 @@ _NAMES = regex.compile(
     r"|functions\.([^\W\d][\w-]*)"
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
-    r'|<function\s+name="([^"<>]+)"'
+    r'|<(?:xai:)?function(?:_call)?\s+name="([^"<>]+)"'
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
     r"[\"']([^\"'<>]+)[\"']"
     r"|<(?:name|function|tool)>\s*([^<>\s]+)\s*</(?:name|function|tool)>"
@@ -215,6 +216,7 @@ _TRIGGERS = Triggers(
         *_CLAUDE_LITERALS,
         "steptml:invoke",  # the same elements under StepFun's namespace
         "minimax:invoke",
+        "xai:function_call",  # Grok's element (``<function_call name=...>`` holds ``<function``)
     ),
     scope="ending",
     tail=_TAIL_SOURCE,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from support.monitor import streamed
+from support.splits import assert_every_split
 
 from guard import detect
 
@@ -213,6 +214,35 @@ def test_a_named_function_element_with_params_trips(dialect: str) -> None:
 )
 def test_a_named_function_element_near_misses_pass(text: str) -> None:
     assert not detect(text, dialect="chatml").leak
+
+
+#: Grok's call element, and its unprefixed twin, written as text (heldout35)
+GROK_CALL = (
+    'I\'ll read the config first.\n\n<xai:function_call name="read">\n'
+    '<parameter name="filePath">opencode.json</parameter>\n</xai:function_call>'
+)
+
+
+@pytest.mark.parametrize(
+    "text", [GROK_CALL, GROK_CALL.replace("xai:function_call", "function_call")]
+)
+@pytest.mark.parametrize("tools", [None, ["read"]])
+def test_a_function_call_element_with_params_trips(text: str, tools: list[str] | None) -> None:
+    v = detect(text, dialect="chatml", tools=tools)
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("<"), v.reason
+    assert_every_split(text, "text", "chatml", tools=tools)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        GROK_CALL.replace("</xai:function_call>", "</function_call>"),  # not its own closer
+        GROK_CALL + "\n\nThen I'll summarise it.",  # does not end the text
+        'Grok writes <xai:function_call name="f"> elements.',  # named, no parameters
+    ],
+)
+def test_a_function_call_element_near_misses_pass(text: str) -> None:
+    assert "J" not in detect(text, dialect="chatml", tools=["read"]).signals
 
 
 @pytest.mark.parametrize("cut", range(1, len(NAMED_FUNCTION), 5))
