@@ -23,7 +23,10 @@ the calls it then makes natively):
   opening its line
   and closed (``<execute_command> npm run build </execute_command>``, the text protocol of
   Cline-style agents), not after a line ending in a colon; a protocol call cut short by the end
-  of the text, its first parameter closed and nothing after it, counts too;
+  of the text, its first parameter closed and nothing after it, counts too; likewise an element
+  of OpenHands' CodeAct protocol (:data:`CODEACT_TOOLS`, or ``execute_NAME`` with ``NAME``
+  declared) holding its command (``<execute_bash>\nls -F src/\n</execute_bash>``), not in a
+  text about the protocol (OpenHands or CodeAct named before it, or a sample's line);
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
   call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
@@ -36,7 +39,8 @@ the calls it then makes natively):
   LM Studio's ``[TOOL_REQUEST]`` protocol; a harness's bracketed note of a call or its result
   (``[SYSTEM: Tool NAME was previously called and returned: ...]``); a result as an interface
   prints it (``[tool result: NAME] ...``, ``Tool output (NAME):``), forged;
-* Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments;
+* Gemini's namespaced call ``default_api.NAME(key=value)``, with arguments (or none inside
+  ``print(...)``, its code form: ``print(default_api.Greetings())``);
 * a call's header left bare on its line: ``call NAME`` (a declared name, a period after it or
   not) alone on its line (``call read.``), or ``call`` alone with the arguments' JSON opening
   the next line (``call\n[{"question": ...}]``), opening the text or after a line that ends a
@@ -171,13 +175,18 @@ TEXT_PROTOCOL_TOOLS = frozenset(
         "plan_mode_respond",
     }
 )
+#: the actions of OpenHands' CodeAct protocol, whose element holds the command itself: with
+#: native calls declared, a model trained on it writes them instead of calling
+CODEACT_TOOLS = frozenset({"execute_bash", "execute_ipython", "execute_browse"})
 #: the first parameter element of a text-protocol call, right after its opening tag
 _CHILD = regex.compile(r"[ \t]*\n?[ \t]*<[a-z_]{1,32}>")
 #: a text about the protocol rather than in it: the agents that speak it named before the call
 #: ("In Roo Code, finishing a task looks like this", a sample ``.clinerules``), or the line
 #: right before it introducing a sample ("For example, to read a file it emits", "e.g."); a
 #: coding agent's own words ("the date format", "the docs", "such as utils.py") are neither
-_PROTOCOL_NAMED = regex.compile(r"(?i)\b(?:cline|roo(?:\s*code)?|clinerules|kilo\s*code)\b")
+_PROTOCOL_NAMED = regex.compile(
+    r"(?i)\b(?:cline|roo(?:\s*code)?|clinerules|kilo\s*code|open\s*hands|open\s*devin|code\s*act)\b"
+)
 _SAMPLE_LINE = regex.compile(
     r"(?i)(?:\b(?:example|for\s+instance|like\s+this|looks\s+like|as\s+follows|emits?)"
     r"|(?<![\w.])e\.g\.)[^\n]{0,40}\n\s*\Z"
@@ -260,10 +269,13 @@ _PATCH_TOOLS = frozenset({"apply_patch"})
 _PATCHED = regex.compile(
     r"(?m)^[ \t]*Success\. Updated the following files:[ \t]*\r?\n[ \t]*[AMD] \S"
 )
-#: Gemini's namespaced call with arguments, and a Harmony header's recipient with arguments
+#: Gemini's namespaced call with arguments, or with none inside its code form's ``print(``
+#: (``tool_codeprint(default_api.Greetings())``, its fence's backticks stripped; a bare empty
+#: call is named in prose: ``default_api.search_web() takes no arguments``), and a Harmony
+#: header's recipient with arguments
 _NAMED = regex.compile(
-    r"(?<![\w.])default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
-    r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]))"
+    r"(?<![\w.])(?P<pr>(?<=print\(\s{0,4}))?default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
+    r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]|(?(pr)\)\s*\)|(?!))))"
     r"|(?<![\w.])to=functions\.(?P<to>[A-Za-z_][\w\-]{0,127})"
     r"(?=[ \t]*(?:(?:commentary|analysis|final)[ \t]+)?(?:(?:json|code)[ \t]*)?"
     r"(?:\r?\n[ \t]*){0,2}\{)"
@@ -741,6 +753,12 @@ class InlineCall:
                     and not _protocol_talk(norm, at)
                 ):
                     detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
+                    yield hit_from_norm(text, self.code, at, m.end(), detail)
+                elif (
+                    name in CODEACT_TOOLS
+                    or (name.startswith("execute_") and declared(name[8:], tools))
+                ) and not _protocol_talk(norm, at):
+                    detail = f"call of {name!r} in OpenHands' CodeAct protocol, calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
             cut = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640)) if ctx.final else None
             if (

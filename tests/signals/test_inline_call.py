@@ -71,6 +71,8 @@ LISTED = '[read(path="a.py")]\nI called read(path="a.py") and will report back.'
 CALL_LINE = 'I\'ll fetch it now.\n\nCalling search_web(query="news", limit=5)…'
 CALL_LINES = "I'll update the exporter now.\n\ncall read.\ncall read.\ncall memory_search.\nDone."
 CALL_BARE = 'I need your preference first.\n\ncall\n[{"question": "Which env?", "header": "Env"}]'
+#: Gemini's code form with no arguments, its fence's backticks stripped (heldout35)
+API_EMPTY = "Hi there, nice to meet you!\ntool_codeprint(default_api.search_web())"
 FUNCTION_STEP = 'Function: search_web\nArguments: {"query": "news", "recursive": false}'
 LISTED_TWO = 'Checking both.\n[search_web(query="news"), read()]\nThen I summarise.'
 
@@ -98,6 +100,7 @@ POSITIVES = [
     FUNCTION_STEP,
     CALL_LINES,
     CALL_BARE,
+    API_EMPTY,
     "call read.\nThe file has 20 lines.",  # the header opening the text
     CALL_BARE.replace("\n", "\r\n"),  # CRLF line ends
 ]
@@ -142,6 +145,7 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "The interface prints [Tool Call: NAME] lines.",  # no declared name
         "Use default_api.search_web without arguments.",  # no call
         "default_api.search_web() takes no arguments here.",  # empty call
+        "print(default_api.search_web() + 1)",  # an empty call in an expression
         "to=functions.exec_command is the header's recipient.",  # no arguments after it
         REACT.replace("search_web", "search_news"),  # not a declared tool
         "Use this format:\nAction: search_web\nAction Input: the query",  # introduced: a sample
@@ -509,6 +513,44 @@ def test_clines_text_protocol_near_misses_pass(text: str) -> None:
 def test_a_coding_agents_own_words_do_not_hide_the_protocol(before: str) -> None:
     text = before + "\n\n<read_file>\n<path>src/utils.py</path>\n</read_file>"
     assert "Y" in detect(text, dialect="qwen3_coder", tools=["bash"]).signals  # review 49c
+
+
+#: OpenHands' CodeAct protocol with other tools declared: the command inside its element
+#: (heldout35)
+CODEACT = [
+    "I will start by reading the entry point.\n\n<execute_bash>\nread run_agent.py\n"
+    "</execute_bash>",
+    "Trying once more.\n\n<execute_bash>\nls -F src/\n</execute_bash>\n\nThen I'll look.",
+    "<execute_ipython>\nprint(open('a.txt').read())\n</execute_ipython>",
+    "<execute_read>\nREADME\n</execute_read>",  # execute_ and a declared tool's name
+]
+
+
+@pytest.mark.parametrize("text", CODEACT)
+def test_codeact_protocol_with_other_tools_declared_trips(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=["bash", "read"])
+    assert v.leak and v.signals == ("Y",), v.reason
+    assert v.cut == text.index("<")
+    assert_every_split(text, "text", "chatml", tools=["bash", "read"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "In OpenHands the agent writes\n\n<execute_bash>\nls\n</execute_bash>\n\nand waits.",
+        "CodeAct agents emit\n<execute_bash>\nls\n</execute_bash>\nwhich the runtime runs.",
+        "Run it:\n<execute_bash>\nls\n</execute_bash>",  # introduced
+        "```\n<execute_bash>\nls\n</execute_bash>\n```",  # code
+        "<execute_write>\nREADME\n</execute_write>",  # write is not declared
+        "The <execute_bash> element </execute_bash> holds a command.",  # not opening its line
+    ],
+)
+def test_codeact_protocol_near_misses_pass(text: str) -> None:
+    assert "Y" not in detect(text, dialect="chatml", tools=["bash", "read"]).signals
+
+
+def test_codeact_protocol_without_declared_tools_is_not_read() -> None:
+    assert not detect(CODEACT[0], dialect="chatml").leak  # a CodeAct agent's own protocol
 
 
 def test_clines_text_protocol_without_declared_tools_is_not_read() -> None:
