@@ -17,11 +17,11 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 
-from guard._detect import detect
 from guard._log import get_logger, preview
 from guard.audit._context import reasoned_messages, record_tools
 from guard.audit._evidence import finding_for
 from guard.audit._formats import Part
+from guard.audit._memo import MEMO
 from guard.audit.report import AuditError, Finding
 from guard.gate import Policy, prefilter
 from guard.models import Dialect, Surface
@@ -213,7 +213,7 @@ class Collector:
         _seq, value, text, line, message, role, name, tool_name = part
         surface = Surface(value)
         tools, reasoning = self._context(surface, line, message)
-        verdict = detect(
+        verdict = MEMO.detect(
             text,
             surface,
             self.dialect,

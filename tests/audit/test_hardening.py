@@ -21,7 +21,7 @@ from guard.cli import main
 
 planner_module = importlib.import_module("guard.audit._planner")
 units_module = importlib.import_module("guard.audit._units")
-engine_module = importlib.import_module("guard.audit._engine")
+memo_module = importlib.import_module("guard.audit._memo")
 sources_module = importlib.import_module("guard.audit._sources")
 
 CLEAN = {"messages": [{"role": "user", "content": "hello"}]}
@@ -115,14 +115,14 @@ def test_an_unexpected_exception_reading_a_line_is_an_internal_error_entry(
 def test_an_unexpected_exception_judging_a_part_is_an_internal_error_entry(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = engine_module.detect
+    real = memo_module.detect
 
     def detect(text: str, *args: Any, **kwargs: Any) -> Any:
         if "BOOM" in text:
             raise KeyError(text)
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(engine_module, "detect", detect)
+    monkeypatch.setattr(memo_module, "detect", detect)
     bad = {"messages": [{"role": "user", "content": "BOOM <|start|>"}]}
     path = write(tmp_path / "t.jsonl", line(INJECTED), line(bad), line(INJECTED))
     report = guard.audit(path)
