@@ -28,6 +28,9 @@ each as the whole rest of the text (trailing blanks allowed):
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it), also as
   ``<function_call name="NAME">`` and Grok's ``<xai:function_call name="NAME">``;
+* Mistral's call token decoded without its brackets, glued to the call:
+  ``TOOL_CALLSbash{"command": "ls"}`` (``[ARGS]`` after the name or not; braces balanced, as a
+  model's broken JSON is still its call), or ``TOOL_CALLS[{...}]``;
 * any element that names its tool in a ``tool`` or ``tool_name`` attribute (among any
   others) and holds at least one such parameter element (``<call_record
   tool="read"><parameter name="path">...</parameter></call_record>``: the ad-hoc wrappers
@@ -140,8 +143,9 @@ _DEFINE = r"""(?(DEFINE)
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
+  (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z_][\w.\-]{0,63})(?:\[ARGS\])?\s*(?&gbody)|\s*(?&wbody)))
   (?<tuse>(?=\{\s*['"]id['"]\s*:\s*['"]toolu_)(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?&gbody))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&tagcall))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -172,6 +176,8 @@ _STARTS = regex.compile(
     r"|toolcalls?)\|?>|<function[=\s]"
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
     r"|<(?:name|function|tool)>|<(?:xai:)?function_call\s"
+    # Mistral's call token with its brackets lost in decoding (``TOOL_CALLSbash{...}``)
+    r"|(?<![\w\[])TOOL_CALLS"
     # glued to the mark before it too (``summary.default_api:NAME{...}``, ``Lie:default_api:``):
     # no prose writes the namespace with a colon; not inside a word (``my_default_api:``)
     r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
@@ -189,6 +195,7 @@ _NAMES = regex.compile(
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
     r"[\"']([^\"'<>]+)[\"']"
     r"|<(?:name|function|tool)>\s*([^<>\s]+)\s*</(?:name|function|tool)>"
+    r"|(?<![\w\[])TOOL_CALLS([A-Za-z_][\w.\-]*)"
     r"|'name'\s*:\s*'([^']+)'"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )
@@ -217,16 +224,17 @@ _TRIGGERS = Triggers(
         "steptml:invoke",  # the same elements under StepFun's namespace
         "minimax:invoke",
         "xai:function_call",  # Grok's element (``<function_call name=...>`` holds ``<function``)
+        "TOOL_CALLS",  # Mistral's call token, its brackets lost
     ),
     scope="ending",
     tail=_TAIL_SOURCE,
     tail_start=(
-        r"[\[{<]|functions\.|(?<![\w.])call:"
+        r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w\[])TOOL_CALLS"
         r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
     ),
     # a `functions.NAME:{...}`, `call:NAME{...}` or `default_api:NAME{...}` tail may still be
     # forming while the text ends in its first word
-    hold_words=("functions.", "call:", "declaration:", "default_api"),
+    hold_words=("functions.", "call:", "declaration:", "default_api", "TOOL_CALLS"),
     # every form ends in a closing brace, bracket, parenthesis or tag
     last="}])>",
 )

@@ -278,3 +278,40 @@ def test_a_namespaced_invoke_call_in_a_fence_or_naming_another_tool_passes() -> 
         ' name="amount">500</bpel:parameter>\n</bpel:invoke>'
     )
     assert not detect(bpel, dialect="chatml").leak  # another XML vocabulary (review 49c)
+
+
+# --- Mistral's call token with its brackets lost in decoding ----------------------------------
+
+#: Devstral's call as some stacks print it: ``[TOOL_CALLS]`` decoded without its brackets and
+#: glued to the prose before it, the arguments after the name (heldout36)
+BARE_TOOL_CALLS = [
+    "I will track the remaining work first.TOOL_CALLStodowrite"
+    '{"todos": {"content": "Add tests", "status": "pending"}, {"content": "Log", "id": "t7"}}',
+    'TOOL_CALLSbash{"command": "go mod init example.com/todo"}',
+    'TOOL_CALLSbash[ARGS]{"command": "ls"}',
+    'Checking.\nTOOL_CALLS[{"name": "bash", "arguments": {"command": "ls"}}]',
+]
+
+
+@pytest.mark.parametrize("text", BARE_TOOL_CALLS)
+@pytest.mark.parametrize("dialect", ["mistral", "chatml", "all"])
+def test_mistrals_bare_call_token_with_a_call_trips(text: str, dialect: str) -> None:
+    tools = ["todowrite", "bash", "write"]
+    v = detect(text, dialect=dialect, tools=tools)
+    assert v.leak and "J" in v.signals, v.reason
+    assert v.cut == text.index("TOOL_CALLS")
+    assert_every_split(text, "text", dialect, tools=tools)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The TOOL_CALLS token starts a call.",  # named, no call after it
+        'Set MY_TOOL_CALLSbash{"a": 1}',  # inside a longer name
+        'TOOL_CALLSrm{"command": "ls"}',  # not a declared tool
+        'TOOL_CALLSbash{"command": "ls"} and then I stop.',  # not the end of the text
+    ],
+)
+def test_mistrals_bare_call_token_near_misses_pass(text: str) -> None:
+    v = detect(text, dialect="mistral", tools=["todowrite", "bash"])
+    assert "J" not in v.signals, v.reason
