@@ -11,7 +11,9 @@ are not enough (a doubled closing brace ``{"path": "a"}}`` is no leak): the text
 closing brace must be a sentence of words (three at least, opening with a capital letter), a
 ReAct label and its line (``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``), the
 call's own closing tag (``</function_call>``, ``</tool_call>``, ``</invoke>``: a lenient
-extractor kept the envelope's end) or the opening of another object with a key, and a JSON key
+extractor kept the envelope's end; also under a namespace, ``</minimax:tool_call>``), a
+closing tag cut short by the end (``</antml``: Claude's envelope, cut) or the opening of
+another object with a key, and a JSON key
 must stand before the brace (arguments another boundary reads, a code edit or a patch, end in
 code whose last line may read like a sentence); when the whole arguments are in view, they must
 open with ``{`` or ``[`` (a free-form tool's text may quote JSON and go on in prose). The hit
@@ -56,6 +58,11 @@ _JUNK = (
     r"|(?:Observation|Thought|Action|Final Answer)[ \t]*:[^{}]*"
     # the call's own closing tag kept by a lenient extractor (``{...}}</function_call>``)
     r"|</(?:tool_call|function_call|function|invoke|tool_use|toolcall|TOOLCALL)>[^{}]*"
+    # a closing tag cut short by the end (``</antml``: the envelope's end, cut), or a call's
+    # closer under a namespace (``</minimax:tool_call>``); a whole tag that closes no call
+    # (``</div>``) is not read
+    r"|</[A-Za-z][\w:.-]{0,40}\s*"
+    r"|</[A-Za-z]{1,16}:(?:tool_call|function_calls|invoke|parameter|toolcall)>\s*"
     # a sentence in a script without blanks between words (Chinese, Japanese)
     r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
     r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'
@@ -90,10 +97,10 @@ _FRAME_KEY = regex.compile(r'\A\s*\{\s*"(?:function|parameter)=[^"\n]{0,64}"')
 _EMPTY_FIRST = regex.compile(r'\A\s*(?:\{[ \t]*\}[ \t]*)+(?=\{\s*")')
 
 _TRIGGERS = Triggers(
-    # a closing brace, then blanks and a capital or an opening brace: what every hit's text
-    # holds and clean arguments almost never do (nested objects close into ``,``, ``}`` or
-    # ``]``; a line break in a string is the escape ``\\n``)
-    pattern=r"\}\s*[A-Z{\u3400-\u9fff\u3040-\u30ff]",
+    # a closing brace, then blanks and a capital, an opening brace or a tag: what every hit's
+    # text holds and clean arguments almost never do (nested objects close into ``,``, ``}``
+    # or ``]``; a line break in a string is the escape ``\\n``)
+    pattern=r"\}\s*[A-Z{<\u3400-\u9fff\u3040-\u30ff]",
     # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
     # opens with a quote would be tried at every quote of every argument string)
     literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</"),
