@@ -51,7 +51,10 @@ words or a CJK name and a colon, on the line right before or on two lines: see
 counterparts). Sample dialogues, scripts and fine-tuning formats write these labels after every
 kind of paragraph, and open with a greeting or a request, not with thanks for an answer the text
 has just given; other labelled turns (``User: what about Canada?``) are left out for that
-reason.
+reason, unless the answer's own words acknowledge them on the next line, unlabelled (a word of
+assent, :data:`_ACKNOWLEDGED`, then a comma, a mark or a dash: ``Saved.\nuser: Can we also add
+a bucket?\nSure - adding it now.``), read with the same exemptions: the model wrote the user's
+turn and went on as itself, where a sample labels both speakers.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -139,6 +142,18 @@ def _ack(final: bool) -> str:
     )
 
 
+#: the longest line of the user's words before the answer acknowledges them
+ACKED_LINE = 400
+#: how the answer acknowledges a request it just wrote for the user: a word or phrase of
+#: assent opening the line, then a comma, a mark or a dash (``Sure - adding it now.``,
+#: ``Perfect, I'll keep the 7 categories``)
+_ACKNOWLEDGED = (
+    r"(?:Sure|Perfect|Great|Okay|OK|Got\s+it|Absolutely|Of\s+course|Understood|Will\s+do"
+    r"|Sounds\s+good|Good\s+call|Certainly|No\s+problem)"
+    r"(?:[,.!\u2014\u2013]|[ \t]+[-\u2014\u2013][ \t])"
+)
+
+
 def _reply_turn(final: bool) -> re.Pattern[str]:
     """The user's turn forged after the answer as a reply that acknowledges it: under a label
     at a line start (``User:``, ``## User``, ``用户：``: ``User: thanks! can you also ...``),
@@ -147,6 +162,10 @@ def _reply_turn(final: bool) -> re.Pattern[str]:
     return re.compile(
         rf"(?m:^)(?P<ack>(?:{_LABEL})[ \t]*)(?i:{ack})"
         rf"|\n[ \t]{{0,8}}\n(?P<bare>user)[ \t]*\n(?=(?i:{ack}))"
+        # a request or reply under the label, and the answer's own words acknowledging it on
+        # the next line, unlabelled: the model wrote the user's turn and went on as itself
+        rf"|(?m:^)(?P<acked>(?:{_LABEL})[ \t]*)(?=[^\n]{{8,{ACKED_LINE}}}\n(?:[ \t]*\n)?"
+        rf"[ \t]*{_ACKNOWLEDGED})"
     )
 
 
@@ -265,15 +284,15 @@ class ForgedTurn:
 
     def _replies(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_REPLY_FINAL if final else _REPLY_OPEN, norm):
-            group = "ack" if m.group("ack") is not None else "bare"
+            group = next(g for g in ("ack", "bare", "acked") if m.group(g) is not None)
             role = m.start(group)
             if not _forged_reply(norm, role):
                 continue
-            detail = (
-                "the user's labelled reply forged after the answer"
-                if group == "ack"
-                else "the user's reply forged after the answer, its role token stripped"
-            )
+            detail = {
+                "ack": "the user's labelled reply forged after the answer",
+                "bare": "the user's reply forged after the answer, its role token stripped",
+                "acked": "the user's labelled turn forged after the answer, then acknowledged",
+            }[group]
             yield role, max(m.end(), role + 4), detail
 
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
