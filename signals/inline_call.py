@@ -123,6 +123,14 @@ _RECORD = regex.compile(
     r"(?P<name2>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+(?i:with[ \t]+arg(?:ument)?s?)"
     r"[ \t]*[:=]?[ \t]*[{(](?![^\]\n]*\]\()"
 )
+#: the same record unbracketed, opening its line: ``Calling tool "read" with arguments:
+#: {...}``, the line an agent's log prints for a call, which the model writes instead of calling
+#: (its first word one of :data:`_NARRATIONS`, literals of the triggers)
+_LOGGED = regex.compile(
+    r"(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing) [ \t]*(?:the[ \t]+)?(?i:tool|function)"
+    r"[ \t]+[`\"']?(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+"
+    r"(?i:with[ \t]+(?:arg(?:ument)?s?|param(?:eter)?s|input))[ \t]*[:=]?[ \t]*\{"
+)
 #: LM Studio's text protocol for a call: ``[TOOL_REQUEST]`` then the call, a JSON object or the
 #: tool's name and its arguments (``list_directory {"path": "src"}``), then ``[END_TOOL_REQUEST]``
 _REQUEST = regex.compile(
@@ -698,6 +706,17 @@ class InlineCall:
                 name = next(g for g in m.groups() if g is not None)
                 if declared(name, tools):
                     yield hit_from_norm(text, self.code, m.start(), m.end(), told.format(name))
+        if any(n in norm for n in _NARRATIONS):
+            for m in _LOGGED.finditer(norm):
+                name = m.group("name")
+                at = m.start()
+                if (
+                    declared(name, tools)
+                    and not _introduced(norm, at)
+                    and _SAMPLE_LINE.search(norm, max(0, at - 240), at) is None
+                ):
+                    detail = f"call record of declared {name!r} written as text"
+                    yield hit_from_norm(text, self.code, at, m.end(), detail)
         if "Action" in norm or "Function" in norm or "Tool" in norm:
             for m in _REACT.finditer(norm):
                 name = m.group("name")

@@ -515,6 +515,36 @@ def test_a_coding_agents_own_words_do_not_hide_the_protocol(before: str) -> None
     assert "Y" in detect(text, dialect="qwen3_coder", tools=["bash"]).signals  # review 49c
 
 
+#: an agent log's line for a call, unbracketed, opening its line (heldout36)
+LOGGED = [
+    'Calling tool "read" with arguments: {"path": "README"}',
+    'Let me check.\nCalling tool read with args: {"path": "a"}\nDone.',
+    "Running the tool `memory_search` with input: {}",
+]
+
+
+@pytest.mark.parametrize("text", LOGGED)
+def test_a_logged_call_line_trips(text: str) -> None:
+    v = detect(text, dialect="gemini", tools=TOOLS)
+    assert v.leak and v.signals == ("Y",), v.reason
+    assert text[v.cut :].startswith(("Calling tool", "Running the tool"))
+    assert_every_split(text, "text", "gemini", tools=TOOLS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'The log shows:\nCalling tool "read" with arguments: {"path": "a"}',  # introduced
+        'For example\nCalling tool "read" with arguments: {"path": "a"}',  # a sample
+        'Calling tool "write" with arguments: {"path": "a"}',  # not declared
+        'Calling tool "read" with arguments omitted.',  # no arguments
+        'It printed calling tool "read" with arguments: {"path": "a"}',  # not a line's start
+    ],
+)
+def test_logged_call_line_near_misses_pass(text: str) -> None:
+    assert "Y" not in detect(text, dialect="gemini", tools=TOOLS).signals
+
+
 #: OpenHands' CodeAct protocol with other tools declared: the command inside its element
 #: (heldout35)
 CODEACT = [
