@@ -49,6 +49,9 @@ _SPEAK = (
     r"|says?|said|saying|wrote|writes|mentions?|mentioned|provided?|provides|gave|gives|greets?"
     r"|greeted|needs|likely|probably|might|seems|just|question|query|message|is\s+looking"
     r"|told|tells|telling|is\s+after"
+    # what the user did, then what they want: "The user uploaded a receipt and wants the total"
+    r"|(?:uploaded|pasted|shared|sent|attached|posted)(?=[^.\n]{1,80}?\band\s+(?:wants|asks"
+    r"|needs)\b)"
     # the model on the user's aim toward itself ("The user is trying to get me to list ...")
     r"|(?:trying|attempting)\s+to\s+(?:get|make|trick|push|have|convince|manipulate"
     r"|jailbreak)\s+me)\b"

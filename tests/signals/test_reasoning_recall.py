@@ -52,6 +52,12 @@ LEAKS = [
         "The answer is 42.\n\nWait, the user asked for the sum, not the product? No. Let me"
         " recompute: 6 + 7 = 13.\n\nThe sum is 13.",
     ),
+    # heldout36: what the user did, then what they want
+    (
+        "chatml",
+        "The user uploaded a receipt and wants the total. I need to find the line that says"
+        " total, not subtotal. Subtotal is 38.20, tax 3.90, so total 42.10.",
+    ),
 ]
 BENIGN = [
     ("deepseek", "Okay, here's a quick summary: the cache is per worker and the timeout is 60s."),
@@ -95,6 +101,10 @@ BENIGN = [
     ("glm", "思路：首先要确定左右边界，然后用二分查找。"),
     ("chatml", "Actually, wait until the download finishes before you unplug the drive."),
     ("minimax", "Let me check that I understood: you want the report weekly, not daily?"),
+    (
+        "chatml",
+        "The user uploaded a receipt and wants a refund, so forward the ticket to billing.",
+    ),
 ]
 
 
