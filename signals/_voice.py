@@ -146,7 +146,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     # verify healthy.", "Need inspect failing test first. Then patch parser, rerun."): "Need", a
     # bare verb and no article or pronoun after it ("Need restart after install.", "Need sudo
     # privileges." and "Need check your spam folder." are a terse answer's English), at most two
-    # short sentences on one line, no question; decides alone
+    # short sentences on one line, no question, the whole answer or its first paragraph (the
+    # answer after a blank line: "Need answer yes can reinstall.\n\nYes - ..."); decides alone
     (
         "the answer a note",
         4,
@@ -154,7 +155,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\A\s*(?P<c>Need\s+(?:" + _VERBS + "|" + _NOTE_VERBS + r")\s+(?!(?:a|an|the|your|my"
             r"|our|their|his|her|its|this|that|these|those|to|for|from|after|before|in|on|at|with"
             r"|by|of|if|when|and|or|it|them|you|me|us|first|now|again|later|soon)\b)[a-z][a-z-]+)"
-            r"[^\n?!]{0,120}?[.]?(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?\s*\Z"
+            r"[^\n?!]{0,120}?[.]?(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?(?:\s*\Z|[ \t]*\n[ \t]*\n)"
         ),
     ),
     (

@@ -96,6 +96,13 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (NOTE, ("harmony",), (None, True), "the answer a note"),
     ("Need verify healthy.", ("harmony",), (None, True), "the answer a note"),
     ("Need fix line quoting properly.", ("harmony",), (None, True), "the answer a note"),
+    # ... or its first paragraph, the answer after a blank line (heldout36)
+    (
+        "Need answer yes can reinstall maybe already exists.\n\nYes - you can reinstall it.",
+        ("harmony", "all"),
+        (None, True),
+        "the answer a note",
+    ),
     (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
     (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
     (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
@@ -171,6 +178,8 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("Need sudo privileges to run this.", "harmony", None),
     ("Need admin rights.", "harmony", None),
     ("Need restart after install.", "harmony", None),
+    ("Need restart after install.\n\nThen it works.", "harmony", None),
+    ("Need verify healthy.\nThen restart the worker and check the logs.", "harmony", None),
     ("Need check your spam folder.", "harmony", None),
     ("Need to reset your password? Open Settings.", "harmony", None),
     # one clipped cue
