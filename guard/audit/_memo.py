@@ -6,9 +6,10 @@ to a full judgement, is judged 37 times for the same verdict. :class:`VerdictMem
 verdict under everything :func:`guard.detect` reads (the text, its surface, the dialect, the
 tool's name, the declared tools, whether the message has a reasoning part) and the policy it
 was judged under; a finding is still made for every occurrence, from its own place. The memo
-serves one audit: :func:`guard.audit` empties it when it starts and when it ends, so a run
-never reuses the verdicts of another (signal plugins may have changed in between), and a
-measured run is never served from an earlier one.
+serves one run (:func:`one_run`): :func:`guard.audit`, and each batch of a row auditor
+(:class:`guard.audit.RowAuditor`), empties it when it starts and when it ends, so a run never
+reuses the verdicts of another (signal plugins may have changed in between), a measured run
+is never served from an earlier one, and nothing stays alive after it.
 
 Only texts of at most :data:`MAX_TEXT` characters are kept, and at most :data:`MAX_CHARS`
 characters in all: when a new verdict would pass that, the memo starts again empty (a log's
@@ -17,11 +18,14 @@ repeats are near one another, so recent verdicts are the ones worth keeping).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from guard._detect import detect
 from guard.gate import Policy
 from guard.models import Dialect, Surface, Verdict
 
-__all__ = ["MAX_CHARS", "MAX_TEXT", "VerdictMemo"]
+__all__ = ["MAX_CHARS", "MAX_TEXT", "MEMO", "VerdictMemo", "one_run"]
 
 #: the longest text whose verdict is kept
 MAX_TEXT = 65_536
@@ -83,3 +87,14 @@ class VerdictMemo:
 
 #: the memo of this process
 MEMO = VerdictMemo()
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """The memo for one run: empty when it starts and when it ends (an audit, a batch of
+    rows), so no run reuses another's verdicts and none is kept alive after it."""
+    MEMO.clear()
+    try:
+        yield
+    finally:
+        MEMO.clear()

@@ -25,6 +25,7 @@ from guard.audit._choices import FORMATS, MAX_LINE_BYTES, check_count
 from guard.audit._context import REASONING_FORMATS, declared_tools
 from guard.audit._engine import _GROUPS, Collector, candidates
 from guard.audit._formats import ADAPTERS, FORMAT_DIALECT, JSON_FORMATS, classify
+from guard.audit._memo import one_run
 from guard.audit._units import (
     _UNPARSED,
     UnitResult,
@@ -149,7 +150,7 @@ class RowAuditor:
         errors: list[AuditError] = []
         transcripts = messages = count = 0
         before: object = b""
-        with _no_gc():
+        with _no_gc(), one_run():
             for count, row in enumerate(rows, 1):
                 line = first_line + count - 1
                 obj, problem = self._parse(row, before)

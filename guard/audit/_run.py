@@ -17,7 +17,7 @@ from guard.audit._builder import ReportBuilder
 from guard.audit._choices import check_count, check_format
 from guard.audit._context import declared_tools
 from guard.audit._executor import execute
-from guard.audit._memo import MEMO
+from guard.audit._memo import one_run
 from guard.audit._planner import Planner
 from guard.audit._sources import MAX_LINE_BYTES, Source
 from guard.audit._units import Unit, UnitResult
@@ -114,15 +114,12 @@ def run(
     their results into ``builder``'s report as they come and finish it; ``progress`` is called
     after each unit, and the report's elapsed time counts from ``start``. The verdict memo
     (:mod:`guard.audit._memo`) serves this run alone."""
-    MEMO.clear()
-    try:
+    with one_run():
         for unit, result in executor(_declaring(units, tools)):
             builder.merge(unit, result)
             if progress is not None:
                 s = builder.report.summary
                 progress(s.bytes, s.messages)
-    finally:
-        MEMO.clear()
     report = builder.finish(time.perf_counter() - start)
     s = report.summary
     log.info(

@@ -135,3 +135,24 @@ def test_each_run_starts_empty(tmp_path: Path) -> None:
     path.write_text(json.dumps({"messages": [{"role": "assistant", "content": "ok"}]}) + "\n")
     guard.audit(path)
     assert len(_memo.MEMO) == 0
+
+
+def test_a_row_auditors_batch_is_a_run_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # review 52: a long-lived row auditor must not keep or reuse verdicts between batches
+    from guard.audit import RowAuditor
+
+    row = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": LEAK}]}
+    auditor = RowAuditor(dialect="chatml")
+    calls = []
+    real = _memo.detect
+
+    def counting(*args: object, **kwargs: object) -> guard.Verdict:
+        calls.append(args[0])
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_memo, "detect", counting)
+    for _ in range(2):
+        result = auditor.run([json.dumps(row), json.dumps(row)])
+        assert [f.line for f in result.findings] == [1, 2]
+        assert len(_memo.MEMO) == 0
+    assert calls.count(LEAK) == 2  # once per batch, never across batches
