@@ -62,8 +62,28 @@ def _cut_closers(dialect: Dialect) -> frozenset[str]:
     return frozenset(n[:k] for n in _closers(dialect) for k in range(2 + LEAST_CLOSER, len(n)))
 
 
-#: a sentence's end then blanks, right before a cut reasoning closer
-_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][ \t]+\Z")
+#: a sentence's end (a closing bracket, quote or emphasis after it allowed) then blanks, right
+#: before a cut reasoning closer
+_SENTENCE_END = re.compile(r"[.!?\u3002\uff01\uff1f][)\]\"'*\u201d]{0,3}[ \t]+\Z")
+
+
+#: an HTML table's tags: reasoning that writes a table and is cut after ``</th`` ends in
+#: HTML's closer, not the reasoning's
+_TABLE_TAG = re.compile(r"<(?:th|tr|td|table|thead)[\s>]", re.IGNORECASE)
+#: the same, named in the sentence right before the cut tag (``Close the cell. </th``)
+_TABLE_WORDS = re.compile(
+    r"\b(?:closing\s+tags?|cells?)\b[^\n]{0,60}(?:\n[ \t]*)?\Z", re.IGNORECASE
+)
+
+
+def _html_cell(norm: str, at: int, tail: str) -> bool:
+    """Whether a cut ``</th`` at ``at`` may close an HTML table cell: the reasoning writes a
+    table's tags before it, or names a cell or closing tags right before it (a longer cut,
+    ``</thin``, is no HTML tag)."""
+    return tail == "</th" and (
+        _TABLE_TAG.search(norm, 0, at) is not None
+        or _TABLE_WORDS.search(norm, max(0, at - 80), at) is not None
+    )
 
 
 @cache
@@ -145,6 +165,7 @@ class CutToken:
                 or norm[at - 1] in _GLUE
                 or _SENTENCE_END.search(norm, max(0, at - 16), at) is not None
             )
+            and not _html_cell(norm, at, tail)
         ):
             detail = f"reasoning ends in {tail!r}, the opening of its closer"
             yield hit_from_norm(text, self.code, at, end, detail)

@@ -131,6 +131,10 @@ CLOSER_CUTS = [
     ("</th", "glm", "</th"),
     ("Keep it short. </thinking", "minimax", "</thinking"),
     ("Keep it short. </th", "all", "</th"),
+    # a closing quote, bracket or emphasis after the sentence; a table named earlier (review 52b)
+    ("I'll keep it light.) </th", "chatml", "</th"),
+    ("I'll keep it light.\" </th", "chatml", "</th"),
+    ("The user wants a table of scores. I'll keep it light. </th", "chatml", "</th"),
 ]
 
 
@@ -153,6 +157,10 @@ def test_a_cut_reasoning_closer_at_the_reasonings_end_trips(
         ("Four lines. </th ", "thinking", "chatml"),  # not the very end
         ("Four lines. </thinking", "thinking", "chatml"),  # not a prefix of chatml's closer
         ("Four lines. </th", "thinking", "llama3"),  # no reasoning closer in the dialect
+        # an HTML table in the reasoning, cut after a cell's closer (review 52)
+        ("<tr>\n  <th>Name</th>\n</th", "thinking", "chatml"),
+        ("Let me write the closing tags.\n</th", "thinking", "chatml"),
+        ("Close the cell. </th", "thinking", "anthropic"),
     ],
 )
 def test_cut_reasoning_closer_near_misses_pass(text: str, surface: str, dialect: str) -> None:
