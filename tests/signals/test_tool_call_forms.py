@@ -310,6 +310,11 @@ def test_mistrals_bare_call_token_with_a_call_trips(text: str, dialect: str) -> 
         'Set MY_TOOL_CALLSbash{"a": 1}',  # inside a longer name
         'TOOL_CALLSrm{"command": "ls"}',  # not a declared tool
         'TOOL_CALLSbash{"command": "ls"} and then I stop.',  # not the end of the text
+        # code and settings whose names start so (review 52)
+        "enum TOOL_CALLS_KIND {\n    Single,\n    Parallel,\n}",
+        "struct TOOL_CALLS_STATE { count: u32 }",
+        'Use the env var TOOL_CALLS_DEBUG{"on": true}',
+        "TOOL_CALLSbash {x}",
     ],
 )
 def test_mistrals_bare_call_token_near_misses_pass(text: str) -> None:
