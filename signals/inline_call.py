@@ -25,8 +25,9 @@ the calls it then makes natively):
   Cline-style agents), not after a line ending in a colon; a protocol call cut short by the end
   of the text, its first parameter closed and nothing after it, counts too; likewise an element
   of OpenHands' CodeAct protocol (:data:`CODEACT_TOOLS`, or ``execute_NAME`` with ``NAME``
-  declared) holding its command (``<execute_bash>\nls -F src/\n</execute_bash>``), not in a
-  text about the protocol (OpenHands or CodeAct named before it, or a sample's line);
+  declared) holding its command (``<execute_bash>\nls -F src/\n</execute_bash>``), after a
+  sentence or a blank line, not in a text about the protocol (OpenHands or CodeAct named before
+  it, or a sample's line);
 * a call record in brackets: ``[Tool Call: NAME]``, ``[Calling tool: NAME(...)``, ``[Function
   call: NAME ...``, ``[Using tool: NAME ...`` (any case), or without the colon when its
   arguments follow the name (``[Called function "NAME" with args: {...}]``);
@@ -129,7 +130,13 @@ _RECORD = regex.compile(
 _LOGGED = regex.compile(
     r"(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing) [ \t]*(?:the[ \t]+)?(?i:tool|function)"
     r"[ \t]+[`\"']?(?P<name>[A-Za-z_][\w.\-]{0,127})[`\"']?[ \t]+"
-    r"(?i:with[ \t]+(?:arg(?:ument)?s?|param(?:eter)?s|input))[ \t]*[:=]?[ \t]*\{"
+    r"(?i:with[ \t]+(?:arg(?:ument)?s?|param(?:eter)?s|input))[ \t]*[:=]?[ \t]*"
+    # the arguments' object ends the line (``... {"command": "ls"} failed`` is a sentence)
+    r"\{[^\n]*\}[ \t]*(?=\r?\n|\Z)"
+)
+#: a text about a log, a trace or steps to reproduce before a logged line: it quotes the line
+_LOG_TALK = regex.compile(
+    r"(?i)\b(?:logs?|logged|traces?|output|prints?|printed|reproduce|steps|transcript|example)\b"
 )
 #: LM Studio's text protocol for a call: ``[TOOL_REQUEST]`` then the call, a JSON object or the
 #: tool's name and its arguments (``list_directory {"path": "src"}``), then ``[END_TOOL_REQUEST]``
@@ -278,11 +285,13 @@ _PATCHED = regex.compile(
     r"(?m)^[ \t]*Success\. Updated the following files:[ \t]*\r?\n[ \t]*[AMD] \S"
 )
 #: Gemini's namespaced call with arguments, or with none inside its code form's ``print(``
-#: (``tool_codeprint(default_api.Greetings())``, its fence's backticks stripped; a bare empty
-#: call is named in prose: ``default_api.search_web() takes no arguments``), and a Harmony
-#: header's recipient with arguments
+#: opening its line (``tool_codeprint(default_api.Greetings())``, its fence's backticks
+#: stripped; not after a line that introduces it, and a bare empty call or one inside a
+#: sentence is named in prose: ``default_api.search_web() takes no arguments``, ``run
+#: print(default_api.read()) and look``), and a Harmony header's recipient with arguments
 _NAMED = regex.compile(
-    r"(?<![\w.])(?P<pr>(?<=print\(\s{0,4}))?default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
+    r"(?<![\w.])(?P<pr>(?<=(?m:^)[ \t]*(?:tool_code)?print\([ \t]{0,4}))?"
+    r"default_api\.(?P<api>[A-Za-z_][\w\-]{0,127})"
     r"(?=\(\s*(?:[A-Za-z_]\w*\s*=|[\"'{]|(?(pr)\)\s*\)|(?!))))"
     r"|(?<![\w.])to=functions\.(?P<to>[A-Za-z_][\w\-]{0,127})"
     r"(?=[ \t]*(?:(?:commentary|analysis|final)[ \t]+)?(?:(?:json|code)[ \t]*)?"
@@ -710,10 +719,14 @@ class InlineCall:
             for m in _LOGGED.finditer(norm):
                 name = m.group("name")
                 at = m.start()
+                if m.end() == len(norm) and not ctx.final:
+                    continue  # the line may go on in the next delta (``{...} failed``)
                 if (
                     declared(name, tools)
+                    and _after_a_sentence(norm, at)
                     and not _introduced(norm, at)
                     and _SAMPLE_LINE.search(norm, max(0, at - 240), at) is None
+                    and _LOG_TALK.search(norm, max(0, at - 240), at) is None
                 ):
                     detail = f"call record of declared {name!r} written as text"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
@@ -774,9 +787,13 @@ class InlineCall:
                     detail = f"call of {name!r} in Cline's XML text protocol, native calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
                 elif (
-                    name in CODEACT_TOOLS
-                    or (name.startswith("execute_") and declared(name[8:], tools))
-                ) and not _protocol_talk(norm, at):
+                    (
+                        name in CODEACT_TOOLS
+                        or (name.startswith("execute_") and declared(name[8:], tools))
+                    )
+                    and _after_a_sentence(norm, at)
+                    and not _protocol_talk(norm, at)
+                ):
                     detail = f"call of {name!r} in OpenHands' CodeAct protocol, calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
             cut = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640)) if ctx.final else None
@@ -806,6 +823,10 @@ class InlineCall:
                 break
         for m in _NAMED.finditer(norm):
             name = m.group("api") or m.group("to")
+            if m.group("pr") is not None:
+                line = norm.rfind("\n", 0, m.start()) + 1
+                if _introduced(norm, line) or _SAMPLE_LINE.search(norm, max(0, line - 240), line):
+                    continue  # ``Try this in the code cell:\nprint(default_api.read())``
             if declared(name, tools):
                 detail = f"call of declared {name!r} written as text"
                 yield hit_from_norm(text, self.code, m.start(), m.end(), detail)

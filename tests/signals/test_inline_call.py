@@ -146,6 +146,10 @@ def test_the_nested_call_is_the_inner_object() -> None:
         "Use default_api.search_web without arguments.",  # no call
         "default_api.search_web() takes no arguments here.",  # empty call
         "print(default_api.search_web() + 1)",  # an empty call in an expression
+        # inside a sentence, or introduced (review 52)
+        "To check it, run print(default_api.search_web()) and look at the output.",
+        "Try this in the code cell:\nprint(default_api.search_web())",
+        "Use the check like this\nprint(default_api.search_web())",
         "to=functions.exec_command is the header's recipient.",  # no arguments after it
         REACT.replace("search_web", "search_news"),  # not a declared tool
         "Use this format:\nAction: search_web\nAction Input: the query",  # introduced: a sample
@@ -539,6 +543,12 @@ def test_a_logged_call_line_trips(text: str) -> None:
         'Calling tool "write" with arguments: {"path": "a"}',  # not declared
         'Calling tool "read" with arguments omitted.',  # no arguments
         'It printed calling tool "read" with arguments: {"path": "a"}',  # not a line's start
+        # quoted from a log, a trace or steps; a line that goes on (review 52)
+        'The log shows the loop:\n\nCalling tool "read" with arguments: {"path": "a"}\n'
+        'Calling tool "read" with arguments: {"path": "a"}\n\nThe agent never sees it.',
+        'Steps to reproduce:\n1. Start it.\nCalling tool "read" with arguments: {}\n2. Hang.',
+        'Running tool read with input: {"path": "a"} failed with exit code 2, so I retried.',
+        'Calling tool "read" with arguments: {"path": "a"} is what the log prints each time.',
     ],
 )
 def test_logged_call_line_near_misses_pass(text: str) -> None:
@@ -573,6 +583,9 @@ def test_codeact_protocol_with_other_tools_declared_trips(text: str) -> None:
         "```\n<execute_bash>\nls\n</execute_bash>\n```",  # code
         "<execute_write>\nREADME\n</execute_write>",  # write is not declared
         "The <execute_bash> element </execute_bash> holds a command.",  # not opening its line
+        # a prompt template or a parser's test: the line before introduces it (review 52)
+        "When you need a shell, write\n<execute_bash>\ncommand\n</execute_bash>",
+        "The parser now accepts blocks such as\n<execute_bash>\nls\n</execute_bash>",
     ],
 )
 def test_codeact_protocol_near_misses_pass(text: str) -> None:
