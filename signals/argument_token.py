@@ -200,15 +200,35 @@ _NEXT_TAG = re.compile(r"(?:\s|\\[nrt])*<([A-Za-z_][\w:.-]*)")
 _KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.){1,128})"\s*:\s*"\Z')
 
 
-#: another parameter's element that ends a string, on a line of its own (after a raw or
-#: JSON-escaped line break), its value on one line
+#: other parameters' elements that end a string, each on a line of its own (after a raw or
+#: JSON-escaped line break; Claude's ``name=`` form, more attributes allowed, or Qwen3-Coder's
+#: ``<parameter=KEY>``), the value without tags (JSON-escaped line breaks allowed)
 _NEIGHBOUR_AT_END = re.compile(
-    r"(?:\n|\\n)[ \t]*<parameter\s+name\s*=\s*\\?[\"'][\w.-]{1,64}\\?[\"']\s*>"
-    r"[^<>\n]{0,400}?</parameter>(?:\s|\\[nrt])*\Z"
+    r"(?:(?:\n|\\n)[ \t]*<parameter(?:\s+name\s*=\s*\\?[\"'][\w.-]{1,64}\\?[\"']"
+    r"(?:\s+[\w:-]+\s*=\s*\\?[\"'][^\"'<>\\]{0,64}\\?[\"'])*|=[\w.-]{1,64})\s*>"
+    r"[^<>\n]{0,400}?</parameter>){1,8}(?:\s|\\[nrt])*\Z"
 )
-#: the call element a parameter belongs to, or another parameter element: a string that holds
-#: one before it writes a whole call or a document of parameters
-_MARKUP_BEFORE = re.compile(r"<(?:[\w-]+:)?(?:invoke|parameter)[\s>=]")
+#: any tag before the element in its string (an XML file, a comment, a heredoc's ``<<``): the
+#: string is a document of markup
+_MARKUP_BEFORE = re.compile(r"<[A-Za-z!?/<]")
+#: the prose line before a merged parameter: a sentence's end right before its line break
+_SENTENCE_BEFORE = re.compile(r"[.!?][ \t]*\Z")
+#: a line that introduces a sample: the element is shown
+_SAMPLE_BEFORE = re.compile(
+    r"(?i)\b(?:e\.g|i\.e|example|like|such\s+as|format|looks|syntax|element|tag)\b[^\n]{0,40}\Z"
+)
+
+
+def _merged_neighbour(text: str, lo: int, at: int) -> bool:
+    """Whether the parameter elements that end a string from ``at`` (its string from ``lo``)
+    are the next parameters merged into the value: prose before them that ends a sentence on
+    the line right before, no markup before them in the string (an XML file, a comment, a
+    heredoc), and no sample introduced."""
+    if _MARKUP_BEFORE.search(text, lo, at) is not None:
+        return False
+    if _SENTENCE_BEFORE.search(text, max(lo, at - 8), at) is None:
+        return False
+    return _SAMPLE_BEFORE.search(text, max(lo, at - 120), at) is None
 
 
 def _own_parameter(text: str, start: int, end: int) -> bool:
@@ -217,9 +237,9 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
     ``<parameter=path>``), or closes its value with a tag named after its own key and opens the
     next parameter after it (``"content": "a</content>\\n<parameter name=\\"reason\\">b
     </parameter>"``), or ends its value with another parameter's element on a line of its own
-    (``"content": "keep it.\\n<parameter name=\\"tags\\">retry</parameter>"``, no ``<invoke``
-    or other parameter before it in the string): the call syntax around the value landed in
-    it, which no document writes."""
+    after a sentence (``"content": "keep it.\\n<parameter name=\\"tags\\">retry</parameter>"``;
+    see :func:`_merged_neighbour`): the call syntax around the value landed in it, which no
+    document writes."""
     lo, hi = _string_around(text, start, end)
     key = _KEY_BEFORE.search(text, max(0, lo - 160), lo)
     if key is None:
@@ -236,7 +256,7 @@ def _own_parameter(text: str, start: int, end: int) -> bool:
         return True
     # the next parameter's element merged into the value's end, on a line of its own
     tail = _NEIGHBOUR_AT_END.search(text, lo, hi)
-    if tail is not None and _MARKUP_BEFORE.search(text, lo, tail.start()) is None:
+    if tail is not None and _merged_neighbour(text, lo, tail.start()):
         return True
     # the value closed with its own key's tag, never opened in the string, and the next
     # parameter opened after it (``"content": "metric units.</content>\\n<parameter name=

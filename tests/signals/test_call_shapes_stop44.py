@@ -85,12 +85,20 @@ def test_a_value_closed_by_its_own_keys_tag_before_the_next_parameter_is_no_data
     [
         'Keep the retry budget at 3.\n<parameter name="tags">retry,fallback</parameter>',
         'Keep the retry budget at 3.\n  <parameter name="tags">retry</parameter>\n',
+        # a file written, Qwen3-Coder's spelling, more attributes, two merged (review 52b)
+        "Keep it.\n<parameter=tags>\nretry\n</parameter>",
+        'Keep it.\n<parameter name="tags" type="str">retry</parameter>',
+        'Keep it.\n<parameter name="a">1</parameter>\n<parameter name="b">2</parameter>',
     ],
 )
 def test_the_next_parameter_merged_into_the_values_end_is_no_data(dialect: str, value: str) -> None:
     # heldout35: the parser left the neighbouring parameter's element in this value
     v = detect(json.dumps({"content": value}), surface="tool_arg", dialect=dialect)
     assert v.leak and "P" in v.signals, v.reason
+    v = detect(
+        json.dumps({"path": "README", "content": value}), surface="tool_arg", dialect=dialect
+    )
+    assert v.leak and "P" in v.signals, v.reason  # a file written carries it as well
 
 
 @pytest.mark.parametrize(
@@ -100,6 +108,13 @@ def test_the_next_parameter_merged_into_the_values_end_is_no_data(dialect: str, 
         {"content": '<c>\n<parameter name="a">1</parameter>\n<parameter name="b">2</parameter>'},
         {"content": 'Docs:\n<parameter name="a">1</parameter> sets the limit.'},
         {"content": 'Inline <parameter name="a">1</parameter>'},  # not on a line of its own
+        # markup before it, a file written, a sample, a heredoc (review 52)
+        {"new_str": '<!-- mtom -->\n<parameter name="enableMTOM">true</parameter>'},
+        {"path": "axis2.xml", "content": '<service>\n<parameter name="S">x.Echo</parameter>'},
+        {"content": 'Each argument is an element, e.g.\n<parameter name="city">Paris</parameter>'},
+        {"content": 'Each argument is written as an element.\n<parameter name="c">P</parameter>'},
+        {"command": 'cat >> conf.xml <<EOF\n<parameter name="timeout">30</parameter>'},
+        {"content": 'Set it so:\n<parameter name="timeout">30</parameter>'},  # no sentence end
     ],
 )
 def test_a_parameter_element_in_a_document_is_data(args: dict[str, str]) -> None:
