@@ -11,9 +11,9 @@ are not enough (a doubled closing brace ``{"path": "a"}}`` is no leak): the text
 closing brace must be a sentence of words (three at least, opening with a capital letter), a
 ReAct label and its line (``Observation:``, ``Thought:``, ``Action:``, ``Final Answer:``), the
 call's own closing tag (``</function_call>``, ``</tool_call>``, ``</invoke>``: a lenient
-extractor kept the envelope's end; also under a namespace, ``</minimax:tool_call>``), a
-closing tag cut short by the end (``</antml``: Claude's envelope, cut) or the opening of
-another object with a key, and a JSON key
+extractor kept the envelope's end; also under a namespace, ``</minimax:tool_call>``), such
+a closer cut short by the end after whole JSON (``</antml``: Claude's envelope, cut) or the
+opening of another object with a key, and a JSON key
 must stand before the brace (arguments another boundary reads, a code edit or a patch, end in
 code whose last line may read like a sentence); when the whole arguments are in view, they must
 open with ``{`` or ``[`` (a free-form tool's text may quote JSON and go on in prose). The hit
@@ -58,10 +58,10 @@ _JUNK = (
     r"|(?:Observation|Thought|Action|Final Answer)[ \t]*:[^{}]*"
     # the call's own closing tag kept by a lenient extractor (``{...}}</function_call>``)
     r"|</(?:tool_call|function_call|function|invoke|tool_use|toolcall|TOOLCALL)>[^{}]*"
-    # a closing tag cut short by the end (``</antml``: the envelope's end, cut), or a call's
-    # closer under a namespace (``</minimax:tool_call>``); a whole tag that closes no call
-    # (``</div>``) is not read
-    r"|</[A-Za-z][\w:.-]{0,40}\s*"
+    # a closing tag cut short by the end (``</antml``: the envelope's end, cut; checked by
+    # :func:`_cut_closer`), or a call's closer under a namespace (``</minimax:tool_call>``); a
+    # whole tag that closes no call (``</div>``) is not read
+    r"|(?P<cut></[A-Za-z][\w:.-]{0,40})\s*"
     r"|</[A-Za-z]{1,16}:(?:tool_call|function_calls|invoke|parameter|toolcall)>\s*"
     # a sentence in a script without blanks between words (Chinese, Japanese)
     r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
@@ -105,6 +105,41 @@ _TRIGGERS = Triggers(
     # opens with a quote would be tried at every quote of every argument string)
     literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</"),
 )
+
+
+#: the closers a call's envelope ends with, and the namespaces its tags carry: a cut tag after
+#: the arguments is one of them begun (``</antml``, ``</invo``, ``</tool_ca``)
+_CLOSERS = (
+    "invoke",
+    "function_calls",
+    "function_call",
+    "function",
+    "tool_call",
+    "tool_calls",
+    "tool_use",
+    "toolcall",
+    "parameter",
+)
+_NAMESPACES = ("antml", "minimax", "steptml")
+
+
+def _cut_closer(norm: str, brace: int, cut: str, ctx: ScanContext) -> bool:
+    """Whether ``cut`` (``</`` and a name, at the end) begins a call envelope's closer, and the
+    arguments before it, to ``brace``, are whole JSON (a string cut short may hold ``}`` and a
+    tag: ``"<li key={i}>{i}</li``)."""
+    name = cut[2:]
+    prefix, colon, rest = name.partition(":")
+    if colon:
+        known = prefix in _NAMESPACES and any(c.startswith(rest) for c in _CLOSERS)
+    else:
+        known = any(n.startswith(name) for n in (*_NAMESPACES, *_CLOSERS))
+    if not known or len(name) < 2 or ctx.offset != 0:
+        return False
+    try:
+        json.loads(norm[: brace + 1])
+    except ValueError:
+        return False
+    return True
 
 
 def _ndjson(text: str) -> bool:
@@ -183,5 +218,7 @@ class TrailingText:
         m = _TRAILING.match(norm[:end], brace)
         if m is None or _KEY.search(norm, lo, brace) is None:
             return  # nothing after the brace, or no JSON key before it (code, a patch, a DSL)
+        if m.group("cut") is not None and not _cut_closer(norm, brace, m.group("cut"), ctx):
+            return
         detail = "text written after the arguments end"
         yield hit_from_norm(text, self.code, m.start("junk"), end, detail)

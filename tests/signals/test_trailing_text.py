@@ -41,6 +41,10 @@ def test_text_after_the_arguments_trips(text: str, dialect: str) -> None:
         '{"html": "<b>x</b>"}</div>',  # a tag that closes no call
         '{"html": "<b>x</b>"}</',  # no tag's name
         json.dumps({"q": "a}</antml"}),  # inside a string
+        # a string cut short with a tag in it; a tag that begins no call's closer (review 52)
+        '{"path": "a.jsx", "content": "const L = () => <ul>{items.map(i => <li key={i}>{i}</li',
+        '{"a": 1}</xs:element',
+        '{"a": 1}</di',
         json.dumps({"q": "a}</invoke>"}),  # inside a string
         '{"path": "a.txt"}\nObservation',  # no label's colon, one word
         "@src/main.rs\n12:fn main() {\n14:}\nRTLU to=functions.edit code",  # no JSON key
@@ -134,6 +138,8 @@ def test_every_split_gives_the_whole_verdict(text: str) -> None:
         ('{"file_path": "tests/test_date.py"}</antml', "</antml"),
         ('{"query": "sanitize", "max_results": 5}\n</antml', "</antml"),
         ('{"query": "x"}</minimax:tool_call>', "</minimax:tool_call>"),
+        ('{"query": "x"}</invo', "</invo"),
+        ('{"query": "x"}</minimax:tool_ca', "</minimax:tool_ca"),
     ],
 )
 def test_a_closing_tag_or_a_react_step_after_the_last_object_trips(text: str, cut: str) -> None:
