@@ -47,13 +47,14 @@ the label at a line start; the text before it must end a sentence or a code fenc
 :data:`LOOK` characters hold no dialogue line (a role's label; or any speaker's, capitalised
 words or a CJK name and a colon, on the line right before or on two lines: see
 :func:`_in_dialogue`), and its last paragraph must not introduce a sample (the words above,
-"script", "test case", "mock", "demo", "template", "format", "log", "bot", and their Chinese
+"script", "test case", "mock", "demo", "template", "format", "log", "bot", "FAQ", and their Chinese
 counterparts). Sample dialogues, scripts and fine-tuning formats write these labels after every
 kind of paragraph, and open with a greeting or a request, not with thanks for an answer the text
 has just given; other labelled turns (``User: what about Canada?``) are left out for that
-reason, unless the answer's own words acknowledge them on the next line, unlabelled (a word of
-assent, :data:`_ACKNOWLEDGED`, then a comma, a mark or a dash: ``Saved.\nuser: Can we also add
-a bucket?\nSure - adding it now.``), read with the same exemptions: the model wrote the user's
+reason, unless they are sentences (:data:`_USER_WORDS`, under a ``User:`` or ``user:`` label)
+and the answer's own words acknowledge them on the next line, unlabelled (a word of assent,
+:data:`_ACKNOWLEDGED`, then a comma, a mark or a dash: ``Saved.\nuser: Can we also add a
+bucket?\nSure - adding it now.``), read with the same exemptions: the model wrote the user's
 turn and went on as itself, where a sample labels both speakers.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
@@ -144,6 +145,10 @@ def _ack(final: bool) -> str:
 
 #: the longest line of the user's words before the answer acknowledges them
 ACKED_LINE = 400
+#: the user's words the answer acknowledges: sentences, opening with a capital letter and
+#: ending the line with a mark, no ``:``, ``=`` or ``#`` in them (``user: "1000:1000"``,
+#: ``User: admin (change this)`` and ``user: app_ro  # read-only`` are a configuration's lines)
+_USER_WORDS = rf"[A-Z][^\n:=#]{{6,{ACKED_LINE}}}[.?!][ \t]*"
 #: how the answer acknowledges a request it just wrote for the user: a word or phrase of
 #: assent opening the line, then a comma, a mark or a dash (``Sure - adding it now.``,
 #: ``Perfect, I'll keep the 7 categories``)
@@ -164,8 +169,8 @@ def _reply_turn(final: bool) -> re.Pattern[str]:
         rf"|\n[ \t]{{0,8}}\n(?P<bare>user)[ \t]*\n(?=(?i:{ack}))"
         # a request or reply under the label, and the answer's own words acknowledging it on
         # the next line, unlabelled: the model wrote the user's turn and went on as itself
-        rf"|(?m:^)(?P<acked>(?:{_LABEL})[ \t]*)(?=[^\n]{{8,{ACKED_LINE}}}\n(?:[ \t]*\n)?"
-        rf"[ \t]*{_ACKNOWLEDGED})"
+        rf"|(?m:^)(?P<acked>(?:\*\*)?(?:User|USER):(?:\*\*)?[ \t]*|user:[ \t]*)"
+        rf"(?={_USER_WORDS}\n(?:[ \t]*\n)?[ \t]*{_ACKNOWLEDGED})"
     )
 
 
@@ -389,7 +394,7 @@ _SAMPLE_CJK = re.compile(
 )
 #: more words of such a paragraph: a script, a test case, a mock, a demo, a template
 _SAMPLE_MORE = re.compile(
-    r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot)\b"
+    r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot|faq)\b"
 )
 
 

@@ -446,7 +446,7 @@ ACKNOWLEDGED = [
     " the 7 categories and start on the layout.",
     "Saved the category config.\nuser: Can we also add an 8th bucket for Entrepreneurship?\n"
     "Sure - adding Entrepreneurship as category 8 now.",
-    "Build is green.\n\n**User:** deploy it to staging please\n\nGot it, deploying now.",
+    "Build is green.\n\n**User:** Deploy it to staging, please.\n\nGot it, deploying now.",
 ]
 
 
@@ -469,6 +469,13 @@ def test_a_labelled_turn_the_answer_acknowledges_trips(text: str, dialect: str) 
         "Saved.\nUser: Can we also add a bucket?\nThat depends on the plan.",  # no assent
         "User: hi\nAssistant: hello.\nUser: add a bucket\nSure, adding it.",  # a transcript
         "Saved.\nUser: Can we add one?\n```\nSure, adding it.\n```",  # no assent opening
+        # a configuration's user line, a heading, a FAQ (review 52)
+        'Add this to your compose file.\nuser: "1000:1000"\nGreat, now restart the container.',
+        "The error comes from the role.\nuser: postgres password: secret\nOK, restart the app.",
+        "That's the whole config.\nUser: admin (change this before deploying)\nGot it, done.",
+        "Your .pgpass looks right.\n\nuser: app_ro   # read only\n\nPerfect, it needs SELECT.",
+        "Done, renamed.\n## User\nThe account owner's name on invoices.\nGreat, docs match.",
+        "I've drafted the FAQ entry.\n**User:** How do I reset my password?\nSure - open Settings.",
     ],
 )
 def test_an_acknowledged_turn_in_a_sample_or_transcript_passes(text: str) -> None:
