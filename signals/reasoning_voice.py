@@ -50,8 +50,11 @@ _SPEAK = (
     r"|greeted|needs|likely|probably|might|seems|just|question|query|message|is\s+looking"
     r"|told|tells|telling|is\s+after"
     # what the user did, then what they want: "The user uploaded a receipt and wants the total"
-    r"|(?:uploaded|pasted|shared|sent|attached|posted)(?=[^.\n]{1,80}?\band\s+(?:wants|asks"
-    r"|needs)\b)"
+    # (read, not looked ahead at: a stream's partial match must see it grow)
+    # (a blank before "and", not ``\b``: the regex engine's partial match, which a stream's
+    # growing text is read with, gives up on a word boundary at the end of the text)
+    r"|(?:uploaded|pasted|shared|sent|attached|posted)\s[^.\n]{0,80}?\sand\s+(?:wants|asks"
+    r"|needs)"
     # the model on the user's aim toward itself ("The user is trying to get me to list ...")
     r"|(?:trying|attempting)\s+to\s+(?:get|make|trick|push|have|convince|manipulate"
     r"|jailbreak)\s+me)\b"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.splits import assert_every_split
 
 from guard import detect, guard_stream
 from guard.signals._voice import _asked, find_cues
@@ -176,6 +177,21 @@ def test_streams_decide_as_detect_at_every_split(dialect: str, text: str) -> Non
         found = next(v for v in stream.verdicts if v.part == "text")
         assert found.leak == whole.leak and found.signals == whole.signals, i
         assert out == (text[: whole.cut] if whole.leak else text), i
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The user uploaded a receipt and wants the total. I need to find the line that says"
+        " total, not subtotal. Subtotal is 38.20, tax 3.90, so total 42.10.",
+        "The user pasted a long stack trace from the worker and asks why it fails. I need to"
+        " find the failing line first.",
+    ],
+)
+def test_what_the_user_did_then_wants_is_decided_alike_at_every_split(text: str) -> None:
+    # review 52b: a word boundary at a stream's end let the partial match give up
+    assert detect(text, dialect="chatml").leak
+    assert_every_split(text, "text", "chatml", never_past_cut=True)
 
 
 def test_needles_skip_only_kinds_a_text_cannot_hold() -> None:
