@@ -30,8 +30,9 @@ each as the whole rest of the text (trailing blanks allowed):
   ``<function_call name="NAME">`` and Grok's ``<xai:function_call name="NAME">``;
 * Mistral's call token decoded without its brackets, glued to the call:
   ``TOOL_CALLSbash{"command": "ls"}`` (a name that opens with a letter, ``[ARGS]`` after it or
-  not, then an object opening with a key, glued; braces balanced, as a model's broken JSON is
-  still its call: ``TOOL_CALLS_KIND {`` is code), or ``TOOL_CALLS[{...}]``;
+  not, then, after one blank at most, an object opening with a quoted key or empty; braces
+  balanced, as a model's broken JSON is still its call: ``TOOL_CALLS_KIND {`` is code), or
+  ``TOOL_CALLS[{...}]``;
 * any element that names its tool in a ``tool`` or ``tool_name`` attribute (among any
   others) and holds at least one such parameter element (``<call_record
   tool="read"><parameter name="path">...</parameter></call_record>``: the ad-hoc wrappers
@@ -144,7 +145,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
-  (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z][\w.\-]{0,63})(?:\[ARGS\])?(?=\{\s*")(?&gbody)|\s*(?&wbody)))
+  (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z][\w.\-]{0,63})(?:\[ARGS\])?\x20?(?=\{\s*["'}])(?&gbody)|\s*(?&wbody)))
   (?<tuse>(?=\{\s*['"]id['"]\s*:\s*['"]toolu_)(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?&gbody))
   (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&tagcall))
 )""".replace("NS:", _NS)

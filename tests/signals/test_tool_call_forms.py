@@ -290,6 +290,10 @@ BARE_TOOL_CALLS = [
     'TOOL_CALLSbash{"command": "go mod init example.com/todo"}',
     'TOOL_CALLSbash[ARGS]{"command": "ls"}',
     'Checking.\nTOOL_CALLS[{"name": "bash", "arguments": {"command": "ls"}}]',
+    # one blank before the object, single quotes, no arguments (review 52b)
+    'Let me look.TOOL_CALLSbash {"command": "ls"}',
+    "Let me look.TOOL_CALLSbash{'command': 'ls'}",
+    "Let me look.TOOL_CALLSbash{}",
 ]
 
 
