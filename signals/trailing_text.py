@@ -62,7 +62,8 @@ _JUNK = (
     # :func:`_cut_closer`), or a call's closer under a namespace (``</minimax:tool_call>``); a
     # whole tag that closes no call (``</div>``) is not read
     r"|(?P<cut></[A-Za-z][\w:.-]{0,40})\s*"
-    r"|</[A-Za-z]{1,16}:(?:tool_call|function_calls|invoke|parameter|toolcall)>\s*"
+    r"|</[A-Za-z]{1,16}:(?:tool_call|function_calls|function_call|invoke|parameter|toolcall)>"
+    r"[^{}]*"
     # a sentence in a script without blanks between words (Chinese, Japanese)
     r"|[\u3400-\u9fff\u3040-\u30ff]{4,}[^{}]*"
     r'|\{\s*"[^"\n]{1,64}"\s*:[^}]*'
@@ -120,7 +121,7 @@ _CLOSERS = (
     "toolcall",
     "parameter",
 )
-_NAMESPACES = ("antml", "minimax", "steptml")
+_NAMESPACES = ("antml", "minimax", "steptml", "xai")
 
 
 def _cut_closer(norm: str, brace: int, cut: str, ctx: ScanContext) -> bool:

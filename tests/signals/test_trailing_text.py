@@ -140,6 +140,10 @@ def test_every_split_gives_the_whole_verdict(text: str) -> None:
         ('{"query": "x"}</minimax:tool_call>', "</minimax:tool_call>"),
         ('{"query": "x"}</invo', "</invo"),
         ('{"query": "x"}</minimax:tool_ca', "</minimax:tool_ca"),
+        # Grok's closer, whole or cut; a namespaced closer with words after it (review 52b)
+        ('{"path": "a.py", "limit": 10}</xai:function_call>', "</xai:function_call>"),
+        ('{"path": "a.py"}</xai:function_ca', "</xai:function_ca"),
+        ('{"a": 1}</minimax:invoke> Done.', "</minimax:invoke>"),
     ],
 )
 def test_a_closing_tag_or_a_react_step_after_the_last_object_trips(text: str, cut: str) -> None:
