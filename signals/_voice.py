@@ -155,7 +155,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\A\s*(?P<c>Need\s+(?:" + _VERBS + "|" + _NOTE_VERBS + r")\s+(?!(?:a|an|the|your|my"
             r"|our|their|his|her|its|this|that|these|those|to|for|from|after|before|in|on|at|with"
             r"|by|of|if|when|and|or|it|them|you|me|us|first|now|again|later|soon)\b)[a-z][a-z-]+)"
-            r"[^\n?!]{0,120}?[.]?(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?(?:\s*\Z|[ \t]*\n[ \t]*\n)"
+            r"[^\n?!]{0,120}?[.]?(?:[ \t]+[A-Z][^\n?!.]{0,60}[.]?)?(?:\s*\Z|[ \t]*\r?\n[ \t]*\r?\n)"
         ),
     ),
     (

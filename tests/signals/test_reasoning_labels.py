@@ -103,6 +103,7 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         (None, True),
         "the answer a note",
     ),
+    ("Need verify healthy.\r\n\r\nIt is healthy.", ("harmony",), (None,), "the answer a note"),
     (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
     (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
     (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
