@@ -231,7 +231,7 @@ _TRIGGERS = Triggers(
     scope="ending",
     tail=_TAIL_SOURCE,
     tail_start=(
-        r"[\[{<]|functions\.|(?<![\w.])call:|(?<![\w\[])TOOL_CALLS"
+        r"[\[{<]|functions\.|(?<![\w.])call:|TOOL_CALLS(?<![\w\[]TOOL_CALLS)"
         r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
     ),
     # a `functions.NAME:{...}`, `call:NAME{...}` or `default_api:NAME{...}` tail may still be
