@@ -54,6 +54,7 @@ SETS_APART = (
     ("heldout33", "h33-", 90, 20),
     ("heldout34", "h34-", 85, 20),
     ("heldout35", "h35-", 85, 20),
+    ("heldout36", "h36-", 85, 16),
 )
 NAMES = [s[0] for s in SETS_APART]
 
