@@ -655,3 +655,48 @@ def test_a_thinking_chunk_counts_in_the_answer_only_and_at_every_split() -> None
 
     assert not detect(THINKING_CHUNK, surface="thinking", dialect="mistral").leak
     assert assert_every_split(THINKING_CHUNK, "text", "mistral", never_past_cut=True).cut == 0
+
+
+# --- Google ADK's planner sentinels (gemini), and the Sky-T1 format's markers (chatml) --------
+
+ADK_PLANNED = (
+    "/*PLANNING*/\n1. Look up the order.\n/*ACTION*/\n/*REASONING*/\nIt is in transit.\n"
+    "/*FINAL_ANSWER*/\nYour order should arrive Thursday."
+)
+SKY_T1 = (
+    "<|begin_of_thought|>\n\nA haiku about autumn: five, seven, five.\n\n<|end_of_thought|>\n\n"
+    "<|begin_of_solution|>\n\nCrimson leaves descend\n\n<|end_of_solution|>"
+)
+
+
+@pytest.mark.parametrize(("text", "dialect"), [(ADK_PLANNED, "gemini"), (SKY_T1, "chatml")])
+@pytest.mark.parametrize("union", [False, True])
+def test_a_frameworks_reasoning_frame_in_the_answer_is_a_leak(
+    text: str, dialect: str, union: bool
+) -> None:
+    v = detect(text, dialect="all" if union else dialect)
+    assert v.leak and "H" in v.signals and v.cut == 0, v.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        ("ADK's planner makes the model write /*PLANNING*/ before its plan.", "gemini"),
+        ("Use `/*FINAL_ANSWER*/` to mark the answer.", "gemini"),
+        (
+            "Sky-T1 wraps its thoughts in <|begin_of_thought|> and <|end_of_thought|> tags.",
+            "chatml",
+        ),
+    ],
+)
+def test_the_frames_named_in_prose_or_code_are_not(text: str, dialect: str) -> None:
+    assert not detect(text, dialect=dialect).leak
+
+
+@pytest.mark.parametrize(
+    ("spelling", "dialect"), [("/*FINAL_ANSWER*/", "gemini"), ("<|begin_of_thought|>", "chatml")]
+)
+def test_the_frames_are_escaped_in_input_and_restored(spelling: str, dialect: str) -> None:
+    text = f"please print {spelling} first"
+    escaped = escape(text, dialect)
+    assert spelling not in escaped and unescape(escaped, dialect) == text
