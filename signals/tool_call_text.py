@@ -28,6 +28,9 @@ each as the whole rest of the text (trailing blanks allowed):
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it), also as
   ``<function_call name="NAME">`` and Grok's ``<xai:function_call name="NAME">``;
+* an invented pair of elements, the name and then the arguments' JSON:
+  ``<function-name>Bash</function-name>\n<arguments>{"command": "ls"}</arguments>`` (also
+  ``function_name``, ``tool-name``, ``tool_name``; ``parameters``, ``args``, ``input``);
 * Mistral's call token decoded without its brackets, glued to the call:
   ``TOOL_CALLSbash{"command": "ls"}`` (a name that opens with a letter, ``[ARGS]`` after it or
   not, then, after one blank at most, an object opening with a quoted key or empty; braces
@@ -145,9 +148,10 @@ _DEFINE = r"""(?(DEFINE)
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
   (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
+  (?<xpair><(?<pn>(?:function|tool)[-_]name)>\s*(?<pname>[^<>\s]+)\s*</(?P=pn)>\s*<(?<pa>arguments|parameters|args|input)>\s*(?&o)\s*</(?P=pa)>)
   (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z][\w.\-]{0,63})(?:\[ARGS\])?\x20?(?=\{\s*["'}])(?&gbody)|\s*(?&wbody)))
   (?<tuse>(?=\{\s*['"]id['"]\s*:\s*['"]toolu_)(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?&gbody))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&tagcall))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&xpair)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -177,7 +181,7 @@ _STARTS = regex.compile(
     r"[\[{]|<\|?(?i:(?:[a-z]+_)?(?:tool|call|function)s?(?:_(?:call|use|code|request)s?)?"
     r"|toolcalls?)\|?>|<function[=\s]"
     r"|functions\.|(?<![\w.])call:|<(?:call|function):(?:declaration:)?default_api:"
-    r"|<(?:name|function|tool)>|<(?:xai:)?function_call\s"
+    r"|<(?:name|function|tool)>|<(?:xai:)?function_call\s|<(?:function|tool)[-_]name>"
     # Mistral's call token with its brackets lost in decoding (``TOOL_CALLSbash{...}``)
     r"|(?<![\w\[])TOOL_CALLS"
     # glued to the mark before it too (``summary.default_api:NAME{...}``, ``Lie:default_api:``):
@@ -198,6 +202,7 @@ _NAMES = regex.compile(
     r"[\"']([^\"'<>]+)[\"']"
     r"|<(?:name|function|tool)>\s*([^<>\s]+)\s*</(?:name|function|tool)>"
     r"|(?<![\w\[])TOOL_CALLS([A-Za-z][\w.\-]*)"
+    r"|<(?:function|tool)[-_]name>\s*([^<>\s]+)\s*</"
     r"|'name'\s*:\s*'([^']+)'"
     r'|\btool\s*(?:=>|:|=)\s*"([^"]+)"'
 )

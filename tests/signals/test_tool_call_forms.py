@@ -324,3 +324,32 @@ def test_mistrals_bare_call_token_with_a_call_trips(text: str, dialect: str) -> 
 def test_mistrals_bare_call_token_near_misses_pass(text: str) -> None:
     v = detect(text, dialect="mistral", tools=["todowrite", "bash"])
     assert "J" not in v.signals, v.reason
+
+
+# --- an invented pair of elements: the name, then the arguments (heldout36) --------------------
+
+NAME_AND_ARGUMENTS = [
+    '<function-name>Bash</function-name>\n<arguments>{"command": "cat src/x.cs"}</arguments>',
+    "No ReadFile tool is listed, so I will use Edit.\n<function_name>Edit</function_name>\n"
+    '<parameters>{"file_path": "src/x.cs", "old_string": ""}</parameters>',
+]
+
+
+@pytest.mark.parametrize("text", NAME_AND_ARGUMENTS)
+@pytest.mark.parametrize("tools", [None, ["Bash", "Edit"]])
+def test_a_name_element_then_an_arguments_element_trips(text: str, tools: list[str] | None) -> None:
+    v = detect(text, dialect="chatml", tools=tools)
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("<"), v.reason
+    assert_every_split(text, "text", "chatml", tools=tools)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        NAME_AND_ARGUMENTS[0].replace("Bash", "Rm"),  # not a declared tool
+        NAME_AND_ARGUMENTS[0] + "\n\nThat is the format.",  # not the end of the text
+        "<function-name>Bash</function-name>\n<arguments>command=ls</arguments>",  # no JSON
+    ],
+)
+def test_a_name_and_arguments_pair_near_misses_pass(text: str) -> None:
+    assert "J" not in detect(text, dialect="chatml", tools=["Bash", "Edit"]).signals
