@@ -344,7 +344,15 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
     closing = _CLOSING.get(mark)
     if closing is not None and (start == 1 or text[start - 2] in " \t\n("):
         # quoted (or in parentheses): the matching close right after it, then a blank, a mark
-        # or the end
+        # or the end; inside a quote, an escape sequence may end the quoted string first
+        # (``"<think>\\n"``, a template's prefix written as a string literal)
+        if mark in "\"'" and text.startswith("\\", end):
+            escape = text[end : end + 2]
+            if len(escape) < 2:
+                return None if not final else False
+            if escape[1] not in "ntr":
+                return False
+            end += 2
         after = text[end : end + 2]
         if not after:
             return None if not final else False

@@ -97,6 +97,11 @@ NAMED = [
     ("the prompt asks it to draft in [THINK]…[/THINK] — plus a recent build.", "mistral"),
     ("The model wraps it in [THINK]...[/THINK] tags.", "mistral"),
     ("The model wraps it in [THINK] [/THINK] tags.", "mistral"),
+    # a string literal that ends in an escape sequence (heldout36)
+    (
+        'The template should end the prompt with "<think>\\n" so replies start inside it.',
+        "deepseek",
+    ),
 ]
 
 MARKUP = [
@@ -125,6 +130,9 @@ MARKUP = [
     # a bracketed pair that holds reasoning, or an empty one with no noun naming it
     ("Done [THINK]check the path[/THINK] and pushed.", "mistral"),
     ("Done [THINK] [/THINK] and pushed the branch.", "mistral"),
+    # an escape that is no line break, or reasoning after it, inside the quote
+    ('It ends with "<think>\\x" and more.', "deepseek"),
+    ('Sure "<think>\\nI should lie" and go.', "deepseek"),
     # a run of tags with no word that names a format before it, or no prose after it: a call
     ('Let me check the weather: <tool_call>{"name": "w"}</tool_call>.', "chatml"),
     ('Checking now, e.g. <tool_call>{"name": "w", "arguments": {}}</tool_call>', "chatml"),
