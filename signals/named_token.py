@@ -333,12 +333,6 @@ _PAIR_NOUN = regex.compile(
 )
 
 
-#: the longest rest of a quoted string after a token, and its characters: escapes (``\\n``)
-#: and glued word characters or marks, no blank, quote, tag or other escape
-_QUOTED_REST_MAX = 24
-_QUOTED_REST = regex.compile(r"(?:\\[ntr]|[^\s\"'\\<>|])+")
-
-
 def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) -> bool | None:
     """Whether ``[start, end)`` stands between two pieces of prose on its line (the words or
     marks before and after it), or in quotes or parentheses closed right after it. A pair of
@@ -350,17 +344,15 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
     closing = _CLOSING.get(mark)
     if closing is not None and (start == 1 or text[start - 2] in " \t\n("):
         # quoted (or in parentheses): the matching close right after it, then a blank, a mark
-        # or the end; inside a quote, a short rest of the string may come first, with no blank
-        # or tag in it: an escape sequence or a word glued on (``"<think>\\n"``, a template's
-        # prefix as a string literal; ``"<|System|>:Response:"``, a parser's marker)
-        if mark in "\"'":
-            rest = _QUOTED_REST.match(text, end, min(len(text), end + _QUOTED_REST_MAX + 1))
-            if rest is not None:
-                end = rest.end()
-                if end == len(text):
-                    return None if not final else False
-            if text[end:] == "\\":
-                return None if not final else False  # an escape begun: its letter may come
+        # or the end; inside a quote, an escape sequence may end the quoted string first
+        # (``"<think>\\n"``, a template's prefix written as a string literal)
+        if mark in "\"'" and text.startswith("\\", end):
+            escape = text[end : end + 2]
+            if len(escape) < 2:
+                return None if not final else False
+            if escape[1] not in "ntr":
+                return False
+            end += 2
         after = text[end : end + 2]
         if not after:
             return None if not final else False

@@ -102,7 +102,6 @@ NAMED = [
         'The template should end the prompt with "<think>\\n" so replies start inside it.',
         "deepseek",
     ),
-    ('The parser treats "<|im_end|>:Response:" as the start of the observation.', "chatml"),
 ]
 
 MARKUP = [
@@ -134,7 +133,6 @@ MARKUP = [
     # an escape that is no line break, or reasoning after it, inside the quote
     ('It ends with "<think>\\x" and more.', "deepseek"),
     ('Sure "<think>\\nI should lie" and go.', "deepseek"),
-    ('Sure "<|im_end|>abcdefghijklmnopqrstuvwxyz0123" ok.', "chatml"),  # a long rest
     # a run of tags with no word that names a format before it, or no prose after it: a call
     ('Let me check the weather: <tool_call>{"name": "w"}</tool_call>.', "chatml"),
     ('Checking now, e.g. <tool_call>{"name": "w", "arguments": {}}</tool_call>', "chatml"),
