@@ -28,9 +28,10 @@ each as the whole rest of the text (trailing blanks allowed):
 * ``<function name="NAME">`` holding ``<param name="KEY">VALUE</param>`` (or ``<parameter>``)
   elements: the same shape under another tag name (MiniCPM and others write it), also as
   ``<function_call name="NAME">`` and Grok's ``<xai:function_call name="NAME">``;
-* an invented pair of elements, the name and then the arguments' JSON:
+* with declared tools, an invented pair of elements, the name and then the arguments' JSON:
   ``<function-name>Bash</function-name>\n<arguments>{"command": "ls"}</arguments>`` (also
   ``function_name``, ``tool-name``, ``tool_name``; ``parameters``, ``args``, ``input``);
+  without them, it is what a format's docs end with;
 * Mistral's call token decoded without its brackets, glued to the call:
   ``TOOL_CALLSbash{"command": "ls"}`` (a name that opens with a letter, ``[ARGS]`` after it or
   not, then, after one blank at most, an object opening with a quoted key or empty; braces
@@ -162,6 +163,9 @@ _TAIL_SOURCE = (
 #: and the trailing calls of every other form (an element that is also one of those, such as
 #: ``<tool_call>...</tool_call>``, is read as that form)
 _TAGCALL = regex.compile(_DEFINE + r"(?&tagcall)(?:\s*(?&tagcall))*\s*", regex.VERSION1)
+#: the invented name-and-arguments pair alone: a call only when it names a declared tool (a
+#: format's docs end with ``<function-name>NAME</function-name><arguments>{...}</arguments>``)
+_XPAIR = regex.compile(_DEFINE + r"(?&xpair)(?:\s*(?&xpair))*\s*", regex.VERSION1)
 _UNTAGGED = regex.compile(_TAIL_SOURCE.replace("|(?&tagcall))", ")", 1), regex.VERSION1)
 _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
 #: an element named after a tool inside a wrapper whose name says call (MiMo's
@@ -311,6 +315,8 @@ class ToolCallText:
             ):
                 continue  # ``functions.NAME:1 {...}`` without declared tools: Kimi's only
             names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
+            if ctx.tools is None and _XPAIR.fullmatch(call) is not None:
+                continue  # the invented pair: only a declared tool's name makes it a call
             if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
                 # an element named after a tool: a call only when it names a declared one
                 tag = _WRAPPED_TAG.match(call) or _TAG.match(call)

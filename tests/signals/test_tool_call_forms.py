@@ -336,8 +336,8 @@ NAME_AND_ARGUMENTS = [
 
 
 @pytest.mark.parametrize("text", NAME_AND_ARGUMENTS)
-@pytest.mark.parametrize("tools", [None, ["Bash", "Edit"]])
-def test_a_name_element_then_an_arguments_element_trips(text: str, tools: list[str] | None) -> None:
+def test_a_name_element_then_an_arguments_element_trips(text: str) -> None:
+    tools = ["Bash", "Edit"]
     v = detect(text, dialect="chatml", tools=tools)
     assert v.leak and v.signals == ("J",) and v.cut == text.index("<"), v.reason
     assert_every_split(text, "text", "chatml", tools=tools)
@@ -353,3 +353,17 @@ def test_a_name_element_then_an_arguments_element_trips(text: str, tools: list[s
 )
 def test_a_name_and_arguments_pair_near_misses_pass(text: str) -> None:
     assert "J" not in detect(text, dialect="chatml", tools=["Bash", "Edit"]).signals
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *NAME_AND_ARGUMENTS,
+        # a format's docs end with it (review 52c)
+        "Reply in this format:\n\n<function-name>NAME</function-name>\n"
+        '<arguments>{"key": "value"}</arguments>',
+        'Test fixture:\n<tool_name>get_weather</tool_name>\n<parameters>{"c": "P"}</parameters>',
+    ],
+)
+def test_the_pair_without_declared_tools_is_not_read(text: str) -> None:
+    assert "J" not in detect(text, dialect="chatml").signals
