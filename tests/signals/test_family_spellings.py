@@ -669,13 +669,26 @@ SKY_T1 = (
 )
 
 
-@pytest.mark.parametrize(("text", "dialect"), [(ADK_PLANNED, "gemini"), (SKY_T1, "chatml")])
-@pytest.mark.parametrize("union", [False, True])
-def test_a_frameworks_reasoning_frame_in_the_answer_is_a_leak(
-    text: str, dialect: str, union: bool
-) -> None:
-    v = detect(text, dialect="all" if union else dialect)
+@pytest.mark.parametrize(
+    ("text", "dialect"), [(ADK_PLANNED, "gemini"), (SKY_T1, "chatml"), (SKY_T1, "all")]
+)
+def test_a_frameworks_reasoning_frame_in_the_answer_is_a_leak(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
     assert v.leak and "H" in v.signals and v.cut == 0, v.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "int main() {\n    /*ACTION*/\n    run();\n    return 0;\n}",
+        ".btn { color: red; } /*REASONING*/",
+    ],
+)
+def test_adks_sentinels_are_the_gemini_dialects_alone(text: str) -> None:
+    # review 52c: they are C comments too, so the union escapes them but does not judge them
+    assert not detect(text, dialect="all").leak
+    assert not detect(ADK_PLANNED, dialect="all").leak
+    assert "/*ACTION*/" not in escape(text, "all")
 
 
 @pytest.mark.parametrize(
