@@ -55,6 +55,7 @@ SETS_APART = (
     ("heldout34", "h34-", 85, 20),
     ("heldout35", "h35-", 85, 20),
     ("heldout36", "h36-", 85, 16),
+    ("heldout37", "h37-", 90, 18),
 )
 NAMES = [s[0] for s in SETS_APART]
 
