@@ -4,7 +4,7 @@
 directory and removed afterwards.
 
     python benchmarks/bench_audit.py [--size-mb 200] [--dirty 0.01] [--workers 1 2] [--runs 3]
-        [--openers 0.2] [--quick]
+        [--openers 0.2] [--distinct 1500] [--quick]
 
 Transcripts are OpenAI chat agent sessions: a system prompt, a user request, then turns of
 reasoning, tool calls with JSON arguments, tool results (prose, code, Markdown tables) and an
@@ -226,11 +226,17 @@ def main() -> None:
         default=0.2,
         help="share of chat-log answers that open with So/We/They/Answer/User (the extra rows)",
     )
+    parser.add_argument(
+        "--distinct",
+        type=int,
+        default=1500,
+        help="distinct records the files are drawn from (a large number: every record distinct)",
+    )
     add_quick(parser)
     args = parser.parse_args()
     # quick: two units of CHUNK_BYTES (so two workers share them), a problem in one in five
     size_mb, runs, dirty, distinct = (
-        (1.5, 1, 0.2, 40) if args.quick else (args.size_mb, args.runs, args.dirty, 1500)
+        (1.5, 1, 0.2, 40) if args.quick else (args.size_mb, args.runs, args.dirty, args.distinct)
     )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "transcripts.jsonl"
