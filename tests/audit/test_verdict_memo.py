@@ -31,19 +31,23 @@ def _session(turns: int) -> list[dict[str, object]]:
     return lines
 
 
-def test_a_repeated_leak_is_found_on_every_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in _session(6)))
-    calls = []
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts the memo hands to detection, in order."""
+    seen: list[str] = []
     real = _memo.detect
 
     def counting(*args: object, **kwargs: object) -> guard.Verdict:
-        calls.append(args[0])
+        seen.append(str(args[0]))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(_memo, "detect", counting)
+    return seen
+
+
+def test_a_repeated_leak_is_found_on_every_line(tmp_path: Path, calls: list[str]) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _session(6)))
     report = guard.audit(path, dialect="chatml")
     assert [f.line for f in report.findings] == [1, 2, 3, 4, 5, 6]
     assert calls.count(LEAK) == 1  # judged once, found six times
@@ -137,20 +141,12 @@ def test_each_run_starts_empty(tmp_path: Path) -> None:
     assert len(_memo.MEMO) == 0
 
 
-def test_a_row_auditors_batch_is_a_run_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_row_auditors_batch_is_a_run_of_its_own(calls: list[str]) -> None:
     # review 52: a long-lived row auditor must not keep or reuse verdicts between batches
     from guard.audit import RowAuditor
 
     row = {"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": LEAK}]}
     auditor = RowAuditor(dialect="chatml")
-    calls = []
-    real = _memo.detect
-
-    def counting(*args: object, **kwargs: object) -> guard.Verdict:
-        calls.append(args[0])
-        return real(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(_memo, "detect", counting)
     for _ in range(2):
         result = auditor.run([json.dumps(row), json.dumps(row)])
         assert [f.line for f in result.findings] == [1, 2]
