@@ -18,6 +18,14 @@ It counts (the ``text`` surface only) when ``user``, right after a blank line, i
   it (``?\n\nuser oui`` then a blank line and ``D'accord``), or by an answer word and a mark or
   the line's end (``?\n\nuser yes, go ahead and push``).
 
+After a paragraph that ends a sentence (or one line break after a question), the role word
+spaced or glued to the user's own words counts too: the first person and a word (``\n\nuseri do
+not remember``, ``user we should ...``), an answer word and a mark (``useryes: on wednesday``,
+``user ok, now drop them``), or a question of eight characters or more ending its line, no code
+in it (``user what about rolling back?``; glued, its word opens with a capital, ``userNow tell
+me ...?``, as ``username ...?`` is a compound); not after a role's label in the :data:`LOOK`
+characters before it, or a paragraph that introduces a sample.
+
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
 start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
 does the user's turn an agent's interface prints behind its bullet (Claude Code's ``⏺`` or
@@ -180,7 +188,22 @@ _HARNESS_TAG = r"<[a-z]+[_-][a-z_-]+[ >]"
 
 
 def _turn(final: bool) -> re.Pattern[str]:
-    return re.compile(_TURN_SOURCE.replace("QUESTION", _question(final)))
+    source = _TURN_SOURCE.replace("QUESTION", _question(final))
+    return re.compile(source.replace("ASKS", _spoken_asks(final)))
+
+
+#: the user's words in the first person: ``i``, ``i'm``, ``we``, ``my`` ..., then a word
+_SPOKEN_FIRST = r"(?i:i|i'm|im|i've|ive|i'll|we|we're|my)[ \t]+[^\W\d_]"
+#: an answer word right after the role word, then a mark (``useryes: on wednesday``)
+_SPOKEN_AGREED = r"(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!:;]"
+
+
+def _spoken_asks(final: bool) -> str:
+    """A question that ends the line (or, in a whole text, the text), no code in it (``user
+    what about rolling back?``); glued, its word opens with a capital (``userNow tell me
+    ...?``; ``username ...?`` is a compound)."""
+    end = r"(?:\n|\Z)" if final else r"\n"
+    return rf"(?:(?<=[ \t])[^\n?;{{}}=<>`|]|(?<=user)[A-Z])[^\n?;{{}}=<>`|]{{7,200}}\?[ \t]*{end}"
 
 
 _TURN_SOURCE = (
@@ -193,6 +216,11 @@ _TURN_SOURCE = (
     # an answer word that opens a short line, the answer going on after it as its own paragraph
     # (``?\n\nuser ok go ahead, push it\n\nCommitting now.``)
     rf"|(?i:{_ANSWER_WORD})(?=[ \t,.!;])[^\n]{{0,{LINE}}}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
+    # the user's own words after the role word, spaced or glued (``\n\nuseri do not remember``,
+    # ``?\nuser yes, and also ...``, ``.\n\nuser what about rolling back?``): a first person,
+    # an answer word and a mark, or a question that ends the line
+    rf"|(?:\n[ \t]{{0,8}}\n|{_ASKED}\n)(?P<spoke>user)(?=[ \t]|[A-Za-z])[ \t]{{0,8}}"
+    rf"(?:{_SPOKEN_FIRST}|{_SPOKEN_AGREED}|ASKS)"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
     # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)
@@ -302,13 +330,18 @@ class ForgedTurn:
 
     def _turns(self, norm: str, final: bool) -> Iterable[tuple[int, int, str]]:
         for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
-            groups = ("role", "asked", "system", "record", "observed", "dialog", "bullet", "hashed")
+            groups = (
+                *("role", "asked", "spoke", "system", "record"),
+                *("observed", "dialog", "bullet", "hashed"),
+            )
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
             # (a bullet is read from its line's start: the bullet is no text before the turn)
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
             if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
+            if group == "spoke" and not _forged_words(norm, role):
+                continue  # a transcript, a sample's turn, or a term after a colon
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
                 continue
@@ -396,6 +429,20 @@ _SAMPLE_CJK = re.compile(
 _SAMPLE_MORE = re.compile(
     r"(?i)\b(?:script|test\s*cases?|mock|demo|template|format|log|bot|chatbot|faq)\b"
 )
+
+
+def _forged_words(norm: str, at: int) -> bool:
+    """Whether the user's words after the bare role word at ``at`` follow an answer: a text
+    that ends a sentence, no role's label in the :data:`LOOK` characters before (a transcript
+    writes both roles), and a last paragraph that introduces no sample. A speaker's label
+    before it (``Last question: any days you skipped?``) is the answer's own words."""
+    before = norm[max(0, at - LOOK) : at].rstrip()
+    if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
+        return False
+    if _ANY_DIALOG_LINE.search(before) is not None:
+        return False
+    paragraph = before[before.rfind("\n\n") + 1 :]
+    return not any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE))
 
 
 def _forged_reply(norm: str, at: int) -> bool:

@@ -514,3 +514,70 @@ def test_a_question_after_the_role_word_in_any_chunking(text: str, leak: bool) -
         out, stream = relayed(pieces, "chatml")
         assert any(v.leak for v in stream.verdicts) is leak
         assert out == text if not leak else stream.cut == {"text": whole.cut}
+
+
+# --- the user's own words after the bare role word -------------------------------------------
+
+SPOKEN = [
+    # the first person, glued or spaced (``useri do not remember``)
+    "Next one: did you follow your stop rules this week?\n\nuseri do not remember exactly.",
+    "That covers the setup.\n\nuser i think the second option is better",
+    "Done with step two.\n\nuserwe should also rename it",
+    # an answer word and a mark, glued or spaced, after any sentence
+    "Last question: any days you skipped the checklist?\n\nuseryes: on wednesday i was late",
+    "The tables are copied.\n\nuser ok, now drop the old ones",
+    # a question that ends the line (or the text)
+    "That covers the migration steps.\n\nuser what about rolling back if step 3 fails?",
+    "That is a good sign.\n\nuserNow tell me, what do you think: would a cache help here?\n\nYes.",
+    # one line break after the question the reply answers
+    "Should I copy their setup?\nuser yes, and also port their training loop",
+]
+
+
+@pytest.mark.parametrize("text", SPOKEN)
+@pytest.mark.parametrize("dialect", ["anthropic", "chatml", "all"])
+def test_the_users_own_words_after_the_role_word_trip(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and v.signals == ("O",), v.explain()
+    assert text[v.cut :].startswith("user"), v.cut
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fields:\n\nuser Who owns the file?",  # a term after a colon
+        "Set the owner:\n\nuser i.e. the account",
+        "A transcript.\nUser: hi\n\nuser i want a refund",  # a role's label before it
+        "An example conversation.\n\nuser i want a refund",  # a sample introduced
+        "Here is the demo script.\n\nuser ok, start",
+        "Which field?\n\nusername: what is it?",  # a compound, then a colon
+        "Which field?\n\nusername is what you log in with?",  # glued lower case
+        "Which field?\n\nuser_id holds the key?",
+        "Roles.\n\nuser yes means the owner has rights.",  # an answer word, no mark
+        "Roles.\n\nuser {id: 1} is it valid?",  # code in the line
+        "Roles.\n\nuser = admin; ok?",
+        "Roles.\n\nuser is it?",  # too short to be a question the user asked
+        "Done.\nuser i think so",  # one line break, no question before it
+        "Done. user i think so",  # mid-line
+        "Done.\n\nUser i think so",  # capitalised: a heading or a sentence
+    ],
+)
+def test_words_after_the_role_word_that_are_no_turn_pass(text: str) -> None:
+    v = detect(text, dialect="anthropic")
+    assert not v.leak and "O" not in v.signals, v.explain()
+
+
+@pytest.mark.parametrize("text", [*SPOKEN, "Fields:\n\nuser Who owns the file?\n\nMore."])
+def test_the_users_own_words_every_split(text: str) -> None:
+    whole = detect(text, dialect="anthropic")
+    for cut in range(1, len(text)):
+        verdict, shown = monitored(text, cut, "text", "anthropic")
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+        if whole.leak:
+            # no hold: the forged line may be shown, never what comes after its line
+            line_end = text.find("\n", whole.hits[0].end - 1)
+            assert shown <= (len(text) if line_end < 0 else line_end + 1), cut
