@@ -194,8 +194,12 @@ def _turn(final: bool) -> re.Pattern[str]:
 
 #: the user's words in the first person: ``i``, ``i'm``, ``we``, ``my`` ..., then a word
 _SPOKEN_FIRST = r"(?i:i|i'm|im|i've|ive|i'll|we|we're|my)[ \t]+[^\W\d_]"
-#: an answer word right after the role word, then a mark (``useryes: on wednesday``)
-_SPOKEN_AGREED = r"(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!:;]"
+#: an answer word right after the role word, then a mark (``useryes: on wednesday``; spaced,
+#: not a colon: ``user ok: 200 in 12 ms`` is a check's status line)
+_SPOKEN_AGREED = (
+    r"(?:(?<=user)(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!:;]"
+    r"|(?<=[ \t])(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!;])"
+)
 
 
 def _spoken_asks(final: bool) -> str:
