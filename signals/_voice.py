@@ -98,6 +98,14 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 #: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
 _ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
 
+#: what the user does now, in the present (a summary tells what the user asked, in the past;
+#: "just" makes the past the turn being answered: "The user just said hello")
+_SPEAK_NOW = (
+    r"(?:(?:is\s+)?(?:asks|asking|wants|wanting|requests|requesting|says|saying|writes"
+    r"|mentions|needs|greets|seems|likely|probably|might|is\s+looking|is\s+after)"
+    r"|just\s+(?:asked|said|wrote|greeted|sent|shared))\b"
+)
+
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
@@ -260,6 +268,27 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     ),
     ("reasoning opener, weak", 1, re.compile(_OPENER_WEAK)),
     ("the user, third person (zh)", 2, re.compile(_ZH_USER)),
+    # the answer's first paragraph a note on the user in the third person, ended by a sentence
+    # and a blank line, the answer after it ("The user wants the capital. Answer briefly.\n\n
+    # Canberra.", "用户想知道如何重启服务。给出命令即可。\n\nsudo systemctl restart nginx"): a
+    # reply's own first paragraph speaks to the user; one ending in a colon introduces what
+    # follows ("The user provided a CSV. Here is the cleaned version:\n\n...")
+    (
+        "the user, then the answer",
+        1,
+        re.compile(
+            r"\A(?:(?!当|如果|若|一旦|假如|在)[^\n]){0,40}?(?:"
+            + _THE_USER
+            + r"\s+"
+            + _SPEAK_NOW
+            + "|"
+            + _ZH_USER
+            + r")(?:[^\n]|\n(?![ \t]*\r?\n)){0,600}?"
+            r"(?P<c>[.!\u3002\uff01][ \t]*\r?\n[ \t]*\r?\n)[ \t]*"
+            # (the answer, not a list or a label's section: a summary's "Next steps:")
+            r"(?![-*+\u2022]|\d{1,2}[.)]|[A-Z][\w ]{0,30}:)\S"
+        ),
+    ),
     # "好的，我现在需要 ..." opening the text: Chinese reasoning's "Okay, so I need to" (an
     # answer's "好的，我来 ..." offers help, and is none)
     (

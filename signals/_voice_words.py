@@ -103,10 +103,11 @@ _STEP = (
     r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
 )
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
-#: "用户问", "好的，用户让我"); "用户需要" alone is the documentation register ("用户需要先登录")
+#: "用户问", "好的，用户让我", "用户又问了一次"); "用户需要" alone is the documentation register
+#: ("用户需要先登录")
 _ZH_USER = (
     r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|要我|要把|在问|提到|需要我|给了"
-    r"|发来)"
+    r"|发来|又问|又想|又要)"
 )
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
 _ZH_PLAN = (

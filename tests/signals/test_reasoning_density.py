@@ -76,8 +76,8 @@ def test_the_explanation_names_score_threshold_context_and_every_cue() -> None:
 def test_context_raises_the_threshold() -> None:
     text = PREAMBLES[1]
     detail = detect(text, reasoning=False).hits[0].detail
-    assert "score 6 >= 3 (the message has no reasoning part)" in detail
-    assert "score 6 >= 5 (the message has a reasoning part)" in (
+    assert "score 8 >= 3 (the message has no reasoning part)" in detail
+    assert "score 8 >= 5 (the message has a reasoning part)" in (
         detect(text, reasoning=True).hits[0].detail
     )
     # a note and an imperative at the opening: 2 + 1 + 1 (an answer that goes on, so no whole

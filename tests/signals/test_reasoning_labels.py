@@ -104,6 +104,31 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "the answer a note",
     ),
     ("Need verify healthy.\r\n\r\nIt is healthy.", ("harmony",), (None,), "the answer a note"),
+    # the first paragraph a note on the user in the present, then the answer after a blank line
+    (
+        "The user asks to convert 5 km to miles. 5 x 0.621 = 3.1.\n\n5 km is about 3.1 miles.",
+        ("chatml", "all"),
+        (None, False),
+        "the user, then the answer",
+    ),
+    (
+        "The user just said hello. A short friendly reply fits.\r\n\r\nHi! How can I help?",
+        ("chatml", "anthropic", "all"),
+        (None,),
+        "the user, then the answer",
+    ),
+    (
+        "用户想知道如何重启服务。先停止再启动。\n\nsudo systemctl restart nginx",
+        ("glm", "chatml", "all"),
+        (None,),
+        "the user, then the answer",
+    ),
+    (
+        "嗯，用户又问了一次构建失败的原因。\n先看日志。\n\n构建失败是因为缺少依赖。",
+        ("deepseek", "all"),
+        (None,),
+        "the user, then the answer",
+    ),
     (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
     (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
     (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
@@ -256,6 +281,18 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("思考：为什么天空是蓝色的？请结合光的散射来回答。", "chatml", None),
     (ZH_LABEL, "chatml", None),
     ("推理：用户提到登录失败，首先需要确认密码是否过期，然后检查账号是否被锁定。", "chatml", None),
+    # a note on the user, then a blank line: in the past (a summary), before a list or a
+    # label's section, ending in a colon, with a reasoning part, or one paragraph alone
+    ("The user asked me to add tests. I added 12.\n\nAll of them pass now.", "chatml", None),
+    ("The user wants to cancel. They bought it last week.\n\nNext steps: refund.", "chatml", None),
+    ("The user wants to cancel. They bought it last week.\n\n- Offer a refund.", "chatml", None),
+    ("The user wants to cancel. They bought it last week.\n\n1. Offer a refund.", "chatml", None),
+    ("The user provided a CSV. Here is the cleaned version:\n\nname,plan", "chatml", None),
+    ("The user wants the capital. Sydney is not it.\n\nCanberra.", "chatml", True),
+    ("The user wants the capital of Australia. It is Canberra.", "chatml", None),
+    ("When the user asks for a refund, check the date.\n\nThen reply.", "chatml", None),
+    ("如果用户想知道余额，可以在首页查看。\n\n余额每天更新。", "glm", None),
+    ("在设置页面，用户想修改密码时需要先验证。\n\n验证码五分钟内有效。", "glm", None),
 ]
 
 

@@ -150,7 +150,9 @@ def test_documentation_register_is_no_zh_user_cue() -> None:
 
 
 def test_a_reasoning_part_raises_the_bar() -> None:
-    text = "The user is asking about tabs. Let me write it.\n\nUse tabs."
+    # (one paragraph: with a blank line and the answer after it, the note paragraph is a third
+    # cue, and three meet the raised bar too)
+    text = "The user is asking about tabs. Let me write it. Use tabs."
     assert detect(text, "text", "glm", reasoning=None).leak
     assert not detect(text, "text", "glm", reasoning=True).leak
 
