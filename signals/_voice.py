@@ -80,6 +80,7 @@ from ._voice_words import (
     _VERBS,
     _ZH_PLAN,
     _ZH_USER,
+    zh_both,
 )
 from ._voice_words import NEEDLES as _NEEDLES
 from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
@@ -96,7 +97,7 @@ BASE = 3
 #: a CJK ideograph: Chinese cues are only looked for in a text that holds one
 _CJK = re.compile(r"[\u3400-\u9fff]")
 #: Chinese documentation before a cue: "当用户问 ..." / "如果用户要求 ..." ("when", "if")
-_ZH_DOC_BEFORE = re.compile(r"(?:当|如果|若|一旦|在|若是|假如)\Z")
+_ZH_DOC_BEFORE = re.compile(zh_both(r"(?:当|如果|若|一旦|在|若是|假如)\Z"))
 
 #: what the user does now, in the present (a summary tells what the user asked, in the past;
 #: "just" makes the past the turn being answered: "The user just said hello")
@@ -189,7 +190,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"(?m)^[ \t>*#_-]*(?P<c>(?:Here(?:'s|\s+is)\s+(?:a|my|the)\s+)?"
             r"(?:[Tt]hinking\s+[Pp]rocess|[Tt]hought\s+[Pp]rocess|[Cc]hain\s+of\s+[Tt]hought"
             r"|[Ss]cratchpad|[Ii]nternal\s+[Rr]easoning))\b"
-            r"|^[ \t>*#_-]*(?P<zh>思考过程|推理过程)[:：]"
+            r"|^[ \t>*#_-]*(?P<zh>思考[过過]程|推理[过過]程)[:：]"
         ),
     ),
     # the label a reasoning template puts between the reasoning and the answer (Granite's
@@ -277,7 +278,7 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "the user, then the answer",
         1,
         re.compile(
-            r"\A(?:(?!当|如果|若|一旦|假如|在)[^\n]){0,40}?(?:"
+            r"\A(?:(?![当當]|如果|若|一旦|假如|在)[^\n]){0,40}?(?:"
             + _THE_USER
             + r"\s+"
             + _SPEAK_NOW
@@ -295,14 +296,16 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "reasoning opener (zh)",
         2,
         re.compile(
-            r"\A\s*(?:好的?|嗯)[，,。]\s*我(?:现在)?(?:需要|要|得|应该)(?![^\n]{0,80}[你您请?？])"
+            zh_both(
+                r"\A\s*(?:好的?|嗯)[，,。]\s*我(?:现在)?(?:需要|要|得|应该)(?![^\n]{0,80}[你您请?？])"
+            )
         ),
     ),
     ("the user, third person (pt, es, fr, it, de)", 2, re.compile(_EU_USER)),
     (
         "addressing the user (zh)",
         2,
-        re.compile(r"我(?:需要|应该|要|得)先?(?:回答|回复|告诉|问候|提醒)用户"),
+        re.compile(zh_both(r"我(?:需要|应该|要|得)先?(?:回答|回复|告诉|问候|提醒)(?:用户|使用者)")),
     ),
     (
         "first-person plan",

@@ -25,6 +25,7 @@ __all__ = [
     "_VERBS",
     "_ZH_PLAN",
     "_ZH_USER",
+    "zh_both",
 ]
 
 #: Markdown emphasis or a bullet glyph before an answer's first word (Claude Code's ``✻`` and
@@ -102,15 +103,51 @@ _STEP = (
     r"|I(?<![\w']I)(?:'ll\s+(?:keep\s+it|draft|mention|start\s+by|go\s+with)\b"
     r"|\s+need\s+to\s+" + _STEP_VERBS + ")"
 )
+#: simplified Chinese characters of the cues below and their traditional forms (Taiwan and Hong
+#: Kong write "使用者要的是", "我應該先"): :func:`zh_both` reads either
+_TRADITIONAL = dict(
+    zip(
+        "户现问询让请给发应该复确认检计释织组写调说简洁荐绍举讲总结帮个虑数对这样输语过当么来题务时间让观点边",
+        "戶現問詢讓請給發應該復確認檢計釋織組寫調說簡潔薦紹舉講總結幫個慮數對這樣輸語過當麼來題務時間讓觀點邊",
+        strict=True,
+    )
+)
+
+
+def zh_both(source: str) -> str:
+    """``source`` (a regex source) reading each simplified character of :data:`_TRADITIONAL`
+    in its traditional form too: ``问`` becomes ``[问問]`` (inside a class, both join it)."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(source):
+        ch = source[i]
+        if ch == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class:
+            in_class = False
+        trad = _TRADITIONAL.get(ch)
+        if trad is None:
+            out.append(ch)
+        else:
+            out.append(ch + trad if in_class else f"[{ch}{trad}]")
+        i += 1
+    return "".join(out)
+
+
 #: Chinese: the user in the third person with a verb of asking or wanting ("用户现在需要",
 #: "用户问", "好的，用户让我", "用户又问了一次"); "用户需要" alone is the documentation register
 #: ("用户需要先登录")
-_ZH_USER = (
-    r"用户(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|要我|要把|在问|提到|需要我|给了"
-    r"|发来|又问|又想|又要)"
+_ZH_USER = zh_both(
+    r"(?:用户|使用者)(?:现在需要|现在想|问|询问|想|希望|要求|让我|请我|要我|要把|要的是|在问|提到"
+    r"|需要我|给了|发来|又问|又想|又要)"
 )
 #: Chinese: an answer planning itself ("我需要先确认", "让我想想", "检查字数", "这样输出即可")
-_ZH_PLAN = (
+_ZH_PLAN = zh_both(
     r"我(?:现在)?(?:需要|应该|得|要|先)(?:回答|回复|确认|检查|计算|提供|解释|组织|给出|列出|写|调用|查|说明"
     r"|简洁|简短|先|推荐|介绍|举|说|讲|按|分析|总结|概括|看看|看一下|想想|想一下|用一句话|帮)|先(?:写|给出|举)一个"
     r"|让我(?:想想|看看|检查|计算|数一下|组织|确认|先|整理|思考)"
@@ -196,6 +233,8 @@ NEEDLES: dict[str, tuple[str, ...]] = {
         "nternal",
         "思考过程",
         "推理过程",
+        "思考過程",
+        "推理過程",
     ),
     "first-person plan": ("I",),
     "first-person modal": ("I",),

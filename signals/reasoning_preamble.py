@@ -133,7 +133,7 @@ LEAD = (
     # "Okay, so I need to ...": after a filler with "so", any first-person need
     r"|(?=[OAHWGR])" + _FILLERS + r"so,?\s+I\s+(?:need|have|should|must)\b"
     # Chinese, behind one test of the first character
-    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那么)[，,]\s*)?(?:(?:思考过程|推理过程)[:：]|"
+    r"|(?=[\u3400-\u9fff])(?:(?:好的|嗯|好|那[么麼])[，,]\s*)?(?:(?:思考[过過]程|推理[过過]程)[:：]|"
     + _ZH_USER
     + "|"
     + _ZH_PLAN

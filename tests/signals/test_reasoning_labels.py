@@ -129,6 +129,19 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         (None,),
         "the user, then the answer",
     ),
+    # ... in traditional characters too (Taiwan, Hong Kong)
+    (
+        "使用者想知道如何重啟服務。先停止再啟動。\n\nsudo systemctl restart nginx",
+        ("glm", "chatml", "all"),
+        (None,),
+        "the user, then the answer",
+    ),
+    (
+        "好的，我現在需要回答使用者的問題。使用者問的是版本號。這樣回答即可。",
+        ("chatml", "all"),
+        (None,),
+        "reasoning opener (zh)",
+    ),
     (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
     (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
     (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
@@ -293,6 +306,8 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("When the user asks for a refund, check the date.\n\nThen reply.", "chatml", None),
     ("如果用户想知道余额，可以在首页查看。\n\n余额每天更新。", "glm", None),
     ("在设置页面，用户想修改密码时需要先验证。\n\n验证码五分钟内有效。", "glm", None),
+    ("當使用者問到退款時，先確認訂單號。\n\n訂單號在收據上。", "glm", None),
+    ("使用者需要先登入，才能查看訂單。", "glm", None),
 ]
 
 
