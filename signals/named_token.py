@@ -30,9 +30,11 @@ array that parses whole and holds another such string, is data that names it (a 
 A pair of tags with nothing or a placeholder between them (``<tool_call></tool_call>``,
 ``<think>...</think>``, ``<tool_call>{...}</tool_call>``), a format's name for its wrapper, is
 read as one token (with a blank between them only when a noun naming it follows, ``<think>
-</think> markup``: an empty reasoning block that leaked has a blank inside too); so is a run of
-tags that quotes a format inline with placeholders for its name and arguments, after a word that
-names a format (``format: <|tool_call>call:NAME{key: <|"|>value<|"|>}<tool_call|>. Next``; see
+</think> markup``, or stands right before it, ``标签 <think> </think>``: an empty reasoning block
+that leaked has a blank inside too); so is a run of tags that quotes a format inline with
+placeholders for its name and arguments, after a word that names a format (Chinese nouns too,
+``标签``; a CJK full stop or semicolon ends the run's sentence with no blank after it)
+(``format: <|tool_call>call:NAME{key: <|"|>value<|"|>}<tool_call|>. Next``; see
 :func:`run_around` and :func:`_placeholders`). A call with a real name or body stays markup in
 any sentence: a server's parser reads it anywhere.
 
@@ -161,21 +163,23 @@ REACH_RIGHT = RIGHT + RUN_SPAN + RUN_GAP
 _TAG = regex.compile(
     r"</?[|｜]?[A-Za-z_][^<>\n]{0,80}?>|<[|｜][^<>\s]{1,30}[|｜]>|\[/?[A-Z][A-Z_]{1,30}\]"
 )
-#: a sentence break, a clause after a comma, or a quote mark closed or opened with a blank
-#: beside it, between two tags: they are named in two sentences or clauses, or in and out of a
-#: quotation, each on its own (searched in the gap alone)
-_BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“”]\Z|,\s+\p{L}")
+#: a sentence break (a CJK one needs no blank after it), a clause after a comma, or a quote
+#: mark closed or opened with a blank beside it, between two tags: they are named in two
+#: sentences or clauses, or in and out of a quotation, each on its own (searched in the gap
+#: alone)
+_BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“”]\Z|,\s+\p{L}|[。！？；]")
 #: the words that introduce a format quoted inline, right before its run of tags (and a table
 #: cell's bar): a description or an example, never a verb of doing ("with", "using", "call")
 _CUE = regex.compile(
     r"(?i)(?:(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|for\s+example|formats?|syntax"
     r"|tags?|tokens?|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in"
-    r"|enclosed\s+in))[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
+    r"|enclosed\s+in)|标签|标记|令牌|格式)[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
 )
 #: any of those words on the token's line: only then is a run looked for
 _CUE_ANY = regex.compile(
     r"(?i)e\.g\.|i\.e\.|\b(?:like|such\s+as|for\s+example|formats?|syntax|tags?|tokens?"
     r"|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in|enclosed\s+in)\b|\|"
+    r"|标签|标记|令牌|格式"
 )
 #: the words a run may hold between and inside its tags: a format's placeholders, never a real
 #: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``;
@@ -304,7 +308,9 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
             noun = _PAIR_NOUN.match(text, after, min(len(text), after + 12), partial=not final)
             if noun is not None and noun.partial:
                 return None
-            if noun is not None:
+            if noun is not None or _NOUN_BEFORE.search(text, max(0, start - 12), start):
+                # (or a noun right before it names it: "标签 <think> </think>；", "the tags
+                # <think> </think> wrap ...")
                 end, pair = after, True
         if not pair and not final and not rest and text[start - 1 : start] in _CJK_BEFORE:
             return None  # after a CJK mark only a pair is named: its closer may still come
@@ -319,8 +325,9 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
                 noun = _PAIR_NOUN.match(text, end, min(len(text), end + 12), partial=not final)
                 if noun is not None and noun.partial:
                     return None
-                if noun is not None:
-                    start, pair = blank.start(), True
+                opener = blank.start()
+                if noun is not None or _NOUN_BEFORE.search(text, max(0, opener - 12), opener):
+                    start, pair = opener, True
     return _sentence(text, start, end, final, pair)
 
 
@@ -330,6 +337,13 @@ _CJK_BEFORE = frozenset("，；：、（「『")
 #: it: a tag, a marker, a token, a block (``<think> </think> markup``, ``，<think></think> 标签``)
 _PAIR_NOUN = regex.compile(
     r"\x20?(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?|标签|标记|令牌|格式|块)(?![A-Za-z])"
+)
+
+
+#: the noun that names a pair of tags right before it, then one blank (``标签 <think> </think>``,
+#: ``the tags <think> </think>``)
+_NOUN_BEFORE = regex.compile(
+    r"(?:(?<![A-Za-z])(?:tags|tokens|markers|delimiters)|标签|标记|令牌)\x20\Z"
 )
 
 

@@ -102,12 +102,23 @@ NAMED = [
         'The template should end the prompt with "<think>\\n" so replies start inside it.',
         "deepseek",
     ),
+    # a noun right before a pair with a blank in it names it (review: heldout39)
+    ("The model wraps reasoning in the tags <think> </think> before the answer.", "glm"),
+    ("返回内容里可能带有思考过程标签 <think> </think>；其他模型没有。", "glm"),
+    # a run of tags after a CJK noun, the next sentence after a CJK stop (no blank)
+    (
+        "GLM-Z1 带有标签 <think> </think>；GLM-4.5V 还带有边界标签 <|begin_of_box|> "
+        "<|end_of_box|>。思维链只在单独字段返回。",
+        "glm",
+    ),
 ]
 
 MARKUP = [
     ("Sure!<|im_end|>", "chatml"),  # glued to the answer
     ("<think> </think> the answer is 4", "deepseek"),  # opens the answer
     ("Fixed it <think> </think> and pushed the branch.", "glm"),  # an empty block, a blank in it
+    ("Fixed it <think> </think>；pushed the branch.", "glm"),  # no noun before it
+    ("模型的回答 <think> </think> 今天有雨。", "glm"),  # a word that names no tag
     ("I think </think> the answer is 4.", "deepseek"),  # the reasoning runs into its closer
     ("Alright, thinking </think> here is the fix:", "glm"),
     ("so I think <|im_start|> user hello", "chatml"),  # a role word after it
