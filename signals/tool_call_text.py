@@ -19,6 +19,8 @@ each as the whole rest of the text (trailing blanks allowed):
   before its arguments, ``functions.NAME:1 {...}`` (not after a word, a path or a dot, and not
   with a file extension for a name: ``src/functions.js:12 {...}`` is a log line; without
   declared tools only for the Kimi dialects and ``all``);
+* OLMo 3's ``<function_calls>`` holding pythonic calls, one per line
+  (``<function_calls>find_trains(origin="Utrecht")</function_calls>``), keyword arguments only;
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
   with or without a namespace prefix, Claude's, StepFun's or MiniMax's (``<steptml:toolcall>``
@@ -132,7 +134,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<attr>\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))
   (?<anamed><(?<atag>[A-Za-z_][\w.\-]*)(?&attr)*?\s+(?:tool|tool_name)=(?:"[^"<>]+"|'[^'<>]+')(?&attr)*\s*>\s*(?:(?&elem)\s*)*(?&fparam)\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=atag)>)
   (?<tcode><tool_code>\s*(?<tname>[A-Za-z_][\w.\-]*)\s*(?&gargs)\s*</tool_code>)
-  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode))\s*)+</NS:function_calls>|<(?<cw>NS:(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
+  (?<claude><NS:function_calls>\s*(?:(?:(?&invoke)|(?&tcode)|(?&pycall))\s*)+</NS:function_calls>|<(?<cw>NS:(?&wname))>\s*(?:(?&invoke)\s*)+</(?P=cw)>)
   (?<gbody>\{(?:[^{}]|(?&gbody))*\})
   (?<gargs>\((?:[^()]|(?&gargs))*\))
   (?<gopen>\{\s*(?:\}|[A-Za-z_][\w\-]*\s*:))
@@ -201,6 +203,7 @@ _NAMES = regex.compile(
     r"|functions\.([^\W\d][\w-]*)"
     r"|<" + _NS + r'invoke\s+name="([^"<>]+)"|(?<![\w.])call:([A-Za-z_][\w.\-]*)[{(]'
     r"|<tool_code>\s*([A-Za-z_][\w.\-]*)\s*\(|default_api:([A-Za-z_][\w\-]*)\{"
+    r"|<function_calls>\s*([A-Za-z_][\w.]*)\("
     r'|<(?:xai:)?function(?:_call)?\s+name="([^"<>]+)"'
     r"|<[A-Za-z_][\w.\-]*(?:\s+[\w:-]+=(?:\"[^\"<>]*\"|'[^'<>]*'))*?\s+(?:tool|tool_name)="
     r"[\"']([^\"'<>]+)[\"']"

@@ -367,3 +367,42 @@ def test_a_name_and_arguments_pair_near_misses_pass(text: str) -> None:
 )
 def test_the_pair_without_declared_tools_is_not_read(text: str) -> None:
     assert "J" not in detect(text, dialect="chatml").signals
+
+
+# --- OLMo 3: pythonic calls inside <function_calls> ------------------------------------------
+
+OLMO = (
+    'Let me check the trains.<function_calls>find_trains(origin="Utrecht", '
+    'destination="Gent")</function_calls>'
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (OLMO, ["find_trains"]),
+        (OLMO, None),
+        ('<function_calls>\nfind_trains(origin="A")\nget_weather(city="B")\n</function_calls>', []),
+    ],
+)
+def test_pythonic_calls_in_function_calls_trip(text: str, tools: list[str] | None) -> None:
+    v = detect(text, dialect="pythonic", tools=tools or None)
+    assert v.leak and v.signals == ("J",), v.reason
+    assert v.cut == text.index("<function_calls>")
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (OLMO, ["other"]),  # names no declared tool
+        ("The wrapper is <function_calls>print(x)</function_calls> in the docs.", None),
+        ("<function_calls>find_trains(origin)</function_calls>", None),  # no keyword argument
+        (OLMO + "\nThat is the format.", None),  # prose after it
+    ],
+)
+def test_other_function_calls_text_passes(text: str, tools: list[str] | None) -> None:
+    assert not detect(text, dialect="pythonic", tools=tools).leak
+
+
+def test_pythonic_calls_in_function_calls_every_split() -> None:
+    assert assert_every_split(OLMO, "text", "pythonic", tools=["find_trains"]).leak
