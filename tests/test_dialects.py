@@ -30,7 +30,12 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<|start|>browser.search",
     ),
     "chatglm3": (),
-    "chatml": ("<｜hy_place▁holder▁no▁112｜>", "<｜hy_User｜>"),
+    "chatml": (
+        "<｜hy_place▁holder▁no▁112｜>",
+        "<｜hy_User｜>",
+        "<｜hy_eos:opensource｜>",
+        "<tool_call:opensource>",
+    ),
     "qwen3_coder": ("<SPECIAL_12>", "<SPECIAL_11>Assistant"),
     "llama3": ("<|reserved_special_token_0|>", "<|reserved_special_token_247|>"),
     "pythonic": (
@@ -40,7 +45,7 @@ PATTERN_EXAMPLES: dict[str, tuple[str, ...]] = {
         "<|reasoning_reserved_special_token_7|>",
     ),
     "lfm2": (),
-    "hunyuan": ("<｜hy_place▁holder▁no▁112｜>", "<｜hy_User｜>"),
+    "hunyuan": ("<｜hy_place▁holder▁no▁112｜>", "<｜hy_User｜>", "</think:opensource>"),
     "deepseek": (
         "<｜place▁holder▁no▁799｜>",
         "<|place_holder_mm_span_1234|>",
