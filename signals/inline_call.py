@@ -470,13 +470,9 @@ def _json_call(norm: str, m: regex.Match[str], tools: frozenset[str]) -> tuple[i
 
 #: a fenced block (after an optional ReAct ``Action:`` label), its body
 _FENCED = regex.compile(
-    r"(?m)^[ \t]*(?:Action:\s*)?(?P<fence>```|~~~)[ \t]?(?P<info>[\w-]*)"
-    r"(?:[ \t]+(?P<tool>[A-Za-z_][\w.\-]{0,63}))?[ \t]*\r?\n(?P<body>[\s\S]*?)\r?\n"
+    r"(?m)^[ \t]*(?:Action:\s*)?(?P<fence>```|~~~)[ \t]?[\w-]*[ \t]*\r?\n(?P<body>[\s\S]*?)\r?\n"
     r"[ \t]*(?P=fence)[ \t]*$"
 )
-#: a fence's info string that names the tool after it, its body the arguments (Grok's
-#: ````tool file_write\n{...}\n````)
-_TOOL_INFO = frozenset({"tool", "tool_call", "tool_use", "function", "call"})
 #: the most prose around a fenced call that still reads as the model narrating its own call
 #: ("I'll list the workspace first.", "Running the tests now.")
 AROUND = 240
@@ -496,8 +492,7 @@ _EXPLAINED = regex.compile(
 
 def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     """The span of a fenced block, fence and all, that holds nothing but a call (or a list of
-    calls) of declared tools, or the arguments of one named in its info string (``tool NAME``),
-    when the answer around it is nothing, or at most :data:`AROUND`
+    calls) of declared tools, when the answer around it is nothing, or at most :data:`AROUND`
     characters that narrate the model's own step and do not introduce the block with a
     colon: the call the model wrote instead of making it (code the user asked for is
     introduced, or explained)."""
@@ -508,15 +503,8 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
         around = (before + " " + after).strip()
         if around and (_NARRATED.search(around) is None or _EXPLAINED.search(around)):
             continue
-        tool = m.group("tool")
-        if tool is not None:
-            if m.group("info").lower() not in _TOOL_INFO or not declared(tool, tools):
-                continue
-            if not _arguments_only(m.group("body")):
-                continue
-        elif not _calls_in(m.group("body"), tools):
-            continue
-        return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
+        if _calls_in(m.group("body"), tools):
+            return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
     return None
 
 
@@ -559,14 +547,6 @@ def _calls_in(body: str, tools: frozenset[str]) -> bool:
         if not declared(_bare(names[0]), tools):
             return False
     return bool(calls)
-
-
-def _arguments_only(body: str) -> bool:
-    """Whether ``body`` is a JSON object, a call's arguments."""
-    try:
-        return isinstance(json.loads(body), dict)
-    except (ValueError, RecursionError):
-        return False
 
 
 def _fenced_call(call: dict[str, object], name: str) -> bool:

@@ -19,8 +19,9 @@ each as the whole rest of the text (trailing blanks allowed):
   before its arguments, ``functions.NAME:1 {...}`` (not after a word, a path or a dot, and not
   with a file extension for a name: ``src/functions.js:12 {...}`` is a log line; without
   declared tools only for the Kimi dialects and ``all``);
-* OLMo 3's ``<function_calls>`` holding pythonic calls, one per line
-  (``<function_calls>find_trains(origin="Utrecht")</function_calls>``), keyword arguments only;
+* with declared tools, OLMo 3's ``<function_calls>`` holding pythonic calls, one per line
+  (``<function_calls>find_trains(origin="Utrecht")</function_calls>``), keyword arguments only
+  (without them, docs about the format end with such a sample, ``print(x="hi")`` too);
 * Claude-style XML: ``<function_calls>`` holding ``<invoke name="NAME">`` elements with
   ``<parameter name="KEY">VALUE</parameter>`` children, or such an ``<invoke>`` alone, each tag
   with or without a namespace prefix, Claude's, StepFun's or MiniMax's (``<steptml:toolcall>``
@@ -176,6 +177,8 @@ _TAG = regex.compile(r"<([A-Za-z_][\w.\-]*)>")
 _WRAPPED_TAG = regex.compile(
     r"<(?i:toolcalls?|tool_calls?|function_calls?|calls?)>\s*<([A-Za-z_][\w.\-]*)>"
 )
+#: OLMo 3's ``<function_calls>`` opening on a pythonic call
+_PY_WRAPPED = regex.compile(r"<function_calls>\s*[A-Za-z_][\w.]*\(")
 #: a pythonic call list, and the names of its calls
 _PYLIST = regex.compile(_DEFINE + r"(?&pylist)\s*", regex.VERSION1)
 _PYNAMES = regex.compile(r"(?:^\[|,)\s*([A-Za-z_][\w.]*)\(")
@@ -320,6 +323,8 @@ class ToolCallText:
             names = [m.group(1) for m in _PYNAMES.finditer(call)] if pythonic else _names(call)
             if ctx.tools is None and _XPAIR.fullmatch(call) is not None:
                 continue  # the invented pair: only a declared tool's name makes it a call
+            if ctx.tools is None and _PY_WRAPPED.match(call) is not None:
+                continue  # OLMo 3's pythonic calls: without declared tools, docs end so too
             if _TAGCALL.fullmatch(call) is not None and _UNTAGGED.fullmatch(call) is None:
                 # an element named after a tool: a call only when it names a declared one
                 tag = _WRAPPED_TAG.match(call) or _TAG.match(call)

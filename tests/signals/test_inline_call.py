@@ -619,38 +619,3 @@ def test_elements_that_end_the_text_are_js_in_every_split() -> None:
 def test_notes_and_sdk_records_quoted_as_samples_pass(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert "Y" not in v.signals, v.reason
-
-
-# --- a fence whose info string names the tool, its body the arguments (Grok) ----------------
-
-GROK_FENCE = (
-    "I'll save the notes now.\n```tool file_write\n"
-    '{"path": "/home/dev/notes/standup.md", "content": "- shipped the export"}\n```\nDone.'
-)
-
-
-@pytest.mark.parametrize("info", ["tool", "tool_call", "function"])
-def test_a_fence_naming_a_declared_tool_around_its_arguments_trips(info: str) -> None:
-    text = GROK_FENCE.replace("```tool ", f"```{info} ")
-    v = detect(text, dialect="chatml", tools=["file_write", "shell"])
-    assert v.leak and v.signals == ("Y",), v.reason
-    assert v.cut == text.index("```")
-
-
-@pytest.mark.parametrize(
-    ("text", "tools"),
-    [
-        (GROK_FENCE, ["shell"]),  # the named tool is not declared
-        (GROK_FENCE, None),  # no declared tools
-        (GROK_FENCE.replace("```tool ", "```python "), ["file_write"]),  # a language, not "tool"
-        (GROK_FENCE.replace("{", "[", 1).replace("}", "]", 1), ["file_write"]),  # no object
-        ('Here is the format:\n```tool file_write\n{"path": "a"}\n```', ["file_write"]),
-        ('This shows the shape.\n```tool file_write\n{"path": "a"}\n```', ["file_write"]),
-    ],
-)
-def test_other_fences_that_name_a_word_pass(text: str, tools: list[str] | None) -> None:
-    assert not detect(text, dialect="chatml", tools=tools).leak
-
-
-def test_a_fence_naming_a_tool_every_split() -> None:
-    assert assert_every_split(GROK_FENCE, "text", "chatml", tools=["file_write"]).leak

@@ -381,8 +381,10 @@ OLMO = (
     ("text", "tools"),
     [
         (OLMO, ["find_trains"]),
-        (OLMO, None),
-        ('<function_calls>\nfind_trains(origin="A")\nget_weather(city="B")\n</function_calls>', []),
+        (
+            '<function_calls>\nfind_trains(origin="A")\nget_weather(city="B")\n</function_calls>',
+            ["find_trains", "get_weather"],
+        ),
     ],
 )
 def test_pythonic_calls_in_function_calls_trip(text: str, tools: list[str] | None) -> None:
@@ -395,6 +397,8 @@ def test_pythonic_calls_in_function_calls_trip(text: str, tools: list[str] | Non
     ("text", "tools"),
     [
         (OLMO, ["other"]),  # names no declared tool
+        (OLMO, None),  # no declared tools: a sample ending docs reads the same
+        ('Example:\n<function_calls>\nprint(x="hi")\n</function_calls>', None),
         ("The wrapper is <function_calls>print(x)</function_calls> in the docs.", None),
         ("<function_calls>find_trains(origin)</function_calls>", None),  # no keyword argument
         (OLMO + "\nThat is the format.", None),  # prose after it
