@@ -18,13 +18,15 @@ It counts (the ``text`` surface only) when ``user``, right after a blank line, i
   it (``?\n\nuser oui`` then a blank line and ``D'accord``), or by an answer word and a mark or
   the line's end (``?\n\nuser yes, go ahead and push``).
 
-After a paragraph that ends a sentence (or one line break after a question), the role word
-spaced or glued to the user's own words counts too: the first person and a word (``\n\nuseri do
-not remember``, ``user we should ...``), an answer word and a mark (``useryes: on wednesday``,
-``user ok, now drop them``), or a question of eight characters or more ending its line, no code
-in it (``user what about rolling back?``; glued, its word opens with a capital, ``userNow tell
-me ...?``, as ``username ...?`` is a compound); not after a role's label in the :data:`LOOK`
-characters before it, or a paragraph that introduces a sample.
+After a blank line, after a paragraph that ends a sentence, the role word followed by the
+user's own words counts too: the first person and a word, spaced or glued (``\n\nuseri do not
+remember``, ``user we should ...``), an answer word glued to it and a mark (``useryes: on
+wednesday``; spaced, ``user ok, group ok`` is a status line), or, after a blank, a question of
+eight characters or more ending its line, no code in it (``user what about rolling back?``;
+glued, ``userName ...?`` is an identifier); not after a role's label or a sample named in the
+:data:`LOOK` characters before it, and not when the next line opens with the other role
+(``assistant Paris.``: a transcript or a dataset's rows) or with a lower-case word and a blank
+(``group which group owns it?``: a term list goes on; a stream waits for that line).
 
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
 start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
@@ -194,20 +196,16 @@ def _turn(final: bool) -> re.Pattern[str]:
 
 #: the user's words in the first person: ``i``, ``i'm``, ``we``, ``my`` ..., then a word
 _SPOKEN_FIRST = r"(?i:i|i'm|im|i've|ive|i'll|we|we're|my)[ \t]+[^\W\d_]"
-#: an answer word right after the role word, then a mark (``useryes: on wednesday``; spaced,
-#: not a colon: ``user ok: 200 in 12 ms`` is a check's status line)
-_SPOKEN_AGREED = (
-    r"(?:(?<=user)(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!:;]"
-    r"|(?<=[ \t])(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!;])"
-)
+#: an answer word glued to the role word, then a mark (``useryes: on wednesday``; spaced, it
+#: is a check's status line as often: ``user ok, group ok``, ``user ok: 200 in 12 ms``)
+_SPOKEN_AGREED = r"(?<=user)(?i:yes|no|ok|okay|sure|yep|yeah|nope|thanks|thx)[,.!:;]"
 
 
 def _spoken_asks(final: bool) -> str:
-    """A question that ends the line (or, in a whole text, the text), no code in it (``user
-    what about rolling back?``); glued, its word opens with a capital (``userNow tell me
-    ...?``; ``username ...?`` is a compound)."""
+    """A question that ends the line (or, in a whole text, the text), no code in it, after a
+    blank (``user what about rolling back?``; glued, ``userName ...?`` is an identifier)."""
     end = r"(?:\n|\Z)" if final else r"\n"
-    return rf"(?:(?<=[ \t])[^\n?;{{}}=<>`|]|(?<=user)[A-Z])[^\n?;{{}}=<>`|]{{7,200}}\?[ \t]*{end}"
+    return rf"(?<=[ \t])[^\n?;{{}}=<>`|]{{8,201}}\?[ \t]*{end}"
 
 
 _TURN_SOURCE = (
@@ -223,7 +221,7 @@ _TURN_SOURCE = (
     # the user's own words after the role word, spaced or glued (``\n\nuseri do not remember``,
     # ``?\nuser yes, and also ...``, ``.\n\nuser what about rolling back?``): a first person,
     # an answer word and a mark, or a question that ends the line
-    rf"|(?:\n[ \t]{{0,8}}\n|{_ASKED}\n)(?P<spoke>user)(?=[ \t]|[A-Za-z])[ \t]{{0,8}}"
+    rf"|\n[ \t]{{0,8}}\n(?P<spoke>user)(?=[ \t]|[A-Za-z])[ \t]{{0,8}}"
     rf"(?:{_SPOKEN_FIRST}|{_SPOKEN_AGREED}|ASKS)"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
@@ -344,8 +342,8 @@ class ForgedTurn:
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
             if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
-            if group == "spoke" and not _forged_words(norm, role):
-                continue  # a transcript, a sample's turn, or a term after a colon
+            if group == "spoke" and _forged_words(norm, role, final) is not True:
+                continue  # a transcript, a sample, a term list (None: the next line decides)
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
                 continue
@@ -435,18 +433,41 @@ _SAMPLE_MORE = re.compile(
 )
 
 
-def _forged_words(norm: str, at: int) -> bool:
+#: the words of a text that quotes samples or data rows (anywhere in the :data:`LOOK`
+#: characters before the user's words)
+_SAMPLE_WORDS = re.compile(
+    r"(?i)\b(?:conversation|dialog(?:ue)?|example|e\.g\.|transcript|exchange|sample"
+    r"|scenario|role-?play|few-shot|for\s+instance|dataset|training|rows?)\b"
+)
+#: the line after the user's words that makes them no forged turn: the other role's line (a
+#: transcript or a dataset's rows), or a lower-case word and a blank opening it (a term list
+#: or a table goes on: ``group which group owns it?``)
+_NEXT_LINE = regex.compile(
+    r"[ \t]*(?:(?i:assistant|model|bot|ai|system|gpt)(?![\w-])|[a-z][\w-]*[ \t])"
+)
+
+
+def _forged_words(norm: str, at: int, final: bool) -> bool | None:
     """Whether the user's words after the bare role word at ``at`` follow an answer: a text
-    that ends a sentence, no role's label in the :data:`LOOK` characters before (a transcript
-    writes both roles), and a last paragraph that introduces no sample. A speaker's label
-    before it (``Last question: any days you skipped?``) is the answer's own words."""
+    that ends a sentence, no role's label and no sample named in the :data:`LOOK` characters
+    before (a transcript writes both roles), and no line after them that makes them a
+    transcript or a term list (:data:`_NEXT_LINE`; ``None`` while a stream's next line may
+    still say so). A speaker's label before them (``Last question: any days you skipped?``)
+    is the answer's own words."""
     before = norm[max(0, at - LOOK) : at].rstrip()
     if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
         return False
     if _ANY_DIALOG_LINE.search(before) is not None:
         return False
-    paragraph = before[before.rfind("\n\n") + 1 :]
-    return not any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE))
+    if any(p.search(before) is not None for p in (_SAMPLE_WORDS, _SAMPLE_CJK, _SAMPLE_MORE)):
+        return False
+    end = norm.find("\n", at)
+    if end < 0:
+        return True if final else None
+    after = _NEXT_LINE.match(norm, end + 1, partial=not final)
+    if after is None:
+        return True
+    return None if after.partial else False
 
 
 def _forged_reply(norm: str, at: int) -> bool:

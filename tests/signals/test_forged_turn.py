@@ -523,14 +523,12 @@ SPOKEN = [
     "Next one: did you follow your stop rules this week?\n\nuseri do not remember exactly.",
     "That covers the setup.\n\nuser i think the second option is better",
     "Done with step two.\n\nuserwe should also rename it",
-    # an answer word and a mark, glued or spaced, after any sentence
+    # an answer word glued to it and a mark, after any sentence
     "Last question: any days you skipped the checklist?\n\nuseryes: on wednesday i was late",
-    "The tables are copied.\n\nuser ok, now drop the old ones",
-    # a question that ends the line (or the text)
+    # a question that ends the line (or the text), then a blank line or the answer
     "That covers the migration steps.\n\nuser what about rolling back if step 3 fails?",
-    "That is a good sign.\n\nuserNow tell me, what do you think: would a cache help here?\n\nYes.",
-    # one line break after the question the reply answers
-    "Should I copy their setup?\nuser yes, and also port their training loop",
+    "That is a good sign.\n\nuser what do you think: would a cache help here?\n\nYes.",
+    "Steps are done.\n\nuser can you also add tests?\nSure - adding them now.",
 ]
 
 
@@ -560,6 +558,19 @@ def test_the_users_own_words_after_the_role_word_trip(text: str, dialect: str) -
         "Done.\nuser i think so",  # one line break, no question before it
         "Done. user i think so",  # mid-line
         "Done.\n\nUser i think so",  # capitalised: a heading or a sentence
+        # (review 53) a role matrix or a table after a question on the line before
+        "Can each role delete posts?\nuser no, moderator yes, admin yes",
+        "Here is the table.\n\nrole       can delete?\nuser       no.\nadmin      yes.",
+        # an identifier glued to it; a status line spaced
+        "Version 2.0 renames fields.\n\nuserName becomes displayName. Why the change?",
+        "Check the output of the command.\n\nuser ok, group ok, other denied.",
+        "We tested two accounts (admin and user).\n\nuser ok, admin ok.",
+        # a transcript or data rows: the other role's line after it, samples named before it
+        "I pulled rows from the set.\n\nuser what is the capital of France?\nassistant Paris.",
+        "Here is a sample chat.\n\nThe rows look so.\n\nuser i want a refund\nbot Sure.",
+        # a term list or a form's fields: the next line goes on with a lower-case term
+        "Three settings decide this.\n\nuser which account runs the service?\ngroup which one?",
+        "Each field asks one thing.\n\nuser Who submits the request?\napprover Who signs it?",
     ],
 )
 def test_words_after_the_role_word_that_are_no_turn_pass(text: str) -> None:
