@@ -102,10 +102,19 @@ _ZH_DOC_BEFORE = re.compile(zh_both(r"(?:当|如果|若|一旦|在|若是|假如
 #: what the user does now, in the present (a summary tells what the user asked, in the past;
 #: "just" makes the past the turn being answered: "The user just said hello")
 _SPEAK_NOW = (
-    r"(?:(?:is\s+)?(?:asks|asking|wants|wanting|requests|requesting|says|saying|writes"
-    r"|mentions|needs|greets|seems|likely|probably|might|is\s+looking|is\s+after)"
+    r"(?:asks|is\s+asking|'s\s+asking|wants|requests|is\s+requesting|greets"
     r"|just\s+(?:asked|said|wrote|greeted|sent|shared))\b"
 )
+#: ... in Chinese: the turn's own question or aim ("用户想知道", "用户问的是", "用户又问",
+#: "用户现在需要我"), not a clause of "when" or "after" ("用户想知道余额时", "使用者要求重设后")
+#: or a noun phrase ("用户提到的问题")
+_ZH_USER_NOW = zh_both(
+    r"(?:用户|使用者)(?:想知道|问的是|又问|现在需要我|让我|请我|要我|要把|想确认|在问|询问)"
+    r"(?![^，。,.\n]{0,40}?[时時后後])"
+)
+#: what the note paragraph does not hold: words to the reader, or a condition ("The user needs
+#: admin rights. Ask your IT team.", "when the alert fires"): documentation's register
+_TO_THE_READER = r"(?!\b(?:[Yy]ou|[Yy]our|[Ww]hen|[Ww]henever|[Ii]f)\b|[你您])"
 
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
@@ -283,11 +292,15 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             + r"\s+"
             + _SPEAK_NOW
             + "|"
-            + _ZH_USER
-            + r")(?:[^\n]|\n(?![ \t]*\r?\n)){0,600}?"
+            + _ZH_USER_NOW
+            + r")(?:"
+            + _TO_THE_READER
+            + r"[^\n]|\n(?![ \t]*\r?\n)){0,600}?"
             r"(?P<c>[.!\u3002\uff01][ \t]*\r?\n[ \t]*\r?\n)[ \t]*"
-            # (the answer, not a list or a label's section: a summary's "Next steps:")
-            r"(?![-*+\u2022]|\d{1,2}[.)]|[A-Z][\w ]{0,30}:)\S"
+            # (the answer, not a list or a label's section, "Next steps:", and not an
+            # author's recommendation after a summary, "I recommend ...", "We plan ...")
+            r"(?![-+\u2022]|\*(?!\*)|\d{1,2}[.)]|[A-Z][\w ]{0,30}:"
+            r"|I\s+(?:recommend|suggest|propose)\b|(?:We|Our)\b)\S"
         ),
     ),
     # "好的，我现在需要 ..." opening the text: Chinese reasoning's "Okay, so I need to" (an

@@ -112,6 +112,12 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "the user, then the answer",
     ),
     (
+        "The user wants the capital of Australia. Sydney is not it.\n\n**Canberra**.",
+        ("chatml",),
+        (None,),
+        "the user, then the answer",
+    ),
+    (
         "The user just said hello. A short friendly reply fits.\r\n\r\nHi! How can I help?",
         ("chatml", "anthropic", "all"),
         (None,),
@@ -307,6 +313,19 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("如果用户想知道余额，可以在首页查看。\n\n余额每天更新。", "glm", None),
     ("在设置页面，用户想修改密码时需要先验证。\n\n验证码五分钟内有效。", "glm", None),
     ("當使用者問到退款時，先確認訂單號。\n\n訂單號在收據上。", "glm", None),
+    # (review 53) documentation, ticket summaries, product write-ups, Chinese product docs,
+    # changelogs and ticket templates: words to the reader, a condition, a verb of the user's
+    # state, an author's recommendation after it, a "when"/"after" clause, a noun phrase
+    ("The user needs admin rights. Ask your IT team.\n\nThen it starts.", "chatml", None),
+    ("The user might see an error if the token expires.\n\nTo fix it, sign in.", "chatml", None),
+    ("The user wants a refund. They called the bank.\n\nI recommend a refund.", "chatml", None),
+    ("The user wants PDF export. It is the top request.\n\nWe plan it for Q3.", "chatml", None),
+    ("用户想要导出数据时，可以点击导出按钮。\n\n导出的文件为 CSV 格式。", "glm", None),
+    ("使用者想變更方案時，請至帳戶設定頁面。\n\n變更會在下個週期生效。", "glm", None),
+    ("使用者要求重設密碼後，系統會寄出驗證信。\n\n信件有效期限為 24 小時。", "glm", None),
+    ("用户问题：无法登录。已确认密码正确。\n\n解决方式是清除缓存。", "glm", None),
+    ("用户提到的问题已在 2.3 版修复。\n\n请更新到最新版本。", "glm", None),
+    ("用户想要的功能都在这里了！\n\n下载地址见官网。", "glm", None),
     ("使用者需要先登入，才能查看訂單。", "glm", None),
 ]
 
