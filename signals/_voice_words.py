@@ -105,18 +105,24 @@ _STEP = (
 )
 #: simplified Chinese characters of the cues below and their traditional forms (Taiwan and Hong
 #: Kong write "使用者要的是", "我應該先"): :func:`zh_both` reads either
-_TRADITIONAL = dict(
-    zip(
-        "户现问询让请给发应该复确认检计释织组写调说简洁荐绍举讲总结帮个虑数对这样输语过当么来题务时间让观点边",
-        "戶現問詢讓請給發應該復確認檢計釋織組寫調說簡潔薦紹舉講總結幫個慮數對這樣輸語過當麼來題務時間讓觀點邊",
-        strict=True,
-    )
-)
+_TRADITIONAL = {
+    **dict(
+        zip(
+            "户现问询让请给应该确认检计释织组写调说简洁荐绍举讲总结帮个虑数对这样输语过当么来题务时间观点边话",
+            "戶現問詢讓請給應該確認檢計釋織組寫調說簡潔薦紹舉講總結幫個慮數對這樣輸語過當麼來題務時間觀點邊話",
+            strict=True,
+        )
+    ),
+    # one simplified character, two traditional ones (Taiwan writes 回覆 for "reply")
+    "复": "復覆",
+    "发": "發",
+}
 
 
 def zh_both(source: str) -> str:
     """``source`` (a regex source) reading each simplified character of :data:`_TRADITIONAL`
-    in its traditional form too: ``问`` becomes ``[问問]`` (inside a class, both join it)."""
+    in its traditional forms too: ``问`` becomes ``[问問]``, ``复`` ``[复復覆]`` (inside a class,
+    they join it)."""
     out: list[str] = []
     in_class = False
     i = 0

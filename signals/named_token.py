@@ -173,13 +173,14 @@ _BREAK = regex.compile(r"[.!?。！？][\s)]+\p{Lu}|\n|\A[\"“”]\s|\s[\"“�
 _CUE = regex.compile(
     r"(?i)(?:(?:(?<![\w.])(?:e\.g|i\.e)\.|\b(?:like|such\s+as|for\s+example|formats?|syntax"
     r"|tags?|tokens?|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in"
-    r"|enclosed\s+in)|标签|标记|令牌|格式)[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
+    r"|enclosed\s+in))[,:]?|\|)[ \t]+[\"'“‘(]?\Z"
+    r"|(?:标签|標籤|标记|標記|令牌|格式)[：:]?[ \t]*[\"'“‘(「]?\Z"
 )
 #: any of those words on the token's line: only then is a run looked for
 _CUE_ANY = regex.compile(
     r"(?i)e\.g\.|i\.e\.|\b(?:like|such\s+as|for\s+example|formats?|syntax|tags?|tokens?"
     r"|markers?|parameters?|delimiters?|delimited\s+by|wrapped\s+in|enclosed\s+in)\b|\|"
-    r"|标签|标记|令牌|格式"
+    r"|标签|標籤|标记|標記|令牌|格式"
 )
 #: the words a run may hold between and inside its tags: a format's placeholders, never a real
 #: tool's name or arguments (``<invoke name="func">``, ``call:NAME{key:value}``, ``<function=…>``;
@@ -343,7 +344,7 @@ _PAIR_NOUN = regex.compile(
 #: the noun that names a pair of tags right before it, then one blank (``标签 <think> </think>``,
 #: ``the tags <think> </think>``)
 _NOUN_BEFORE = regex.compile(
-    r"(?:(?<![A-Za-z])(?:tags|tokens|markers|delimiters)|标签|标记|令牌)\x20\Z"
+    r"(?:(?<![A-Za-z])(?:tags|tokens|markers|delimiters)\x20|(?:标签|標籤|标记|標記|令牌)\x20?)\Z"
 )
 
 

@@ -105,6 +105,7 @@ NAMED = [
     # a noun right before a pair with a blank in it names it (review: heldout39)
     ("The model wraps reasoning in the tags <think> </think> before the answer.", "glm"),
     ("返回内容里可能带有思考过程标签 <think> </think>；其他模型没有。", "glm"),
+    ("模型會用標籤 <think> </think> 包住推理。", "glm"),  # traditional characters
     # a run of tags after a CJK noun, the next sentence after a CJK stop (no blank)
     (
         "GLM-Z1 带有标签 <think> </think>；GLM-4.5V 还带有边界标签 <|begin_of_box|> "

@@ -143,7 +143,7 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         "the user, then the answer",
     ),
     (
-        "好的，我現在需要回答使用者的問題。使用者問的是版本號。這樣回答即可。",
+        "好的，我現在需要回覆使用者。使用者問的是版本號。這樣回覆即可。",
         ("chatml", "all"),
         (None,),
         "reasoning opener (zh)",
