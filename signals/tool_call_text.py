@@ -69,6 +69,9 @@ each as the whole rest of the text (trailing blanks allowed):
   agents, which models fall back to when native tool calls fail), also inside a call wrapper
   (MiMo's ``<toolcall><shell>{"command": "ls"}</shell></toolcall>``); without declared tools
   such an element is any XML or HTML;
+* with declared tools, a bare JSON call of one of them whose arguments object is no valid
+  JSON (``{"name": "lookup", "parameters": {invoice_id: 4471}}``: unquoted keys, single
+  quotes, a trailing comma), which its parser rejected;
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -276,6 +279,27 @@ def _detail(names: list[str], tools: frozenset[str] | None) -> str | None:
     return f"tool call of declared {names[0]!r} written as text"
 
 
+#: a bare JSON call whose arguments object is no valid JSON (unquoted keys, single quotes, a
+#: trailing comma: ``{"name": "lookup", "parameters": {invoice_id: 4471}}``), the whole rest
+_LENIENT = regex.compile(
+    _DEFINE + r'\{\s*"name"\s*:\s*"(?<lname>[A-Za-z_][\w.\-]{0,63})"\s*,\s*'
+    r'"(?:arguments|parameters)"\s*:\s*(?&gbody)\s*\}\s*',
+    regex.VERSION1,
+)
+
+
+def _lenient(norm: str, at: int, tools: frozenset[str] | None) -> str | None:
+    """The detail for a bare JSON call of a declared tool with broken JSON arguments that is the
+    rest of the text (its parser rejected it, so it reached the answer), or ``None``: only
+    with declared tools, as without them the shape is an answer's data as often."""
+    if not tools:
+        return None
+    m = _LENIENT.fullmatch(norm, at)
+    if m is None or not _declared_tag(m.group("lname"), tools):
+        return None
+    return f"tool call of declared {m.group('lname')!r} written as text (its JSON broken)"
+
+
 def _names(call: str) -> list[str]:
     return [next(g for g in m.groups() if g is not None) for m in _NAMES.finditer(call)]
 
@@ -305,6 +329,10 @@ class ToolCallText:
         for m in starts.finditer(norm, lo):
             at = m.start()
             if _TAIL.fullmatch(norm, at) is None:
+                lenient = _lenient(norm, at, ctx.tools)
+                if lenient is not None:
+                    yield hit_from_norm(text, self.code, at, len(norm.rstrip()), lenient)
+                    return
                 continue
             call = norm[at:].rstrip()
             pythonic = call[0] == "[" and _PYLIST.fullmatch(call) is not None

@@ -410,3 +410,40 @@ def test_other_function_calls_text_passes(text: str, tools: list[str] | None) ->
 
 def test_pythonic_calls_in_function_calls_every_split() -> None:
     assert assert_every_split(OLMO, "text", "pythonic", tools=["find_trains"]).leak
+
+
+# --- a bare JSON call of a declared tool whose arguments are broken JSON ----------------------
+
+BROKEN = '{"name": "lookup_invoice", "parameters": {invoice_id: 4471, include_lines: true}}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        BROKEN,
+        '{"name": "lookup_invoice", "arguments": {\'id\': 4471,}}',  # quotes, trailing comma
+        "Looking it up.\n" + BROKEN,
+    ],
+)
+@pytest.mark.parametrize("dialect", ["llama3", "chatml", "all"])
+def test_a_declared_call_with_broken_json_trips(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect, tools=["lookup_invoice"])
+    assert v.leak and v.signals == ("J",), v.reason
+    assert "broken" in v.hits[0].detail
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        (BROKEN, None),  # no declared tools: an answer's data as often
+        (BROKEN, ["other"]),  # names no declared tool
+        (BROKEN + "\nThat is the request.", ["lookup_invoice"]),  # prose after it
+        ('{"name": "lookup invoice", "parameters": {id: 1}}', ["lookup invoice"]),  # no name
+    ],
+)
+def test_broken_json_that_is_no_declared_call_passes(text: str, tools: list[str] | None) -> None:
+    assert not detect(text, dialect="llama3", tools=tools).leak
+
+
+def test_a_declared_call_with_broken_json_every_split() -> None:
+    assert assert_every_split(BROKEN, "text", "llama3", tools=["lookup_invoice"]).leak
