@@ -56,6 +56,8 @@ SETS_APART = (
     ("heldout35", "h35-", 85, 20),
     ("heldout36", "h36-", 85, 16),
     ("heldout37", "h37-", 90, 18),
+    ("heldout38", "h38-", 70, 25),
+    ("heldout39", "h39-", 70, 25),
 )
 NAMES = [s[0] for s in SETS_APART]
 
