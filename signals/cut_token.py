@@ -12,7 +12,8 @@ and code ends in ``std::vector<function`` or ``</span><functi``.
 In the reasoning part (the ``thinking`` surface) only, the dialect's reasoning closer in angle
 brackets counts with at least :data:`LEAST_CLOSER` characters of its name (``</th`` for
 ``</think>``), glued to a sentence's end or a line's or after a sentence's end and blanks
-(``keep it light. </th``): the parser that splits the reasoning from the answer missed a closer
+(``keep it light. </th``), or glued to a word with at least three of them (``확인하자</thi``;
+``cell</th`` is HTML's): the parser that splits the reasoning from the answer missed a closer
 the stream delivered in pieces. In the answer that is W's and prose's ground.
 This depends on the end of the text, so a stream decides it at the end (it holds such a tail
 back already, as a prefix of a control token).
@@ -164,6 +165,9 @@ class CutToken:
                 at == 0
                 or norm[at - 1] in _GLUE
                 or _SENTENCE_END.search(norm, max(0, at - 16), at) is not None
+                # glued to a word, with more of the name than an HTML tag has (``</thi``): the
+                # reasoning's last word runs into its cut closer (``날짜부터 확인하자</thi``)
+                or (len(tail) > len("</th") and norm[at - 1].isalnum())
             )
             and not _html_cell(norm, at, tail)
         ):

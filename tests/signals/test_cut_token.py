@@ -135,6 +135,9 @@ CLOSER_CUTS = [
     ("I'll keep it light.) </th", "chatml", "</th"),
     ("I'll keep it light.\" </th", "chatml", "</th"),
     ("The user wants a table of scores. I'll keep it light. </th", "chatml", "</th"),
+    # glued to the last word, more of the name than HTML's </th (heldout38)
+    ("환불 규정은 14일 이내라고 했으니, 날짜부터 확인하자</thi", "chatml", "</thi"),
+    ("check the date first</think", "deepseek", "</think"),
 ]
 
 
@@ -161,6 +164,7 @@ def test_a_cut_reasoning_closer_at_the_reasonings_end_trips(
         ("<tr>\n  <th>Name</th>\n</th", "thinking", "chatml"),
         ("Let me write the closing tags.\n</th", "thinking", "chatml"),
         ("Close the cell. </th", "thinking", "anthropic"),
+        ("the header cell</th", "thinking", "chatml"),  # glued, no more than HTML's name
     ],
 )
 def test_cut_reasoning_closer_near_misses_pass(text: str, surface: str, dialect: str) -> None:
