@@ -34,6 +34,10 @@ open with a key that is Qwen3-Coder's call frame (``{"function=edit_file", "path
 breaks. Nor do they open with empty objects glued before the real one on the same line
 (``{}{}{"query": ...}``: a streaming parser that emitted an empty object per delta; the real
 one opens with a key); the hit starts at the real one.
+
+Arguments that open with DeepSeek V3's call frame count too: the call's own tool's name (or a
+declared tool's) alone on the first line, then a ``json`` fence (``convert_currency\n```json
+\n{...}\n```````), the hit from the start.
 """
 
 from __future__ import annotations
@@ -104,7 +108,13 @@ _TRIGGERS = Triggers(
     pattern=r"\}\s*[A-Z{<\u3400-\u9fff\u3040-\u30ff]",
     # an envelope's tail holds its arguments key (a literal is an ``in`` test; a pattern that
     # opens with a quote would be tried at every quote of every argument string)
-    literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</"),
+    literals=('"arguments"', '"parameters"', '"function=', '"parameter=', "}</", "```json"),
+)
+#: DeepSeek V3's call frame left in the arguments (``NAME\n```json\n{...}\n```````: its
+#: ``function<｜tool▁sep｜>NAME`` header and the fence around the JSON, read by a parser of
+#: another version): the call's own tool's name, or a declared tool's, alone on the first line
+_DEEPSEEK_FRAME = regex.compile(
+    r"\A\s*(?P<name>[A-Za-z_][\w.\-]{0,63})[ \t]*\r?\n[ \t]*```json[ \t]*\r?\n"
 )
 
 
@@ -183,6 +193,11 @@ class TrailingText:
             # (the string ``", "``), so the key lies past the parse boundary
             detail = "the tail of a call's envelope written as the arguments"
             yield hit_from_norm(text, self.code, tail.start("key"), end, detail)
+            return
+        fenced = _DEEPSEEK_FRAME.match(norm) if ctx.offset == 0 else None
+        if fenced is not None and fenced.group("name") in {ctx.tool_name, *(ctx.tools or ())}:
+            detail = "DeepSeek's call frame (the tool's name, a json fence) as the arguments"
+            yield hit_from_norm(text, self.code, 0, end, detail)
             return
         frame = _FRAME_KEY.match(norm) if ctx.offset == 0 else None
         if frame is not None and frame.end() < end:

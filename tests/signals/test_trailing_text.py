@@ -194,3 +194,34 @@ def test_every_split_of_the_opening_forms_gives_the_whole_verdict(text: str) -> 
     for cut in range(1, len(text)):
         verdict, _ = monitored(text, cut, "tool_arg", "chatml")
         assert (verdict.leak, verdict.cut) == (whole.leak, whole.cut), cut
+
+
+# --- DeepSeek V3's call frame left in the arguments ---------------------------------------------
+
+DS_FRAME = 'convert_currency\n```json\n{"amount": 50, "to": "JPY"}\n```'
+
+
+@pytest.mark.parametrize(
+    ("tool_name", "tools"),
+    [("function", ["convert_currency"]), ("convert_currency", None)],
+)
+def test_deepseeks_call_frame_as_the_arguments_trips(
+    tool_name: str, tools: list[str] | None
+) -> None:
+    v = detect(DS_FRAME, surface="tool_arg", dialect="deepseek", tool_name=tool_name, tools=tools)
+    assert v.leak and "Z" in v.signals and v.cut == 0, v.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "tool_name", "tools"),
+    [
+        ('Title\n```json\n{"a": 1}\n```', "write_file", None),  # a document's first line
+        (DS_FRAME, "function", ["other"]),  # names neither this tool nor a declared one
+        ('{"content": "convert_currency\\n```json\\n{}\\n```"}', "write_file", None),  # a value
+    ],
+)
+def test_other_fenced_json_in_arguments_passes(
+    text: str, tool_name: str, tools: list[str] | None
+) -> None:
+    v = detect(text, surface="tool_arg", dialect="deepseek", tool_name=tool_name, tools=tools)
+    assert "Z" not in v.signals, v.reason
