@@ -38,10 +38,6 @@ placeholders for its name and arguments, after a word that names a format (Chine
 :func:`run_around` and :func:`_placeholders`). A call with a real name or body stays markup in
 any sentence: a server's parser reads it anywhere.
 
-A token with a Go or Jinja template's placeholder or statement in the :data:`TEMPLATE_REACH`
-characters before it (``{{ .System }}``, ``{% for m in messages %}``) is a chat template's source
-shown (an Ollama ``Modelfile``, a ``/show template`` dump), named as data.
-
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
 literal rule of its own spellings (a Harmony token in prose is a leak; its tokens never appear in
@@ -411,22 +407,12 @@ def named(
         return False
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
-    if _TEMPLATED.search(text, max(0, start - TEMPLATE_REACH), start) is not None:
-        return True  # a chat template's source, shown: its placeholders stand before the token
     if _result_open(dialect, spelling):
         return _named_result_opener(text, start, end, final)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value
     return _run_state(text, start, end, final)
-
-
-#: how far before a token a template's placeholder makes it the template's source
-TEMPLATE_REACH = 256
-#: a Go or Jinja template's placeholder or statement (``{{ .System }}``, ``{{- if .Tools }}``,
-#: ``{% for message in messages %}``): an Ollama ``Modelfile``, a ``/show template`` dump or a
-#: ``chat_template`` quoted in an answer, the tokens spelled around them as data
-_TEMPLATED = regex.compile(r"\{\{-?[ \t]*[^{}\n]{1,80}?-?\}\}|\{%-?[ \t]*[^{}\n]{1,80}?-?%\}")
 
 
 #: what may follow an empty pair of result tags after its mark: the end of the text, or a blank

@@ -106,16 +106,6 @@ NAMED = [
     ("The model wraps reasoning in the tags <think> </think> before the answer.", "glm"),
     ("返回内容里可能带有思考过程标签 <think> </think>；其他模型没有。", "glm"),
     ("模型會用標籤 <think> </think> 包住推理。", "glm"),  # traditional characters
-    # a chat template's source shown unfenced: its placeholders stand before the tokens
-    (
-        'TEMPLATE """\n{{- if .System }}\n<|im_start|>system\n{{ .System }}<|im_end|>\n{{- end }}'
-        '\n<|im_start|>assistant\n"""\n\nSave it as a Modelfile.',
-        "chatml",
-    ),
-    (
-        "{% for m in messages %}<|start_header_id|>{{ m['role'] }}<|end_header_id|>{% endfor %}",
-        "llama3",
-    ),
     # a run of tags after a CJK noun, the next sentence after a CJK stop (no blank)
     (
         "GLM-Z1 带有标签 <think> </think>；GLM-4.5V 还带有边界标签 <|begin_of_box|> "
@@ -129,9 +119,6 @@ MARKUP = [
     ("<think> </think> the answer is 4", "deepseek"),  # opens the answer
     ("Fixed it <think> </think> and pushed the branch.", "glm"),  # an empty block, a blank in it
     ("Fixed it <think> </think>；pushed the branch.", "glm"),  # no noun before it
-    # a placeholder after the token, or far before it, quotes nothing
-    ("Done.<|im_end|>\n<|im_start|>user\nuse {{ name }} here", "chatml"),
-    ("Use {{ name }} in the form." + " " * 260 + "Done.<|im_end|>", "chatml"),
     ("模型的回答 <think> </think> 今天有雨。", "glm"),  # a word that names no tag
     ("I think </think> the answer is 4.", "deepseek"),  # the reasoning runs into its closer
     ("Alright, thinking </think> here is the fix:", "glm"),
