@@ -106,16 +106,16 @@ _SPEAK_NOW = (
     r"|just\s+(?:asked|said|wrote|greeted|sent|shared))\b"
 )
 #: ... in Chinese: the turn's own question or aim ("用户想知道", "用户问的是", "用户又问",
-#: "用户现在需要我"), not a clause of "when" or "after" ("用户想知道余额时", "使用者要求重设后")
+#: "用户现在需要我"), not a clause of "when" or "after" ("用户想知道余额时，", "使用者要求重设后，")
 #: or a noun phrase ("用户提到的问题")
 _ZH_USER_NOW = zh_both(
     r"(?:用户|使用者)(?:想知道|问的是|又问|现在需要我|想让我|想要我|希望我|让我|请我|要我|要把|想确认"
     r"|在问|询问)"
-    r"(?![^，。,.\n]{0,40}?[时時后後])"
+    r"(?![^，。,.\n]{0,40}?[时時后後][，,])"
 )
-#: what the note paragraph does not hold: words to the reader, or a condition ("The user needs
-#: admin rights. Ask your IT team.", "when the alert fires"): documentation's register
-_TO_THE_READER = r"(?!\b(?:[Yy]ou|[Yy]our|[Ww]hen|[Ww]henever|[Ii]f)\b|[你您])"
+#: what the note paragraph does not hold: words to the reader ("The user needs admin rights.
+#: Ask your IT team."): documentation's register
+_TO_THE_READER = r"(?!\b(?:[Yy]ou|[Yy]our)\b|[你您])"
 
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (

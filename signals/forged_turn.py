@@ -23,10 +23,11 @@ user's own words counts too: the first person and a word, spaced or glued (``\n\
 remember``, ``user we should ...``), an answer word glued to it and a mark (``useryes: on
 wednesday``; spaced, ``user ok, group ok`` is a status line), or, after a blank, a question of
 eight characters or more ending its line, no code in it (``user what about rolling back?``;
-glued, ``userName ...?`` is an identifier); not after a role's label or a sample named in the
-:data:`LOOK` characters before it, and not when the next line opens with the other role
-(``assistant Paris.``: a transcript or a dataset's rows) or with a lower-case word and a blank
-(``group which group owns it?``: a term list goes on; a stream waits for that line).
+glued, ``userName ...?`` is an identifier); not after a role's label in the :data:`LOOK`
+characters before it or a last paragraph that introduces a sample, and a question not when the
+next line opens with the other role (``assistant Paris.``: a transcript or a dataset's rows) or
+with a lower-case word and a blank (``group which group owns it?``: a term list goes on; a
+stream waits for that line).
 
 The harness's system line a model forges after such a turn counts too: ``system`` at a line
 start glued to a harness tag (``\nsystem<total_tokens>182044 tokens left</total_tokens>``); so
@@ -222,7 +223,7 @@ _TURN_SOURCE = (
     # ``?\nuser yes, and also ...``, ``.\n\nuser what about rolling back?``): a first person,
     # an answer word and a mark, or a question that ends the line
     rf"|\n[ \t]{{0,8}}\n(?P<spoke>user)(?=[ \t]|[A-Za-z])[ \t]{{0,8}}"
-    rf"(?:{_SPOKEN_FIRST}|{_SPOKEN_AGREED}|ASKS)"
+    rf"(?:{_SPOKEN_FIRST}|{_SPOKEN_AGREED}|(?P<asks>ASKS))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
     rf"|\n(?P<system>system)(?={_HARNESS_TAG})"
     # the record of a tool call an agent's interface prints (``[Calling tool: web_search(...)``)
@@ -342,7 +343,8 @@ class ForgedTurn:
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
             if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
-            if group == "spoke" and _forged_words(norm, role, final) is not True:
+            asks = group == "spoke" and m.group("asks") is not None
+            if group == "spoke" and _forged_words(norm, role, final, asks) is not True:
                 continue  # a transcript, a sample, a term list (None: the next line decides)
             answered = group == "role" and m.group("answered") is not None
             if answered and not _forged_turns(norm, role):
@@ -433,12 +435,6 @@ _SAMPLE_MORE = re.compile(
 )
 
 
-#: the words of a text that quotes samples or data rows (anywhere in the :data:`LOOK`
-#: characters before the user's words)
-_SAMPLE_WORDS = re.compile(
-    r"(?i)\b(?:conversation|dialog(?:ue)?|example|e\.g\.|transcript|exchange|sample"
-    r"|scenario|role-?play|few-shot|for\s+instance|dataset|training|rows?)\b"
-)
 #: the line after the user's words that makes them no forged turn: the other role's line (a
 #: transcript or a dataset's rows), or a lower-case word and a blank opening it (a term list
 #: or a table goes on: ``group which group owns it?``)
@@ -447,20 +443,24 @@ _NEXT_LINE = regex.compile(
 )
 
 
-def _forged_words(norm: str, at: int, final: bool) -> bool | None:
+def _forged_words(norm: str, at: int, final: bool, asks: bool) -> bool | None:
     """Whether the user's words after the bare role word at ``at`` follow an answer: a text
-    that ends a sentence, no role's label and no sample named in the :data:`LOOK` characters
-    before (a transcript writes both roles), and no line after them that makes them a
-    transcript or a term list (:data:`_NEXT_LINE`; ``None`` while a stream's next line may
-    still say so). A speaker's label before them (``Last question: any days you skipped?``)
-    is the answer's own words."""
+    that ends a sentence, no role's label in the :data:`LOOK` characters before (a transcript
+    writes both roles), a last paragraph that introduces no sample, and, for a question
+    (``asks``), no line after it that makes it a transcript or a term list (:data:`_NEXT_LINE`;
+    ``None`` while a stream's next line may still say so: the question's line is shown, as a
+    question is only decided at its line's end). A speaker's label before them (``Last
+    question: any days you skipped?``) is the answer's own words."""
     before = norm[max(0, at - LOOK) : at].rstrip()
     if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
         return False
     if _ANY_DIALOG_LINE.search(before) is not None:
         return False
-    if any(p.search(before) is not None for p in (_SAMPLE_WORDS, _SAMPLE_CJK, _SAMPLE_MORE)):
+    paragraph = before[before.rfind("\n\n") + 1 :]
+    if any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE)):
         return False
+    if not asks:
+        return True
     end = norm.find("\n", at)
     if end < 0:
         return True if final else None

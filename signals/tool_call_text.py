@@ -71,7 +71,8 @@ each as the whole rest of the text (trailing blanks allowed):
   such an element is any XML or HTML;
 * with declared tools, a bare JSON call of one of them whose arguments object is no valid
   JSON (``{"name": "lookup", "parameters": {invoice_id: 4471}}``: unquoted keys, single
-  quotes, a trailing comma), which its parser rejected;
+  quotes, a trailing comma), which its parser rejected, its first key holding a literal value
+  (``{...}`` and ``{"id": invoice_id}`` are a sample's placeholders or code);
 * a pythonic call list ``[NAME(key=value, ...), ...]`` (Llama 3.2 / Llama 4's and LFM2's call
   body, as it reads when the tokens around it are stripped): keyword arguments only, the
   list closed right after its last call's ``)``.
@@ -280,10 +281,13 @@ def _detail(names: list[str], tools: frozenset[str] | None) -> str | None:
 
 
 #: a bare JSON call whose arguments object is no valid JSON (unquoted keys, single quotes, a
-#: trailing comma: ``{"name": "lookup", "parameters": {invoice_id: 4471}}``), the whole rest
+#: trailing comma: ``{"name": "lookup", "parameters": {invoice_id: 4471}}``), the whole rest;
+#: its first key holds a literal value (``{...}``, ``{invoiceId}`` and ``{"id": invoice_id}``
+#: are a sample's placeholders or code)
 _LENIENT = regex.compile(
     _DEFINE + r'\{\s*"name"\s*:\s*"(?<lname>[A-Za-z_][\w.\-]{0,63})"\s*,\s*'
-    r'"(?:arguments|parameters)"\s*:\s*(?&gbody)\s*\}\s*',
+    r'"(?:arguments|parameters)"\s*:\s*(?=\{\s*[\'"]?[A-Za-z_]\w*[\'"]?\s*:\s*(?:-?\d|[\'"]|true\b|false\b|null\b))'
+    r"(?&gbody)\s*\}\s*",
     regex.VERSION1,
 )
 

@@ -567,7 +567,7 @@ def test_the_users_own_words_after_the_role_word_trip(text: str, dialect: str) -
         "We tested two accounts (admin and user).\n\nuser ok, admin ok.",
         # a transcript or data rows: the other role's line after it, samples named before it
         "I pulled rows from the set.\n\nuser what is the capital of France?\nassistant Paris.",
-        "Here is a sample chat.\n\nThe rows look so.\n\nuser i want a refund\nbot Sure.",
+        "Here is a sample chat.\n\nuser i want a refund\nbot Sure.",
         # a term list or a form's fields: the next line goes on with a lower-case term
         "Three settings decide this.\n\nuser which account runs the service?\ngroup which one?",
         "Each field asks one thing.\n\nuser Who submits the request?\napprover Who signs it?",

@@ -439,6 +439,9 @@ def test_a_declared_call_with_broken_json_trips(text: str, dialect: str) -> None
         (BROKEN, ["other"]),  # names no declared tool
         (BROKEN + "\nThat is the request.", ["lookup_invoice"]),  # prose after it
         ('{"name": "lookup invoice", "parameters": {id: 1}}', ["lookup invoice"]),  # no name
+        ('{"name": "lookup_invoice", "parameters": {...}}', ["lookup_invoice"]),  # placeholders
+        ('{"name": "lookup_invoice", "parameters": {invoiceId}}', ["lookup_invoice"]),
+        ('{"name": "lookup_invoice", "parameters": {"id": invoice_id}}', ["lookup_invoice"]),
     ],
 )
 def test_broken_json_that_is_no_declared_call_passes(text: str, tools: list[str] | None) -> None:
