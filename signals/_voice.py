@@ -109,8 +109,8 @@ _SPEAK_NOW = (
 #: "用户现在需要我"), not a clause of "when" or "after" ("用户想知道余额时，", "使用者要求重设后，")
 #: or a noun phrase ("用户提到的问题")
 _ZH_USER_NOW = zh_both(
-    r"(?:用户|使用者)(?:想知道|问的是|又问|现在需要我|想让我|想要我|希望我|让我|请我|要我|要把|想确认"
-    r"|在问|询问)"
+    r"(?:用户|使用者)(?:想知道|问的是|问题是|问(?![题的])|又问|现在需要我|想让我|想要我|希望我|让我"
+    r"|请我|要我|要把|想确认|在问|询问)"
     r"(?![^，。,.\n]{0,40}?[时時后後][，,])"
 )
 #: what the note paragraph does not hold: words to the reader ("The user needs admin rights.

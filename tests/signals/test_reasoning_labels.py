@@ -111,6 +111,31 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
         (None, False),
         "the user, then the answer",
     ),
+    # (review 53b) a bare 用户问, 用户问题是, 后 and 时 inside words, an indirect question
+    (
+        "用户问如何重启服务。给出命令即可。\n\nsudo systemctl restart nginx",
+        ("chatml",),
+        (None,),
+        "the user",
+    ),
+    (
+        "用户想知道如何在后台运行脚本。直接给命令。\n\nnohup python app.py &",
+        ("chatml",),
+        (None,),
+        "the user",
+    ),
+    (
+        "用户问题是如何重启 nginx。简洁即可。\n\nsudo systemctl restart nginx",
+        ("chatml",),
+        (None,),
+        "the user",
+    ),
+    (
+        "The user wants to know if the port is open. Answer directly.\n\nYes, port 443 is open.",
+        ("chatml",),
+        (None,),
+        "the user, then the answer",
+    ),
     (
         "The user wants the capital of Australia. Sydney is not it.\n\n**Canberra**.",
         ("chatml",),
