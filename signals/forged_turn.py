@@ -219,9 +219,9 @@ _TURN_SOURCE = (
     # an answer word that opens a short line, the answer going on after it as its own paragraph
     # (``?\n\nuser ok go ahead, push it\n\nCommitting now.``)
     rf"|(?i:{_ANSWER_WORD})(?=[ \t,.!;])[^\n]{{0,{LINE}}}\n[ \t]{{0,8}}\n(?=[ \t]{{0,8}}\S))"
-    # the user's own words after the role word, spaced or glued (``\n\nuseri do not remember``,
-    # ``?\nuser yes, and also ...``, ``.\n\nuser what about rolling back?``): a first person,
-    # an answer word and a mark, or a question that ends the line
+    # the user's own words after the role word, after a blank line (``\n\nuseri do not
+    # remember``, ``useryes: on wednesday``, ``.\n\nuser what about rolling back?``): a first
+    # person, an answer word glued to it and a mark, or a question that ends the line
     rf"|\n[ \t]{{0,8}}\n(?P<spoke>user)(?=[ \t]|[A-Za-z])[ \t]{{0,8}}"
     rf"(?:{_SPOKEN_FIRST}|{_SPOKEN_AGREED}|(?P<asks>ASKS))"
     # the harness's system line glued to its tag (``system<total_tokens>...``)
@@ -451,13 +451,7 @@ def _forged_words(norm: str, at: int, final: bool, asks: bool) -> bool | None:
     ``None`` while a stream's next line may still say so: the question's line is shown, as a
     question is only decided at its line's end). A speaker's label before them (``Last
     question: any days you skipped?``) is the answer's own words."""
-    before = norm[max(0, at - LOOK) : at].rstrip()
-    if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
-        return False
-    if _ANY_DIALOG_LINE.search(before) is not None:
-        return False
-    paragraph = before[before.rfind("\n\n") + 1 :]
-    if any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE)):
+    if not _forged_reply(norm, at, speakers=False):
         return False
     if not asks:
         return True
@@ -470,14 +464,15 @@ def _forged_words(norm: str, at: int, final: bool, asks: bool) -> bool | None:
     return None if after.partial else False
 
 
-def _forged_reply(norm: str, at: int) -> bool:
+def _forged_reply(norm: str, at: int, *, speakers: bool = True) -> bool:
     """Whether the labelled reply at ``at`` follows an answer that ends a sentence (or a code
     fence), with no dialogue line before it (a transcript, a sample, a script) and a paragraph
-    before it that does not introduce a sample."""
+    before it that does not introduce a sample. ``speakers``: any speaker's label makes a
+    dialogue too (:func:`_in_dialogue`); else only a role's."""
     before = norm[max(0, at - LOOK) : at].rstrip()
     if not before or before[-1] not in ".!?)]}\"'`\u201d\u3002\uff01\uff1f":
         return False
-    if _in_dialogue(before):
+    if _in_dialogue(before) if speakers else _ANY_DIALOG_LINE.search(before) is not None:
         return False
     paragraph = before[before.rfind("\n\n") + 1 :]
     return not any(p.search(paragraph) is not None for p in (_SAMPLE, _SAMPLE_CJK, _SAMPLE_MORE))
