@@ -3,7 +3,9 @@
 Matching runs on the normalised view, so fullwidth or other bar lookalikes, zero-width characters
 and homoglyphs inside a spelling still match; bar-delimited names also match in any case and with
 a stray space inside the bars (``<| CHANNEL |>``). The dialect's reserved patterns cover families
-such as ``<|reserved_N|>`` and header forms (``<|assistant to=functions.bash|>``). A spelling
+such as ``<|reserved_N|>`` and header forms (``<|assistant to=functions.bash|>``); its output
+patterns (``chatml``'s special-token shape ``<|NAME|>``) are read on model output only, as they
+are never escaped in input. A spelling
 that holds a double quote is also matched as JSON escapes it inside a string (Gemma's string
 delimiter ``<|"|>`` reads ``<|\\"|>`` in a tool argument's JSON text).
 """
@@ -23,6 +25,9 @@ from guard._windows import finditer as windowed
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 _BARS = ("|", "\uff5c")
+#: untrusted input: H's findings there are what escaping removes, so the output patterns (never
+#: escaped) are not read
+_INPUT = frozenset((Surface.USER, Surface.TOOL_RESULT))
 
 
 def _normalise_spelling(spelling: str) -> str:
@@ -186,20 +191,22 @@ _SPAN = methodcaller("span")
 
 
 @cache
-def _ascii_twin(dialect: Dialect) -> Any:
+def _ascii_twin(dialect: Dialect, output: bool = True) -> Any:
     """H's pattern for ASCII text, in the standard ``re`` engine with its names as a trie of
     case classes: the same spans, found faster (the engines differ only on non-ASCII case folds
     and digits). The ``regex`` pattern itself when ``re`` cannot compile the dialect's patterns."""
     try:
-        return re.compile(_alternation(_triggers(dialect).hold_patterns, _ascii_trie))
+        return re.compile(_alternation(_triggers(dialect, output).hold_patterns, _ascii_trie))
     except re.error:
-        return _compiled(dialect)
+        return _compiled(dialect, output)
 
 
 @cache
-def _compiled(dialect: Dialect) -> regex.Pattern[str]:
-    # the hold patterns are exactly the spellings this signal matches, longest first
-    return regex.compile(_alternation(_triggers(dialect).hold_patterns))
+def _compiled(dialect: Dialect, output: bool = True) -> regex.Pattern[str]:
+    """H's pattern: the hold patterns are exactly the spellings this signal matches, longest
+    first; ``output``: with the dialect's output patterns (model output), or without them
+    (untrusted input, whose findings must be what escaping removes)."""
+    return regex.compile(_alternation(_triggers(dialect, output).hold_patterns))
 
 
 def _pattern_literals(pattern: str) -> tuple[str, ...]:
@@ -222,7 +229,7 @@ def _pattern_literals(pattern: str) -> tuple[str, ...]:
 
 
 @cache
-def _triggers(dialect: Dialect) -> Triggers:
+def _triggers(dialect: Dialect, output: bool = True) -> Triggers:
     literals: set[str] = set()
     holds: list[str] = []
     # a spelling with a quote also as JSON writes it inside a string (Gemma's ``<|"|>`` is
@@ -232,7 +239,9 @@ def _triggers(dialect: Dialect) -> Triggers:
         norm = _normalise_spelling(spelling)
         literals.add("<|" if norm.startswith("<|") else norm)
         holds.append(_literal(spelling))
-    for pattern in dialect.reserved_patterns:
+    # the output patterns last: a shape gives way to the spellings it also matches
+    shapes = dialect.output_patterns if output else ()
+    for pattern in (*dialect.reserved_patterns, *shapes):
         literals.update(_pattern_literals(pattern))
         holds.append(pattern.replace("\uff5c", r"\|"))
     return Triggers(literals=tuple(sorted(literals)), hold_patterns=tuple(holds))
@@ -257,19 +266,22 @@ class ControlToken:
         if not any(ch in norm for ch in _quick(ctx.dialect)):
             return ()
         signals = (self.code,)
+        output = ctx.surface not in _INPUT
         if norm is text.original:
             # the usual case (ASCII text): offsets and spellings are the original's
-            return self._scan_same(ctx.dialect, norm, signals)
-        return self._scan_mapped(_compiled(ctx.dialect), text, signals)
+            return self._scan_same(ctx.dialect, norm, signals, output)
+        return self._scan_mapped(_compiled(ctx.dialect, output), text, signals)
 
     @staticmethod
-    def _scan_same(dialect: Dialect, norm: str, signals: tuple[str, ...]) -> list[Hit]:
+    def _scan_same(
+        dialect: Dialect, norm: str, signals: tuple[str, ...], output: bool
+    ) -> list[Hit]:
         # a dense text repeats a few spellings: one evidence and one detail string per distinct
         # spelling keep each hit's memory to the hit itself (a stream may park thousands)
         shared: dict[str, tuple[str, str]] = {}
         hits: list[Hit] = []
         append = hits.append
-        found = _ascii_twin(dialect) if norm.isascii() else _compiled(dialect)
+        found = _ascii_twin(dialect, output) if norm.isascii() else _compiled(dialect, output)
         for start, end in map(_SPAN, windowed(found, norm)):
             spelled = norm[start:end]
             strings = shared.get(spelled)

@@ -91,3 +91,64 @@ def test_untrusted_input_is_escaped(text: str, _dialects: tuple[str, ...], spell
 def test_every_split(text: str) -> None:
     dialect = "hunyuan" if "opensource" in text else "chatml"
     assert assert_every_split(text, "text", dialect, never_past_cut=True).leak
+
+
+# --- families no record lists: chatml's output pattern (the special-token shape) -------------
+
+#: (leaked answer, the spelling it trips on): PLaMo 3's reasoning tokens, a Glimmer-style end of
+#: turn, Apertus' call prefix, a fullwidth-bar token with the word-piece mark
+SHAPES = [
+    (
+        "<|plamo:begin_think:plamo|>add them<|plamo:end_think:plamo|>The sum is 4.",
+        "<|plamo:begin_think:plamo|>",
+    ),
+    ("Here is the summary you asked for.<|eot|>", "<|eot|>"),
+    (
+        'Checking.<|tools_prefix|>[{"get_time": {"zone": "UTC"}}]<|tools_suffix|>',
+        "<|tools_prefix|>",
+    ),
+    ("Sure, done.<｜end▁of▁turn｜>", "<｜end▁of▁turn｜>"),
+]
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+@pytest.mark.parametrize(("text", "spelling"), SHAPES)
+def test_an_unknown_familys_token_in_output_trips(text: str, spelling: str, dialect: str) -> None:
+    for surface in ("text", "thinking"):
+        v = detect(text, surface, dialect=dialect)
+        assert v.leak and "H" in v.signals, (surface, v.reason)
+        assert text[v.cut :].startswith(spelling), (v.cut, v.reason)
+
+
+@pytest.mark.parametrize(("text", "spelling"), SHAPES)
+def test_an_unknown_familys_token_named_or_quoted_passes(text: str, spelling: str) -> None:
+    assert not detect(f"The parser splits on `{spelling}` first.", dialect="chatml").leak
+    assert not detect(f"```\n{text}\n```", dialect="chatml").leak
+    named = f"The template ends a turn with {spelling} tokens, like the others."
+    assert not detect(named, dialect="chatml").leak, detect(named, dialect="chatml").reason
+
+
+@pytest.mark.parametrize(("text", "spelling"), SHAPES)
+def test_an_unknown_familys_token_in_input_is_neither_escaped_nor_reported(
+    text: str, spelling: str
+) -> None:
+    # what detect reports on input is what escape removes: the shape is output-only
+    assert escape(text, "chatml") == text
+    for surface in ("user", "tool_result"):
+        v = detect(text, surface, dialect="chatml")
+        assert not v.injection and "H" not in v.signals, v.reason
+
+
+def test_a_shape_is_not_a_name_with_a_space_or_a_symbol() -> None:
+    for text in ("a <|foo bar|> b", "a <|1st|> b", "a <|x/y|> b", "a <||> b", "a <|-x|> b"):
+        assert not detect(text, dialect="chatml").leak, text
+
+
+def test_dialects_that_list_their_family_do_not_read_the_shape() -> None:
+    for dialect in ("llama3", "kimi", "glm", "harmony"):
+        assert not detect("Here is the summary.<|turn_end|>", dialect=dialect).leak, dialect
+
+
+@pytest.mark.parametrize("text", [SHAPES[0][0], SHAPES[3][0]])
+def test_every_split_of_an_unknown_familys_token(text: str) -> None:
+    assert assert_every_split(text, "text", "chatml", never_past_cut=True).leak

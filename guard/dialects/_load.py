@@ -330,6 +330,7 @@ def _check_patterns(record: Dialect, file: _File) -> None:
     grammar = record.transcript
     fields: list[tuple[str, tuple[str, ...], Any]] = [
         ("reserved_patterns", record.reserved_patterns, regex.compile),
+        ("output_patterns", record.output_patterns, regex.compile),
         ("escape_patterns", record.escape_patterns, regex.compile),
         (
             "result_open_patterns",

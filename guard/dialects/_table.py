@@ -257,6 +257,7 @@ def _union() -> Dialect:
         name=ALL,
         reserved=_unique(s for d in ds for s in d.reserved if s not in d.unshared),
         reserved_patterns=_unique(p for d in ds for p in d.reserved_patterns),
+        output_patterns=_unique(p for d in ds for p in d.output_patterns),
         # an unshared spelling is still escaped in untrusted input (escaping is reversible and
         # the model may be the family that reads it), only not judged in output
         escape_patterns=_unique(

@@ -59,6 +59,10 @@ class Dialect:
         aliases: other names accepted by :func:`guard.get_dialect`.
         reserved_patterns: families of reserved spellings matched by pattern (Harmony's
             ``<|reserved_N|>`` and header forms, Llama's ``<|reserved_special_token_N|>``).
+        output_patterns: shapes judged as reserved spellings in model output but never escaped
+            in untrusted input: the special-token shape (``<|NAME|>``) of families the record
+            does not list, which a stack serving their next generation under this dialect leaks,
+            while a user's text quoting another family's tokens reaches the model untouched.
         escape_patterns: token-shaped spellings that are escaped in untrusted text for safety
             but are not known control tokens, so detection does not treat them as such.
         call_open / call_close: spellings that open and close a tool call in model output.
@@ -101,6 +105,7 @@ class Dialect:
     reserved: tuple[str, ...]
     aliases: tuple[str, ...] = ()
     reserved_patterns: tuple[str, ...] = ()
+    output_patterns: tuple[str, ...] = ()
     escape_patterns: tuple[str, ...] = ()
     call_open: tuple[str, ...] = ()
     call_close: tuple[str, ...] = ()

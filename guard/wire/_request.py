@@ -280,6 +280,7 @@ def _merged(ds: tuple[Dialect, ...]) -> Dialect:
         name="+".join(d.name for d in ds),
         reserved=u("reserved"),
         reserved_patterns=u("reserved_patterns"),
+        output_patterns=u("output_patterns"),
         escape_patterns=u("escape_patterns"),
         call_open=u("call_open"),
         call_close=u("call_close"),
