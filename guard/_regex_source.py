@@ -10,9 +10,18 @@ It imports nothing of the project, so every layer may use it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-__all__ = ["first_chars", "literal_prefixes", "longest_match", "reach", "top_level_alternatives"]
+__all__ = [
+    "ascii_heads",
+    "first_chars",
+    "heads_gate",
+    "literal_prefixes",
+    "longest_match",
+    "reach",
+    "top_level_alternatives",
+]
 
 
 def top_level_alternatives(source: str) -> list[str]:
@@ -240,3 +249,286 @@ def opens_plain(source: str) -> bool:
     if not source or source[0] in _PLAIN or source[1:2] in _QUANTIFIERS:
         return False
     return len(top_level_alternatives(source)) == 1
+
+
+_ASCII = frozenset(map(chr, range(128)))
+#: the characters a head may open with: a letter or a digit (patterns allow a run of blanks,
+#: bullets or markup first, whose heads would outnumber the texts they gate)
+_OPENING = frozenset(ch for ch in _ASCII if ch.isalnum())
+
+
+def heads_gate(source: str, flags: int = 0, n: int = 6) -> str | None:
+    """A lookahead that every text a ``match`` of ``source`` succeeds on passes, and most
+    others fail at their first characters: the texts :func:`ascii_heads` does not speak for (a
+    first character that is no letter or digit, a character past printable ASCII among the
+    first ``n``), or a head of the set as a trie. Put before ``source``, it makes a failing
+    match cheap (a long alternation otherwise tries each branch in turn). ``None`` where
+    :func:`ascii_heads` gives nothing."""
+    heads = ascii_heads(source, flags, n)
+    if heads is None:
+        return None
+    return rf"(?=(?![A-Za-z0-9])|(?![\x00-\x7f]{{{n}}})|{_trie(sorted(heads))})"
+
+
+def _trie(words: list[str]) -> str:
+    """``A|B|...`` for literal words as a trie (a word that another one extends matches as
+    the shorter: the lookahead asks only for an opening)."""
+    if "" in words:
+        return ""
+    branches: dict[str, list[str]] = {}
+    for word in words:
+        branches.setdefault(word[0], []).append(word[1:])
+    # a head's space stands for any blank (see ``_Heads.chars``)
+    parts = [
+        (r"\s" if head == " " else re.escape(head)) + _trie(tails)
+        for head, tails in branches.items()
+    ]
+    return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+
+
+#: a head set past this size costs more to build than it saves: given up
+_HEADS_CAP = 50_000
+#: ends a head that any text opening with it fits, whatever follows (a wide class was met)
+_OPEN = "\uffff"
+#: a class admitting more characters than this (``\\w``, ``[^\\n]``) is not listed, it opens
+#: the head (see :data:`_OPEN`): listing it would multiply the set without narrowing it much
+_WIDE = 16
+
+
+class _Allow:
+    """A constraint on what a text holds from a point on: it opens with one of ``heads``."""
+
+    __slots__ = ("_after", "closure", "heads", "lengths")
+
+    def __init__(self, heads: frozenset[str]) -> None:
+        self.heads = heads
+        #: every opening of a head: a string that fits it and says no more
+        self.closure = frozenset(h[:i] for h in heads for i in range(len(h) + 1))
+        self.lengths = sorted({len(h) for h in heads})
+        self._after: dict[str, _Allow | None] = {}
+
+    def fits(self, s: str) -> bool:
+        """Whether a text holding ``s`` there (``s`` open or not) can fit."""
+        s = s.rstrip(_OPEN)
+        return s in self.closure or any(s[:k] in self.heads for k in self.lengths if k < len(s))
+
+    def after(self, s: str) -> _Allow | None:
+        """The constraint on the text after ``s`` (which fits)."""
+        found = self._after.get(s, self)
+        if found is self:
+            if any(s[:k] in self.heads for k in self.lengths if k <= len(s)):
+                found = None  # a head is whole within ``s``: nothing more is said
+            else:
+                found = _Allow(frozenset(h[len(s) :] for h in self.heads if h.startswith(s)))
+            self._after[s] = found
+        return found
+
+
+class _Unreadable(Exception):
+    """A construct :func:`ascii_heads` does not read (a back reference, a conditional), or a
+    head set past :data:`_HEADS_CAP`."""
+
+
+def ascii_heads(source: str, flags: int = 0, n: int = 6) -> frozenset[str] | None:
+    """What the first ``n`` characters of a text must be for a ``match`` of ``source`` to
+    succeed on it, for the texts whose first ``n`` characters are ASCII and whose first is a
+    letter or a digit (others are not read), with every blank read as a space: a set ``S`` of
+    strings of at most ``n`` characters, one of which opens each such text that matches (a
+    superset). A string shorter than ``n`` may open a match that reads no further (a match
+    that ends, or a wide class such as ``[^\\n]``). ``None`` when a match can be empty, the
+    set grows too large, or the standard library's parser cannot read the pattern.
+
+    Lookaheads narrow what follows them; other lookarounds and anchors are read as if absent
+    (they only narrow a match), so the set is never too small. A non-ASCII literal matches no
+    ASCII text, save through a case fold (``ſ`` reads ``s``)."""
+    try:
+        from re import _constants, _parser  # type: ignore[attr-defined]
+
+        parsed = _parser.parse(source, flags)
+        reader = _Heads(
+            _constants,
+            bool(parsed.state.flags & _constants.SRE_FLAG_IGNORECASE),
+            bool(parsed.state.flags & _constants.SRE_FLAG_DOTALL),
+        )
+        opening = _Allow(_OPENING)
+        found = reader.sequence(list(parsed.data), n, opening, reader.fold, reader.dotall)
+    except (_Unreadable, RecursionError):
+        return None
+    except Exception:  # not readable here
+        return None
+    heads = {h.rstrip(_OPEN) for h in found}
+    if "" in heads:
+        return None
+    return frozenset(heads)
+
+
+def _fits(s: str, allow: _Allow | None) -> bool:
+    return allow is None or allow.fits(s)
+
+
+def _merge(match: str, look: str) -> str | None:
+    """What a text holds where a match's head and a lookahead's head both hold there (one
+    opens the other), else ``None``: the match's head when it says as much, else the
+    lookahead's, open (the match consumed less than the lookahead read)."""
+    a, b = match.rstrip(_OPEN), look.rstrip(_OPEN)
+    if not (a.startswith(b) or b.startswith(a)):
+        return None
+    if len(a) >= len(b):
+        return match
+    return b + _OPEN
+
+
+class _Heads:
+    """The reading of one parsed pattern (see :func:`ascii_heads`): each method gives the
+    strings of at most ``n`` characters a part's match can open with under the constraint
+    ``allow``, one of ``n`` characters cut there, a shorter one the part's whole match."""
+
+    def __init__(self, c: Any, fold: bool, dotall: bool) -> None:
+        self.c = c
+        self.fold = fold
+        self.dotall = dotall
+
+    def sequence(
+        self, items: list[Any], n: int, allow: _Allow | None, fold: bool, dotall: bool
+    ) -> set[str]:
+        if n == 0 or not items:
+            return {""}
+        c = self.c
+        (op, av), rest = items[0], items[1:]
+        if op is c.ASSERT and av[0] == 1:
+            # a lookahead: what follows must open as it says too
+            look = self.sequence(list(av[1].data), n, allow, fold, dotall)
+            if "" in look:
+                return self.sequence(rest, n, allow, fold, dotall)
+            after = self.sequence(rest, n, _Allow(frozenset(look)), fold, dotall)
+            return {m for t in after for x in look if (m := _merge(t, x)) is not None}
+        if op in (c.AT, c.ASSERT, c.ASSERT_NOT):
+            return self.sequence(rest, n, allow, fold, dotall)
+        first = self.item(op, av, n, allow, fold, dotall)
+        return self.concat(
+            first, lambda room, a: self.sequence(rest, room, a, fold, dotall), n, allow
+        )
+
+    def concat(self, left: set[str], right: Any, n: int, allow: _Allow | None) -> set[str]:
+        """Each string of ``left`` followed by each of ``right(room, constraint)``, cut at
+        ``n``."""
+        out: set[str] = set()
+        memo: dict[tuple[int, _Allow | None], set[str]] = {}
+        for s in sorted(left):
+            if not _fits(s, allow):
+                continue
+            room = n - len(s)
+            if room == 0 or s.endswith(_OPEN):
+                out.add(s)
+                continue
+            key = (room, None if allow is None else allow.after(s))
+            got = memo.get(key)
+            if got is None:
+                got = memo[key] = right(*key)
+            out.update(s + t for t in got)
+            if len(out) > _HEADS_CAP:
+                raise _Unreadable
+        return out
+
+    def chars(self, chars: set[str], fold: bool, allow: _Allow | None) -> set[str]:
+        if fold:
+            # every form a case-insensitive match admits (``ſ`` reads ``s`` and ``S``; the
+            # Kelvin sign ``k`` and ``K``), folded twice to reach the ASCII ones
+            chars = {f for ch in chars for f in (ch, ch.lower(), ch.upper(), ch.casefold())}
+            chars = {f for ch in chars for f in (ch, ch.lower(), ch.upper())}
+        # every blank reads as a space: a class that admits one admits the space (ten
+        # spellings of each gap would multiply the set for nothing)
+        found = {" " if ch.isspace() else ch for ch in chars if ch in _ASCII}
+        found = {ch for ch in found if _fits(ch, allow)}
+        return {_OPEN} if len(found) > _WIDE else found
+
+    def item(
+        self, op: Any, av: Any, n: int, allow: _Allow | None, fold: bool, dotall: bool
+    ) -> set[str]:
+        c = self.c
+        if op is c.LITERAL:
+            return self.chars({chr(av)}, fold, allow)
+        if op is c.NOT_LITERAL:
+            return self.chars(set(_ASCII), False, allow)
+        if op is c.ANY:
+            return self.chars(set(_ASCII), False, allow)
+        if op is c.IN:
+            return self.chars(_in_chars(av, c), fold, allow)
+        if op is c.BRANCH:
+            out: set[str] = set()
+            for alt in av[1]:
+                out |= self.sequence(list(alt.data), n, allow, fold, dotall)
+            return out
+        if op is c.SUBPATTERN:
+            add, remove = av[1], av[2]
+            ic = c.SRE_FLAG_IGNORECASE
+            inner = (fold or bool(add & ic)) and not remove & ic
+            dot = (dotall or bool(add & c.SRE_FLAG_DOTALL)) and not remove & c.SRE_FLAG_DOTALL
+            return self.sequence(list(av[-1].data), n, allow, inner, dot)
+        if op is c.ATOMIC_GROUP:
+            return self.sequence(list(av.data), n, allow, fold, dotall)
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            return self.repeat(av, n, allow, fold, dotall)
+        raise _Unreadable(op)
+
+    def repeat(self, av: Any, n: int, allow: _Allow | None, fold: bool, dotall: bool) -> set[str]:
+        # a string of at most ``n`` characters takes at most ``n`` repetitions that add a
+        # character; any others add nothing, so ``lo + n`` repetitions cover every count
+        lo, hi, body = av
+        items = list(body.data)
+        out: set[str] = {""} if lo == 0 else set()
+        current = {""}
+        for count in range(1, min(hi, lo + n) + 1):
+            current = self.concat(
+                current, lambda room, a: self.sequence(items, room, a, fold, dotall), n, allow
+            )
+            if count >= lo:
+                out |= current
+            if not current:
+                break
+        return out
+
+
+def _in_chars(items: Any, c: Any) -> set[str]:
+    """The ASCII characters a character class admits."""
+    chars: set[str] = set()
+    negate = False
+    for op, av in items:
+        if op is c.NEGATE:
+            negate = True
+        elif op is c.LITERAL:
+            chars.add(chr(av))
+        elif op is c.RANGE:
+            chars.update(chr(cp) for cp in range(av[0], min(av[1], 127) + 1))
+        elif op is c.CATEGORY:
+            chars |= _category(av, c)
+        else:
+            raise _Unreadable(op)
+    if negate:
+        # every ASCII character but those listed (a case fold may remove more: a superset)
+        return set(_ASCII) - chars
+    return chars
+
+
+_CATEGORIES: dict[Any, frozenset[str]] = {}
+
+
+def _category(cat: Any, c: Any) -> frozenset[str]:
+    """The ASCII characters of a class category (``\\d``, ``\\s``, ``\\w`` and their
+    negations; any other: every character)."""
+    found = _CATEGORIES.get(cat)
+    if found is None:
+        word = frozenset(ch for ch in _ASCII if ch.isalnum() or ch == "_")
+        space = frozenset(ch for ch in _ASCII if ch.isspace())
+        digit = frozenset("0123456789")
+        every = frozenset(_ASCII)
+        known = {
+            c.CATEGORY_DIGIT: digit,
+            c.CATEGORY_NOT_DIGIT: every - digit,
+            c.CATEGORY_SPACE: space,
+            c.CATEGORY_NOT_SPACE: every - space,
+            c.CATEGORY_WORD: word,
+            c.CATEGORY_NOT_WORD: every - word,
+        }
+        found = _CATEGORIES[cat] = known.get(cat, every)
+    return found

@@ -27,6 +27,7 @@ from functools import cache, lru_cache
 from itertools import accumulate, compress, filterfalse
 from operator import not_
 
+from guard._regex_source import heads_gate
 from guard.gate._literals import _find, _gate, _holds, _openings
 from guard.models import Dialect, Signal, Surface, TextView
 from guard.signals import load_signals
@@ -384,15 +385,22 @@ def _starts(picked: Sequence[str], sep: str) -> list[int]:
 def _start(
     lead: re.Pattern[str] | None, opening: tuple[str, ...], head: int
 ) -> re.Pattern[str] | None:
-    """One pattern whose ``match`` says what the head checks of ``Prefilter._ends`` say."""
+    """One pattern whose ``match`` says what the head checks of ``Prefilter._ends`` say,
+    behind a lookahead on the text's first characters (:func:`~guard._regex_source.heads_gate`):
+    most answers open with words no lead can start with, and failing there costs a fraction of
+    failing each branch of the leads in turn."""
     if any(not word or word[0].isspace() for word in opening):
         return None
     parts = [] if lead is None else [f"(?:{lead.pattern})"]
     parts += [rf"\s{{0,{head - len(word)}}}{re.escape(word)}" for word in opening]
+    flags = lead.flags if lead is not None else 0
+    source = "|".join(parts) or "(?!)"
     try:
-        return re.compile("|".join(parts) or "(?!)", lead.flags if lead is not None else 0)
+        re.compile(source, flags)
     except re.error:  # a lead that cannot be wrapped (global flags): one text at a time
         return None
+    gate = heads_gate(source, flags)
+    return re.compile(source if gate is None else f"{gate}(?:{source})", flags)
 
 
 def prefilter(
