@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -222,10 +223,8 @@ def _typed(raw: bytes, cap: int) -> _Record | None:
     return None if record.tools is not None else record
 
 
-def _assistant_texts(m: _Message, answers: list[str], out: list[str], names: list[str]) -> None:
-    """An assistant message's texts, in the order of :func:`_pieces`."""
-    if m.content is not None:
-        answers.append(m.content)
+def _assistant_extras(m: _Message, answers: list[str], out: list[str], names: list[str]) -> None:
+    """An assistant message's texts after its content, in the order of :func:`_pieces`."""
     if m.reasoning_content is not None:
         out.append(m.reasoning_content)
     if m.tool_calls is not None:
@@ -258,7 +257,19 @@ def _record_texts(
     for m in record.messages:
         role = m.role
         if role == "assistant":
-            _assistant_texts(m, answers, out, names)
+            # the usual assistant message holds an answer and nothing else: read here, the
+            # other fields only when one is there
+            if m.content is not None:
+                answers.append(m.content)
+            if (
+                m.reasoning_content is not None
+                or m.tool_calls is not None
+                or m.refusal is not None
+                or m.reasoning is not None
+                or m.thinking is not None
+                or m.function_call is not None
+            ):
+                _assistant_extras(m, answers, out, names)
         elif role in _INPUT_ROLES:
             if m.content is not None:
                 inp.append(m.content)
@@ -293,7 +304,7 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
         assert filt is not None
         found = filt.candidates(group_texts) if group_texts else []
         chosen.append(set(found))
-        last = [e[group] for e in ends]
+        last = list(map(itemgetter(group), ends))
         # the record holding text k: the first whose texts end after it
         hit.update(bisect.bisect_right(last, k) for k in found)
     for r in hit:

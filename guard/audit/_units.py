@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
 from typing import Any, BinaryIO
 
 from guard._json import decode_line
@@ -195,15 +196,26 @@ def run_json_lines(unit: Unit, policy: Policy, *, fast: bool = True) -> UnitResu
     transcripts = messages = 0
     lines = split_lines(unit.data)
     typed = typed_records(lines, cap, c) if fast and unit.format == "openai" else {}
-    for number, raw in enumerate(lines, 1):
+    numbers: Iterable[int] = range(1, len(lines) + 1)
+    if typed:
+        # the clean records (a message count) are counted at once and not visited: most
+        # records of an audit are clean, and a Python step per line shows in its speed
+        taken, known = list(typed), list(typed.values())
+        clean = list(map(isinstance, known, repeat(int)))
+        messages += sum(compress(known, clean))  # type: ignore[arg-type]
+        transcripts += sum(clean)
+        numbers = sorted(set(numbers).difference(compress(taken, clean)))
+    for number in numbers:
+        raw = lines[number - 1]
         if not raw or raw.isspace():
             continue
         if len(raw) > cap:
             c.error(number, overlong(len(raw), cap))
             continue
         if number in typed:
-            known = typed[number]
-            messages += known if isinstance(known, int) else add_parts(known, c, number)
+            planned = typed[number]
+            assert not isinstance(planned, int)
+            messages += add_parts(planned, c, number)
             transcripts += 1
             continue
         try:
