@@ -96,7 +96,7 @@ def test_every_split(text: str) -> None:
 # --- families no record lists: chatml's output pattern (the special-token shape) -------------
 
 #: (leaked answer, the spelling it trips on): PLaMo 3's reasoning tokens, a Glimmer-style end of
-#: turn, Apertus' call prefix, a fullwidth-bar token with the word-piece mark
+#: turn, Apertus' call prefix, a fullwidth-bar token with the word-piece mark, GigaChat's tags
 SHAPES = [
     (
         "<|plamo:begin_think:plamo|>add them<|plamo:end_think:plamo|>The sum is 4.",
@@ -108,6 +108,8 @@ SHAPES = [
         "<|tools_prefix|>",
     ),
     ("Sure, done.<｜end▁of▁turn｜>", "<｜end▁of▁turn｜>"),
+    # a namespace in bars opening a tag (GigaChat's GCML, DeepSeek V3.2's DSML)
+    ('Calling it.<｜GCML｜tool_calls>[{"name": "get_time"}]</｜GCML｜tool_calls>', "<｜GCML｜"),
 ]
 
 
