@@ -19,8 +19,9 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
 * written escaped: a backslash or ``&lt;`` before it (an escaper's output is not a token);
 * the whole value of a search or of a setting that names tokens (:data:`_SEARCH_KEY`, a
   search program's argument list): the token alone or with a role or channel word glued to it
-  (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop list), or
-  tokens joined by ``|``; under another key a value that is only a closer is a collapsed call;
+  (``"pattern": "</tool_call>"``, ``"<|channel|>final"`` in a ``grep`` argv, a stop list),
+  tokens joined by ``|``, or a token a regular expression's syntax touches (a group or a
+  wildcard run beside it); under another key a value that is only a closer is a collapsed call;
 * an item of a list of tokens (another token and ``,``/``;``/`` |`` beside it on its line), or
   one of two tokens joined by ``and``/``or`` with a lower-case word that is no role after them;
 * on a line of an indented code block that opens after a blank line under a line of prose
@@ -290,6 +291,12 @@ _WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
 _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
 #: tokens joined by ``|``: a regular expression's alternation, a search for several tokens
 _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
+#: a regular expression's syntax right after a token, or right before it, in a search's value:
+#: a group of alternatives, a wildcard run, a blank class (``<|channel|>(analysis|final)``,
+#: ``<think>.*?</think>``, ``\\s*<tool_call>``; a JSON text doubles the backslash). A call that
+#: collapsed into a query ends it with its closer after words (``weather in Oslo</tool_call>``)
+_PATTERN_AFTER = re.compile(r"\((?:\?:)?[^()\"]*\|[^()\"]*\)|\.[*+]|\\\\s[*+]")
+_PATTERN_BEFORE = re.compile(r"(?:\)|\.[*+]\??|\\\\s[*+]\??)\Z")
 #: another token and a list's separator before a token, or after it
 _CLOSED_TOKEN = r'(?:<[^<>\s"\\]{1,48}>|\[/?[A-Z][A-Z_]{1,23}\])'
 _LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|) \Z")
@@ -397,6 +404,8 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
         return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
+    if _PATTERN_AFTER.match(text, end) is not None or _PATTERN_BEFORE.search(text, lo, start):
+        return True  # a token in a regular expression (``<|channel|>(analysis|final)``)
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None

@@ -91,6 +91,13 @@ def test_quoted_as_data(content: str, quoted: bool) -> None:
         ("<|im_end|>src", False),
         ("x<|im_end|>", False),
         ("<|im_end|><|im_start|>", False),
+        # a token in a regular expression: a group of alternatives or a wildcard run next to it
+        ("<|im_end|>(user|assistant)", True),
+        ("(user|tool)<|im_end|>", True),
+        ("<|im_end|>.*?done", True),
+        ("\\s*<|im_end|>", True),
+        ("done (a|b) x<|im_end|>", False),
+        ("<|im_end|> (a|b)", False),
     ],
 )
 @pytest.mark.parametrize("key", ["pattern", "query", "Regex", "stop"])
@@ -265,6 +272,8 @@ KIMI_FIXTURE = (
         ("kimi", args(query="kimi k2 <|tool_calls_section_begin|> token meaning")),
         # tokens joined as a pattern's alternation, listed in a comment, in an indented block
         ("chatml", args(pattern="</think>|<tool_call>|<function=", path="logs")),
+        ("all", args(pattern="<|channel|>(analysis|final)<|message|>", path="src/parsers")),
+        ("chatml", args(pattern="<|plamo:begin_think:plamo|>.*", path="src")),
         ("mistral", args(new="ids = {eos} | control  # [INST], [/INST], [TOOL_CALLS], [EOS]")),
         ("kimi", args(content="Tokens: <|tool_call_begin|>; <|tool_call_end|> close it")),
         (
@@ -354,6 +363,7 @@ def test_markup_riding_on_a_value_still_trips(dialect: str, text: str) -> None:
         args(content=KIMI_FIXTURE),
         args(query="GLM-4.5 <tool_call> <arg_key> parser"),
         args(pattern="</think>|<tool_call>|<|tool_call_end|>"),
+        args(pattern="<|tool_call_end|>(a|b)"),
         args(content="Output:\n\n    <|tool_call_end|>\n"),
     ],
 )
