@@ -76,6 +76,7 @@ class Prefilter:
         "ending_last",
         "ending_literals",
         "ending_span",
+        "gates",
         "head",
         "lead",
         "opening",
@@ -100,12 +101,14 @@ class Prefilter:
         #: (gate character or None, literal), literals with a gate first, shortest first: a
         #: text that holds any literal most often holds a short one (``<|``), and stopping there
         #: spares a full scan for each longer literal whose gate character it also holds
-        self.checks = tuple(
+        self.checks: tuple[tuple[str | None, str], ...] = tuple(
             sorted(
                 ((_gate(lit), lit) for lit in ordered),
                 key=lambda c: (c[0] is None, len(c[1]), c[1]),
             )
         )
+        #: the distinct gate characters of ``checks``
+        self.gates = tuple(dict.fromkeys(g for g, _ in self.checks if g is not None))
         self.pattern = pattern
         #: the literals without a gate character by the common opening of at least 4
         #: characters they share with others (``assistantfinal`` and ``assistantanalysis``:
@@ -329,14 +332,12 @@ class Prefilter:
             # `memchr`) runs at memory speed, where an alternation without a common prefix
             # costs the regex engine every position; each literal is looked for once
             present: dict[str, bool] = {}
+            # each gate character looked for once: many literals share one (``>``, ``:``)
+            gates = {gate: gate in haystack for gate in self.gates}
             first = [
                 (pos, literal, gate)
                 for gate, literal in self.checks
-                if (
-                    self._opening_in(literal, haystack, present)
-                    if gate is None
-                    else gate in haystack
-                )
+                if (self._opening_in(literal, haystack, present) if gate is None else gates[gate])
                 and (pos := _find(haystack, literal, gate)) >= 0
             ]
             if not first:
