@@ -11,6 +11,7 @@ It imports nothing of the project, so every layer may use it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -275,12 +276,14 @@ def _trie(words: list[str]) -> str:
     the shorter: the lookahead asks only for an opening)."""
     if "" in words:
         return ""
+    if not words:
+        return "(?!)"  # no text of those the set speaks for can match
     branches: dict[str, list[str]] = {}
     for word in words:
         branches.setdefault(word[0], []).append(word[1:])
     # a head's space stands for any blank (see ``_Heads.chars``)
     parts = [
-        (r"\s" if head == " " else re.escape(head)) + _trie(tails)
+        (r"[\s\x1c-\x1f]" if head == " " else re.escape(head)) + _trie(tails)
         for head, tails in branches.items()
     ]
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
@@ -301,7 +304,9 @@ class _Allow:
     __slots__ = ("_after", "closure", "heads", "lengths")
 
     def __init__(self, heads: frozenset[str]) -> None:
-        self.heads = heads
+        # an open head says no more than its characters: the text opens with them
+        self.heads = frozenset(h.rstrip(_OPEN) for h in heads)
+        heads = self.heads
         #: every opening of a head: a string that fits it and says no more
         self.closure = frozenset(h[:i] for h in heads for i in range(len(h) + 1))
         self.lengths = sorted({len(h) for h in heads})
@@ -349,6 +354,7 @@ def ascii_heads(source: str, flags: int = 0, n: int = 6) -> frozenset[str] | Non
             _constants,
             bool(parsed.state.flags & _constants.SRE_FLAG_IGNORECASE),
             bool(parsed.state.flags & _constants.SRE_FLAG_DOTALL),
+            parsed.state.flags & _constants.SRE_FLAG_ASCII,
         )
         opening = _Allow(_OPENING)
         found = reader.sequence(list(parsed.data), n, opening, reader.fold, reader.dotall)
@@ -383,10 +389,12 @@ class _Heads:
     strings of at most ``n`` characters a part's match can open with under the constraint
     ``allow``, one of ``n`` characters cut there, a shorter one the part's whole match."""
 
-    def __init__(self, c: Any, fold: bool, dotall: bool) -> None:
+    def __init__(self, c: Any, fold: bool, dotall: bool, ascii_flag: int) -> None:
         self.c = c
         self.fold = fold
         self.dotall = dotall
+        #: ``re.ASCII`` when the pattern is read so (its classes then admit ASCII only)
+        self.ascii_flag = ascii_flag
 
     def sequence(
         self, items: list[Any], n: int, allow: _Allow | None, fold: bool, dotall: bool
@@ -430,11 +438,8 @@ class _Heads:
                 raise _Unreadable
         return out
 
-    def chars(self, chars: set[str], fold: bool, allow: _Allow | None) -> set[str]:
+    def chars(self, chars: set[str] | frozenset[str], fold: bool, allow: _Allow | None) -> set[str]:
         if fold:
-            # every form a case-insensitive match admits (``ſ`` reads ``s`` and ``S``; the
-            # Kelvin sign ``k`` and ``K``), folded twice to reach the ASCII ones
-            chars = {f for ch in chars for f in (ch, ch.lower(), ch.upper(), ch.casefold())}
             chars = {f for ch in chars for f in (ch, ch.lower(), ch.upper())}
         # every blank reads as a space: a class that admits one admits the space (ten
         # spellings of each gap would multiply the set for nothing)
@@ -447,13 +452,19 @@ class _Heads:
     ) -> set[str]:
         c = self.c
         if op is c.LITERAL:
+            if av > 127 and fold:
+                # a case fold may reach ASCII (``ſ`` reads ``s``, ``İ`` reads ``i``): asked of
+                # the engine itself, character by character
+                folded = self.ascii_flag | int(re.IGNORECASE)
+                return self.chars(_admitted(re.escape(chr(av)), folded), False, allow)
             return self.chars({chr(av)}, fold, allow)
         if op is c.NOT_LITERAL:
             return self.chars(set(_ASCII), False, allow)
         if op is c.ANY:
             return self.chars(set(_ASCII), False, allow)
         if op is c.IN:
-            return self.chars(_in_chars(av, c), fold, allow)
+            cased = self.ascii_flag | (int(re.IGNORECASE) if fold else 0)
+            return self.chars(_admitted(_class_source(av, c), cased), False, allow)
         if op is c.BRANCH:
             out: set[str] = set()
             for alt in av[1]:
@@ -489,46 +500,34 @@ class _Heads:
         return out
 
 
-def _in_chars(items: Any, c: Any) -> set[str]:
-    """The ASCII characters a character class admits."""
-    chars: set[str] = set()
-    negate = False
+def _class_source(items: Any, c: Any) -> str:
+    """A parsed character class written back as a class."""
+    named = {
+        c.CATEGORY_DIGIT: r"\d",
+        c.CATEGORY_NOT_DIGIT: r"\D",
+        c.CATEGORY_SPACE: r"\s",
+        c.CATEGORY_NOT_SPACE: r"\S",
+        c.CATEGORY_WORD: r"\w",
+        c.CATEGORY_NOT_WORD: r"\W",
+    }
+    out: list[str] = []
     for op, av in items:
         if op is c.NEGATE:
-            negate = True
+            out.insert(0, "^")
         elif op is c.LITERAL:
-            chars.add(chr(av))
+            out.append(re.escape(chr(av)))
         elif op is c.RANGE:
-            chars.update(chr(cp) for cp in range(av[0], min(av[1], 127) + 1))
-        elif op is c.CATEGORY:
-            chars |= _category(av, c)
+            out.append(f"{re.escape(chr(av[0]))}-{re.escape(chr(av[1]))}")
+        elif op is c.CATEGORY and av in named:
+            out.append(named[av])
         else:
             raise _Unreadable(op)
-    if negate:
-        # every ASCII character but those listed (a case fold may remove more: a superset)
-        return set(_ASCII) - chars
-    return chars
+    return "[" + "".join(out) + "]"
 
 
-_CATEGORIES: dict[Any, frozenset[str]] = {}
-
-
-def _category(cat: Any, c: Any) -> frozenset[str]:
-    """The ASCII characters of a class category (``\\d``, ``\\s``, ``\\w`` and their
-    negations; any other: every character)."""
-    found = _CATEGORIES.get(cat)
-    if found is None:
-        word = frozenset(ch for ch in _ASCII if ch.isalnum() or ch == "_")
-        space = frozenset(ch for ch in _ASCII if ch.isspace())
-        digit = frozenset("0123456789")
-        every = frozenset(_ASCII)
-        known = {
-            c.CATEGORY_DIGIT: digit,
-            c.CATEGORY_NOT_DIGIT: every - digit,
-            c.CATEGORY_SPACE: space,
-            c.CATEGORY_NOT_SPACE: every - space,
-            c.CATEGORY_WORD: word,
-            c.CATEGORY_NOT_WORD: every - word,
-        }
-        found = _CATEGORIES[cat] = known.get(cat, every)
-    return found
+@lru_cache(maxsize=1024)
+def _admitted(source: str, flags: int) -> frozenset[str]:
+    """The ASCII characters the one-character pattern ``source`` matches, asked of the engine:
+    case folds, negations and categories as it reads them."""
+    pattern = re.compile(source, flags)
+    return frozenset(ch for ch in _ASCII if pattern.fullmatch(ch) is not None)

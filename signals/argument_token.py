@@ -72,6 +72,7 @@ from guard.dialects import ALL, DIALECTS, get_dialect, registered_dialects
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 from ._common import ROLE_WORDS
+from .control_token import shape_only
 
 #: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
@@ -523,6 +524,8 @@ class ArgumentToken:
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
+            if anchor.code == "H" and shape_only(ctx.dialect, anchor.evidence):
+                continue  # another family's token, not this dialect's call syntax
             if quoted_as_data(
                 original, anchor.start, anchor.end, ctx.dialect.call_open, frame(ctx.dialect)
             ):

@@ -186,6 +186,18 @@ def harmony_spelling(spelling: str) -> bool:
     return _compiled(get_dialect("harmony")).fullmatch(TextView(spelling).norm) is not None
 
 
+def shape_only(dialect: Dialect, spelling: str) -> bool:
+    """Whether ``spelling`` (an H hit's evidence) matched only one of the dialect's output
+    patterns (a token of a family the record does not list) and holds no spelling the record
+    reserves:
+    in a tool argument's string such a token is another family's, written as data, as another
+    dialect's marker there is (P reads the serving dialect's own)."""
+    if not dialect.output_patterns:
+        return False
+    # (a shape may hold a reserved spelling without being one: ``</｜DSML｜`` holds ``｜DSML｜``)
+    return _compiled(dialect, False).search(TextView(spelling).norm) is None
+
+
 #: a match's span, from either engine (a long text may be searched in the other one)
 _SPAN = methodcaller("span")
 

@@ -357,6 +357,8 @@ def test_a_list_used_twice_per_level_is_expanded_once_per_file() -> None:
         ('name = "x"\nreserved = ["<a>"]\nreserved_patterns = ["<(a"]\n', "reserved_patterns"),
         ('name = "x"\nreserved = ["<a>"]\nescape_patterns = ["a{2,1}"]\n', "escape_patterns"),
         ('name = "x"\nreserved = ["<a>"]\noutput_patterns = ["<\\\\|a{2,1}"]\n', "output_patterns"),
+        # an output pattern H could never find (no bar, no plain first character)
+        ('name = "x"\nreserved = ["<a>"]\noutput_patterns = ["\\\\w+!!"]\n', "output_patterns"),
         ('name = "x"\nreserved = ["<a>"]\nresult_open_patterns = ["(?P<"]\n', "result_open_p"),
         ('name = "x"\nreserved = ["<a>"]\n[transcript]\nturns = [["(x"]]\n', "transcript.turns"),
         (

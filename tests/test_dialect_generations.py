@@ -154,3 +154,34 @@ def test_dialects_that_list_their_family_do_not_read_the_shape() -> None:
 @pytest.mark.parametrize("text", [SHAPES[0][0], SHAPES[3][0]])
 def test_every_split_of_an_unknown_familys_token(text: str) -> None:
     assert assert_every_split(text, "text", "chatml", never_past_cut=True).leak
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"query": "gpt-oss <|channel|>commentary leak in vllm content"}',
+        '{"query": "llama 3 <|eot_id|> token not stopping generation"}',
+        '{"content": "<|pad|>"}',
+        '{"text": "Replace <|eot_id|>"}',
+    ],
+)
+def test_an_unknown_familys_token_inside_an_argument_string_is_data(text: str) -> None:
+    # P reads the serving dialect's own call syntax collapsing into a value, not another
+    # family's token written in one; past the arguments' end the token still trips (T)
+    for dialect in ("chatml", "qwen3_coder"):
+        v = detect(text, "tool_arg", dialect=dialect)
+        assert not v.leak, (dialect, v.reason)
+        tail = detect(text + "<|eot|>", "tool_arg", dialect=dialect)
+        assert tail.leak and {"H", "T"} <= set(tail.signals), tail.reason
+
+
+def test_qwen3_coder_and_closers_read_the_shape_too() -> None:
+    assert detect("Done.<|eot|>", dialect="qwen3_coder").leak
+    v = detect("<|tools_prefix|>[]<|/tools_prefix|> ok", dialect="chatml")
+    assert v.leak and len([h for h in v.hits if "H" in h.signals]) == 2
+
+
+def test_a_shape_holding_a_reserved_spelling_is_still_the_dialects_own() -> None:
+    # ``</｜DSML｜`` is a shape, and it holds DeepSeek V3.2's ``｜DSML｜``: P reads it
+    v = detect('{"city": "Lyon</｜DSML｜parameter"}', "tool_arg", dialect="all")
+    assert v.leak and "P" in v.signals, v.reason

@@ -58,10 +58,52 @@ def test_the_gate_passes_texts_it_does_not_read() -> None:
         assert gate.match(text), text
 
 
+@pytest.mark.parametrize(
+    ("source", "flags", "text"),
+    [
+        # a lookahead holding a wide class narrows what follows as far as it reads
+        ("(?=ab.)abcdefg|xyzuvw", 0, "abcdefg"),
+        (r"(?=We\s\w)We need|Okay", 0, "We need to"),
+        (r"(?=So\b.)So the|Hmm", 0, "So the x"),
+        ("(?=ab.)abcdefg", 0, "abcdefg"),
+        # case folds from beyond ASCII, as the engine reads them
+        ("[\u0100-\u2200]elvin|xyzuvw", re.IGNORECASE, "kelvin"),
+        ("[\u017f-\u0180]abcde|xyzuvw", re.IGNORECASE, "sabcde"),
+        ("\u0130tem12|xyzuvw", re.IGNORECASE, "item12"),
+        # under re.ASCII a blank outside \s still reads as a blank
+        (r"ab\x1cdefg", re.ASCII, "ab\x1cdefg"),
+        (r"ab[\x1f]defg", re.ASCII | re.IGNORECASE, "ab\x1fdefg"),
+    ],
+)
+def test_the_gate_passes_what_the_pattern_matches(source: str, flags: int, text: str) -> None:
+    assert re.match(source, text, flags)
+    gate = heads_gate(source, flags)
+    assert gate is not None and re.match(gate, text, flags), gate
+
+
 # --- the promise, on generated patterns and texts --------------------------------------------
 
 _ATOMS = st.sampled_from(
-    ["a", "b", "A", " ", r"\s", r"\w", r"\d", "[ab]", "[^a]", ".", r"\n", "(?i:a)", "\u017f"]
+    [
+        "a",
+        "b",
+        "A",
+        "k",
+        " ",
+        r"\s",
+        r"\w",
+        r"\d",
+        "[ab]",
+        "[^a]",
+        ".",
+        r"\n",
+        r"\x1c",
+        "(?i:a)",
+        "\u017f",
+        "\u212a",
+        "[\u0100-\u2200]",
+        r"\b",
+    ]
 )
 
 
@@ -86,12 +128,19 @@ def _patterns(draw: st.DrawFn, depth: int = 0) -> str:
 
 
 @settings(max_examples=400, deadline=None)
-@given(_patterns(), st.text(alphabet="abAB \n\t1_\u017fk", max_size=8), st.integers(1, 4))
-def test_every_text_a_pattern_matches_passes_its_gate(source: str, text: str, n: int) -> None:
-    gate = heads_gate(source, 0, n)
-    if gate is None or re.match(source, text) is None:
+@given(
+    _patterns(),
+    st.text(alphabet="abAB \n\t\x1c1_\u017fkK\u212a", max_size=8),
+    st.integers(1, 4),
+    st.sampled_from([0, re.IGNORECASE, re.ASCII, re.ASCII | re.IGNORECASE]),
+)
+def test_every_text_a_pattern_matches_passes_its_gate(
+    source: str, text: str, n: int, flags: int
+) -> None:
+    gate = heads_gate(source, flags, n)
+    if gate is None or re.match(source, text, flags) is None:
         return
-    assert re.match(gate, text), (source, text, gate)
+    assert re.match(gate, text, flags), (source, text, gate)
 
 
 def test_the_prefilters_gated_leads_match_where_the_leads_do() -> None:

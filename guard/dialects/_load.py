@@ -349,8 +349,11 @@ def _check_patterns(record: Dialect, file: _File) -> None:
                 raise file.fail(f"{name}[{i}]", f"invalid regex: {exc}") from None
     # the escaper writes its backslash before each bar, or after the plain first character of
     # a pattern without one (guard._escaper)
+    # (an output pattern is not escaped, but signal H finds it the same way: through its bar or
+    # its plain first character)
     for name, patterns in (
         ("reserved_patterns", record.reserved_patterns),
+        ("output_patterns", record.output_patterns),
         ("escape_patterns", record.escape_patterns),
     ):
         for i, pattern in enumerate(patterns):

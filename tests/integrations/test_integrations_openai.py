@@ -292,8 +292,10 @@ def test_responses_create_escapes_input_and_guards_output(fake: FakeUpstream) ->
 def test_responses_stream_is_cut_and_ends_with_a_typed_completed_event(
     fake: FakeUpstream,
 ) -> None:
+    # more events after the cut than a loaded machine relays before the client closes: the
+    # upstream must still be sending when it sees the close
     fake.script = Script(
-        events=responses_sse(["Hello ", "there <|ca", "ll|> tail", " more"]), delay=0.03
+        events=responses_sse(["Hello ", "there <|ca", "ll|> tail", *[" more"] * 30]), delay=0.03
     )
     stream = guard_client(sdk(fake)).responses.create(model="gpt-oss-120b", input="hi", stream=True)
     with stream:
