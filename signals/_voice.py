@@ -46,7 +46,7 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   characters) and plus 1 when it holds four cues or more (density);
 * it is decisive when it holds at least one strong cue, at least two cues (one "the user wants
   me to" or one interface header is enough alone), and its score reaches the threshold of the
-  context: 3, plus 2 when
+  context: 3, plus 1 when
   the message carried a reasoning part (``reasoning=True``: the reasoning had a place to go)
   and plus 1 for a dialect without reasoning markers (its models do not reason in-band).
 
@@ -616,7 +616,7 @@ def threshold(ctx: ScanContext) -> tuple[int, str]:
     """The score a cluster needs in this context, and why."""
     level, why = BASE, []
     if ctx.reasoning is True:
-        level += 2
+        level += 1
         why.append("the message has a reasoning part")
     elif ctx.reasoning is False:
         why.append("the message has no reasoning part")

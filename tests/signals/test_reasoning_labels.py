@@ -332,7 +332,9 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("The user wants to cancel. They bought it last week.\n\n- Offer a refund.", "chatml", None),
     ("The user wants to cancel. They bought it last week.\n\n1. Offer a refund.", "chatml", None),
     ("The user provided a CSV. Here is the cleaned version:\n\nname,plan", "chatml", None),
-    ("The user wants the capital. Sydney is not it.\n\nCanberra.", "chatml", True),
+    # a reasoning part raises the bar by one: two cues and the opening (4) meet it, not a
+    # dialect without reasoning markers (one more)
+    ("The user wants the capital. Sydney is not it.\n\nCanberra.", "llama3", True),
     ("The user wants the capital of Australia. It is Canberra.", "chatml", None),
     ("When the user asks for a refund, check the date.\n\nThen reply.", "chatml", None),
     ("如果用户想知道余额，可以在首页查看。\n\n余额每天更新。", "glm", None),

@@ -151,10 +151,13 @@ def test_documentation_register_is_no_zh_user_cue() -> None:
 
 def test_a_reasoning_part_raises_the_bar() -> None:
     # (one paragraph: with a blank line and the answer after it, the note paragraph is a third
-    # cue, and three meet the raised bar too)
+    # cue, and three meet the raised bar too); two cues and the opening (4) meet the bar a
+    # reasoning part raises by one, not with a dialect without reasoning markers (one more)
     text = "The user is asking about tabs. Let me write it. Use tabs."
     assert detect(text, "text", "glm", reasoning=None).leak
-    assert not detect(text, "text", "glm", reasoning=True).leak
+    assert detect(text, "text", "glm", reasoning=True).leak
+    assert detect(text, "text", "llama3", reasoning=None).leak
+    assert not detect(text, "text", "llama3", reasoning=True).leak
 
 
 def _chunks(pieces: list[str]) -> list[dict[str, Any]]:
