@@ -249,6 +249,18 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"(?:\n|\Z)"
         ),
     ),
+    # a ReAct scratchpad relayed as the answer: its "Thought:" (after a rule line, as agent
+    # frameworks print it) and, within four lines and with no "Action" line between, an
+    # "Observation:" (the agent ran no tool: the observation is its own, or empty); decides
+    # alone. A format's docs list "Action:" between the two
+    (
+        "ReAct observation, no action",
+        4,
+        re.compile(
+            r"\A\s*(?:-{3,}[ \t]*\r?\n\s*)?(?P<c>(?:\*\*)?Thought(?:\*\*)?:)[^\n]*\S[^\n]*\n"
+            r"(?:(?![ \t]*(?:\*\*)?Action)[^\n]*\n){0,4}?[ \t]*(?:\*\*)?Observation:"
+        ),
+    ),
     (
         "reasoning label",
         2,

@@ -231,6 +231,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning opener, approach": ("approach",),
     "tool planning": ("tool",),
     "ReAct step, no action": ("Action: N", "Action: n"),
+    "ReAct observation, no action": ("Observation:",),
     "reasoning header": (
         "hinking",
         "hought",

@@ -22,6 +22,14 @@ GROK_DOTS = (
     "Thinking about the user's request...\nUser asks about the port. Mention both flags.\n\n"
     "The server listens on 8080 unless `--port` says otherwise."
 )
+REACT = (
+    "Thought: the handbook search found nothing on this, so fall back to the general rule.\n"
+    "Observation: no matching section\nPlease ask your manager about carry-over days."
+)
+REACT_RULE = (
+    "---\nThought: The search returned no steps for filing the claim...\nObservation:\n"
+    "Sources: Travel Policy 2024"
+)
 GROK_PLACEHOLDERS = "thinking... thinking... \u2014\nHere are the two cheapest flights for Friday."
 REASON_THROUGH = (
     "Let me reason through this. The user asks whether the laptop is deductible. Probably only"
@@ -179,6 +187,9 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (TERSE, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
     (SO_ANSWER, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
     (ITALIC, ("anthropic", "chatml", "all"), (None,), "first-person plan"),
+    # a ReAct scratchpad with no action: its "Thought:" and the agent's own "Observation:"
+    (REACT, ("chatml", "anthropic", "all"), (None, True), "ReAct observation, no action"),
+    (REACT_RULE, ("chatml", "all"), (None,), "ReAct observation, no action"),
 ]
 
 
@@ -353,6 +364,15 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("用户问题：无法登录。已确认密码正确。\n\n解决方式是清除缓存。", "glm", None),
     ("用户提到的问题已在 2.3 版修复。\n\n请更新到最新版本。", "glm", None),
     ("用户想要的功能都在这里了！\n\n下载地址见官网。", "glm", None),
+    # ReAct's format described: an Action line stands between the thought and the observation
+    (
+        "Thought: you should always think about what to do\nAction: the action to take\n"
+        "Observation: the result of the action",
+        "chatml",
+        None,
+    ),
+    ("Thought: a short poem about rain.\n\nRain falls soft on the roof.", "chatml", None),
+    ("The loop reads:\nThought: plan\nObservation: result\n\nThen it repeats.", "chatml", None),
     ("使用者需要先登入，才能查看訂單。", "glm", None),
 ]
 
