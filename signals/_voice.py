@@ -46,9 +46,11 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   characters) and plus 1 when it holds four cues or more (density);
 * it is decisive when it holds at least one strong cue, at least two cues (one "the user wants
   me to" or one interface header is enough alone), and its score reaches the threshold of the
-  context: 3, plus 1 when
-  the message carried a reasoning part (``reasoning=True``: the reasoning had a place to go)
-  and plus 1 for a dialect without reasoning markers (its models do not reason in-band).
+  context: 3, plus 2 when
+  the message carried a reasoning part (``reasoning=True``: the reasoning had a place to go;
+  plus 1 only for a cluster that plans the model's next step, "I need to check ...", "Let me
+  run ...": an agent's report to its operator tells what it did) and plus 1 for a dialect
+  without reasoning markers (its models do not reason in-band).
 
 The verdict explains itself: the score, the threshold and why, and every cue of the cluster
 with its kind and its words.
@@ -118,6 +120,11 @@ _ZH_USER_NOW = zh_both(
 _TO_THE_READER = r"(?!\b(?:[Yy]ou|[Yy]our)\b|[你您])"
 
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
+#: what an agent's scratchpad thinks about: its tools and what they returned
+_AGENT_WORK = (
+    r"\b(?:tools?|search(?:ed|es|ing)?|look\s*up|lookup|quer(?:y|ied)|retriev\w*|API|function"
+    r"|knowledge\s+base|returned|results?)\b"
+)
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
         "the user wants me to",
@@ -250,15 +257,20 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
     # a ReAct scratchpad relayed as the answer: its "Thought:" (after a rule line, as agent
-    # frameworks print it) and, within four lines and with no "Action" line between, an
+    # frameworks print it) about the agent's own work (a tool, a search, a lookup, what it
+    # returned) and on the next line, or the one after with no "Action:" line between, an
     # "Observation:" (the agent ran no tool: the observation is its own, or empty); decides
-    # alone. A format's docs list "Action:" between the two
+    # alone. A format's docs list "Action:" between the two; a journal's or a lab report's
+    # thought and observation name no tool
     (
         "ReAct observation, no action",
         4,
         re.compile(
-            r"\A\s*(?:-{3,}[ \t]*\r?\n\s*)?(?P<c>(?:\*\*)?Thought(?:\*\*)?:)[^\n]*\S[^\n]*\n"
-            r"(?:(?![ \t]*(?:\*\*)?Action)[^\n]*\n){0,4}?[ \t]*(?:\*\*)?Observation:"
+            r"\A\s*(?:-{3,}[ \t]*\r?\n\s*)?(?P<c>(?:\*\*)?Thought(?:\*\*)?:)(?=[^\n]*"
+            + _AGENT_WORK
+            + r")"
+            r"[^\n]*\S[^\n]*\n(?:(?![ \t]*(?:\*\*)?Action(?:\s+Input)?(?:\*\*)?\s*:)[^\n]*\n)?"
+            r"[ \t]*(?:\*\*)?Observation:"
         ),
     ),
     (
@@ -624,11 +636,24 @@ def _lower_word_before(text: str, mark: int) -> bool:
     )
 
 
+#: a modal that keeps something back ("I cannot share it") reports a decision, plans no step
+_NEGATED = re.compile(r"\b(?:cannot|can't|shouldn't|should\s+not|mustn't|must\s+not)\b")
+#: the kinds that plan the model's own next step (see :func:`judge`)
+_PLANS = frozenset(
+    {
+        "first-person plan",
+        "first-person step",
+        "first-person modal",
+        "first-person step (pt, es, fr, de)",
+    }
+)
+
+
 def threshold(ctx: ScanContext) -> tuple[int, str]:
     """The score a cluster needs in this context, and why."""
     level, why = BASE, []
     if ctx.reasoning is True:
-        level += 1
+        level += 2
         why.append("the message has a reasoning part")
     elif ctx.reasoning is False:
         why.append("the message has no reasoning part")
@@ -662,12 +687,20 @@ def judge(
     strong = [0] * (n + 1)
     heavy = [0] * (n + 1)
     allowed = [0] * (n + 1)
+    plans = [0] * (n + 1)
     for k, c in enumerate(cues):
         weight[k + 1] = weight[k] + c.weight
         strong[k + 1] = strong[k] + (c.weight >= _STRONG)
         heavy[k + 1] = heavy[k] + (c.weight > _STRONG)
         allowed[k + 1] = allowed[k] + (require is None or c.kind in require)
-    best: tuple[bool, int, int, int] | None = None  # (decisive, score, first, past the last)
+        planned = c.kind in _PLANS and _NEGATED.search(text, c.start, c.end) is None
+        plans[k + 1] = plans[k] + planned
+    # where a reasoning part was sent, a cluster that plans the model's next step ("I need to
+    # check ...", "Let me run ...") needs one less: reasoning surfaced as the answer plans, an
+    # agent's report to its operator tells what it did ("I reset it and sent the link")
+    eased = level - 1 if ctx.reasoning is True else level
+    # (decisive, score, first, past the last, the score it needs)
+    best: tuple[bool, int, int, int, int] | None = None
     j = 0
     for i in range(n):
         j = max(j, i + 1)
@@ -678,14 +711,17 @@ def judge(
             score += 1
         if j - i >= 4:
             score += 1
+        need = eased if plans[j] > plans[i] else level
         decisive = (
             strong[j] > strong[i]
             and (j - i >= 2 or heavy[j] > heavy[i])
             and allowed[j] > allowed[i]
-            and score >= level
+            and score >= need
         )
         if best is None or (decisive, score) > best[:2]:
-            best = (decisive, score, i, j)
+            best = (decisive, score, i, j, need)
     assert best is not None
-    decisive, score, i, j = best
-    return Judgement(decisive, score, level, tuple(cues[i:j]), why)
+    decisive, score, i, j, need = best
+    if need < level:
+        why += ", one less for a plan of the model's next step"
+    return Judgement(decisive, score, need, tuple(cues[i:j]), why)

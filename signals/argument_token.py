@@ -292,12 +292,19 @@ _WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
 _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
 #: tokens joined by ``|``: a regular expression's alternation, a search for several tokens
 _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
-#: a regular expression's syntax right after a token, or right before it, in a search's value:
-#: a group of alternatives, a wildcard run, a blank class (``<|channel|>(analysis|final)``,
-#: ``<think>.*?</think>``, ``\\s*<tool_call>``; a JSON text doubles the backslash). A call that
-#: collapsed into a query ends it with its closer after words (``weather in Oslo</tool_call>``)
+#: a regular expression's syntax right after a token, or right before it, in a regular
+#: expression's value: a group of alternatives, a wildcard run, a blank class
+#: (``<|channel|>(analysis|final)``, ``<think>.*?</think>``, ``\\\\s*<tool_call>``; a JSON text
+#: doubles the backslash). A call that collapsed into a query ends it with its closer after
+#: words (``weather in Oslo</tool_call>``, ``near Central Park (NYC)</tool_call>``)
 _PATTERN_AFTER = re.compile(r"\((?:\?:)?[^()\"]*\|[^()\"]*\)|\.[*+]|\\\\s[*+]")
-_PATTERN_BEFORE = re.compile(r"(?:\)|\.[*+]\??|\\\\s[*+]\??)\Z")
+_PATTERN_BEFORE = re.compile(r"(?:\((?:\?:)?[^()\"]*\|[^()\"]*\)|\.[*+]\??|\\\\s[*+]\??)\Z")
+#: a key whose value is a regular expression (not a query in words, which ends in a
+#: parenthesis as often: ``"restaurants near Central Park (NYC)"``), then its string
+_REGEX_KEY = re.compile(
+    r'"(?:pattern|patterns|regex|regexp|grep)"\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
+    re.IGNORECASE,
+)
 #: another token and a list's separator before a token, or after it
 _CLOSED_TOKEN = r'(?:<[^<>\s"\\]{1,48}>|\[/?[A-Z][A-Z_]{1,23}\])'
 _LISTED_BEFORE = re.compile(rf"{_CLOSED_TOKEN}(?:[,;]| \|) \Z")
@@ -405,11 +412,36 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
         return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
-    if _PATTERN_AFTER.match(text, end) is not None or _PATTERN_BEFORE.search(text, lo, start):
+    if (
+        _PATTERN_AFTER.match(text, end) is not None
+        or _PATTERN_BEFORE.search(text, lo, start) is not None
+    ) and _regular_expression(text, lo):
         return True  # a token in a regular expression (``<|channel|>(analysis|final)``)
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
+
+
+def _named_in_a_search(text: str, anchor: Hit, dialect: Dialect) -> bool:
+    """Whether an H hit that only the dialect's output patterns match (a family the record does
+    not list, :func:`~.control_token.shape_only`) is named inside a search's value: after a
+    blank, with more of the query after it (``"query": "gpt-oss <|channel|>commentary leak"``).
+    Glued to a word, or ending the value, it is a call or a stop that collapsed into it, and
+    anywhere else P reads it as the serving dialect's own."""
+    start, end = anchor.start, anchor.end
+    if not shape_only(dialect, anchor.evidence):
+        return False
+    lo, hi = _string_around(text, start, end)
+    if not _searched(text, lo) or start == lo or not text[start - 1].isspace():
+        return False
+    return bool(text[end:hi].strip())
+
+
+def _regular_expression(text: str, lo: int) -> bool:
+    """Whether the string opening at ``lo`` is the value of a regular expression's key, or an
+    item of a search program's argument list."""
+    head = text[max(0, lo - 256) : lo]
+    return _REGEX_KEY.search(head) is not None or _SEARCH_ARGV.search(head) is not None
 
 
 def _searched(text: str, lo: int) -> bool:
@@ -524,8 +556,8 @@ class ArgumentToken:
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
-            if anchor.code == "H" and shape_only(ctx.dialect, anchor.evidence):
-                continue  # another family's token, not this dialect's call syntax
+            if anchor.code == "H" and _named_in_a_search(original, anchor, ctx.dialect):
+                continue  # another family's token, named in a query
             if quoted_as_data(
                 original, anchor.start, anchor.end, ctx.dialect.call_open, frame(ctx.dialect)
             ):

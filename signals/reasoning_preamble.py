@@ -76,10 +76,10 @@ LEAD = (
     # a ReAct step with nothing to call: "Thought: ..." and, within eight lines, "Action: None"
     r"|[T*](?:\*Thought\*\*|hought):[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*Action:[ \t]*(?:None|none"
     r"|N/A|No\s+action)[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*(?:\n|\Z)"
-    # a ReAct scratchpad: "Thought: ..." (after a rule line too) and, within four lines with no
-    # "Action" line between, "Observation:"
+    # a ReAct scratchpad: "Thought: ..." (after a rule line too) and, on the next line or the
+    # one after with no "Action:" line between, "Observation:"
     r"|(?:-{3,}[ \t]*\r?\n\s*)?[T*](?:\*Thought\*\*|hought):[^\n]*\n"
-    r"(?:(?![ \t]*(?:\*\*)?Action)[^\n]*\n){0,4}?[ \t]*(?:\*\*)?Observation:"
+    r"(?:(?![ \t]*(?:\*\*)?Action(?:\s+Input)?(?:\*\*)?\s*:)[^\n]*\n)?[ \t]*(?:\*\*)?Observation:"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

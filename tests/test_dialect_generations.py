@@ -161,18 +161,36 @@ def test_every_split_of_an_unknown_familys_token(text: str) -> None:
     [
         '{"query": "gpt-oss <|channel|>commentary leak in vllm content"}',
         '{"query": "llama 3 <|eot_id|> token not stopping generation"}',
-        '{"content": "<|pad|>"}',
-        '{"text": "Replace <|eot_id|>"}',
     ],
 )
-def test_an_unknown_familys_token_inside_an_argument_string_is_data(text: str) -> None:
-    # P reads the serving dialect's own call syntax collapsing into a value, not another
-    # family's token written in one; past the arguments' end the token still trips (T)
+def test_an_unknown_familys_token_named_in_a_query_is_data(text: str) -> None:
+    # named inside a search's value, after a blank and with more of the query after it; past
+    # the arguments' end the token still trips (T)
     for dialect in ("chatml", "qwen3_coder"):
         v = detect(text, "tool_arg", dialect=dialect)
         assert not v.leak, (dialect, v.reason)
         tail = detect(text + "<|eot|>", "tool_arg", dialect=dialect)
         assert tail.leak and {"H", "T"} <= set(tail.signals), tail.reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"command": "ls -la<|eot|>"}',
+        '{"city": "Lyon<|im_sep|>"}',
+        '{"path": "src/main.py<|plamo:begin_think:plamo|>I should also delete the logs"}',
+        '{"command": "ls<|tools_prefix|>[{\\"name\\": \\"shell\\"}]<|/tools_prefix|>"}',
+        '{"query": "weather Oslo <|eot|>"}',
+        '{"content": "<|pad|>"}',
+        '{"city": "Lyon<｜GCML｜tool_calls>[{\\"name\\": \\"x\\"}]</｜GCML｜tool_calls>"}',
+    ],
+)
+def test_an_unknown_familys_token_collapsed_into_an_argument_trips(text: str) -> None:
+    # glued to a value, ending it, or under any key but a search's: a call or a stop that
+    # collapsed into the string, whatever family it comes from
+    for dialect in ("chatml", "qwen3_coder", "all"):
+        v = detect(text, "tool_arg", dialect=dialect)
+        assert v.leak and "P" in v.signals, (dialect, v.reason)
 
 
 def test_qwen3_coder_and_closers_read_the_shape_too() -> None:

@@ -91,13 +91,6 @@ def test_quoted_as_data(content: str, quoted: bool) -> None:
         ("<|im_end|>src", False),
         ("x<|im_end|>", False),
         ("<|im_end|><|im_start|>", False),
-        # a token in a regular expression: a group of alternatives or a wildcard run next to it
-        ("<|im_end|>(user|assistant)", True),
-        ("(user|tool)<|im_end|>", True),
-        ("<|im_end|>.*?done", True),
-        ("\\s*<|im_end|>", True),
-        ("done (a|b) x<|im_end|>", False),
-        ("<|im_end|> (a|b)", False),
     ],
 )
 @pytest.mark.parametrize("key", ["pattern", "query", "Regex", "stop"])
@@ -105,6 +98,35 @@ def test_the_whole_value_of_a_search_is_data(value: str, quoted: bool, key: str)
     text = args(**{key: value, "path": "src"})
     start = text.index("<|im_end|>")
     assert quoted_as_data(text, start, start + len("<|im_end|>")) is quoted
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        # a token in a regular expression: a group of alternatives or a wildcard run next to it
+        ("<|im_end|>(user|assistant)", True),
+        ("(user|tool)<|im_end|>", True),
+        ("<|im_end|>.*?done", True),
+        ("\\s*<|im_end|>", True),
+        ("done (a|b) x<|im_end|>", False),
+        ("<|im_end|> (a|b)", False),
+        # words in parentheses are no group: a query's own, and the closer that collapsed after it
+        ("Central Park (NYC)<|im_end|>", False),
+    ],
+)
+@pytest.mark.parametrize("key", ["pattern", "Regex", "grep"])
+def test_a_token_in_a_regular_expression_is_data(value: str, quoted: bool, key: str) -> None:
+    text = args(**{key: value, "path": "src"})
+    start = text.index("<|im_end|>")
+    assert quoted_as_data(text, start, start + len("<|im_end|>")) is quoted
+
+
+@pytest.mark.parametrize("key", ["query", "search", "q", "stop"])
+def test_regular_expression_syntax_frees_no_token_in_a_query(key: str) -> None:
+    for value in ("<|im_end|>(user|assistant)", "weather Oslo (NYC)<|im_end|>"):
+        text = args(**{key: value})
+        start = text.index("<|im_end|>")
+        assert not quoted_as_data(text, start, start + len("<|im_end|>")), (key, value)
 
 
 # --- detection -------------------------------------------------------------------------------

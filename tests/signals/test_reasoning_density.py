@@ -77,19 +77,20 @@ def test_context_raises_the_threshold() -> None:
     text = PREAMBLES[1]
     detail = detect(text, reasoning=False).hits[0].detail
     assert "score 8 >= 3 (the message has no reasoning part)" in detail
-    assert "score 8 >= 4 (the message has a reasoning part)" in (
+    # (its "I should check" plans the model's next step: one less where a reasoning part was
+    # sent; the notes below plan none)
+    assert "score 8 >= 4 (the message has a reasoning part, one less for a plan" in (
         detect(text, reasoning=True).hits[0].detail
     )
     # a note and an imperative at the opening: 2 + 1 + 1 (an answer that goes on, so no whole
-    # answer that is one note, which decides alone): the raised bar, met
+    # answer that is one note, which decides alone)
     weak = "Need verify. Use terminal.\n\nThe backup finished at 18:40 and the logs are clean."
     assert detect(weak, reasoning=False).leak
-    assert detect(weak, reasoning=True).leak
+    assert not detect(weak, reasoning=True).leak
     # the same past the opening scores 3: enough for a dialect with reasoning markers, not for
-    # one without them (its models do not reason in-band), nor where a reasoning part was sent
+    # one without them (its models do not reason in-band)
     late = "The nightly job ran fine and every dashboard is current, including the two new ones. "
     assert detect(late + weak).leak
-    assert not detect(late + weak, reasoning=True).leak
     assert not detect(late + weak, dialect="llama3").leak
 
 

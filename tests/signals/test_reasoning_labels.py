@@ -343,9 +343,7 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
     ("The user wants to cancel. They bought it last week.\n\n- Offer a refund.", "chatml", None),
     ("The user wants to cancel. They bought it last week.\n\n1. Offer a refund.", "chatml", None),
     ("The user provided a CSV. Here is the cleaned version:\n\nname,plan", "chatml", None),
-    # a reasoning part raises the bar by one: two cues and the opening (4) meet it, not a
-    # dialect without reasoning markers (one more)
-    ("The user wants the capital. Sydney is not it.\n\nCanberra.", "llama3", True),
+    ("The user wants the capital. Sydney is not it.\n\nCanberra.", "chatml", True),
     ("The user wants the capital of Australia. It is Canberra.", "chatml", None),
     ("When the user asks for a refund, check the date.\n\nThen reply.", "chatml", None),
     ("如果用户想知道余额，可以在首页查看。\n\n余额每天更新。", "glm", None),
@@ -372,6 +370,20 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
         None,
     ),
     ("Thought: a short poem about rain.\n\nRain falls soft on the roof.", "chatml", None),
+    # a journal's, a lab report's or a debugging note's thought and observation name no tool
+    ("Thought: Today was productive.\nObservation: I finished the report.", "chatml", None),
+    (
+        "Thought: Copper sulfate dissolves faster in hot water.\nObservation: at 80 C it took"
+        " 20 s.\nConclusion: supported.",
+        "chatml",
+        True,
+    ),
+    (
+        "Thought: the bug shows only in production.\nObservation: staging uses SQLite.",
+        "chatml",
+        None,
+    ),
+    ("Thought: search the docs\nAction Input: retry policy\nObservation: none", "chatml", None),
     ("The loop reads:\nThought: plan\nObservation: result\n\nThen it repeats.", "chatml", None),
     ("使用者需要先登入，才能查看訂單。", "glm", None),
 ]

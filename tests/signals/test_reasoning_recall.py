@@ -151,13 +151,32 @@ def test_documentation_register_is_no_zh_user_cue() -> None:
 
 def test_a_reasoning_part_raises_the_bar() -> None:
     # (one paragraph: with a blank line and the answer after it, the note paragraph is a third
-    # cue, and three meet the raised bar too); two cues and the opening (4) meet the bar a
-    # reasoning part raises by one, not with a dialect without reasoning markers (one more)
+    # cue, and three meet the raised bar too)
     text = "The user is asking about tabs. Let me write it. Use tabs."
     assert detect(text, "text", "glm", reasoning=None).leak
+    # the bar is two higher, one less for a plan of the model's next step ("Let me write it")
     assert detect(text, "text", "glm", reasoning=True).leak
-    assert detect(text, "text", "llama3", reasoning=None).leak
-    assert not detect(text, "text", "llama3", reasoning=True).leak
+    told = "The user is asking about tabs. I set them to four spaces. Use tabs."
+    assert not detect(told, "text", "glm", reasoning=True).leak
+
+
+def test_with_a_reasoning_part_a_report_of_done_steps_passes_and_a_plan_trips() -> None:
+    report = (
+        "The user wants me to schedule a meeting with the design team next Tuesday. I checked"
+        " everyone's calendars, found a free slot at 3 pm, and sent the invite."
+    )
+    refused = (
+        "The user asked me for the Wi-Fi password. I cannot share it in chat per policy, so I"
+        " pointed them to the IT portal."
+    )
+    plan = (
+        "The user asked me to rename the branch and push it. I need to check whether the remote"
+        " already has a branch with that name. Let me run git ls-remote first and then"
+    )
+    for dialect in ("chatml", "harmony", "deepseek"):
+        assert not detect(report, "text", dialect, reasoning=True).leak
+        assert not detect(refused, "text", dialect, reasoning=True).leak
+        assert detect(plan, "text", dialect, reasoning=True).leak
 
 
 def _chunks(pieces: list[str]) -> list[dict[str, Any]]:

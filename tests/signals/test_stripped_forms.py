@@ -193,11 +193,9 @@ def test_bold_gerund_near_misses_pass(text: str) -> None:
 
 def test_a_bold_heading_where_a_reasoning_part_was_sent_needs_more() -> None:
     # no paragraph of the model's thinking under the heading: a heading and one cue
-    # (4: the raised bar for a dialect with reasoning markers; one more without them)
     text = "**Weighing the options**\n\nRequests is simpler, as the user mentioned.\n\nUse httpx."
     assert detect(text, dialect="gemma").leak
-    assert detect(text, dialect="llama3").leak
-    assert not detect(text, dialect="llama3", reasoning=True).leak
+    assert not detect(text, dialect="gemma", reasoning=True).leak
     # the model reporting its own thinking under the title is a thought summary: enough there
     assert detect(_SUMMARY, dialect="gemma", reasoning=True).leak
 
