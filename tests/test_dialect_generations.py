@@ -55,6 +55,11 @@ LEAKS = [
     ),
     ("<tool_call>get_rate<tool_sep>\n<arg_key>pair</arg_key>", ("hunyuan",), "<tool_call>"),
     ("Sure.<｜hy_eos:opensource｜>", ("hunyuan", "chatml", "all"), "<｜hy_eos:opensource｜>"),
+    (
+        "Mild tomorrow.\n<seed:cot_budget_reflect>140 tokens used</seed:cot_budget_reflect>",
+        ("chatml", "qwen3_coder", "all"),
+        "<seed:cot_budget_reflect>",
+    ),
 ]
 
 

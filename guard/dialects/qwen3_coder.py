@@ -10,10 +10,12 @@ to the tokenizer, so they are reserved as text.
 from __future__ import annotations
 
 from guard.dialects._load import builtin
+from guard.dialects.chatml import SEED_OSS
 
 _DATA = builtin("qwen3_coder")
 QWEN3_CODER = _DATA.record
 #: The XML call tags. ``<function=`` and ``<parameter=`` are open-ended: a name and ``>`` follow.
 CALL_TAGS = _DATA.sets["call_tags"]
-#: ByteDance Seed-OSS's spellings, reserved too (its envelope around Qwen3-Coder's call body).
-SEED_OSS = _DATA.sets["seed_oss"]
+#: (ByteDance Seed-OSS's spellings, reserved too, are :data:`guard.dialects.chatml.SEED_OSS`,
+#: importable from here as before.)
+__all__ = ["CALL_TAGS", "QWEN3_CODER", "SEED_OSS"]
