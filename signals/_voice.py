@@ -122,8 +122,8 @@ _TO_THE_READER = r"(?!\b(?:[Yy]ou|[Yy]our)\b|[你您])"
 #: (kind, weight, pattern); a cue's span is its match's (group ``c`` when the pattern has one)
 #: what an agent's scratchpad thinks about: its tools and what they returned
 _AGENT_WORK = (
-    r"\b(?:tools?|search(?:ed|es|ing)?|look\s*up|lookup|quer(?:y|ied)|retriev\w*|API|function"
-    r"|knowledge\s+base|returned|results?)\b"
+    r"\b(?:tools?|search(?:ed|es|ing)?|look\s*up|lookup|retriev\w*|API|knowledge\s+base"
+    r"|(?:check|fetch|call|use)(?:ed|ing)?\s+(?:the\s+)?\w+\s+(?:tool|API|database|docs))\b"
 )
 _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
     (
@@ -266,11 +266,11 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         "ReAct observation, no action",
         4,
         re.compile(
-            r"\A\s*(?:-{3,}[ \t]*\r?\n\s*)?(?P<c>(?:\*\*)?Thought(?:\*\*)?:)(?=[^\n]*"
+            r"\A\s*(?:-{3,}[ \t]*\r?\n\s*)?(?P<c>(?:\*\*)?Thought(?:\*\*)?:(?:\*\*)?)(?=[^\n]*"
             + _AGENT_WORK
             + r")"
             r"[^\n]*\S[^\n]*\n(?:(?![ \t]*(?:\*\*)?Action(?:\s+Input)?(?:\*\*)?\s*:)[^\n]*\n)?"
-            r"[ \t]*(?:\*\*)?Observation:"
+            r"[ \t]*(?:\*\*)?Observation(?:\*\*)?:"
         ),
     ),
     (
@@ -645,6 +645,7 @@ _PLANS = frozenset(
         "first-person step",
         "first-person modal",
         "first-person step (pt, es, fr, de)",
+        "tool planning",
     }
 )
 

@@ -299,6 +299,8 @@ _ALTERNATION = re.compile(rf"{_TOKEN}(?:\|{_TOKEN})+")
 #: words (``weather in Oslo</tool_call>``, ``near Central Park (NYC)</tool_call>``)
 _PATTERN_AFTER = re.compile(r"\((?:\?:)?[^()\"]*\|[^()\"]*\)|\.[*+]|\\\\s[*+]")
 _PATTERN_BEFORE = re.compile(r"(?:\((?:\?:)?[^()\"]*\|[^()\"]*\)|\.[*+]\??|\\\\s[*+]\??)\Z")
+#: what follows a stop, a forged turn or a call that collapsed into a value
+_COLLAPSE_AFTER = re.compile(rf"\\\\[nr]|\s*(?:{ROLE_WORDS}|\{{|\[\{{)")
 #: a key whose value is a regular expression (not a query in words, which ends in a
 #: parenthesis as often: ``"restaurants near Central Park (NYC)"``), then its string
 _REGEX_KEY = re.compile(
@@ -412,14 +414,20 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
         return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
-    if (
-        _PATTERN_AFTER.match(text, end) is not None
-        or _PATTERN_BEFORE.search(text, lo, start) is not None
-    ) and _regular_expression(text, lo):
+    if _in_a_regular_expression(text, start, end, lo, hi):
         return True  # a token in a regular expression (``<|channel|>(analysis|final)``)
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
+
+
+#: the rest of a tag after its name's bar (``tool_calls>`` of ``<｜GCML｜tool_calls>``)
+_TAG_REST = re.compile(r"[A-Za-z0-9_:.\u2581-]*>?")
+#: what follows a token named in a query: more of the query's words, lower case first, on its
+#: line (no markup, no JSON, no escaped line break, no role word or sentence of an answer)
+_QUERY_WORDS = re.compile(
+    rf" (?!{ROLE_WORDS})[a-z0-9][\w.,'-]*(?: (?!{ROLE_WORDS})[\w.,'-]+){{0,12}} ?"
+)
 
 
 def _named_in_a_search(text: str, anchor: Hit, dialect: Dialect) -> bool:
@@ -434,7 +442,26 @@ def _named_in_a_search(text: str, anchor: Hit, dialect: Dialect) -> bool:
     lo, hi = _string_around(text, start, end)
     if not _searched(text, lo) or start == lo or not text[start - 1].isspace():
         return False
-    return bool(text[end:hi].strip())
+    # (a namespaced tag's hit ends at its bar: the rest of the tag is no query word)
+    end = _TAG_REST.match(text, end, hi).end()  # type: ignore[union-attr]
+    return _QUERY_WORDS.fullmatch(text, end, hi) is not None
+
+
+def _in_a_regular_expression(text: str, start: int, end: int, lo: int, hi: int) -> bool:
+    """Whether the token is part of a regular expression in a regular expression's value: the
+    syntax right after it (a group of alternatives, a wildcard run), or right before it with a
+    token earlier in the value (the second of a pattern's tokens,
+    ``<|channel|>(analysis|final)<|message|>``). Not when an escaped line break, a role word or
+    a JSON object follows it: a stop, a forged turn or a call that collapsed into the value
+    (``"pattern": "def test_.*<|im_end|>"``)."""
+    if not _regular_expression(text, lo) or _COLLAPSE_AFTER.match(text, end) is not None:
+        return False
+    if _PATTERN_AFTER.match(text, end) is not None:
+        return True
+    return (
+        _PATTERN_BEFORE.search(text, lo, start) is not None
+        and _OPENS_WITH_TOKEN.search(text, lo, start) is not None
+    )
 
 
 def _regular_expression(text: str, lo: int) -> bool:

@@ -78,8 +78,9 @@ LEAD = (
     r"|N/A|No\s+action)[ \t]*(?:\([^)\n]{0,80}\))?[ \t]*(?:\n|\Z)"
     # a ReAct scratchpad: "Thought: ..." (after a rule line too) and, on the next line or the
     # one after with no "Action:" line between, "Observation:"
-    r"|(?:-{3,}[ \t]*\r?\n\s*)?[T*](?:\*Thought\*\*|hought):[^\n]*\n"
-    r"(?:(?![ \t]*(?:\*\*)?Action(?:\s+Input)?(?:\*\*)?\s*:)[^\n]*\n)?[ \t]*(?:\*\*)?Observation:"
+    r"|(?:-{3,}[ \t]*\r?\n\s*)?(?:\*\*)?Thought(?:\*\*)?:[^\n]*\n"
+    r"(?:(?![ \t]*(?:\*\*)?Action(?:\s+Input)?(?:\*\*)?\s*:)[^\n]*\n)?[ \t]*(?:\*\*)?Observation"
+    r"(?:\*\*)?:"
     # Ollama's frame: "Thinking..." alone on the first line
     r"|Thinking(?:\.\.\.|\u2026)[ \t]*\r?\n"
     r"|"

@@ -105,11 +105,18 @@ def test_the_whole_value_of_a_search_is_data(value: str, quoted: bool, key: str)
     [
         # a token in a regular expression: a group of alternatives or a wildcard run next to it
         ("<|im_end|>(user|assistant)", True),
-        ("(user|tool)<|im_end|>", True),
         ("<|im_end|>.*?done", True),
-        ("\\s*<|im_end|>", True),
+        ("<think>(a|b)<|im_end|>", True),  # the second of a pattern's tokens
         ("done (a|b) x<|im_end|>", False),
         ("<|im_end|> (a|b)", False),
+        # the syntax before it only, and no token earlier: a stop that collapsed into a pattern
+        ("(user|tool)<|im_end|>", False),
+        ("def test_.*<|im_end|>", False),
+        ("\\s*<|im_end|>", False),
+        # followed by an escaped line break, a role word or a JSON object: never data
+        ("<|im_end|>.*\\n", True),
+        ("<|im_end|>\\nuser", False),
+        ("<think>.*<|im_end|>system", False),
         # words in parentheses are no group: a query's own, and the closer that collapsed after it
         ("Central Park (NYC)<|im_end|>", False),
     ],

@@ -30,6 +30,10 @@ REACT_RULE = (
     "---\nThought: The search returned no steps for filing the claim...\nObservation:\n"
     "Sources: Travel Policy 2024"
 )
+REACT_BOLD = (
+    "---\n**Thought:** I should search the knowledge base for the leave policy.\n"
+    "**Observation:** nothing found\n\nAsk HR."
+)
 GROK_PLACEHOLDERS = "thinking... thinking... \u2014\nHere are the two cheapest flights for Friday."
 REASON_THROUGH = (
     "Let me reason through this. The user asks whether the laptop is deductible. Probably only"
@@ -190,6 +194,7 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     # a ReAct scratchpad with no action: its "Thought:" and the agent's own "Observation:"
     (REACT, ("chatml", "anthropic", "all"), (None, True), "ReAct observation, no action"),
     (REACT_RULE, ("chatml", "all"), (None,), "ReAct observation, no action"),
+    (REACT_BOLD, ("chatml",), (None,), "ReAct observation, no action"),
 ]
 
 
@@ -384,6 +389,12 @@ NEAR_MISSES: list[tuple[str, str, bool | None]] = [
         None,
     ),
     ("Thought: search the docs\nAction Input: retry policy\nObservation: none", "chatml", None),
+    (
+        "Thought: the titration results suggest an acid.\nObservation: it turned pink.",
+        "chatml",
+        None,
+    ),
+    ("Thought: f is continuous on [0, 1].\nObservation: f(0) < 0 < f(1).", "chatml", None),
     ("The loop reads:\nThought: plan\nObservation: result\n\nThen it repeats.", "chatml", None),
     ("使用者需要先登入，才能查看訂單。", "glm", None),
 ]
