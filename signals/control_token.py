@@ -189,9 +189,8 @@ def harmony_spelling(spelling: str) -> bool:
 def shape_only(dialect: Dialect, spelling: str) -> bool:
     """Whether ``spelling`` (an H hit's evidence) matched only one of the dialect's output
     patterns (a token of a family the record does not list) and holds no spelling the record
-    reserves:
-    in a tool argument's string such a token is another family's, written as data, as another
-    dialect's marker there is (P reads the serving dialect's own)."""
+    reserves: P lets such a token pass where a query names it (see
+    ``signals/argument_token.py``), never the dialect's own."""
     if not dialect.output_patterns:
         return False
     # (a shape may hold a reserved spelling without being one: ``</｜DSML｜`` holds ``｜DSML｜``)
