@@ -396,12 +396,11 @@ def _start(
     parts += [rf"\s{{0,{head - len(word)}}}{re.escape(word)}" for word in opening]
     flags = lead.flags if lead is not None else 0
     source = "|".join(parts) or "(?!)"
+    gate = heads_gate(source, flags)  # None where the source cannot be read either
     try:
-        re.compile(source, flags)
+        return re.compile(source if gate is None else f"{gate}(?:{source})", flags)
     except re.error:  # a lead that cannot be wrapped (global flags): one text at a time
         return None
-    gate = heads_gate(source, flags)
-    return re.compile(source if gate is None else f"{gate}(?:{source})", flags)
 
 
 def prefilter(
