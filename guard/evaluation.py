@@ -11,9 +11,9 @@ Precision, recall and false positives are reported per surface, per signal and p
 family (the cases' ``family``, else their ``dialect``); every disagreement is listed.
 
 Named sets (:data:`SETS`) are folders of ``corpora/``: ``detect`` is the tuning corpus
-``guard eval`` runs by default; ``arguments`` and ``heldout`` are kept apart from it and run
-only when asked for (``guard eval --set heldout``). A ``dialect`` override judges every case as
-if served with that dialect (``"all"``: the model is unknown).
+``guard eval`` runs by default; ``arguments``, ``voice`` and ``heldout`` are kept apart from
+it and run only when asked for (``guard eval --set heldout``). A ``dialect`` override judges
+every case as if served with that dialect (``"all"``: the model is unknown).
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ __all__ = [
 _CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 
 #: the named corpora sets: ``detect`` (tuning, the default), ``arguments`` (tool arguments that
-#: carry markup) and every ``heldout*`` folder of the checkout's corpora (held-apart evaluation
+#: carry markup), ``voice`` (ordinary answers that hold the learned voice's gate spellings, for
+#: signal D's model) and every ``heldout*`` folder of the checkout's corpora (held-apart evaluation
 #: sets, never used for tuning; the folder name is the set name)
 _HELDOUT = sorted(p.name for p in _CORPORA.glob("heldout*") if p.is_dir())
-SETS: tuple[str, ...] = ("detect", "arguments", *_HELDOUT)
+SETS: tuple[str, ...] = ("detect", "arguments", "voice", *_HELDOUT)
 
 
 def set_dir(name: str) -> Path:
