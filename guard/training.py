@@ -7,19 +7,20 @@ the labelled corpora and writes the model file the package ships
 library does not: scoring is plain Python.
 
 What it learns from: every case of the named sets of ``corpora/`` (``guard eval --set``) on the
-``text`` surface whose text holds no
-markup (no control token, tag, bracketed marker or JSON object: those are the token signals'
-evidence, and the model is to learn the voice), labelled ``leak`` (reasoning shown as the
-answer) or ``benign``, except the folders in :data:`HELD_APART`, which measure the model and
-are never read here.
+``text`` surface whose text holds no markup (no control token, tag, bracketed marker or JSON
+object: those are the token signals' evidence, and the model is to learn the voice), each read
+as the path reads it (its paragraphs of the voice where the path would judge it, else the whole
+text), labelled ``leak`` (reasoning shown as the answer) or ``benign``, except the folders in
+:data:`HELD_APART`, which measure the model and are never read here. The read held-apart sets
+(``heldout``, ``heldout2`` ...) are trained on, as the rules were tuned on them once read.
 
 How: class-balanced logistic regression with an L2 penalty, full-batch Adam, a fixed number of
 epochs, every order sorted so a run is reproducible. Each text's n-gram vector is divided by the
 square root of its length in n-grams. The weights kept are the :data:`KEEP` largest in size.
 
-The threshold: the highest score of a benign training text that D's learned path would score
-(its gate spelling and a cue of the voice: markup or not), so the shipped model flags no benign
-text of the corpora; the held-apart sets say how it does on texts it never saw.
+The threshold: the highest score of a benign training text that D's learned path would score,
+so the shipped model flags no benign text of the corpora; the held-apart sets, and each folder
+scored by a model trained without it, say how it does on texts it never saw.
 """
 
 from __future__ import annotations
@@ -101,7 +102,13 @@ def _logit(weights: dict[str, float], bias: float, text: str) -> float:
 def train(root: Path = _ROOT) -> dict[str, Any]:
     """The model file's content, trained on the corpora under ``root``."""
     cases = _cases(root)
-    voice = [(text, leak) for _, text, leak in cases if MARKUP.search(text) is None]
+    # each text as the learned path reads it: its paragraphs of the voice where it would be
+    # scored, else the whole text
+    voice = [
+        (learned_window(text) or text, leak)
+        for _, text, leak in cases
+        if MARKUP.search(text) is None
+    ]
     weights, bias = _fit([features(t) for t, _ in voice], [leak for _, leak in voice])
     windows = [learned_window(text) for _, text, leak in cases if not leak]
     scored = [_logit(weights, bias, window) for window in windows if window is not None]

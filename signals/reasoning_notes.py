@@ -21,11 +21,12 @@ common, so the self-check is held from its question's first words instead).
 
 A second, learned path judges what the rules do not reach (docs/detection.md, "D's learned
 path"): where no reasoning part was sent, a text whose end holds a gate spelling
-(:data:`LEARNED_LITERALS`: "Wait", "Hmm", "I should", "the user wants", ...) and a cue of the
-voice outside quotes, no markup and at least :data:`MIN_WORDS` words, and whose opening V and L
-did not find, is scored by the model of :mod:`.voice_model`; over its threshold, the hit starts
-at the first gate spelling (the stream holds back from there too) and its detail names the
-margin, the n-grams that raised it and the cues.
+(:data:`LEARNED_LITERALS`: "Wait,", "Hmm", "I should", "The user wants", ...), no markup outside
+code and quotes and a cue of the voice other than the user in the third person, and whose
+opening V and L did not find, has its paragraphs of the voice (at least :data:`MIN_WORDS`
+words) scored by the model of :mod:`.voice_model`; over its threshold, the hit starts at the
+first gate spelling (the stream holds back from there too) and its detail names the margin, the
+n-grams that raised it and the cues.
 """
 
 from __future__ import annotations
@@ -61,12 +62,14 @@ _OPENING_ONLY = frozenset(
 #: Chinese ideograph is a word): a short text gives the model too few n-grams, and a
 #: one-line summary ("The user wants to cancel. Offer a refund.") reads
 #: like a note to self
-MIN_WORDS = 16
-#: the learned path's gate: spellings of the voice that ordinary answers seldom hold ("Wait",
-#: "Hmm", "I should", "I need to", Chinese "用户", and "the user" before a verb of asking or
-#: wanting); a text without one is never scored by the model. Literals, not a pattern: the
-#: audit's prefilter searches a batch's tails for literals at memory speed, and an ending
-#: pattern would make it read one text at a time
+MIN_WORDS = 18
+#: the learned path's gate: spellings of the voice that ordinary answers seldom hold ("Wait,",
+#: "Hmm", "I should", "I need to", Chinese "用户", and "The user" opening a sentence before a
+#: verb of asking or wanting); a text without one is never scored by the model. Literals, not a
+#: pattern: the audit's prefilter searches a batch's tails for literals at memory speed, and an
+#: ending pattern would make it read one text at a time. Each is a search of every batch, so
+#: the list is short: a lower-case "the user wants" (one leak more in the read sets) would be
+#: looked for at every "the user" of prose
 _USER_VERBS = (
     "wants", "wanted", "asks", "asked", "is asking", "was asking", "says", "said", "just",
     "needs", "needed", "might", "probably", "likely", "did", "didn't", "only", "also",
@@ -74,15 +77,20 @@ _USER_VERBS = (
     "expects",
 )  # fmt: skip
 LEARNED_LITERALS = (
-    "Wait",
+    # the word alone, not "Waits" or "Waiting" (a word of ordinary prose)
+    "Wait,",
+    "Wait.",
+    "Wait!",
+    "Wait:",
+    "Wait\u2014",
+    "Wait\u2026",
     "Hmm",
     "用户",
+    "用戶",
+    "使用者",
     "I should",
     "I need to",
-    *(f"{the} user {verb}" for the in ("The", "the") for verb in _USER_VERBS),
-    "user's request",
-    "user's question",
-    "user's message",
+    *(f"The user {verb}" for verb in _USER_VERBS),
 )
 #: markup: a control token, a tag, a bracketed marker, a JSON object, an escaped tag, a
 #: Harmony recipient. The learned path reads untagged reasoning only: a window that holds markup
@@ -115,24 +123,40 @@ def _unquoted(window: str) -> str:
     return _QUOTED.sub(blank, _CODE_AND_QUOTES.sub(blank, window))
 
 
-def _candidate(window: str) -> tuple[str, re.Match[str], list[Cue]] | None:
-    """What the learned path scores of ``window`` (its quoted phrases blanked), its first gate
-    spelling there and its cues of the voice outside quoted text, or ``None`` when it has no
-    gate spelling outside quotes, holds markup or has no such cue (nothing to score)."""
-    if MARKUP.search(window) is not None:
-        return None
+#: the cue kinds that do not open the learned path alone: the user in the third person is a
+#: summary's register too ("Story 77: The user wants a filter. The user also asked ...")
+_USER_KINDS = frozenset({"the user, third person", "the user, third person (zh)"})
+
+
+def _paragraph(read: str, at: int) -> tuple[int, int]:
+    """The paragraph (between blank lines) of ``read`` that holds offset ``at``."""
+    start = read.rfind("\n\n", 0, at)
+    end = read.find("\n\n", at)
+    return (0 if start < 0 else start + 2), (len(read) if end < 0 else end)
+
+
+def _candidate(window: str) -> tuple[str, int, re.Match[str], list[Cue]] | None:
+    """What the learned path scores of ``window`` and where: the paragraphs from the one that
+    holds its first gate spelling or cue to the one that holds its last (the answer around
+    them would dilute the voice), with code, quotes and ``>`` lines blanked; its first gate
+    spelling and its cues. ``None`` when it has no gate spelling outside quotes, markup outside
+    code and quotes, or no cue but the user in the third person (nothing to score)."""
     read = _unquoted(window)
     gate = _LEARNED_GATE.search(read)
-    if gate is None:
+    if gate is None or MARKUP.search(read) is not None:
         return None
     cues = find_cues(read)
-    return (read, gate, cues) if cues else None
+    if all(c.kind in _USER_KINDS for c in cues):
+        return None
+    start = _paragraph(read, min(gate.start(), cues[0].start))[0]
+    end = _paragraph(read, max(gate.end(), cues[-1].end) - 1)[1]
+    return read[start:end], start, gate, cues
 
 
 def learned_window(text: str) -> str | None:
-    """What D's learned path scores of ``text`` (the normalised view of its last :data:`SPAN`
-    characters), or ``None`` when the path would score nothing (the training script's view of
-    which benign texts reach the model)."""
+    """What D's learned path scores of ``text`` (its paragraphs of the voice, from the
+    normalised view of its last :data:`SPAN` characters), or ``None`` when the path would score
+    nothing (the training script reads each text as the path does)."""
     view = TextView(text)
     found = _candidate(view.norm[view.to_norm(max(0, len(text) - SPAN)) :])
     return None if found is None else found[0]
@@ -198,14 +222,15 @@ class ReasoningNotes:
         found = _candidate(window)
         if found is None:
             return
-        read, gate, cues = found
+        read, _, gate, cues = found
         if sum(w[-1].isalpha() for w in words(read)) < MIN_WORDS:
             return  # too few n-grams to judge ("The user wants a refund. I sent the link.")
         if ctx.offset == 0 and any(any(True for _ in r.scan(text, ctx)) for r in _OPENING_READERS):
             return  # V's or L's finding: the rules read the opening
-        score = load_model().score(read)
-        if score.margin <= 0:
+        model = load_model()
+        if not model.margin(read) > 0:  # (a NaN is no evidence)
             return
+        score = model.score(read)
         why = "reasoning part unknown" if ctx.reasoning is None else "no reasoning part"
         last = lo + max(cues[-1].end, gate.end())
         paragraph = norm.find("\n\n", last)

@@ -34,9 +34,11 @@ STATUS = (
 LEAKS = [MIDDLE, STATUS]
 
 BENIGN = [
-    # documentation of a product, the user in the third person
-    "The user selects a plan on the pricing page, and the system creates a pending subscription."
-    " If the user wants to cancel, the pending subscription expires after a day.",
+    # documentation of a product and a ticket's summary, the user in the third person
+    "Onboarding spec: The user wants to invite teammates, so step two of the wizard asks for"
+    " their emails; the system sends each invite and shows a pending badge until it is accepted.",
+    "Story BL-77: The user wants to filter invoices by status. The user said the list is too long"
+    " to scroll. The user also asked for a saved filter. Estimate: 3 points. Sprint 14.",
     # an answer to the reader that sounds deliberative
     "Hmm, good question! I should point out that the v1 endpoint is deprecated, so use the v2"
     " endpoint instead; it accepts the same parameters and returns paginated results.",
@@ -97,6 +99,23 @@ def test_markup_leaves_the_text_to_the_token_signals() -> None:
     assert learned_window(text) is None
 
 
+def test_the_user_in_the_third_person_alone_is_not_judged() -> None:
+    summary = BENIGN[1]
+    assert "The user wants" in summary and learned_window(summary) is None
+
+
+def test_a_leak_after_a_long_answer_is_scored_on_its_own_paragraphs() -> None:
+    answer = "The build uses three stages, each cached separately. " * 40
+    text = answer + "\n\n" + MIDDLE.split("\n\n", 1)[1]
+    assert learned_window(text) == learned_window(MIDDLE)
+    assert detect(text, reasoning=False).signals == ("D",)
+
+
+def test_markup_in_code_does_not_switch_the_path_off() -> None:
+    text = 'Use this check:\n\n```\nif a<b: print({"id": 1})\n```\n\n' + MIDDLE
+    assert learned_window(text) is not None
+
+
 def test_a_short_text_is_not_judged() -> None:
     short = "Here you go.\n\nThe user wants two names. I should keep them short."
     assert sum(w[-1].isalpha() for w in words(short)) < MIN_WORDS
@@ -152,6 +171,13 @@ def test_the_score_names_the_n_grams_that_raised_it() -> None:
     assert score.margin > 0 and len(score.top) == 3
     assert all(weight > 0 for _, weight in score.top)
     assert score.explain().startswith(f"learned voice {score.margin:+.2f} over its threshold (")
+
+
+def test_a_non_finite_weight_is_refused() -> None:
+    with pytest.raises(ConfigError, match="finite numbers"):
+        parse_model(
+            {"format": FORMAT, "weights": {"w a": math.nan}, "bias": 0, "threshold": 0}, "m"
+        )
 
 
 @pytest.mark.parametrize(
