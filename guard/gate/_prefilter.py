@@ -62,18 +62,20 @@ def _needles(
     checks: tuple[tuple[str | None, str], ...],
 ) -> tuple[tuple[str | None, str, re.Pattern[str] | None], ...]:
     """The ending literals of ``checks`` as (gate character, opening, search) to look for: a
-    literal that shares its first two characters with fewer than two others alone (search
-    ``None``: its own, after its gate character), and the others (``The user wants``, ``The
-    user asked``, ...; ``Wait,``, ``Wait.``, ...) as one search of the alternation behind their
-    common opening, so a batch is read once for ``The user`` rather than once for each. (A
+    literal that shares its first two characters (a letter among them) with no other alone
+    (search ``None``: its own, after its gate character), and the others (``The user wants``,
+    ``The user asked``, ...; ``Wait,``, ``Wait.``, ...; ``I should``, ``I need to``) as one
+    search of the alternation behind their common opening, so a batch is read once for ``The
+    user`` rather than once for each. (``? No`` and ``? no`` stay apart: their gate character
+    finds them faster.) (A
     regex engine finds such an opening as fast as ``str.find`` here, and a loop over its
     occurrences in Python, or one alternation of every literal, costs more.)"""
     groups: dict[str, list[tuple[str | None, str]]] = {}
     for check in checks:
         groups.setdefault(check[1][:2], []).append(check)
     out: list[tuple[str | None, str, re.Pattern[str] | None]] = []
-    for group in groups.values():
-        if len(group) < 3:
+    for head, group in groups.items():
+        if len(group) < 2 or not any(ch.isalpha() for ch in head):
             out += [(gate, lit, None) for gate, lit in group]
             continue
         literals = [lit for _, lit in group]
@@ -332,20 +334,20 @@ class Prefilter:
             return set()
         picked = _pick(texts, where)
         joined = sep.join(picked)
+        # (needle, where it first occurs) for each needle the batch holds
         present = [
-            (opening, search)
+            (opening, search, pos)
             for gate, opening, search in _needles(checks)
             if (gate is None or gate in joined)
-            and _holds(joined, opening)
-            and (search is None or search.search(joined) is not None)
+            and (search is not None or _holds(joined, opening))
+            and (pos := _next(joined, opening, search, 0)) >= 0
         ]
         if not present:
             return set()  # the common case: no ending literal in the whole batch
         starts = _starts(picked, sep)
         span = self.ending_span
         found: set[int] = set()
-        for opening, search in present:
-            pos = _next(joined, opening, search, 0)
+        for opening, search, pos in present:
             while pos >= 0:
                 k = bisect.bisect_right(starts, pos) - 1
                 size = starts[k + 1] - starts[k] - len(sep)
