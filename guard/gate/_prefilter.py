@@ -28,7 +28,7 @@ from itertools import accumulate, compress, filterfalse
 from operator import not_
 
 from guard._regex_source import heads_gate
-from guard.gate._literals import _common_start, _find, _gate, _holds, _openings
+from guard.gate._literals import _find, _gate, _holds, _openings
 from guard.models import Dialect, Signal, Surface, TextView
 from guard.signals import load_signals
 
@@ -55,43 +55,6 @@ def _straddles(pattern: re.Pattern[str], sep: str) -> bool:
         for b in _PROBES
         for m in pattern.finditer(a + sep + b)
     )
-
-
-@lru_cache(maxsize=64)
-def _needles(
-    checks: tuple[tuple[str | None, str], ...],
-) -> tuple[tuple[str | None, str, re.Pattern[str] | None], ...]:
-    """The ending literals of ``checks`` as (gate character, opening, search) to look for: a
-    literal that shares its first two characters (a letter among them) with no other alone
-    (search ``None``: its own, after its gate character), and the others (``The user wants``,
-    ``The user asked``, ...; ``Wait,``, ``Wait.``, ...; ``I should``, ``I need to``) as one
-    search of the alternation behind their common opening, so a batch is read once for ``The
-    user`` rather than once for each. (``? No`` and ``? no`` stay apart: their gate character
-    finds them faster.) (A
-    regex engine finds such an opening as fast as ``str.find`` here, and a loop over its
-    occurrences in Python, or one alternation of every literal, costs more.)"""
-    groups: dict[str, list[tuple[str | None, str]]] = {}
-    for check in checks:
-        groups.setdefault(check[1][:2], []).append(check)
-    out: list[tuple[str | None, str, re.Pattern[str] | None]] = []
-    for head, group in groups.items():
-        if len(group) < 2 or not any(ch.isalpha() for ch in head):
-            out += [(gate, lit, None) for gate, lit in group]
-            continue
-        literals = [lit for _, lit in group]
-        opening = _common_start(literals)
-        rests = sorted({re.escape(lit[len(opening) :]) for lit in literals}, key=len, reverse=True)
-        out.append((None, opening, re.compile(re.escape(opening) + f"(?:{'|'.join(rests)})")))
-    return tuple(out)
-
-
-def _next(joined: str, opening: str, search: re.Pattern[str] | None, at: int) -> int:
-    """Where the next literal of a needle of :func:`_needles` starts in ``joined`` from
-    ``at``."""
-    if search is None:
-        return joined.find(opening, at)
-    m = search.search(joined, at)
-    return -1 if m is None else m.start()
 
 
 #: Characters a stripped text may open with before an opening word.
@@ -334,29 +297,25 @@ class Prefilter:
             return set()
         picked = _pick(texts, where)
         joined = sep.join(picked)
-        # (needle, where it first occurs) for each needle the batch holds
         present = [
-            (opening, search, pos)
-            for gate, opening, search in _needles(checks)
-            if (gate is None or gate in joined)
-            and (search is not None or _holds(joined, opening))
-            and (pos := _next(joined, opening, search, 0)) >= 0
+            lit for gate, lit in checks if (gate is None or gate in joined) and _holds(joined, lit)
         ]
         if not present:
             return set()  # the common case: no ending literal in the whole batch
         starts = _starts(picked, sep)
         span = self.ending_span
         found: set[int] = set()
-        for opening, search, pos in present:
+        for literal in present:
+            pos = joined.find(literal)
             while pos >= 0:
                 k = bisect.bisect_right(starts, pos) - 1
                 size = starts[k + 1] - starts[k] - len(sep)
                 tail = starts[k] + (max(0, size - span) if span else 0)
                 if pos >= tail:
                     found.add(where[k])
-                    pos = _next(joined, opening, search, starts[k + 1])
+                    pos = joined.find(literal, starts[k + 1])
                 else:
-                    pos = _next(joined, opening, search, tail)
+                    pos = joined.find(literal, tail)
         return found
 
     def _joined(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:

@@ -98,14 +98,6 @@ _ENDS_PIECES = st.sampled_from(
         "｝",
         ">",
         "? No",
-        # a group of ending literals behind one opening (signal D's learned gate), its near
-        # misses, and an opening cut by the tail's start
-        "The user wants",
-        "The user ",
-        "Waits ",
-        "Wait,",
-        "Wait",
-        "x" * 4090,
     ]
 )
 
