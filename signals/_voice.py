@@ -28,7 +28,8 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   explain" or "Let me know", which address the reader), Chinese planning ("我应该先",
   "检查字数", "这样输出即可"), a terse imperative "Keep it short", a lowercase scratch note at a
   bullet or after a semicolon ("; maybe add example"), "Wait,", a scaffold step "**Analyze the
-  request**", a reasoning-summary heading line: one of a few gerunds, or any gerund in bold
+  request**" (or numbered in plain text on the request itself: "1. Analyze the request:"), a
+  reasoning-summary heading line: one of a few gerunds, or any gerund in bold
   alone on its line, as Gemini titles its thought summaries: "**Weighing the options**");
   the model narrating its own thinking ("I'm looking at the output now", "I'm weighing");
   1 for the reasoning's last sentence glued to the answer's first ("... then summarize.I'll
@@ -445,6 +446,10 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"\*\*(?:Analy[sz]e|Understand|Evaluate|Draft|Identify|Determine|Review|Plan|Scan"
             r"|Check|Compute|Format|Consider|Recall|Search|Refine|Verify)\b"
             r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
+            # the same step numbered in plain text, on the request itself ("1. Analyze the
+            # request: user wants ..."): a tutorial's steps act on a thing, not on the request
+            r"|(?m:^[ \t]*\d{1,2}\.[ \t]+(?:Analy[sz]e|Understand|Identify|Deconstruct)[ \t]+"
+            r"the[ \t]+(?:user'?s[ \t]+)?(?:request|question|prompt|query)[ \t]*:)"
         ),
     ),
     # Gemini's thought summary: a bold gerund title alone on its line (or glued after a

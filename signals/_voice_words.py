@@ -295,7 +295,7 @@ NEEDLES: dict[str, tuple[str, ...]] = {
     "reasoning opener, weak": ("et",),
     "scratch note": ("maybe", "then", "also", ";"),
     "wait": ("Wait", "Actually"),
-    "scaffold step": ("**", "Final"),
+    "scaffold step": ("**", "Final", ". Analy", ". Underst", ". Identif", ". Deconstr"),
     "thought summary": ("**",),
     "thought summary, planned": ("**",),
     "thinking aloud": ("I'm", "I am"),

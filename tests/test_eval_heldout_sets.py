@@ -62,6 +62,8 @@ SETS_APART = (
     # built beside heldout40 from other trackers, read and tuned on (its reconstructed share is
     # over the brief's third: see the corpora README)
     ("heldout41", "h41-", 70, 12),
+    ("heldout42", "h42-", 72, 12),
+    ("heldout43", "h43-", 6, 4),
 )
 NAMES = [s[0] for s in SETS_APART]
 

@@ -25,6 +25,9 @@ PREAMBLES = [
     " is closed.",
     "The user wants me to list three colors. Keep it short.\n\nRed, green, blue.",
     "Planning the reply\n\nI'm thinking about how to respond to the user.\n\nThe path is ~/.app.",
+    # the scaffold's steps numbered in plain text (Qwen3.5's "Thinking Process:" unrendered)
+    "Thinking Process:\n\n1. Analyze the request: user wants an antonym for 'cold'.\n2. Options:"
+    ' hot, warm.\n3. Pick the plainest.\n\nThe usual antonym is "hot".',
 ]
 BENIGN = [
     "Need help? Ask in the forum; the maintainers answer within a day.",
@@ -40,6 +43,11 @@ BENIGN = [
     " books one.",
     "Wait, I misread your log: the 404 comes from the probe. Let's check the proxy next.",
     "So the fix is simple. We tested it on 1.4 and it works; they can upgrade any time.",
+    # a tutorial's numbered steps on a request (one weak cue, no header)
+    "How we triage:\n\n1. Analyze the request: is it a bug or a feature?\n2. Label it.\n3. Assign"
+    " an owner.",
+    "To debug a 400 error:\n\n1. Analyze the request: open DevTools and check the payload.\n2."
+    " Compare it with the schema.",
 ]
 
 
