@@ -44,9 +44,9 @@ __all__ = [
 _CORPORA = Path(__file__).resolve().parent.parent / "corpora"
 
 #: the named corpora sets: ``detect`` (tuning, the default), ``arguments`` (tool arguments that
-#: carry markup), ``voice`` (ordinary answers that hold the learned voice's gate spellings, for
-#: signal D's model) and every ``heldout*`` folder of the checkout's corpora (held-apart evaluation
-#: sets, never used for tuning; the folder name is the set name)
+#: carry markup), ``voice`` (ordinary answers that hold the reasoning voice's words, and
+#: reasoning leaked around a real answer) and every ``heldout*`` folder of the checkout's
+#: corpora (held-apart evaluation sets, never used for tuning; the folder name is the set name)
 _HELDOUT = sorted(p.name for p in _CORPORA.glob("heldout*") if p.is_dir())
 SETS: tuple[str, ...] = ("detect", "arguments", "voice", *_HELDOUT)
 

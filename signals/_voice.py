@@ -448,7 +448,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             r"[^*\n]{0,40}\*\*|\bFinal\s+check\b"
             # the same step numbered in plain text, on the request itself ("1. Analyze the
             # request: user wants ..."): a tutorial's steps act on a thing, not on the request
-            r"|(?m:^[ \t]*\d{1,2}\.[ \t]+(?:Analy[sz]e|Understand|Identify|Deconstruct)[ \t]+"
+            # (one space after the number's dot: the needle ". Analy" finds every such step)
+            r"|(?m:^[ \t]*\d{1,2}\. (?:Analy[sz]e|Understand|Identify|Deconstruct)[ \t]+"
             r"the[ \t]+(?:user'?s[ \t]+)?(?:request|question|prompt|query)[ \t]*:)"
         ),
     ),

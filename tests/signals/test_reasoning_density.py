@@ -126,6 +126,21 @@ def test_d_reads_the_last_4096_characters() -> None:
     assert detect("ok " * 2000 + "\n\n" + notes, reasoning=False).leak
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1. Analyze the request: list it.",
+        "1.  Analyze the request: two blanks.",
+        "1.\tAnalyze the request: a tab.",
+        "  12. Identify the user's question: indented.",
+    ],
+)
+def test_a_plain_scaffold_step_is_found_as_its_needle_says(text: str) -> None:
+    """The numbered step's cue is searched only in a text holding its needle (". Analy", ...);
+    the pattern wants that one space, so the needle never hides a step."""
+    assert find_cues(text) == find_cues(text, needles=False)
+
+
 def _chunks(pieces: list[str]) -> list[dict[str, Any]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
