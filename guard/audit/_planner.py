@@ -255,6 +255,23 @@ def _line_end(stream: BinaryIO, at: int, limit: int, size: int) -> int | None:
     return None
 
 
+def _read_chunk(stream: BinaryIO) -> bytes:
+    """About :data:`CHUNK_BYTES` of ``stream`` (less only at its end): a stream that returns
+    less per read (a pipe, a decompressor) is read again, so units keep their size."""
+    block = stream.read(CHUNK_BYTES)
+    if not block or len(block) >= CHUNK_BYTES:
+        return block
+    parts = [block]
+    got = len(block)
+    while got < CHUNK_BYTES:
+        more = stream.read(CHUNK_BYTES - got)
+        if not more:
+            break
+        parts.append(more)
+        got += len(more)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
 def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iterator[Unit]:
     """Whole lines of a JSONL stream in units of about :data:`CHUNK_BYTES`. Line numbers in a
     unit's result are relative to the unit; the report shifts them when it merges.
@@ -278,30 +295,34 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
     def failed(exc: BaseException) -> Unit:
         return one_error(f"cannot read further: {describe_read_error(exc)}", 0)
 
-    pending = bytearray(head)
-    line_start = pending.rfind(b"\n") + 1  # where the last (unfinished) line of pending starts
+    carry: bytes | bytearray = b""  # the start of the line the last block left unfinished
+    block = head
     while True:
-        if line_start and (at_eof or len(pending) >= CHUNK_BYTES):
-            with memoryview(pending) as view:  # one copy (a slice of a bytearray is another)
-                data = bytes(view[:line_start])
-            # the unfinished line in a buffer of its own: the next read is appended to it
-            # without the chunk's bytes being moved
-            pending = pending[line_start:]
-            line_start = 0
+        k = block.rfind(b"\n")
+        if k >= 0:
+            # the block's whole lines, after the line the previous block left unfinished:
+            # one copy at most (none for a block that ends with its last line's break)
+            if carry:
+                data = b"".join((carry, memoryview(block)[: k + 1]))
+            elif k + 1 == len(block):
+                data = block
+            else:
+                data = block[: k + 1]
+            carry = block[k + 1 :]
             yield unit(data)
-            continue
+        elif block:
+            if not isinstance(carry, bytearray):
+                carry = bytearray(carry)  # a line over many blocks grows in place
+            carry += block
         if at_eof:
-            if len(pending) > cap:
-                yield one_error(overlong(len(pending), cap), 0, len(pending))
-            elif pending:
-                yield unit(bytes(pending))
+            if len(carry) > cap:
+                yield one_error(overlong(len(carry), cap), 0, len(carry))
+            elif carry:
+                yield unit(bytes(carry))
             return
-        if len(pending) - line_start > cap:  # the last line is over the cap: never held whole
-            if line_start:
-                yield unit(bytes(pending[:line_start]))
-            size = len(pending) - line_start
-            pending.clear()
-            line_start = 0
+        if len(carry) > cap:  # the last line is over the cap: never held whole
+            size = len(carry)
+            carry = b""
             try:
                 while True:
                     piece = stream.readline(SKIP_PIECE)
@@ -317,18 +338,12 @@ def _json_units(base: Unit, stream: BinaryIO, head: bytes, at_eof: bool) -> Iter
                 return
             # the bytes read include its line break (the message gives the line without it)
             yield one_error(overlong(size, cap), 1, size + (0 if at_eof else 1))
+            block = b""
             continue
         try:
-            block = stream.read(CHUNK_BYTES)
+            block = _read_chunk(stream)
         except READ_ERRORS as exc:
-            if line_start:
-                yield unit(bytes(pending[:line_start]))
             yield failed(exc)
             return
-        if block:
-            k = block.rfind(b"\n")
-            if k >= 0:
-                line_start = len(pending) + k + 1
-            pending += block
-        else:
+        if not block:
             at_eof = True

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import guard
 from guard.audit import AuditReport
@@ -478,3 +480,62 @@ def test_skipped_paths_are_in_the_table_json_and_sarif(
     assert [Path(s["path"]).name for s in skipped] == ["again.jsonl"]
     notes = json.loads(sarif.read_text())["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert [n["level"] for n in notes] == ["note"]
+
+
+class Trickle(io.RawIOBase):
+    """``data`` served at most ``piece`` bytes per read (a pipe, a decompressor)."""
+
+    def __init__(self, data: bytes, piece: int) -> None:
+        self.data, self.piece, self.at = data, piece, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), self.piece, len(self.data) - self.at)
+        b[:n] = self.data[self.at : self.at + n]
+        self.at += n
+        return n
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")), max_size=12),
+    st.booleans(),
+    st.integers(1, 120),
+    st.integers(1, 50),
+    st.integers(4, 60),
+    st.integers(0, 80),
+)
+def test_json_units_keep_every_line_whatever_the_reads(
+    lines: list[bytes], last_break: bool, chunk: int, piece: int, cap: int, head: int
+) -> None:
+    """The planner's units of a JSONL stream hold every line in order, whole, and only a line
+    over the cap that no read finished is left out, as an error unit that counts its bytes:
+    for any chunk size, any read size and any head the sniffer read first."""
+    data = b"\n".join(lines) + (b"\n" if last_break and lines else b"")
+    base = units_module.Unit(index=0, path="t", format="openai", dialect="harmony", max_line=cap)
+    stream = io.BufferedReader(Trickle(data[head:], piece), buffer_size=8)
+    old = planner_module.CHUNK_BYTES
+    planner_module.CHUNK_BYTES = chunk
+    try:
+        units = list(planner_module._json_units(base, stream, data[:head], len(data) <= head))
+    finally:
+        planner_module.CHUNK_BYTES = old
+    got: list[bytes | None] = []
+    total = 0
+    for u in units:
+        if u.data is not None:
+            total += len(u.data)
+            assert u is units[-1] or u.data.endswith(b"\n")
+            got += u.data.split(b"\n")[: -1 if u.data.endswith(b"\n") else None]
+        else:
+            assert u.result is not None and "over the cap" in u.result.errors[0].error
+            total += u.result.bytes
+            got += [None] * max(u.result.lines, 1)
+    assert total == len(data)
+    expected = data.split(b"\n")[:-1] if data.endswith(b"\n") else data.split(b"\n")
+    expected = [] if data == b"" else expected
+    assert len(got) == len(expected)
+    for mine, theirs in zip(got, expected, strict=True):
+        assert mine == theirs or (mine is None and len(theirs) > cap)
