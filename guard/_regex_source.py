@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 __all__ = [
+    "HEAD_CHARS",
     "ascii_heads",
     "first_chars",
     "heads_gate",
@@ -258,7 +259,11 @@ _ASCII = frozenset(map(chr, range(128)))
 _OPENING = frozenset(ch for ch in _ASCII if ch.isalnum())
 
 
-def heads_gate(source: str, flags: int = 0, n: int = 6) -> str | None:
+#: how many characters of a text :func:`heads_gate`'s lookahead reads by default
+HEAD_CHARS = 6
+
+
+def heads_gate(source: str, flags: int = 0, n: int = HEAD_CHARS) -> str | None:
     """A lookahead that every text a ``match`` of ``source`` succeeds on passes, and most
     others fail at their first characters: the texts :func:`ascii_heads` does not speak for (a
     first character that is no letter or digit, a character past printable ASCII among the
@@ -334,7 +339,7 @@ class _Unreadable(Exception):
     head set past :data:`_HEADS_CAP`."""
 
 
-def ascii_heads(source: str, flags: int = 0, n: int = 6) -> frozenset[str] | None:
+def ascii_heads(source: str, flags: int = 0, n: int = HEAD_CHARS) -> frozenset[str] | None:
     """What the first ``n`` characters of a text must be for a ``match`` of ``source`` to
     succeed on it, for the texts whose first ``n`` characters are ASCII and whose first is a
     letter or a digit (others are not read), with every blank read as a space: a set ``S`` of

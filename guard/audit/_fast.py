@@ -46,7 +46,7 @@ from guard.audit._format_parts import TEXT, THINKING, TOOL_ARG, TOOL_NAME, TOOL_
 from guard.gate import prefilter
 from guard.models import Surface
 
-__all__ = ["Planned", "add_parts", "split_lines", "typed_records"]
+__all__ = ["Planned", "add_parts", "split_lines", "typed_records", "valid_utf8"]
 
 
 # gc=False: a decoded record is a tree (no cycles), and a chunk's records stay alive until its
@@ -210,17 +210,30 @@ def split_lines(data: bytes) -> list[bytes]:
                 return lines
 
 
-def _typed(raw: bytes, cap: int) -> _Record | None:
-    """The record of one line when it decodes as a typed chat record without tools."""
+def _typed(raw: bytes, cap: int, utf8: bool = False) -> _Record | None:
+    """The record of one line when it decodes as a typed chat record without tools
+    (``utf8``: the line is known to be valid UTF-8)."""
     if len(raw) > cap or not raw:
         return None
     try:
-        if not raw.isascii():
+        if not utf8 and not raw.isascii():
             raw.decode("utf-8")
         record = _decode(raw)
     except (UnicodeDecodeError, msgspec.DecodeError):
         return None
     return None if record.tools is not None else record
+
+
+def valid_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8. A line break byte never falls inside a character's
+    bytes, so then every line of it is too: checked once for a chunk, not once per line."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _assistant_extras(m: _Message, answers: list[str], out: list[str], names: list[str]) -> None:
@@ -279,10 +292,13 @@ def _record_texts(
     return True
 
 
-def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int | Planned]:
+def typed_records(
+    lines: list[bytes], cap: int, c: Collector, *, utf8: bool = False
+) -> dict[int, int | Planned]:
     """The lines of an ``openai`` chunk (numbered from 1) that this path takes, certainly (see
     the module docstring): a clean record's message count, or what a record with candidates
-    hands the collector (:func:`add_parts`). The other lines are left to the generic path."""
+    hands the collector (:func:`add_parts`). The other lines are left to the generic path.
+    ``utf8``: the chunk is known to be valid UTF-8 (:func:`valid_utf8`)."""
     if c.tools is not None:
         return {}
     filters = [prefilter(c.dialect, g, c.policy.disabled, tools_known=False) for g in _SURFACES]
@@ -292,11 +308,12 @@ def typed_records(lines: list[bytes], cap: int, c: Collector) -> dict[int, int |
     # (line number, record), and where its texts end in answers, out, inp and names
     records: list[tuple[int, _Record]] = []
     ends: list[tuple[int, int, int, int]] = []
+    answers, out, inp, names = texts
     for number, raw in enumerate(lines, 1):
-        record = _typed(raw, cap)
-        if record is not None and _record_texts(record, *texts):
+        record = _typed(raw, cap, utf8)
+        if record is not None and _record_texts(record, answers, out, inp, names):
             records.append((number, record))
-            ends.append((len(texts[0]), len(texts[1]), len(texts[2]), len(texts[3])))
+            ends.append((len(answers), len(out), len(inp), len(names)))
     taken: dict[int, int | Planned] = {r[0]: len(r[1].messages) for r in records}
     chosen: list[set[int]] = []
     hit: set[int] = set()  # the records with candidates, by index in records

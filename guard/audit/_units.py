@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 from guard._json import decode_line
 from guard.audit._context import REASONING_FORMATS
 from guard.audit._engine import Collector, internal_error
-from guard.audit._fast import add_parts, split_lines, typed_records
+from guard.audit._fast import add_parts, split_lines, typed_records, valid_utf8
 from guard.audit._formats import ADAPTERS, ShapeError, harmony_transcript
 from guard.audit._sources import (
     MAX_LINE_BYTES,
@@ -195,7 +195,11 @@ def run_json_lines(unit: Unit, policy: Policy, *, fast: bool = True) -> UnitResu
     cap = unit.max_line
     transcripts = messages = 0
     lines = split_lines(unit.data)
-    typed = typed_records(lines, cap, c) if fast and unit.format == "openai" else {}
+    typed = (
+        typed_records(lines, cap, c, utf8=valid_utf8(unit.data))
+        if fast and unit.format == "openai"
+        else {}
+    )
     numbers: Iterable[int] = range(1, len(lines) + 1)
     if typed:
         # the clean records (a message count) are counted at once and not visited: most

@@ -25,9 +25,9 @@ from collections import Counter
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from itertools import accumulate, compress, filterfalse
-from operator import not_
+from operator import itemgetter, not_
 
-from guard._regex_source import heads_gate
+from guard._regex_source import HEAD_CHARS, heads_gate
 from guard.gate._literals import _find, _gate, _holds, _openings
 from guard.models import Dialect, Signal, Surface, TextView
 from guard.signals import load_signals
@@ -67,6 +67,7 @@ class Prefilter:
 
     __slots__ = (
         "_batched",
+        "_gate_memo",
         "_literals",
         "_search",
         "_start",
@@ -157,6 +158,8 @@ class Prefilter:
         )
         self._batched = batched
         self._start: re.Pattern[str] | bool | None = False  # False: not compiled yet
+        #: the lookahead of ``start`` answered per head (see :class:`_HeadMemo`); built with it
+        self._gate_memo: _HeadMemo | None = None
 
     @property
     def search(self) -> re.Pattern[str]:
@@ -174,7 +177,10 @@ class Prefilter:
         joined; ``None`` when they cannot be (see ``__init__``). Compiled on first use (a lead
         may be a long alternation, and one text at a time never needs it)."""
         if self._start is False:
-            self._start = _start(self.lead, self.opening, self.head) if self._batched else None
+            self._start, gate = (
+                _start(self.lead, self.opening, self.head) if self._batched else (None, None)
+            )
+            self._gate_memo = None if gate is None else _HeadMemo(gate)
         assert self._start is not True
         return self._start
 
@@ -243,7 +249,9 @@ class Prefilter:
         # a batch holds tens of thousands of texts: indices picked by C-level maps
         ascii_flags = list(map(str.isascii, texts))
         narrow = list(compress(range(len(texts)), ascii_flags))
-        found = self._joined(texts, narrow, normalise=False)
+        # the ASCII texts joined once, for the literals and the ending literals alike
+        batch = _Batch(texts, narrow, self.sep)
+        found = self._joined(texts, narrow, normalise=False, batch=batch)
         wide: list[int] = []
         if len(narrow) < len(texts):
             # non-ASCII texts: their originals and their normalised views (lookalikes)
@@ -259,24 +267,33 @@ class Prefilter:
                 # each, the tails in one search of the batch for each ending literal
                 rest = list(filterfalse(unfound, wide))
                 heads = list(filterfalse(unfound, narrow))
+                memo = self._gate_memo
+                if memo is not None:
+                    # the start's lookahead reads at most a head: answered once per head
+                    heads = list(
+                        compress(heads, map(memo.__getitem__, map(_HEAD, _pick(texts, heads))))
+                    )
                 found.update(compress(heads, map(self.start.match, _pick(texts, heads))))
                 if self.ending_literals:
-                    tails = list(filterfalse(unfound, heads))
-                    found |= self._tails(texts, tails)
+                    # every ASCII text's tail (a text found already stays found): the batch
+                    # joined above serves, where the texts not found yet would be joined anew
+                    found |= self._tails(texts, narrow, batch=batch)
             for i in rest:
                 t = texts[i]
                 if self._ends(t) or (not t.isascii() and self._ends(TextView(t).norm)):
                     found.add(i)
         return sorted(found)
 
-    def _tails(self, texts: Sequence[str], where: list[int]) -> set[int]:
+    def _tails(
+        self, texts: Sequence[str], where: list[int], *, batch: _Batch | None = None
+    ) -> set[int]:
         """The texts among ``where`` with an ending literal in their last ``ending_span``
         characters, found by one search of the texts joined by ``sep`` for each literal (a
         literal never holds ``sep``, so a match never spans two texts)."""
         if not where or self.sep is None:
             return set()
         free = tuple(c for c in self.ending_checks if c[1] not in self.ending_last)
-        found = self._tails_of(texts, where, free)
+        found = self._tails_of(texts, where, free, batch=batch)
         by_last: dict[str, list[tuple[str | None, str]]] = {}
         for check in self.ending_checks:
             if check[1] in self.ending_last:
@@ -284,25 +301,33 @@ class Prefilter:
         for last, checks in by_last.items():
             # only the texts that end as these literals' signals promise (few answers end in
             # a brace): their literals are looked for there, not in the whole batch
-            ending = [i for i in where if texts[i].rstrip()[-1:] in last]
+            ends = map(_LAST, map(str.rstrip, _pick(texts, where)))
+            ending = list(compress(where, map(last.__contains__, ends)))
             found |= self._tails_of(texts, ending, tuple(checks))
         return found
 
     def _tails_of(
-        self, texts: Sequence[str], where: list[int], checks: tuple[tuple[str | None, str], ...]
+        self,
+        texts: Sequence[str],
+        where: list[int],
+        checks: tuple[tuple[str | None, str], ...],
+        *,
+        batch: _Batch | None = None,
     ) -> set[int]:
-        """:meth:`_tails` for the ending literals of ``checks``."""
+        """:meth:`_tails` for the ending literals of ``checks`` (``batch``: ``where``'s texts
+        joined already)."""
         sep = self.sep
         if not where or not checks or sep is None:
             return set()
-        picked = _pick(texts, where)
-        joined = sep.join(picked)
+        if batch is None:
+            batch = _Batch(texts, where, sep)
+        joined = batch.joined
         present = [
             lit for gate, lit in checks if (gate is None or gate in joined) and _holds(joined, lit)
         ]
         if not present:
             return set()  # the common case: no ending literal in the whole batch
-        starts = _starts(picked, sep)
+        starts = batch.starts
         span = self.ending_span
         found: set[int] = set()
         for literal in present:
@@ -318,13 +343,23 @@ class Prefilter:
                     pos = joined.find(literal, tail)
         return found
 
-    def _joined(self, texts: Sequence[str], where: list[int], *, normalise: bool) -> set[int]:
+    def _joined(
+        self,
+        texts: Sequence[str],
+        where: list[int],
+        *,
+        normalise: bool,
+        batch: _Batch | None = None,
+    ) -> set[int]:
+        """The texts among ``where`` holding a literal or the pattern, by one search of them
+        joined (``batch``: joined already; ``normalise``: their normalised views)."""
         if not where or not (self.checks or self.pattern is not None):
             return set()
         sep = self.sep
         assert sep is not None
-        picked = _pick(texts, where)
-        joined = sep.join(picked)
+        if batch is None:
+            batch = _Batch(texts, where, sep)
+        joined = batch.joined
         view = TextView(joined) if normalise else None
         haystack = joined if view is None else view.norm
         if self.pattern is None:
@@ -344,7 +379,7 @@ class Prefilter:
                 return set()  # the common case: the whole batch is clean
         elif not self._anywhere(haystack):
             return set()  # the common case: one quick pass says the whole batch is clean
-        starts = _starts(picked, sep)
+        starts = batch.starts
         found: set[int] = set()
 
         def owner(at_norm: int) -> int:
@@ -371,6 +406,60 @@ class Prefilter:
         return found
 
 
+#: a text's last character ("" for an empty text)
+_LAST = itemgetter(slice(-1, None))
+#: the characters the start's lookahead reads (:func:`~guard._regex_source.heads_gate`)
+_HEAD = itemgetter(slice(0, HEAD_CHARS))
+
+
+class _Batch:
+    """Texts picked from a batch, joined by ``sep`` and where each starts in the join, each
+    computed once when first asked for (the literal and the ending searches share them)."""
+
+    __slots__ = ("_joined", "_starts", "picked", "sep")
+
+    def __init__(self, texts: Sequence[str], where: list[int], sep: str) -> None:
+        self.picked = _pick(texts, where)
+        self.sep = sep
+        self._joined: str | None = None
+        self._starts: list[int] | None = None
+
+    @property
+    def joined(self) -> str:
+        if self._joined is None:
+            self._joined = self.sep.join(self.picked)
+        return self._joined
+
+    @property
+    def starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = _starts(self.picked, self.sep)
+        return self._starts
+
+
+class _HeadMemo(dict[str, bool]):
+    """Whether a text's head (its first :data:`HEAD_CHARS` characters, all the start's
+    lookahead reads) passes the lookahead, answered once per head: most answers of a log open
+    with a few hundred heads, and a dictionary's answer costs a fraction of a match. Bounded:
+    past :data:`_MEMO_CAP` heads it starts over."""
+
+    __slots__ = ("_gate",)
+
+    def __init__(self, gate: re.Pattern[str]) -> None:
+        super().__init__()
+        self._gate = gate
+
+    def __missing__(self, head: str) -> bool:
+        if len(self) >= _MEMO_CAP:
+            self.clear()
+        passed = self[head] = self._gate.match(head) is not None
+        return passed
+
+
+#: the most heads :class:`_HeadMemo` keeps
+_MEMO_CAP = 1 << 16
+
+
 def _pick(texts: Sequence[str], where: list[int]) -> Sequence[str]:
     """``[texts[i] for i in where]`` (``where``: indices in order), without a Python loop."""
     return texts if len(where) == len(texts) else list(map(texts.__getitem__, where))
@@ -385,22 +474,24 @@ def _starts(picked: Sequence[str], sep: str) -> list[int]:
 
 def _start(
     lead: re.Pattern[str] | None, opening: tuple[str, ...], head: int
-) -> re.Pattern[str] | None:
+) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
     """One pattern whose ``match`` says what the head checks of ``Prefilter._ends`` say,
     behind a lookahead on the text's first characters (:func:`~guard._regex_source.heads_gate`):
     most answers open with words no lead can start with, and failing there costs a fraction of
-    failing each branch of the leads in turn."""
+    failing each branch of the leads in turn. Also that lookahead alone (``None`` without one),
+    which reads at most :data:`HEAD_CHARS` characters."""
     if any(not word or word[0].isspace() for word in opening):
-        return None
+        return None, None
     parts = [] if lead is None else [f"(?:{lead.pattern})"]
     parts += [rf"\s{{0,{head - len(word)}}}{re.escape(word)}" for word in opening]
     flags = lead.flags if lead is not None else 0
     source = "|".join(parts) or "(?!)"
-    gate = heads_gate(source, flags)  # None where the source cannot be read either
+    gate = heads_gate(source, flags, HEAD_CHARS)  # None where the source cannot be read either
     try:
-        return re.compile(source if gate is None else f"{gate}(?:{source})", flags)
+        start = re.compile(source if gate is None else f"{gate}(?:{source})", flags)
+        return start, None if gate is None else re.compile(gate, flags)
     except re.error:  # a lead that cannot be wrapped (global flags): one text at a time
-        return None
+        return None, None
 
 
 def prefilter(

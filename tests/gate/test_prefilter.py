@@ -228,3 +228,53 @@ def test_a_pattern_that_takes_in_a_line_break_joins_a_batch_by_another_separator
     assert filt is not None and filt.sep != "\n"
     texts = ["{}", '{"a": 1}', '{"a": 1}\n\nI will now search the notes.', "{}"]
     assert filt.candidates(texts) == [i for i, t in enumerate(texts) if filt.could_hit(t)] == [2]
+
+
+_HEAD_PIECES = st.sampled_from(
+    [
+        "The user",
+        "They ",
+        "So ",
+        "We ",
+        "Answer",
+        "User",
+        "Hmm",
+        " ",
+        "\n",
+        "\t",
+        "é",
+        "*",
+        "a",
+        "Z",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_HEAD_PIECES, max_size=6).map("".join))
+def test_the_starts_lookahead_reads_only_a_head(text: str) -> None:
+    """The batched head check answers the start's lookahead once per head of
+    ``HEAD_CHARS`` characters: that lookahead must read no further, so the memo's answer for
+    the head is the lookahead's answer for the whole text."""
+    from guard._regex_source import HEAD_CHARS
+
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.start is not None
+    memo = filt._gate_memo
+    assert memo is not None
+    passed = memo._gate.match(text) is not None
+    assert memo[text[:HEAD_CHARS]] is passed
+    # and the start never matches a text the lookahead turns away
+    assert passed or filt.start.match(text) is None
+
+
+def test_the_head_memo_starts_over_past_its_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    from guard.gate import _prefilter as module
+
+    filt = prefilter(_HARMONY, frozenset({Surface.TEXT}), tools_known=False)
+    assert filt is not None and filt.start is not None
+    memo = module._HeadMemo(filt._gate_memo._gate)  # type: ignore[union-attr]
+    monkeypatch.setattr(module, "_MEMO_CAP", 3)
+    answers = [memo[h] for h in ("So the", "The us", "Result", "Xyzzyx")]
+    assert answers == [True, True, False, False]
+    assert len(memo) == 1  # cleared at the fourth head, then that head kept
