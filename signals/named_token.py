@@ -38,6 +38,10 @@ placeholders for its name and arguments, after a word that names a format (Chine
 :func:`run_around` and :func:`_placeholders`). A call with a real name or body stays markup in
 any sentence: a server's parser reads it anywhere.
 
+A token shown as data is named too: in a cell of a table, beside a template's placeholder
+(``{{ .Content }}<|im_end|>``), or in a string literal after ``=`` (``stop=["<|eot_id|>"]``);
+see :func:`_shown_as_data`.
+
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
 literal rule of its own spellings (a Harmony token in prose is a leak; its tokens never appear in
@@ -126,9 +130,13 @@ _OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>")
 _PAIR_OPENER = regex.compile(r"<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\]")
 #: what stands between the two tags of a pair named as one token: nothing or a placeholder
 _INSIDE = ("", "...", "…", "{...}", "[...]", " ... ")
+#: ... or a template's placeholder, or a word in brackets
+_FILLED = r"(?:\{\{[^{}\n]{1,80}\}\}|\{%[^{}\n]{1,80}%\}|\[[a-z_][a-z_ ]{0,23}\])"
 _PAIR_BEFORE_BLANK = regex.compile(r"<([A-Za-z_][\w:-]*)>\x20\Z|\[([A-Z][A-Z_]*)\]\x20\Z")
 _PAIR_BEFORE = regex.compile(
-    r"(?:<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\])(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. )?\Z"
+    r"(?:<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\])(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. |"
+    + _FILLED
+    + r")?\Z"
 )
 
 
@@ -298,6 +306,16 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
                 break
             if not final and rest and len(rest) < len(whole) and whole.startswith(rest):
                 return None
+        if not pair:
+            # a template's placeholder or a bracketed word between them (``<think>{{ .Thinking
+            # }}</think>``, ``<think>[reasoning]</think>``)
+            filled = regex.compile(_FILLED + regex.escape(closer)).match(
+                text, end, min(len(text), end + 100), partial=not final
+            )
+            if filled is not None:
+                if filled.partial:
+                    return None
+                end, pair = filled.end(), True
         spaced = " " + closer
         if not pair and not final and rest and len(rest) < len(spaced) and spaced.startswith(rest):
             return None  # the closer after a blank may still come
@@ -357,7 +375,10 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
         return False
     mark = text[start - 1]
     closing = _CLOSING.get(mark)
-    if closing is not None and (start == 1 or text[start - 2] in " \t\n("):
+    # (a string literal in code names it too: ``stop="<|eot_id|>"``, ``stop=["<|eot_id|>"]``)
+    listed = start >= 3 and text[start - 2] == "[" and text[start - 3] in "=("
+    code = mark in "\"'" and (text[start - 2 : start - 1] == "=" or listed)
+    if closing is not None and (start == 1 or text[start - 2] in " \t\n(" or code):
         # quoted (or in parentheses): the matching close right after it, then a blank, a mark
         # or the end; inside a quote, an escape sequence may end the quoted string first
         # (``"<think>\\n"``, a template's prefix written as a string literal)
@@ -375,7 +396,7 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
             return False
         if len(after) == 1:
             return None if not final else True
-        return after[1] in " \t\n,;:.)"
+        return after[1] in (" \t\n,;:.)]" if listed else " \t\n,;:.)")
     if pair and mark in _CJK_BEFORE:
         # glued to a CJK mark, the pair is named by the noun after it ("，<think></think> 标签
         # 里"): a leaked empty pair goes on with the answer ("。<think></think> 明天有雨")
@@ -407,12 +428,91 @@ def named(
         return False
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
-    if _result_open(dialect, spelling):
+    result = _result_open(dialect, spelling)
+    # a cell of a table or a template's text quotes a format
+    shown = _shown_as_data(text, start, end, final, result)
+    if shown is not False:
+        return shown
+    if result:
         return _named_result_opener(text, start, end, final)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value
     return _run_state(text, start, end, final)
+
+
+#: a template's placeholder: Go / Jinja ``{{ ... }}`` or a Jinja statement ``{% ... %}``
+_TEMPLATE = regex.compile(r"\{\{[^{}\n]{1,80}\}\}|\{%[^{}\n]{1,80}%\}")
+#: how far left of a token on its line a placeholder quotes it (a template spells its tokens
+#: around its placeholders: ``{{ .Content }}<|im_end|>``, ``<|im_start|>{{ .Role }}``)
+TEMPLATE_LEFT = 64
+#: a table's cell bar: not the bar of a token (``<|im_end|>``, ``<｜User｜>``)
+_CELL_BAR = regex.compile(r"(?<![<|｜])\|(?![>|｜])")
+
+
+def _shown_as_data(text: str, start: int, end: int, final: bool, result: bool) -> bool | None:
+    """Whether the token at ``[start, end)`` is shown as data: in a cell of a table (its line,
+    within reach, opens and ends with a bar and holds a cell bar on either side of it:
+    ``| ChatML | <|im_start|>role | <|im_end|> |``), or in a template's text (a placeholder on
+    its line at most :data:`TEMPLATE_LEFT` characters before it: ``{{- range .Messages
+    }}<|im_start|>{{ .Role }}``, ``{{ .Content }}<|im_end|>``). A leaked token ends an answer,
+    wraps its content or opens a turn; it stands between no cell bars and after no
+    placeholder. A result opener (``result``) also needs nothing after it that could be a
+    result: at most :data:`SHOWN_REST` characters and no payload (no brace, bracket or quote
+    but a placeholder's) before the cell's bar or the line's end. ``None`` while a stream's
+    line is still arriving (never for a token after none of these: a forgery is cut at once).
+    Reads within :data:`REACH_LEFT` and :data:`REACH_RIGHT` of the token, as a stream's
+    window does, so both decide alike."""
+    reach = max(0, start - (REACH_LEFT - 1))
+    line = text.rfind("\n", reach, start) + 1
+    if line == 0 and reach > 0:
+        return False  # the line starts out of reach
+    near = max(line, start - TEMPLATE_LEFT)
+    template = any(m.end() <= start for m in _TEMPLATE.finditer(text, near, start))
+    table = not template and text[line:start].lstrip(" \t").startswith("|")
+    if table and _CELL_BAR.search(text, line, start) is None:
+        return False
+    if not template and not table:
+        return False
+    if template and not result:
+        return True
+    limit = end + REACH_RIGHT - 1
+    stop = text.find("\n", end, limit)
+    if result:
+        # what follows the opener in its cell, or on its line, so far: it only grows
+        room = stop if stop >= 0 else min(len(text), limit)
+        bar = _CELL_BAR.search(text, end, room) if table else None
+        if _no_room(text[end : room if bar is None else bar.start()], final):
+            return False
+    if stop < 0:
+        if len(text) >= limit:
+            return False  # the line ends out of reach
+        if not final:
+            return None  # the line is still arriving
+        stop = len(text)
+    if table:
+        row_end = line + len(text[line:stop].rstrip(" \t\r"))
+        return text[line:row_end].endswith("|") and _CELL_BAR.search(text, end, row_end) is not None
+    return True
+
+
+def _no_room(rest: str, final: bool) -> bool:
+    """Whether ``rest``, what follows a result opener in its cell or on its line, holds more
+    than a name: over :data:`SHOWN_REST` characters, or a payload's brace, bracket or quote
+    (a template's placeholders are none, nor, in a stream, one still arriving at its end)."""
+    rest = _TEMPLATE.sub("", rest)
+    if not final:
+        rest = _TEMPLATE_OPENING.sub("", rest)
+    rest = rest.strip()
+    return len(rest) > SHOWN_REST or _PAYLOAD.search(rest) is not None
+
+
+#: what may stand after a result opener shown as data, before its cell's bar or its line's end
+SHOWN_REST = 24
+#: a result's payload: a brace, a bracket or a quote (a placeholder's braces are read first)
+_PAYLOAD = regex.compile(r"[{}\[\]\"“”]")
+#: a placeholder still arriving at the end of a stream's text (``{``, ``{{ .Ro``, ``{% if``)
+_TEMPLATE_OPENING = regex.compile(r"\{(?:\{[^{}\n]{0,80}\}?|%[^{}\n]{0,80}%?)?\Z")
 
 
 #: what may follow an empty pair of result tags after its mark: the end of the text, or a blank
