@@ -457,7 +457,7 @@ class _HeadMemo(dict[str, bool]):
 
 
 #: the most heads :class:`_HeadMemo` keeps
-_MEMO_CAP = 1 << 16
+_MEMO_CAP = 1 << 14
 
 
 def _pick(texts: Sequence[str], where: list[int]) -> Sequence[str]:
