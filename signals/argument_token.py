@@ -45,9 +45,7 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   document; the leaks are the stray halves (``src/</think>main.py``,
   ``"page</arg_key><arg_value>5"``, ``ls</invoke>``), and a pair that is the call's own
   parameter tag for the string's own key (``"path": "<parameter name=\\"path\\">a.js
-  </parameter>"``: the call syntax around the value, which landed in it); nor a pair of the
-  dialect's reasoning tags that opens the value, past blanks, with more of the value after it:
-  the model's inline reasoning, landed in an argument (:func:`reasoning_opens_value`);
+  </parameter>"``: the call syntax around the value, which landed in it);
 * in a prompt template: a template placeholder stands within :data:`TEMPLATE_REACH`
   characters of it in its string (``{{ .System }}``, ``{% for m in messages %}``,
   ``{system}``; not a shell's ``${var}``). A file that writes a chat template, an Ollama
@@ -511,32 +509,6 @@ def _indented_code(text: str, lo: int, line_start: int, before: str) -> bool:
     return bool(opener.strip()) and not opener.startswith(_INDENTS)
 
 
-def reasoning_opens_value(text: str, start: int, dialect: Dialect) -> bool:
-    """Whether the tag at ``start`` opens or closes a reasoning block of ``dialect`` (its
-    thinking tags, ``<think>`` ... ``</think>``) that opens a JSON string value, past blanks,
-    with more of the value after the block: the model's reasoning, written inline in its
-    content (MiniMax, Qwen3 and DeepSeek-R1 do), landed in an argument when the content was
-    reused as one (``{"body": "<think>keep it short</think>Standup moved to 10:30."}``). A pair
-    of tags in a string is otherwise a document (:func:`paired_in_string`); a document that
-    opens with a reasoning block is a transcript or a fixture, which names a file to write, or
-    a search's value."""
-    lo, hi = _string_around(text, start, start + 1)
-    if lo == 0 or text[lo - 1] != '"' or _KEY_COLON.match(text, hi):
-        return False  # no string start within reach, or a key
-    at = _LEADING_BLANKS.match(text, lo, hi).end()  # type: ignore[union-attr]
-    for opener, closer in dialect.thinking:
-        if not opener.startswith("<") or not text.startswith(opener, at):
-            continue
-        close = text.find(closer, at + len(opener), hi)
-        if close < 0 or start not in (at, close):
-            continue
-        after = _LEADING_BLANKS.match(text, close + len(closer), hi).end()  # type: ignore[union-attr]
-        if after >= hi:
-            return False  # nothing after the block: the value is the block (a template's)
-        return not _searched(text, lo) and _FILE_KEY.search(text) is None
-    return False
-
-
 def quoted_as_data(
     text: str,
     start: int,
@@ -613,7 +585,7 @@ class ArgumentToken:
                 continue
             if anchor.code == "H" and _named_in_a_search(original, anchor, ctx.dialect):
                 continue  # another family's token, named in a query
-            if not reasoning_opens_value(original, anchor.start, ctx.dialect) and quoted_as_data(
+            if quoted_as_data(
                 original, anchor.start, anchor.end, ctx.dialect.call_open, frame(ctx.dialect)
             ):
                 continue

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.splits import assert_every_split
 
 from guard import detect
 from guard.dialects import get_dialect
@@ -425,31 +424,3 @@ def test_labelled_arguments_with_markup() -> None:
     # it in a sentence, passes.
     assert flagged <= BARE
     assert not flagged & NAMED
-
-
-@pytest.mark.parametrize(
-    ("dialect", "arguments", "leak"),
-    [
-        # the model's inline reasoning opens the value, the message after it (issue 31)
-        ("minimax", {"body": "<think>keep it short</think>Standup moved to 10:30."}, True),
-        ("chatml", {"to": "team", "text": "<think>they want it short</think>Done."}, True),
-        ("chatml", {"body": "\n<think>plan</think>\nStandup moved."}, True),
-        ("deepseek", {"body": "<think>plan</think>Standup moved."}, True),
-        # a fixture written to a file, a search, the block alone, a pair inside a document
-        ("chatml", {"path": "tests/fixtures/qwen.txt", "content": "<think>a</think>b"}, False),
-        ("chatml", {"pattern": "<think>.*</think>answer"}, False),
-        ("chatml", {"text": "<think>only reasoning</think>"}, False),
-        ("chatml", {"html": "<p><think>x</think> is a tag</p>"}, False),
-        ("chatml", {"text": "Here: <think>a</think> b"}, False),
-    ],
-)
-def test_reasoning_that_opens_a_value_is_no_document(
-    dialect: str, arguments: dict[str, str], leak: bool
-) -> None:
-    text = json.dumps(arguments)
-    v = detect(text, "tool_arg", dialect=dialect, tool_name="send_message")
-    assert v.leak is leak, v.reason
-    if leak:
-        assert {"H", "P"} <= set(v.signals)
-    # a stream cut anywhere agrees
-    assert assert_every_split(text, "tool_arg", dialect, tool_name="send_message").leak is leak
