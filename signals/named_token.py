@@ -38,9 +38,8 @@ placeholders for its name and arguments, after a word that names a format (Chine
 :func:`run_around` and :func:`_placeholders`). A call with a real name or body stays markup in
 any sentence: a server's parser reads it anywhere.
 
-A token shown as data is named too: opening a table's cell, glued after a template's
-placeholder (``{{ .Content }}<|im_end|>`` then a line break), or in a string literal after ``=``
-(``stop=["<|eot_id|>"]``); never a call or result opener (see :func:`_shown_as_data`).
+A token in a string literal of code is named too: a quote opened right after ``=`` or after
+``=[``/``([``, closed right after the token (``stop=["<|eot_id|>"]``).
 
 I is a co-signal of H on ``text`` and ``thinking``; the default policy lists it in ``unless``, so
 an H hit that carries it does not trip (it stays in the verdict, explained). Harmony keeps the
@@ -431,80 +430,12 @@ def named(
         return False
     if dialect.name == "all" and harmony_spelling(spelling):
         return False
-    result = _result_open(dialect, spelling)
-    if not result and not _call_open(dialect, spelling):
-        # a template's text or a table's cell shows a token as data (a call or result opener
-        # keeps its rule: what follows it may be the call or the result)
-        shown = _shown_as_data(text, start, end, final)
-        if shown is not False:
-            return shown
-    if result:
+    if _result_open(dialect, spelling):
         return _named_result_opener(text, start, end, final)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value
     return _run_state(text, start, end, final)
-
-
-#: a table's cell bar: not the bar of a token (``<|im_end|>``, ``<｜User｜>``)
-_CELL_BAR = regex.compile(r"(?<![<|｜])\|(?![>|｜])")
-
-
-def _shown_as_data(text: str, start: int, end: int, final: bool) -> bool | None:
-    """Whether the token at ``[start, end)`` is shown as data, as a template or a table shows
-    it (never a call or result opener: the caller keeps their rules):
-
-    * glued after a template's placeholder, with a line break, another placeholder or another
-      token right after it (``{{ .Content }}<|im_end|>`` then a line break,
-      ``{{ .Content }}{{- if not $last }}<|end▁of▁sentence|>{{- end }}``);
-    * opening a cell of a table (right after the cell's bar and blanks; a pair of tags read
-      as one token from its opener), on a line that opens and ends with a bar and holds a cell
-      bar after it (``| ChatML | <|im_start|>role | <|im_end|> |``).
-
-    A leaked token ends an answer or a word, wraps its content or opens a turn; a template's
-    token stands between placeholders and line breaks, a table's opens its cell. ``None`` while
-    a stream's next characters, or its row, are still arriving. Reads within
-    :data:`REACH_LEFT` and :data:`REACH_RIGHT` of the token, as a stream's window does, so
-    both decide alike."""
-    reach = max(0, start - (REACH_LEFT - 1))
-    line = text.rfind("\n", reach, start) + 1
-    if line == 0 and reach > 0:
-        return False  # the line starts out of reach
-    if text.endswith(("}}", "%}"), line, start) and _TEMPLATE_BEFORE.search(text, line, start):
-        after = _TEMPLATE_NEXT.match(text, end, min(len(text), end + 100), partial=not final)
-        if after is not None:
-            return None if after.partial else True
-        return False
-    cell = start
-    closed = _closed_name(text, start, end)
-    if closed is not None:
-        before = _PAIR_BEFORE.search(text, max(line, start - 72), start)
-        if before is not None and _closer_of(before) == text[start:end]:
-            cell = before.start()  # a pair read as one token opens the cell from its opener
-    opened = text[line:cell].rstrip(" \t")
-    if not opened.endswith("|") or not text[line:cell].lstrip(" \t").startswith("|"):
-        return False
-    if _CELL_BAR.fullmatch(text, len(opened) + line - 1, len(opened) + line) is None:
-        return False  # a token's bar, not a cell's
-    limit = end + REACH_RIGHT - 1
-    stop = text.find("\n", end, limit)
-    if stop < 0:
-        if len(text) >= limit:
-            return False  # the line ends out of reach
-        if not final:
-            return None  # the row is still arriving
-        stop = len(text)
-    row_end = line + len(text[line:stop].rstrip(" \t\r"))
-    return text[line:row_end].endswith("|") and _CELL_BAR.search(text, end, row_end) is not None
-
-
-#: a template's placeholder that ends right before a token (searched back from it)
-_TEMPLATE_BEFORE = regex.compile(r"(?:\{\{[^{}\n]{1,80}\}\}|\{%[^{}\n]{1,80}%\})\Z")
-#: what follows a template's token: a line break, another placeholder, or another token (not the
-#: end of the text: a stop token leaked there ends an answer that showed a placeholder)
-_TEMPLATE_NEXT = regex.compile(
-    r"\r?\n|\{\{[^{}\n]{1,80}\}\}|\{%[^{}\n]{1,80}%\}|<[|｜][^<>\s]{1,40}[|｜]>"
-)
 
 
 #: what may follow an empty pair of result tags after its mark: the end of the text, or a blank
@@ -659,13 +590,6 @@ def _token_strings(value: object) -> int:
     if isinstance(value, list):
         return sum(_token_strings(v) for v in value)
     return 0
-
-
-def _call_open(dialect: Dialect, spelling: str) -> bool:
-    """Whether ``spelling`` opens a call in ``dialect`` (``<tool_call>``, ``[TOOL_CALLS]``,
-    ``<|python_tag|>``)."""
-    norm = TextView(spelling).norm
-    return any(norm == TextView(c).norm for c in dialect.call_open)
 
 
 def _result_open(dialect: Dialect, spelling: str) -> bool:
