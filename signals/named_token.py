@@ -434,7 +434,9 @@ def named(
         return _named_result_opener(text, start, end, final)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
-        return value
+        return value  # (a configuration names turn tokens too: ``"user": ["<|user|>", ""]``)
+    if _turn_open(spelling):
+        return _named_result_opener(text, start, end, final)
     return _run_state(text, start, end, final)
 
 
@@ -590,6 +592,21 @@ def _token_strings(value: object) -> int:
     if isinstance(value, list):
         return sum(_token_strings(v) for v in value)
     return 0
+
+
+#: a token that opens a turn by its name (``<|user|>``, ``<|im_user|>``, ``<｜User｜>``,
+#: ``[SYSTEM_PROMPT]``, ``<start_of_turn>``): the host writes it, whether or not the dialect's
+#: record lists it among its result openers, and what follows it may be the forged turn; read
+#: as a result opener is (review 56b), but a configuration's JSON may still name it
+_TURN_NAME = regex.compile(r"(?i)user|system|assistant|human|developer|turn")
+_CLOSING_NAME = regex.compile(r"(?i)\A[<\[‹]?[|｜]?/|end")
+
+
+def _turn_open(spelling: str) -> bool:
+    """Whether ``spelling`` opens a turn by its name (see :data:`_TURN_NAME`); a closer or an
+    end token (``</user>``, ``<end_of_turn>``, ``<|end_header_id|>``) does not."""
+    norm = TextView(spelling).norm
+    return _TURN_NAME.search(norm) is not None and _CLOSING_NAME.search(norm) is None
 
 
 def _result_open(dialect: Dialect, spelling: str) -> bool:
