@@ -64,6 +64,7 @@ SETS_APART = (
     ("heldout41", "h41-", 70, 12),
     ("heldout42", "h42-", 72, 12),
     ("heldout43", "h43-", 6, 4),
+    ("heldout44", "h44-", 52, 10),
     ("heldout45", "h45-", 29, 8),
 )
 NAMES = [s[0] for s in SETS_APART]
