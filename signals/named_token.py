@@ -134,6 +134,14 @@ _FILLED = (
     r"(?:\{\{-?\s*[.\w$][^{}\n\"']{0,78}\}\}|\{%-?\s*\w[^{}\n\"']{0,78}%\}"
     r"|\[[a-z_][a-z_ ]{0,23}\])"
 )
+
+
+@cache
+def _filled(closer: str) -> regex.Pattern[str]:
+    """A placeholder or a bracketed word, then ``closer`` (see :data:`_FILLED`)."""
+    return regex.compile(_FILLED + regex.escape(closer))
+
+
 _PAIR_BEFORE_BLANK = regex.compile(r"<([A-Za-z_][\w:-]*)>\x20\Z|\[([A-Z][A-Z_]*)\]\x20\Z")
 _PAIR_BEFORE = regex.compile(
     r"(?:<([A-Za-z_][\w:-]*)>|\[([A-Z][A-Z_]*)\])(?:\.\.\.|…|\{\.\.\.\}|\[\.\.\.\]| \.\.\. |"
@@ -311,9 +319,7 @@ def named_state(text: str, start: int, end: int, final: bool) -> bool | None:
         if not pair:
             # a template's placeholder or a bracketed word between them (``<think>{{ .Thinking
             # }}</think>``, ``<think>[reasoning]</think>``)
-            filled = regex.compile(_FILLED + regex.escape(closer)).match(
-                text, end, min(len(text), end + 100), partial=not final
-            )
+            filled = _filled(closer).match(text, end, min(len(text), end + 100), partial=not final)
             if filled is not None:
                 if filled.partial:
                     return None
