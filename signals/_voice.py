@@ -596,7 +596,7 @@ def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
         if kind.endswith("(zh)") and not cjk:
             continue  # a Chinese cue needs a Chinese character
         wanted = _NEEDLES.get(kind) if needles else None
-        if wanted is not None and not any(n in text for n in wanted):
+        if wanted is not None and not any(map(text.__contains__, wanted)):
             continue
         for m in pattern.finditer(text):
             s, e = m.span("c") if "c" in pattern.groupindex else (-1, -1)

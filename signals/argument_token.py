@@ -3,7 +3,8 @@
 The parse boundary (T) forgives every spelling inside a valid JSON string, which is right for a
 file edit that quotes a token and wrong for the leak where the model's own call syntax lands in
 a string value (Kimi's ``...functions.bash:1 <|tool_call_argument_begin|>{...`` inside a
-``command``; Harmony has its collapse signals, C and E, for its own shape). P marks an anchor of
+``command``; Harmony has its collapse signals, C and E, for its own shape, and P only for its
+frame glued to a value's end, :func:`glued_frame`). P marks an anchor of
 the control-token signal (H) that stands before the parse boundary, is token-shaped (a bar or
 fullwidth-bar spelling, bracket-soup such as MiniMax's ``]<]minimax[>[`` or Kimi's ``[EOS]``)
 or belongs to the dialect's call syntax (its call, result and stop markers, the plain tags inside
@@ -53,8 +54,8 @@ it (read in its JSON-escaped form, at most :data:`REACH` characters either side)
   syntax leaking into a value has none next to it.
 
 It marks the other dialects' call markers (X) the same way. The default policy trips ``H+P``
-and ``X+P`` on ``tool_arg`` for every dialect but Harmony (whose
-``M+C+E`` rule reads its own collapse); a policy that must pass bare tokens in some tool's
+and ``X+P`` on ``tool_arg`` for every dialect (for Harmony, whose ``M+C+E`` rule reads its own
+collapse, P marks only :func:`glued_frame`); a policy that must pass bare tokens in some tool's
 arguments (a tool that writes prompt files, say) disables ``P`` or drops the combination from
 ``surfaces.tool_arg.trip_with``. The false positives on a labelled set of benign arguments that
 carry markup are measured in ``docs/detection.md``.
@@ -63,7 +64,7 @@ carry markup are measured in ``docs/detection.md``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -80,7 +81,14 @@ REACH = 1024
 #: placeholders; a placeholder far away in the same string does not quote a token)
 TEMPLATE_REACH = 256
 #: Dialects whose own collapse signals judge tokens inside argument strings.
+#: dialects whose collapse signals (C, E) read their own shape inside a string; for them P marks
+#: only the frame glued to a value's end (see :func:`glued_frame`)
 OWN_RULE = frozenset({"harmony"})
+#: what may follow the glued token up to the string's end: more tokens, a role or channel word,
+#: a recipient (``to=functions.x``), a constraint (``json``), blanks (raw or JSON-escaped)
+_FRAME_TAIL = re.compile(rf"(?:<\|[a-z_]+\|>|\s|\\[nrt]|\b(?:{ROLE_WORDS}|json)\b|to=[\w.:-]+)*\Z")
+#: a blank right before a position of the JSON text: raw, or a JSON escape (``\n``, ``\t``)
+_BLANK_BEFORE = re.compile(r"(?:\s|(?<!\\)(?:\\\\)*\\[nrt])\Z")
 
 _TOKEN_SHAPED = re.compile(r"[|\uff5c\u2581]|^[\[\]].*[\[\]]$")
 #: An unescaped JSON string delimiter: a quote after an even run of backslashes.
@@ -556,6 +564,21 @@ def quoted_as_data(
     return False
 
 
+def glued_frame(text: str, start: int, end: int, anchors: Sequence[Hit]) -> bool:
+    """Whether the token at ``[start, end)`` opens a frame glued to the end of its string's
+    value: the first token of the string, right after the value's text (no blank between), and
+    nothing after it to the string's end but more tokens, role and channel words, a recipient
+    and blanks (``"git status --short<|call|>"``, ``"weather in Kyoto<|end|><|start|>assistant
+    <|channel|>final"``). The call's own frame closed inside the value; a transcript written as
+    data opens with a token or holds one before, and has a message's text after its header."""
+    lo, hi = _string_around(text, start, end)
+    if start <= lo or _BLANK_BEFORE.search(text, lo, start) is not None:
+        return False
+    if any(a.code == "H" and lo <= a.start < start for a in anchors):
+        return False
+    return _FRAME_TAIL.match(text, end, hi) is not None
+
+
 class ArgumentToken:
     code = "P"
     name = "bare control token in an argument string"
@@ -570,8 +593,7 @@ class ArgumentToken:
         return Triggers()  # a co-signal never starts a hit on its own
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
-        if ctx.dialect.name in OWN_RULE:
-            return
+        own_rule = ctx.dialect.name in OWN_RULE
         boundary = ctx.parsed_end
         markers = _markers(ctx.dialect)
         original = text.original
@@ -580,6 +602,8 @@ class ArgumentToken:
                 continue
             if boundary is not None and anchor.start >= boundary:
                 continue  # past the boundary: T's case
+            if own_rule and not glued_frame(original, anchor.start, anchor.end, ctx.anchors):
+                continue
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
