@@ -74,6 +74,7 @@ from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
 from ._common import ROLE_WORDS
 from .control_token import shape_only
+from .foreign_marker import distinct_spelling
 
 #: How far either side of the token P reads for its string, line and quotes.
 REACH = 1024
@@ -104,7 +105,10 @@ _WORD_BEFORE = re.compile(
     r"(?:^|\s)(?:[A-Za-z][a-z]+|[A-Za-z0-9][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*)[,:]? "
     r"(?:<[^<>\s\\\"]{1,48}> )*\Z"
 )
-_WORD_AFTER = re.compile(r"(?: <[^<>\s\\\"]{1,48}>)* [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
+#: (or the sentence's last mark and the line's end: "... each parameter closes with </parameter>.")
+_WORD_AFTER = re.compile(
+    r"(?: <[^<>\s\\\"]{1,48}>)* [a-z]{2,}(?![\w(:{\[<|-]|\.\w)|[.,;:!?)]{1,2}[ \t]*\Z"
+)
 _FENCE = "```"
 #: A template placeholder: Go / Jinja ``{{ ... }}``, a Jinja statement ``{% ... %}``, or a
 #: format field ``{name}`` (lower case; not after ``$``, a shell's variable).
@@ -295,6 +299,10 @@ _LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
 #: what may follow a token that is a whole value: a role or channel word glued to it
 #: (``<|channel|>final``, ``<|im_start|>user``)
 _WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
+#: a value made only of tokens, role and channel words and blanks (raw or JSON-escaped)
+_TOKENS_ONLY = re.compile(
+    rf"(?:<[^<>\s\"\\]{{1,48}}>|\[/?[A-Z][A-Z_]{{1,23}}\]|\\[nrt]|\s|\b(?:{ROLE_WORDS}|thought)\b)+"
+)
 #: a token-shaped spelling: a tag (``<|im_end|>``, ``</think>``, ``<function=``) or a bracket
 #: tag (``[TOOL_CALLS]``)
 _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
@@ -333,6 +341,10 @@ _INDENTATION = re.compile(r"\A(?:[ \t]|\\t)*")
 _INDENTS = ("    ", "\\t", "\t")
 #: a key whose value is a search, or a setting that names tokens (a stop sequence, reasoning
 #: tags, markers, delimiters), then its string (or a string of its lists)
+#: a setting that holds the text a client puts before the model's reply (a prefill): there a
+#: value may be a run of tokens and channel words (``"<|channel>thought\\n<channel|>"``)
+_PREFILL = r"(?:[a-z]+_)?(?:prefix|prefill)|start_reply_with"
+_PREFILL_KEY = re.compile(r'"(?:' + _PREFILL + r')"\s*:\s*"\Z', re.IGNORECASE)
 _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
     r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
@@ -344,7 +356,9 @@ _SEARCH_KEY = re.compile(
     # secrets, and not a generic ``end_tag`` or ``close_tag``, which a collapsed call invents
     r"|(?:eos|bos|pad|unk|sep|cls|mask|eot|eom|end|start|stop|begin|im_start|im_end|sop|eop"
     r"|tool_call)_tokens?"
-    r'|(?:think|thinking|reasoning)(?:_start|_end|_open|_close)?_(?:token|tokens|tag|tags))"'
+    r"|(?:think|thinking|reasoning)(?:_start|_end|_open|_close)?_(?:token|tokens|tag|tags)"
+    # the text a client puts before the model's reply (a prefill setting)
+    r"|" + _PREFILL + ')"'
     r'\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
     re.IGNORECASE,
 )
@@ -424,6 +438,9 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
     if _in_a_regular_expression(text, start, end, lo, hi):
         return True  # a token in a regular expression (``<|channel|>(analysis|final)``)
+    if _PREFILL_KEY.search(text, max(0, lo - 64), lo) and _TOKENS_ONLY.fullmatch(text, lo, hi):
+        # a prefill of tokens, role and channel words, blanks (``<|channel>thought\n<channel|>``)
+        return True
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
@@ -604,7 +621,9 @@ class ArgumentToken:
                 continue  # past the boundary: T's case
             if own_rule and not glued_frame(original, anchor.start, anchor.end, ctx.anchors):
                 continue
-            shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None
+            shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None or (
+                anchor.code == "X" and distinct_spelling(anchor.evidence)
+            )
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue
             if anchor.code == "H" and _named_in_a_search(original, anchor, ctx.dialect):

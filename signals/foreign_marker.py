@@ -7,8 +7,9 @@ as in Kimi's own. H knows only the serving dialect's spellings, so X finds the o
 section and result markers: the token-shaped spellings (a bar, a fullwidth bar, or MiniMax's
 bracket soup) among each other dialect's call and result markers and its reserved spellings that
 name a tool or a call (``<|tool_call_begin|>``, ``<｜tool▁sep｜>``, ``]<]minimax[>[<tool_call>``,
-``<|open|>call``, ...). Plain tags (``<tool_call>``, ``<invoke``) are left out: HTML and XML in
-arguments use them.
+``<|open|>call``, ...), and the plain spellings no HTML or XML writes (GLM's ``</arg_value>``,
+``<minimax:tool_call>``, Qwen3-Coder's ``<function=``). Other plain tags (``<tool_call>``,
+``<invoke``) are left out: HTML and XML in arguments use them.
 
 On ``tool_arg`` an X hit trips past the parse boundary (with T) or, inside a string, with P
 (not quoted as data), as H's do. Silent for Harmony (its own rule judges its arguments) and for
@@ -32,6 +33,14 @@ from ._common import hit_from_norm
 SILENT = frozenset({"harmony", "all"})
 _SHAPED = re.compile(r"[|\uff5c\u2581]|^[\[\]].*[\[\]]")
 _CALL_WORD = re.compile(r"tool|call", re.IGNORECASE)
+#: plain spellings that no HTML or XML writes: GLM's argument tags, a namespaced call tag
+#: (``<minimax:tool_call>``), and the ``=`` openers of Qwen3-Coder's and Llama's function tags
+_DISTINCT = re.compile(r"</?(?:arg_key|arg_value|\w+:tool_call)>|<(?:function|parameter)=")
+
+
+def distinct_spelling(spelling: str) -> bool:
+    """Whether ``spelling`` is a plain spelling no HTML or XML writes (see :data:`_DISTINCT`)."""
+    return _DISTINCT.fullmatch(spelling) is not None
 
 
 def _foreign(dialect: Dialect) -> tuple[str, ...]:
@@ -47,9 +56,10 @@ def _foreign_in(dialect: Dialect, version: int) -> tuple[str, ...]:
         if other.name == dialect.name:
             continue
         markers = (*other.call_open, *other.call_close, *other.result_open)
-        named = (s for s in other.reserved if _CALL_WORD.search(s))
+        named = (s for s in other.reserved if _CALL_WORD.search(s) or _DISTINCT.fullmatch(s))
         for spelling in (*markers, *named):
-            if _SHAPED.search(spelling) and not any(r in spelling for r in own):
+            shaped = _SHAPED.search(spelling) or _DISTINCT.fullmatch(spelling)
+            if shaped and not any(r in spelling for r in own):
                 found[spelling] = None
     return tuple(found)
 

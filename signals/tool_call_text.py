@@ -129,11 +129,12 @@ _DEFINE = r"""(?(DEFINE)
   (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)(?:\s*,\s*"(?:type|id)"\s*:\s*(?&s)){0,2}\s*\})
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
+  (?<xcut><function=(?!(?i:name|tool_name|function_name|func_name|tool)>)(?![A-Z_]+>)[A-Za-z_][\w.\-]*>\s*(?:<parameter=[^>\s]+>(?:(?!</parameter>)[\s\S])*</parameter>\s*)*\Z)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o)|(?<![\w/.\\-])functions\.(?!(?:js|ts|py|php|rb|go|rs|java|cs|mjs|cjs|jsx|tsx|sh|c|h|cpp)\b)[^\W\d][\w-]*:\d{1,4}\s*(?&o))
   (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
   (?<elem><(?<etag>[A-Za-z_][\w.\-]*)>[^<]*</(?P=etag)>)
-  (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&elem))\s*)*</NS:invoke>)
+  (?<invoke><NS:invoke\s+name="(?<iname>[^"<>]+)">\s*(?:(?:(?&param)|(?&fparam)|(?&elem))\s*)*</NS:invoke>)
   (?<fparam><param(?:eter)?\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</param(?:eter)?>)[\s\S])*</param(?:eter)?>)
   (?<fnamed><(?<fntag>(?:xai:)?function(?:_call)?)\s+name="(?<fnname>[^"<>]+)">\s*(?:(?:(?&fparam)|(?&elem))\s*)*</(?P=fntag)>)
   (?<attr>\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))
@@ -159,7 +160,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<xpair><(?<pn>(?:function|tool)[-_]name)>\s*(?<pname>[^<>\s]+)\s*</(?P=pn)>\s*<(?<pa>arguments|parameters|args|input)>\s*(?&o)\s*</(?P=pa)>)
   (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z][\w.\-]{0,63})(?:\[ARGS\])?\x20?(?=\{\s*["'}])(?&gbody)|\s*(?&wbody)))
   (?<tuse>(?=\{\s*['"]id['"]\s*:\s*['"]toolu_)(?=\{[^\n]{0,400}?['"]type['"]\s*:\s*['"]tool_use['"])(?&gbody))
-  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&xpair)|(?&tagcall))
+  (?<one>(?&call)|(?&oai)|(?&hermes)|(?&xml)|(?&xcut)|(?&funcs)|(?&claude)|(?&invoke)|(?&fnamed)|(?&anamed)|(?&gemma)|(?&gapi)|(?&tcalls)|(?&calls)|(?&xcall)|(?&tuse)|(?&mtc)|(?&xpair)|(?&tagcall))
 )""".replace("NS:", _NS)
 #: a whole trailing call (or calls) from its start to the end of the text
 _TAIL_SOURCE = (
@@ -304,6 +305,12 @@ def _lenient(norm: str, at: int, tools: frozenset[str] | None) -> str | None:
     return f"tool call of declared {m.group('lname')!r} written as text (its JSON broken)"
 
 
+#: a call in a dialect's own call syntax (Qwen3-Coder's ``<function=``, Hermes' ``<tool_call>``,
+#: Claude's ``<function_calls>`` / ``<invoke``): with declared tools it counts even when its name
+#: is not one of them, as markup no answer's data takes
+_SYNTAX = regex.compile(r"<function=|<tool_call>|<" + _NS + r"(?:function_calls>|invoke\s)")
+
+
 def _names(call: str) -> list[str]:
     return [next(g for g in m.groups() if g is not None) for m in _NAMES.finditer(call)]
 
@@ -364,6 +371,15 @@ class ToolCallText:
                     continue
                 names = [tag.group(1)]
             detail = _detail(names, ctx.tools)
+            if (
+                detail is None
+                and names
+                and _SYNTAX.match(call) is not None
+                and _PY_WRAPPED.match(call) is None
+            ):
+                # a dialect's own call syntax is a call whatever it names (a wrong or shortened
+                # name is a second fault, not a reason to relay the markup)
+                detail = f"tool call written as text (undeclared {names[0]!r})"
             if detail is not None:
                 yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
             return

@@ -467,3 +467,55 @@ def test_labelled_arguments_with_markup() -> None:
     # it in a sentence, passes.
     assert flagged <= BARE
     assert not flagged & NAMED
+
+
+# --- another dialect's plain call syntax, prefill settings, a sentence's last mark -------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        args(command='echo "build finished</arg_value>>'),
+        args(q="weather</minimax:tool_call>"),
+        args(command="ls -la</arg_value>"),
+    ],
+)
+def test_another_dialects_plain_call_syntax_trips_under_chatml(text: str) -> None:
+    """GLM's argument tags and a namespaced call tag are no HTML or XML (blind set heldout46a)."""
+    v = detect(text, "tool_arg", dialect="chatml", tool_name="exec")
+    assert v.leak and {"X", "P"} <= set(v.signals), text
+    assert_every_split(text, "tool_arg", "chatml", tool_name="exec")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        args(content="GLM writes `<arg_value>` after each key"),  # a code span
+        args(content="<arg_key>{{ k }}</arg_key><arg_value>{{ v }}</arg_value>"),  # a template
+        args(html="<div><tool_call>x</tool_call></div>"),  # a plain tag HTML may hold
+    ],
+)
+def test_another_dialects_plain_syntax_quoted_passes(text: str) -> None:
+    assert not detect(text, "tool_arg", dialect="chatml").leak, text
+
+
+@pytest.mark.parametrize("key", ["start_reply_with", "reply_prefix", "prefill"])
+def test_a_prefill_setting_of_tokens_is_data(key: str) -> None:
+    text = json.dumps({"preset": "Gemma 4", key: "<|channel>thought\n<channel|>"})
+    assert not detect(text, "tool_arg", dialect="gemma").leak
+
+
+def test_tokens_under_another_key_still_trip() -> None:
+    assert detect(args(reply="<|channel>thought\n<channel|>"), "tool_arg", dialect="gemma").leak
+
+
+def test_a_token_ending_a_sentence_is_named() -> None:
+    text = args(
+        path="notes/protocol.txt",
+        content="A block ends with </tool_call> on its line; each parameter closes with "
+        "</parameter>.\n",
+    )
+    assert not detect(text, "tool_arg", dialect="qwen3_coder").leak
+    # glued to the value, or without the sentence's words around it, it is markup
+    glued = args(query="weather in Oslo</parameter>.")
+    assert detect(glued, "tool_arg", dialect="qwen3_coder").leak

@@ -85,8 +85,11 @@ def test_the_documented_call_is_h_only() -> None:
     assert all(h.signals == ("H",) for h in v.hits)
 
 
-def test_a_dialect_without_the_tags_reads_nothing() -> None:
-    assert not judge(COLLAPSED, parsed=True, dialect="chatml").leak
+def test_a_dialect_without_the_tags_reads_them_as_another_dialects_markers() -> None:
+    # GLM's argument tags are no HTML or XML: under ChatML they are another dialect's call
+    # syntax (X), and bare in the string they trip with P (blind set heldout46a)
+    v = judge(COLLAPSED, parsed=True, dialect="chatml")
+    assert v.leak and {"X", "P"} <= set(v.signals)
 
 
 def test_all_reads_the_glm_tags() -> None:

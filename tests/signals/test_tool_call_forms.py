@@ -70,7 +70,8 @@ def test_invoke_with_parameter_elements_trips() -> None:
     text = "Searching.\n" + INVOKE
     v = detect(text, dialect="chatml", tools=["grep"])
     assert v.leak and v.signals == ("J",) and v.cut == text.index("<invoke")
-    assert not detect(text, dialect="chatml", tools=["Bash"]).leak
+    # an undeclared name: still Claude's call markup written as text
+    assert detect(text, dialect="chatml", tools=["Bash"]).leak
 
 
 @pytest.mark.parametrize(
@@ -450,3 +451,58 @@ def test_broken_json_that_is_no_declared_call_passes(text: str, tools: list[str]
 
 def test_a_declared_call_with_broken_json_every_split() -> None:
     assert assert_every_split(BROKEN, "text", "llama3", tools=["lookup_invoice"]).leak
+
+
+# --- calls cut short, invoke with <param> children, undeclared names (blind set heldout46a) -----
+
+CUT_CALLS = [
+    ("<function=search>", "harmony", None),
+    ("I'll look up this week's news for you.\n<function=search>", "chatml", None),
+    ("Checking.\n<function=search>\n<parameter=query>\nsubsidies\n</parameter>\n", "chatml", None),
+    ("I'll look it up.\n<function=search>", "chatml", ["search_web"]),  # a shortened name
+]
+
+
+@pytest.mark.parametrize(("text", "dialect", "tools"), CUT_CALLS)
+def test_a_call_cut_short_after_its_opener_trips(
+    text: str, dialect: str, tools: list[str] | None
+) -> None:
+    """Qwen3-Coder's call opened and never closed, the rest of the answer being its complete
+    parameters at most: the stream ended inside a call written as text."""
+    v = detect(text, dialect=dialect, tools=tools)
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("<function="), v.reason
+    assert_every_split(text, "text", dialect, tools=tools)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Calls open with\n<function=NAME>",  # a placeholder
+        "Each call opens with <function=name>",  # a placeholder
+        "The opener <function=search> starts a call, and the parameters follow.",
+        "Open it with\n<function=search>\nthen write each parameter.",  # prose after it
+        "<function=search>\n<parameter=query>x",  # a parameter not closed: not read as a cut call
+    ],
+)
+def test_an_opener_named_or_followed_by_prose_passes(text: str) -> None:
+    assert not detect(text, dialect="chatml").leak, text
+
+
+INVOKE_PARAMS = (
+    "I should open the config first.\n<function_calls>\n"
+    '<invoke name="read_file">\n<param name="path">src/config/settings.py</param>\n</invoke>\n'
+    "</function_calls>"
+)
+
+
+@pytest.mark.parametrize("surface", ["text", "thinking"])
+def test_invoke_with_param_children_trips(surface: str) -> None:
+    v = detect(INVOKE_PARAMS, surface, dialect="deepseek", tools=["read_file"])
+    assert v.leak and v.signals == ("J",), v.reason
+    assert_every_split(INVOKE_PARAMS, surface, "deepseek", tools=["read_file"])
+
+
+def test_json_naming_an_undeclared_tool_still_passes() -> None:
+    # the bare JSON form is an answer's data as often: only a declared name makes it a call
+    text = 'Here it is:\n{"name": "Bob", "arguments": {"age": 3}}'
+    assert not detect(text, dialect="chatml", tools=["search_web"]).leak
