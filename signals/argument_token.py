@@ -63,6 +63,7 @@ carry markup are measured in ``docs/detection.md``.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -596,6 +597,73 @@ def glued_frame(text: str, start: int, end: int, anchors: Sequence[Hit]) -> bool
     return _FRAME_TAIL.match(text, end, hi) is not None
 
 
+#: the keys that hold the words of a message a tool sends or posts
+_MESSAGE_KEY = re.compile(
+    r'"(content|text|body|message|msg|reply|caption)"\s*:\s*"\Z', re.IGNORECASE
+)
+#: a tool that stores, tests or renders data (its text may be a model's raw output as data)
+_DATA_TOOL = re.compile(
+    r"sample|example|dataset|eval|test|fixture|template|train|label|prompt|sql|row|record|doc"
+    r"|file|gist|upload|render|valid|regex|replace|edit|insert|append|log|score|write|put|save"
+    r"|store|index|generat|complet|chat|model|config",
+    re.IGNORECASE,
+)
+#: an argument that names where the data goes (a file, a key, a place)
+_PLACE_KEY = re.compile(
+    r"file|path|dir|url|uri|key|dest|target|location|bucket|repo|label|score|expected",
+    re.IGNORECASE,
+)
+#: a letter of any script
+_LETTER = re.compile(r"[^\W\d_]")
+#: the largest arguments text read as JSON for :func:`inline_reasoning`
+_INLINE_LIMIT = 65536
+
+
+def inline_reasoning(text: str, start: int, dialect: Dialect, tool_name: str | None) -> bool:
+    """Whether the tag at ``start`` opens or closes the dialect's reasoning block that opens a
+    message's words in a tool's arguments, with the message after it: the model's inline
+    reasoning (MiniMax, Qwen3, Kimi and DeepSeek-R1 write it in their content), landed in an
+    argument when the content was reused as one (``{"body": "<think>keep it short</think>
+    Standup moved to 10:30."}``, blind sets heldout40, heldout44 and heldout46a). Only where
+    the value is a message: a top-level ``content``, ``text``, ``body``, ``message``, ``reply``
+    or ``caption`` of arguments that name no file, key or place and of a tool whose name says
+    no data (a sample, a dataset, an eval, a template, a file, ...); the block holds words (six
+    letters or more, not a placeholder) and words follow it. A dataset row, a test's expected
+    output, a template or a prefill is data (the review's cases)."""
+    if len(text) > _INLINE_LIMIT or (tool_name and _DATA_TOOL.search(tool_name)):
+        return False
+    lo, hi = _string_around(text, start, start + 1)
+    key = _MESSAGE_KEY.search(text, max(0, lo - 64), lo)
+    if key is None or text[hi : hi + 1] != '"':
+        return False
+    at = _LEADING_BLANKS.match(text, lo, hi).end()  # type: ignore[union-attr]
+    for opener, closer in dialect.thinking:
+        if not opener.startswith("<") or not text.startswith(opener, at):
+            continue
+        close = text.find(closer, at + len(opener), hi)
+        if close < 0 or start not in (at, close):
+            continue
+        inner = text[at + len(opener) : close]
+        after = text[close + len(closer) : hi]
+        if len(_LETTER.findall(inner)) < 6 or len(_LETTER.findall(after)) < 2:
+            return False  # an empty block, a placeholder (``...``), a letter: a format's docs
+        return _top_level_message(text, key.group(1), lo, hi)
+    return False
+
+
+def _top_level_message(text: str, key: str, lo: int, hi: int) -> bool:
+    """Whether ``key``'s string ``text[lo:hi]`` is a top-level value of arguments that parse
+    as one JSON object with no key naming a file, a key or a place."""
+    try:
+        args = json.loads(text)
+        value = json.loads('"' + text[lo:hi] + '"')
+    except ValueError:
+        return False
+    if not isinstance(args, dict) or args.get(key) != value:
+        return False
+    return not any(_PLACE_KEY.search(k) for k in args if k != key)
+
+
 class ArgumentToken:
     code = "P"
     name = "bare control token in an argument string"
@@ -628,7 +696,9 @@ class ArgumentToken:
                 continue
             if anchor.code == "H" and _named_in_a_search(original, anchor, ctx.dialect):
                 continue  # another family's token, named in a query
-            if quoted_as_data(
+            if not inline_reasoning(
+                original, anchor.start, ctx.dialect, ctx.tool_name
+            ) and quoted_as_data(
                 original, anchor.start, anchor.end, ctx.dialect.call_open, frame(ctx.dialect)
             ):
                 continue

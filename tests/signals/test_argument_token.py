@@ -519,3 +519,57 @@ def test_a_token_ending_a_sentence_is_named() -> None:
     # glued to the value, or without the sentence's words around it, it is markup
     glued = args(query="weather in Oslo</parameter>.")
     assert detect(glued, "tool_arg", dialect="qwen3_coder").leak
+
+
+# --- the model's inline reasoning opening a message it sends (blind sets 40, 44, 46a) ---------
+
+INLINE_LEAKS = [
+    (
+        {
+            "content": "<think>The user wants a reminder at 9. Cron is set, confirm.</think>Done.",
+            "channel": "telegram",
+        },
+        "kimi",
+        "message",
+    ),
+    ({"body": "<think>keep it short</think>Standup moved to 10:30 tomorrow."}, "minimax", "send"),
+    ({"to": "team", "text": "<think>they want it short</think>Standup moved."}, "chatml", None),
+]
+
+
+@pytest.mark.parametrize(("value", "dialect", "tool"), INLINE_LEAKS)
+def test_inline_reasoning_opening_a_message_trips(
+    value: dict[str, Any], dialect: str, tool: str | None
+) -> None:
+    text = json.dumps(value)
+    v = detect(text, "tool_arg", dialect=dialect, tool_name=tool)
+    assert v.leak and {"H", "P"} <= set(v.signals), text
+    assert_every_split(text, "tool_arg", dialect, tool_name=tool)
+
+
+_R = "<think>\nThe user asks for 2+2. That is 4.\n</think>\n\nThe answer is 4."
+
+
+@pytest.mark.parametrize(
+    ("value", "tool"),
+    [
+        # data: a chat payload, a dataset row, an eval, a template, a prefill, a file
+        ({"messages": [{"role": "assistant", "content": _R}]}, "chat_completion"),
+        ({"text": _R, "label": "good"}, "label_sample"),
+        ({"text": _R}, "add_training_example"),
+        ({"completion": _R, "score": 1}, "log_eval"),
+        ({"content": _R, "path": "a.txt"}, "write_file"),
+        ({"content": _R, "filename": "README"}, "create"),
+        ({"key": "fixtures/r1.txt", "body": "<think>a b c d</think>answer here"}, "s3_put"),
+        ({"expected": _R, "input": "2+2"}, "add_test_case"),
+        ({"template": "<think>{{ .Thinking }}</think>{{ .Response }}"}, "create_model"),
+        # docs about the tags: an empty block, a placeholder, a letter
+        ({"body": "<think>...</think> blocks are stripped by the parser."}, "comment"),
+        ({"body": "<think>\n</think>\n\nHello"}, "send"),
+        ({"body": "<think>x</think>y"}, "send"),
+        # not opening the value
+        ({"body": "The model writes <think>its plan here</think> before the answer."}, "send"),
+    ],
+)
+def test_reasoning_tags_in_data_pass(value: dict[str, Any], tool: str) -> None:
+    assert not detect(json.dumps(value), "tool_arg", dialect="chatml", tool_name=tool).leak
