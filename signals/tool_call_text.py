@@ -249,7 +249,8 @@ _TRIGGERS = Triggers(
         "TOOL_CALLS",  # Mistral's call token, its brackets lost
     ),
     scope="ending",
-    tail=_TAIL_SOURCE,
+    # (and a run of closing tags: a stream holds it until it knows whether the text ends there)
+    tail="(?:" + _TAIL_SOURCE + r")|(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*",
     tail_start=(
         r"[\[{<]|functions\.|(?<![\w.])call:|TOOL_CALLS(?<![\w\[]TOOL_CALLS)"
         r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
@@ -305,6 +306,29 @@ def _lenient(norm: str, at: int, tools: frozenset[str] | None) -> str | None:
     return f"tool call of declared {m.group('lname')!r} written as text (its JSON broken)"
 
 
+#: two or more closing tags glued together at the end of the text
+_STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*\Z")
+#: the closing tags of a call's syntax (a parameter, a function, an invoke, a call wrapper)
+_CALL_CLOSER = regex.compile(
+    r"</(?:[\w.\-]+:)?(?:parameter|param|function|invoke|function_calls|[\w]*tool_calls?"
+    r"|arg_value|arg_key)>"
+)
+
+
+def _stray(norm: str, run: regex.Match[str]) -> bool:
+    """Whether the closing tags of ``run`` are the tail of a call that was never opened in the
+    text: one of them closes a call's syntax and none of them has its opener in the text
+    (``Mail has the draft open.</parameter></function></zyphra_tool_call>``, the closers a
+    model emits after a call its server already parsed; an XML answer opens what it closes)."""
+    tags = _TAG_NAMES.findall(run.group())
+    if not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
+        return False
+    head = norm[: run.start()]
+    return not any(f"<{t}>" in head or f"<{t} " in head or f"<{t}=" in head for t in tags)
+
+
+_TAG_NAMES = regex.compile(r"</([A-Za-z_][\w:.\-]*)>")
+
 #: a call in a dialect's own call syntax (Qwen3-Coder's ``<function=``, Hermes' ``<tool_call>``,
 #: Claude's ``<function_calls>`` / ``<invoke``): with declared tools it counts even when its name
 #: is not one of them, as markup no answer's data takes
@@ -335,6 +359,12 @@ class ToolCallText:
         lo = text.to_norm(max(0, len(text.original) - SPAN))
         tail = norm[lo:]  # only the end is read: clean long text costs nothing more
         if not any(lit in tail for lit in _TRIGGERS.literals):
+            return
+        stray = _STRAY_CLOSERS.search(norm, lo)
+        if stray is not None and _stray(norm, stray):
+            closers = stray.group().strip()
+            why = f"a call's closing tags left at the end, never opened ({closers[:60]!r})"
+            yield hit_from_norm(text, self.code, stray.start(), len(norm.rstrip()), why)
             return
         starts = _STARTS if ctx.tools is None else _STARTS_TOOLS
         for m in starts.finditer(norm, lo):

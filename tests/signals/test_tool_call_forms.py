@@ -506,3 +506,35 @@ def test_json_naming_an_undeclared_tool_still_passes() -> None:
     # the bare JSON form is an answer's data as often: only a declared name makes it a call
     text = 'Here it is:\n{"name": "Bob", "arguments": {"age": 3}}'
     assert not detect(text, dialect="chatml", tools=["search_web"]).leak
+
+
+# --- a call's closing tags left at the end (blind set heldout46c) ----------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        ("Mail now has the draft open.</parameter></function></zyphra_tool_call>", "gemma"),
+        ("Done.</parameter></function>", "chatml"),
+        ("Done.</arg_value></tool_call>\n", "harmony"),
+    ],
+)
+def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
+    v = detect(text, dialect=dialect)
+    assert v.leak and v.signals == ("J",) and v.cut == text.index("</"), v.reason
+    assert_every_split(text, "text", dialect, never_past_cut=True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done.</div></body>",  # no call's closer
+        "<function=x><parameter=a>1</parameter></function> is the shape.",  # prose after
+        "Use <parameter>x</parameter></function> here",  # not at the end
+        "<invoke><parameter>1</parameter></invoke>",  # opened in the text
+        "Done.\n</parameter>\n</function>",  # not glued
+    ],
+)
+def test_closers_opened_or_not_a_calls_pass(text: str) -> None:
+    v = detect(text, dialect="gemma")
+    assert "a call's closing tags" not in v.reason, text
