@@ -450,7 +450,30 @@ def named(
         return value  # (a configuration names turn tokens too: ``"user": ["<|user|>", ""]``)
     if _turn_open(spelling):
         return _named_result_opener(text, start, end, final)
+    if "box" in spelling or "object_ref" in spelling:
+        grounded = _grounding(text, start, end, final)
+        if grounded is not False:
+            return grounded
     return _run_state(text, start, end, final)
+
+
+#: a vision model's grounding output (Qwen-VL, UI-TARS): a box around one or two points, after
+#: a reference around a short phrase or not; content the application parses, no structure (the
+#: digits leave no room for a forged turn, call or result)
+_GROUNDING = regex.compile(
+    r"(?:<\|object_ref_start\|>[^<>\n]{1,80}<\|object_ref_end\|>)?<\|box_start\|>"
+    r"\(\d{1,5},\s?\d{1,5}\)(?:,\s?\(\d{1,5},\s?\d{1,5}\))?<\|box_end\|>"
+)
+
+
+def _grounding(text: str, start: int, end: int, final: bool) -> bool | None:
+    """Whether the token at ``[start, end)`` belongs to grounding output (:data:`_GROUNDING`);
+    ``None`` while a stream's text may still complete one."""
+    hi = min(len(text), end + 160)
+    for m in _GROUNDING.finditer(text, max(0, start - 110), hi, partial=not final):
+        if m.start() <= start and end <= m.end():
+            return None if m.partial else True
+    return False
 
 
 #: what may follow an empty pair of result tags after its mark: the end of the text, or a blank
