@@ -250,7 +250,7 @@ _TRIGGERS = Triggers(
     ),
     scope="ending",
     # (and a run of closing tags: a stream holds it until it knows whether the text ends there)
-    tail="(?:" + _TAIL_SOURCE + r")|(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*",
+    tail="(?:" + _TAIL_SOURCE + r")|(?:</[A-Za-z_][\w:.\-]{0,40}>)+\s*",
     tail_start=(
         r"[\[{<]|functions\.|(?<![\w.])call:|TOOL_CALLS(?<![\w\[]TOOL_CALLS)"
         r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
@@ -307,7 +307,10 @@ def _lenient(norm: str, at: int, tools: frozenset[str] | None) -> str | None:
 
 
 #: two or more closing tags glued together at the end of the text
-_STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*\Z")
+_STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>)+\s*\Z")
+#: a reply template's wrapper, whose closer alone on the last line is its scaffolding left in
+#: the answer (``祝你旅途顺利！\n</output>``)
+_REPLY_WRAPPER = regex.compile(r"output|answer|final_answer|final|response|reply|result")
 #: the closing tags of a call's syntax (a parameter, a function, an invoke, a call wrapper)
 _CALL_CLOSER = regex.compile(
     r"</(?:[\w.\-]+:)?(?:parameter|param|function|invoke|function_calls|[\w]*tool_calls?"
@@ -319,9 +322,17 @@ def _stray(norm: str, run: regex.Match[str]) -> bool:
     """Whether the closing tags of ``run`` are the tail of a call that was never opened in the
     text: one of them closes a call's syntax and none of them has its opener in the text
     (``Mail has the draft open.</parameter></function></zyphra_tool_call>``, the closers a
-    model emits after a call its server already parsed; an XML answer opens what it closes)."""
+    model emits after a call its server already parsed; an XML answer opens what it closes),
+    or a reply wrapper's one closer alone on the last line (``</output>``)."""
     tags = _TAG_NAMES.findall(run.group())
-    if not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
+    if len(tags) == 1:
+        # one closer: a reply wrapper's, alone on the last line
+        line = norm.rfind("\n", 0, run.start())
+        if line < 0 or norm[line + 1 : run.start()].strip() or not norm[:line].strip():
+            return False
+        if not _REPLY_WRAPPER.fullmatch(tags[0]):
+            return False
+    elif not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
         return False
     head = norm[: run.start()]
     return not any(f"<{t}>" in head or f"<{t} " in head or f"<{t}=" in head for t in tags)

@@ -517,6 +517,9 @@ def test_json_naming_an_undeclared_tool_still_passes() -> None:
         ("Mail now has the draft open.</parameter></function></zyphra_tool_call>", "gemma"),
         ("Done.</parameter></function>", "chatml"),
         ("Done.</arg_value></tool_call>\n", "harmony"),
+        # a reply wrapper's one closer alone on the last line (blind set heldout46b)
+        ("北京到上海大约 4 小时。\n\n祝你旅途顺利！\n</output>", "deepseek"),
+        ("Answer text.\n</answer>\n", "chatml"),
     ],
 )
 def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
@@ -533,6 +536,10 @@ def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
         "Use <parameter>x</parameter></function> here",  # not at the end
         "<invoke><parameter>1</parameter></invoke>",  # opened in the text
         "Done.\n</parameter>\n</function>",  # not glued
+        "<output>\nHi\n</output>",  # opened in the text
+        "</output>",  # the whole text: nothing it closes
+        "Use it.\n</div>",  # no reply wrapper
+        "Done.</output>",  # one closer, not alone on its line
     ],
 )
 def test_closers_opened_or_not_a_calls_pass(text: str) -> None:
