@@ -573,14 +573,6 @@ def _asked(text: str, at: int) -> bool:
     return _QUESTION.match(text, start, at) is not None
 
 
-#: what names a think tag right after it: a noun for tags (any of the scripts the cues read),
-#: or its closer after a placeholder (``<think>…</think>``, the pair as a format's docs show it)
-_TAG_NAMED = re.compile(
-    r"[ \t]?(?:タグ|标签|標籤|标记|標記|태그|(?:tags?|tokens?|markers?|blocks?)\b)"
-    r"|(?:\.\.\.|\u2026)</?\w+>"
-)
-#: an opening tag and a placeholder right before a closing tag: the pair as docs show it
-_PLACEHOLDER_PAIR = re.compile(r"<\w+>(?:\.\.\.|\u2026)\Z")
 #: Markdown's underscore emphasis at a word's edge (``_I should greet back._``): read as a
 #: blank, so the words inside are read as words (``read_file`` keeps its underscore)
 _UNDERSCORE_EDGE = re.compile(r"(?<!\w)_+(?=\w)|(?<=\w)_+(?!\w)")
@@ -618,11 +610,6 @@ def find_cues(text: str, *, needles: bool = True) -> list[Cue]:
                 continue  # ``DialogResult.Yes``, ``Vol.I``: a name, not a sentence's end
             if kind == "self-correction" and _asked(text, s):
                 continue  # "Do you need a GPU? No. Use ...": a question and its answer
-            if kind == "think tag" and (
-                _TAG_NAMED.match(text, e) is not None
-                or _PLACEHOLDER_PAIR.search(text, max(0, s - 40), s) is not None
-            ):
-                continue  # "<think>タグの扱い", "<think> tags", "<think>…</think> で囲まれて"
             if kind == "the user, third person (zh)":
                 doc = _ZH_DOC_BEFORE.search(text, max(0, s - 2), s)  # "当用户问 ..."
             elif kind.startswith("the user") or kind == "planning":

@@ -63,6 +63,7 @@ carry markup are measured in ``docs/detection.md``.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -89,6 +90,8 @@ OWN_RULE = frozenset({"harmony"})
 #: what may follow the glued token up to the string's end: more tokens, a role or channel word,
 #: a recipient (``to=functions.x``), a constraint (``json``), blanks (raw or JSON-escaped)
 _FRAME_TAIL = re.compile(rf"(?:<\|[a-z_]+\|>|\s|\\[nrt]|\b(?:{ROLE_WORDS}|json)\b|to=[\w.:-]+)*\Z")
+#: a role or channel word glued right before a position (a header's spelling: ``final<|message|>``)
+_HEADER_WORD_BEFORE = re.compile(rf"(?<![A-Za-z])(?:{ROLE_WORDS})\Z")
 #: a blank right before a position of the JSON text: raw, or a JSON escape (``\n``, ``\t``)
 _BLANK_BEFORE = re.compile(r"(?:\s|(?<!\\)(?:\\\\)*\\[nrt])\Z")
 
@@ -106,10 +109,7 @@ _WORD_BEFORE = re.compile(
     r"(?:^|\s)(?:[A-Za-z][a-z]+|[A-Za-z0-9][A-Za-z0-9.+-]*\d[A-Za-z0-9.+-]*)[,:]? "
     r"(?:<[^<>\s\\\"]{1,48}> )*\Z"
 )
-#: (or the sentence's last mark and the line's end: "... each parameter closes with </parameter>.")
-_WORD_AFTER = re.compile(
-    r"(?: <[^<>\s\\\"]{1,48}>)* [a-z]{2,}(?![\w(:{\[<|-]|\.\w)|[.,;:!?)]{1,2}[ \t]*\Z"
-)
+_WORD_AFTER = re.compile(r"(?: <[^<>\s\\\"]{1,48}>)* [a-z]{2,}(?![\w(:{\[<|-]|\.\w)")
 _FENCE = "```"
 #: A template placeholder: Go / Jinja ``{{ ... }}``, a Jinja statement ``{% ... %}``, or a
 #: format field ``{name}`` (lower case; not after ``$``, a shell's variable).
@@ -300,6 +300,14 @@ _LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
 #: what may follow a token that is a whole value: a role or channel word glued to it
 #: (``<|channel|>final``, ``<|im_start|>user``)
 _WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
+#: a prefill opens the reply's reasoning, channel or turn (``<|channel>``, ``<think>``,
+#: ``<|im_start|>``) and holds no call, result or end token: a value that opens with a closer,
+#: an end token or a call's section is a call that collapsed into the value
+_OPENS = re.compile(
+    r"<\|?(?:think|thinking|thought|reasoning|channel|im_start|start|start_header_id|start_of_turn"
+    r"|turn|assistant)\|?>(?![^\"]*(?i:tool|call|function|python|invoke|eom|eot|eos|end|stop))",
+    re.IGNORECASE,
+)
 #: a value made only of tokens, role and channel words and blanks (raw or JSON-escaped)
 _TOKENS_ONLY = re.compile(
     rf"(?:<[^<>\s\"\\]{{1,48}}>|\[/?[A-Z][A-Z_]{{1,23}}\]|\\[nrt]|\s|\b(?:{ROLE_WORDS}|thought)\b)+"
@@ -344,7 +352,7 @@ _INDENTS = ("    ", "\\t", "\t")
 #: tags, markers, delimiters), then its string (or a string of its lists)
 #: a setting that holds the text a client puts before the model's reply (a prefill): there a
 #: value may be a run of tokens and channel words (``"<|channel>thought\\n<channel|>"``)
-_PREFILL = r"(?:[a-z]+_)?(?:prefix|prefill)|start_reply_with"
+_PREFILL = r"prefill|start_reply_with|reply_prefix|assistant_prefix|response_prefix"
 _PREFILL_KEY = re.compile(r'"(?:' + _PREFILL + r')"\s*:\s*"\Z', re.IGNORECASE)
 _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
@@ -357,9 +365,7 @@ _SEARCH_KEY = re.compile(
     # secrets, and not a generic ``end_tag`` or ``close_tag``, which a collapsed call invents
     r"|(?:eos|bos|pad|unk|sep|cls|mask|eot|eom|end|start|stop|begin|im_start|im_end|sop|eop"
     r"|tool_call)_tokens?"
-    r"|(?:think|thinking|reasoning)(?:_start|_end|_open|_close)?_(?:token|tokens|tag|tags)"
-    # the text a client puts before the model's reply (a prefill setting)
-    r"|" + _PREFILL + ')"'
+    r'|(?:think|thinking|reasoning)(?:_start|_end|_open|_close)?_(?:token|tokens|tag|tags))"'
     r'\s*:\s*(?:[\[\]\s,]|"(?:[^"\\]|\\.)*")*"\Z',
     re.IGNORECASE,
 )
@@ -433,15 +439,19 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
     "<|tool_call_end|>"}``)."""
     if lo == 0 or text[lo - 1] != '"' or text[hi : hi + 1] != '"' or _KEY_COLON.match(text, hi):
         return False  # no string start within reach, or a key (``{"<arg_key>dir": ...}``)
+    if (
+        _PREFILL_KEY.search(text, max(0, lo - 64), lo)
+        and _TOKENS_ONLY.fullmatch(text, lo, hi)
+        and _OPENS.match(text, lo, hi)
+    ):
+        # a prefill of tokens, role and channel words, blanks (``<|channel>thought\n<channel|>``)
+        return True
     if not _searched(text, lo):
         return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
         return True  # tokens joined as a pattern's alternation (``</think>|<tool_call>``)
     if _in_a_regular_expression(text, start, end, lo, hi):
         return True  # a token in a regular expression (``<|channel|>(analysis|final)``)
-    if _PREFILL_KEY.search(text, max(0, lo - 64), lo) and _TOKENS_ONLY.fullmatch(text, lo, hi):
-        # a prefill of tokens, role and channel words, blanks (``<|channel>thought\n<channel|>``)
-        return True
     if text[lo:start].strip():
         return False
     return _WORD_TAIL.match(text[end:hi].rstrip()) is not None
@@ -582,7 +592,15 @@ def quoted_as_data(
     return False
 
 
-def glued_frame(text: str, start: int, end: int, anchors: Sequence[Hit]) -> bool:
+def _first_in_string(start: int, starts: Sequence[int], quotes: Sequence[int]) -> bool:
+    """Whether no other token of ``starts`` lies between the last unescaped quote before
+    ``start`` (``quotes``, sorted) and ``start``: the first token of its string."""
+    k = bisect.bisect_left(quotes, start) - 1
+    lo = quotes[k] + 1 if k >= 0 else 0
+    return bisect.bisect_left(starts, lo) == bisect.bisect_left(starts, start)
+
+
+def glued_frame(text: str, start: int, end: int, starts: Sequence[int]) -> bool:
     """Whether the token at ``[start, end)`` opens a frame glued to the end of its string's
     value: the first token of the string, right after the value's text (no blank between), and
     nothing after it to the string's end but more tokens, role and channel words, a recipient
@@ -592,9 +610,13 @@ def glued_frame(text: str, start: int, end: int, anchors: Sequence[Hit]) -> bool
     lo, hi = _string_around(text, start, end)
     if start <= lo or _BLANK_BEFORE.search(text, lo, start) is not None:
         return False
-    if any(a.code == "H" and lo <= a.start < start for a in anchors):
+    if bisect.bisect_left(starts, lo) < bisect.bisect_left(starts, start):
+        return False  # a token before it in its string (``starts``: the H anchors' starts)
+    if _FRAME_TAIL.match(text, end, hi) is None:
         return False
-    return _FRAME_TAIL.match(text, end, hi) is not None
+    # a role or channel word glued before it spells a header, as a search for one names it
+    # (``"pattern": "final<|message|>"``); the value's own text ends in any other word
+    return _HEADER_WORD_BEFORE.search(text, lo, start) is None
 
 
 #: the keys that hold the words of a message a tool sends or posts
@@ -605,7 +627,7 @@ _MESSAGE_KEY = re.compile(
 _DATA_TOOL = re.compile(
     r"sample|example|dataset|eval|test|fixture|template|train|label|prompt|sql|row|record|doc"
     r"|file|gist|upload|render|valid|regex|replace|edit|insert|append|log|score|write|put|save"
-    r"|store|index|generat|complet|chat|model|config",
+    r"|store|index|generat|complet|chat|model|config|issue|commit|pull|page|wiki|comment|ticket",
     re.IGNORECASE,
 )
 #: an argument that names where the data goes (a file, a key, a place)
@@ -615,6 +637,12 @@ _PLACE_KEY = re.compile(
 )
 #: a letter of any script
 _LETTER = re.compile(r"[^\W\d_]")
+#: words of a message that shows or discusses the format rather than speaking through it
+_ABOUT_THE_FORMAT = re.compile(
+    r"(?i)\b(?:reasoning|chain\s+of\s+thought|parser?|parsed|parsing|tags?|blocks?|format|raw"
+    r"|output|returns?|hidden|hides?|strip\w*|leak\w*|R1|DeepSeek|Qwen|MiniMax|Kimi|model"
+    r"|template|goes\s+here|here\s*$|UI|toggle|settings?)\b|</?think|\^"
+)
 #: the largest arguments text read as JSON for :func:`inline_reasoning`
 _INLINE_LIMIT = 65536
 
@@ -647,6 +675,8 @@ def inline_reasoning(text: str, start: int, dialect: Dialect, tool_name: str | N
         after = text[close + len(closer) : hi]
         if len(_LETTER.findall(inner)) < 6 or len(_LETTER.findall(after)) < 2:
             return False  # an empty block, a placeholder (``...``), a letter: a format's docs
+        if _ABOUT_THE_FORMAT.search(inner) or _ABOUT_THE_FORMAT.search(after):
+            return False  # a message about the format ("this is what R1 returns", a template)
         return _top_level_message(text, key.group(1), lo, hi)
     return False
 
@@ -657,7 +687,7 @@ def _top_level_message(text: str, key: str, lo: int, hi: int) -> bool:
     try:
         args = json.loads(text)
         value = json.loads('"' + text[lo:hi] + '"')
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     if not isinstance(args, dict) or args.get(key) != value:
         return False
@@ -679,6 +709,13 @@ class ArgumentToken:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         own_rule = ctx.dialect.name in OWN_RULE
+        starts: list[int] = []
+        quotes: list[int] = []
+        if own_rule:
+            # (one pass each: a string's first token is found by bisection, so a value of
+            # thousands of tokens costs no scan of its string per token)
+            starts = sorted(a.start for a in ctx.anchors if a.code == "H")
+            quotes = [m.end() - 1 for m in _DELIMITER.finditer(text.original)]
         boundary = ctx.parsed_end
         markers = _markers(ctx.dialect)
         original = text.original
@@ -687,10 +724,19 @@ class ArgumentToken:
                 continue
             if boundary is not None and anchor.start >= boundary:
                 continue  # past the boundary: T's case
-            if own_rule and not glued_frame(original, anchor.start, anchor.end, ctx.anchors):
+            if own_rule and (
+                not _first_in_string(anchor.start, starts, quotes)
+                or not glued_frame(original, anchor.start, anchor.end, starts)
+            ):
                 continue
+            # (another dialect's plain spelling only glued to the value's text, as a collapsed
+            # call leaves it: ``ls -la</arg_value>``; after a blank or a cell's bar it is named)
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None or (
-                anchor.code == "X" and distinct_spelling(anchor.evidence)
+                anchor.code == "X"
+                and distinct_spelling(anchor.evidence)
+                and anchor.start > 0
+                and not original[anchor.start - 1].isspace()
+                and original[anchor.start - 1] not in "|\"'`"
             )
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue

@@ -364,8 +364,7 @@ _CJK_BEFORE = frozenset("，；：、（「『")
 #: the noun that names a pair of tags read as one token, after a blank or (CJK prose) glued to
 #: it: a tag, a marker, a token, a block (``<think> </think> markup``, ``，<think></think> 标签``)
 _PAIR_NOUN = regex.compile(
-    r"\x20?(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?|标签|标记|令牌|格式|块|タグ|태그"
-    r"|標籤|標記)(?![A-Za-z])"
+    r"\x20?(?:markup|tags?|tokens?|blocks?|wrappers?|delimiters?|标签|标记|令牌|格式|块)(?![A-Za-z])"
 )
 
 
@@ -381,13 +380,8 @@ def _sentence(text: str, start: int, end: int, final: bool, pair: bool = False) 
     marks before and after it), or in quotes or parentheses closed right after it. A pair of
     tags read as one token (``pair``) may also follow a CJK punctuation mark glued to it: CJK
     prose glues its marks to the word after them as to the word before."""
-    if start == 0 or text[start - 1] == "\n":
-        # opening the text or a line, it is named only by a noun for it right after it, as a
-        # heading or a note names it ("<think>タグの扱いについて", "<think> tags are stripped")
-        noun = _PAIR_NOUN.match(text, end, min(len(text), end + 12), partial=not final)
-        if noun is None:
-            return False
-        return None if noun.partial else True
+    if start == 0:
+        return False
     mark = text[start - 1]
     closing = _CLOSING.get(mark)
     # (a string literal in code names it too: ``stop="<|eot_id|>"``, ``stop=["<|eot_id|>"]``)

@@ -129,7 +129,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)(?:\s*,\s*"(?:type|id)"\s*:\s*(?&s)){0,2}\s*\})
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
-  (?<xcut><function=(?!(?i:name|tool_name|function_name|func_name|tool)>)(?![A-Z_]+>)[A-Za-z_][\w.\-]*>\s*(?:<parameter=[^>\s]+>(?:(?!</parameter>)[\s\S])*</parameter>\s*)*\Z)
+  (?<xcut>(?<![^\n])(?<!:[\x20\t]*\n)<function=(?!(?i:name|tool_name|function_name|func_name|tool)>)(?![A-Z_]+>)[A-Za-z_][\w.\-]*>\s*(?:<parameter=[^>\s]+>(?:(?!</parameter>)[\s\S])*</parameter>\s*)*\Z)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o)|(?<![\w/.\\-])functions\.(?!(?:js|ts|py|php|rb|go|rs|java|cs|mjs|cjs|jsx|tsx|sh|c|h|cpp)\b)[^\W\d][\w-]*:\d{1,4}\s*(?&o))
   (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
@@ -313,7 +313,7 @@ _STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>)+\s*\Z")
 _REPLY_WRAPPER = regex.compile(r"output|answer|final_answer|final|response|reply|result")
 #: the closing tags of a call's syntax (a parameter, a function, an invoke, a call wrapper)
 _CALL_CLOSER = regex.compile(
-    r"</(?:[\w.\-]+:)?(?:parameter|param|function|invoke|function_calls|[\w]*tool_calls?"
+    r"</(?:[\w.\-]+:)?(?:parameter|function|invoke|function_calls|[\w]*tool_calls?"
     r"|arg_value|arg_key)>"
 )
 
@@ -334,16 +334,19 @@ def _stray(norm: str, run: regex.Match[str]) -> bool:
             return False
     elif not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
         return False
+    elif run.start() == 0 or not (
+        norm[run.start() - 1].isalnum() or norm[run.start() - 1] in ".!?。！？)"
+    ):
+        return False  # after a blank or a colon: closers named in a sentence ("ends with </x></y>")
     head = norm[: run.start()]
     return not any(f"<{t}>" in head or f"<{t} " in head or f"<{t}=" in head for t in tags)
 
 
 _TAG_NAMES = regex.compile(r"</([A-Za-z_][\w:.\-]*)>")
 
-#: a call in a dialect's own call syntax (Qwen3-Coder's ``<function=``, Hermes' ``<tool_call>``,
-#: Claude's ``<function_calls>`` / ``<invoke``): with declared tools it counts even when its name
-#: is not one of them, as markup no answer's data takes
-_SYNTAX = regex.compile(r"<function=|<tool_call>|<" + _NS + r"(?:function_calls>|invoke\s)")
+#: Qwen3-Coder's call cut short after its opener (``<function=search>``, complete parameters
+#: after it at most): with declared tools it counts even when its name is not one of them
+_CUT = regex.compile(_DEFINE + r"(?&xcut)\s*", regex.VERSION1)
 
 
 def _names(call: str) -> list[str]:
@@ -412,15 +415,11 @@ class ToolCallText:
                     continue
                 names = [tag.group(1)]
             detail = _detail(names, ctx.tools)
-            if (
-                detail is None
-                and names
-                and _SYNTAX.match(call) is not None
-                and _PY_WRAPPED.match(call) is None
-            ):
-                # a dialect's own call syntax is a call whatever it names (a wrong or shortened
-                # name is a second fault, not a reason to relay the markup)
-                detail = f"tool call written as text (undeclared {names[0]!r})"
+            if detail is None and names and _CUT.fullmatch(call) is not None:
+                # Qwen3-Coder's call cut short after its opener is a call whatever it names (a
+                # shortened name is a second fault); a whole call of an undeclared tool at the
+                # end of an answer is as often a format's docs
+                detail = f"tool call written as text, cut short (undeclared {names[0]!r})"
             if detail is not None:
                 yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
             return

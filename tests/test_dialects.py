@@ -335,8 +335,8 @@ def test_dialect_record_chatglm3_facts() -> None:
 def test_dialect_record_glm_facts() -> None:
     d = get_dialect("glm-4.6")
     assert d.name == "glm"
-    assert len(d.reserved) == 38
-    for s in ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "/nothink", "<answer>"):
+    assert len(d.reserved) == 36
+    for s in ("<arg_key>", "</arg_key>", "<arg_value>", "</arg_value>", "/nothink"):
         assert s in d.reserved
     assert "<tool_response>" in d.result_open
     assert d.call_open == ("<tool_call>",)
@@ -504,14 +504,10 @@ def test_dialect_record_model_names_pick_the_dialect(model: str, dialect: str) -
     assert get_dialect(dialect).name == dialect
 
 
-def test_gemini_control_tokens_and_glm_answer_sections_are_reserved() -> None:
-    """Hosted Gemini's ``<ctrlNN>`` and GLM-4.1V's ``<answer>`` in a visible reply (blind set
-    heldout46b); named in a sentence they pass, as every token does."""
+def test_gemini_control_tokens_are_reserved() -> None:
+    """Hosted Gemini's ``<ctrlNN>`` in a visible reply (blind set heldout46b); named in a sentence
+    it passes, as every token does."""
     from guard import detect
 
     assert detect("It backs off exponentially &<ctrl46>. Next I test.", dialect="gemini").leak
     assert not detect("The token <ctrl46> is its string delimiter.", dialect="gemini").leak
-    assert detect("<answer>图中共有三只猫。", dialect="glm", reasoning=True).leak
-    assert not detect("Put the final answer in <answer> tags please.", dialect="glm").leak
-    # `<answer>` is judged only for GLM and Hunyuan: under `all` it is any app's wrapper
-    assert not detect("<answer>42</answer>", dialect="all").leak

@@ -177,10 +177,9 @@ def test_j_claude_style_xml_call_as_text(call: str) -> None:
         v = detect(text, dialect=dialect)
         assert v.leak and "J" in v.signals and v.cut == text.index("<"), dialect
     assert detect(text, dialect="chatml", tools=["Bash"]).leak
-    # call markup naming a tool the request did not declare is still a call written as text
-    # (without declared tools it counts too; knowing the tools never removes evidence)
-    undeclared = detect(text, dialect="chatml", tools=["Other"])
-    assert undeclared.leak and "undeclared" in undeclared.reason
+    # a whole call naming a tool the request did not declare is a format's docs as often
+    # (review 57: only a call cut short after its opener counts whatever it names)
+    assert not detect(text, dialect="chatml", tools=["Other"]).leak
 
 
 @pytest.mark.parametrize(

@@ -70,8 +70,7 @@ def test_invoke_with_parameter_elements_trips() -> None:
     text = "Searching.\n" + INVOKE
     v = detect(text, dialect="chatml", tools=["grep"])
     assert v.leak and v.signals == ("J",) and v.cut == text.index("<invoke")
-    # an undeclared name: still Claude's call markup written as text
-    assert detect(text, dialect="chatml", tools=["Bash"]).leak
+    assert not detect(text, dialect="chatml", tools=["Bash"]).leak
 
 
 @pytest.mark.parametrize(
@@ -502,6 +501,12 @@ def test_invoke_with_param_children_trips(surface: str) -> None:
     assert_every_split(INVOKE_PARAMS, surface, "deepseek", tools=["read_file"])
 
 
+def test_a_whole_call_naming_an_undeclared_tool_passes() -> None:
+    # a format's docs end so as often (review 57); only the cut call counts whatever it names
+    text = 'Example:\n<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>'
+    assert not detect(text, dialect="deepseek", tools=["search", "read_file"]).leak
+
+
 def test_json_naming_an_undeclared_tool_still_passes() -> None:
     # the bare JSON form is an answer's data as often: only a declared name makes it a call
     text = 'Here it is:\n{"name": "Bob", "arguments": {"age": 3}}'
@@ -534,6 +539,10 @@ def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
         "Done.</div></body>",  # no call's closer
         "<function=x><parameter=a>1</parameter></function> is the shape.",  # prose after
         "Use <parameter>x</parameter></function> here",  # not at the end
+        "Each call ends with </parameter></function>",  # named after a blank
+        "Your XML is missing these closing tags: </invoke></function_calls>",
+        "Fix: the snippet was missing </param></params>",  # XML-RPC
+        "In Qwen3-Coder the call opens with <function=get_weather>",  # inside a sentence
         "<invoke><parameter>1</parameter></invoke>",  # opened in the text
         "Done.\n</parameter>\n</function>",  # not glued
         "<output>\nHi\n</output>",  # opened in the text
@@ -543,5 +552,4 @@ def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
     ],
 )
 def test_closers_opened_or_not_a_calls_pass(text: str) -> None:
-    v = detect(text, dialect="gemma")
-    assert "a call's closing tags" not in v.reason, text
+    assert not detect(text, dialect="gemma").leak, text
