@@ -91,7 +91,12 @@ OWN_RULE = frozenset({"harmony"})
 #: a recipient (``to=functions.x``), a constraint (``json``), blanks (raw or JSON-escaped)
 _FRAME_TAIL = re.compile(rf"(?:<\|[a-z_]+\|>|\s|\\[nrt]|\b(?:{ROLE_WORDS}|json)\b|to=[\w.:-]+)*\Z")
 #: a role or channel word glued right before a position (a header's spelling: ``final<|message|>``)
-_HEADER_WORD_BEFORE = re.compile(rf"(?<![A-Za-z])(?:{ROLE_WORDS})\Z")
+_HEADER_WORD_BEFORE = re.compile(rf"(?:(?<![A-Za-z])(?:{ROLE_WORDS}|json)|to=[\w.:-]+|\}})\Z")
+#: the keys of a code search or an edit's old text (a web search's ``query`` is not one: a
+#: model's frame lands in its words)
+_CODE_SEARCH_KEY = re.compile(
+    r'"(?i:pattern|patterns|regex|regexp|grep|needle|old_str|old_string|old_text)"\s*:\s*"\Z'
+)
 #: a blank right before a position of the JSON text: raw, or a JSON escape (``\n``, ``\t``)
 _BLANK_BEFORE = re.compile(r"(?:\s|(?<!\\)(?:\\\\)*\\[nrt])\Z")
 
@@ -300,18 +305,6 @@ _LEADING_BLANKS = re.compile(r"(?:\s|\\[nrt])*")
 #: what may follow a token that is a whole value: a role or channel word glued to it
 #: (``<|channel|>final``, ``<|im_start|>user``)
 _WORD_TAIL = re.compile(rf"(?:{ROLE_WORDS})?\Z")
-#: a prefill opens the reply's reasoning, channel or turn (``<|channel>``, ``<think>``,
-#: ``<|im_start|>``) and holds no call, result or end token: a value that opens with a closer,
-#: an end token or a call's section is a call that collapsed into the value
-_OPENS = re.compile(
-    r"<\|?(?:think|thinking|thought|reasoning|channel|im_start|start|start_header_id|start_of_turn"
-    r"|turn|assistant)\|?>(?![^\"]*(?i:tool|call|function|python|invoke|eom|eot|eos|end|stop))",
-    re.IGNORECASE,
-)
-#: a value made only of tokens, role and channel words and blanks (raw or JSON-escaped)
-_TOKENS_ONLY = re.compile(
-    rf"(?:<[^<>\s\"\\]{{1,48}}>|\[/?[A-Z][A-Z_]{{1,23}}\]|\\[nrt]|\s|\b(?:{ROLE_WORDS}|thought)\b)+"
-)
 #: a token-shaped spelling: a tag (``<|im_end|>``, ``</think>``, ``<function=``) or a bracket
 #: tag (``[TOOL_CALLS]``)
 _TOKEN = r'(?:<[^<>\s"\\]{1,48}>?|\[/?[A-Z][A-Z_]{1,23}\])'
@@ -350,10 +343,6 @@ _INDENTATION = re.compile(r"\A(?:[ \t]|\\t)*")
 _INDENTS = ("    ", "\\t", "\t")
 #: a key whose value is a search, or a setting that names tokens (a stop sequence, reasoning
 #: tags, markers, delimiters), then its string (or a string of its lists)
-#: a setting that holds the text a client puts before the model's reply (a prefill): there a
-#: value may be a run of tokens and channel words (``"<|channel>thought\\n<channel|>"``)
-_PREFILL = r"prefill|start_reply_with|reply_prefix|assistant_prefix|response_prefix"
-_PREFILL_KEY = re.compile(r'"(?:' + _PREFILL + r')"\s*:\s*"\Z', re.IGNORECASE)
 _SEARCH_KEY = re.compile(
     r'"(?:pattern|patterns|regex|regexp|query|queries|q|search|grep|needle|find|term|terms'
     r"|keyword|keywords|old_str|old_string|old_text|stop|stops|stop_sequences|stop_tokens"
@@ -439,13 +428,6 @@ def _whole_value(text: str, start: int, end: int, lo: int, hi: int) -> bool:
     "<|tool_call_end|>"}``)."""
     if lo == 0 or text[lo - 1] != '"' or text[hi : hi + 1] != '"' or _KEY_COLON.match(text, hi):
         return False  # no string start within reach, or a key (``{"<arg_key>dir": ...}``)
-    if (
-        _PREFILL_KEY.search(text, max(0, lo - 64), lo)
-        and _TOKENS_ONLY.fullmatch(text, lo, hi)
-        and _OPENS.match(text, lo, hi)
-    ):
-        # a prefill of tokens, role and channel words, blanks (``<|channel>thought\n<channel|>``)
-        return True
     if not _searched(text, lo):
         return False
     if _ALTERNATION.fullmatch(text[lo:hi].strip()) is not None:
@@ -615,8 +597,11 @@ def glued_frame(text: str, start: int, end: int, starts: Sequence[int]) -> bool:
     if _FRAME_TAIL.match(text, end, hi) is None:
         return False
     # a role or channel word glued before it spells a header, as a search for one names it
-    # (``"pattern": "final<|message|>"``); the value's own text ends in any other word
-    return _HEADER_WORD_BEFORE.search(text, lo, start) is None
+    # (``"pattern": "final<|message|>"``); the value's own text ends in any other word; a code
+    # search or an edit's old text names what it looks for
+    if _HEADER_WORD_BEFORE.search(text, lo, start) is not None:
+        return False
+    return _CODE_SEARCH_KEY.search(text, max(0, lo - 64), lo) is None
 
 
 #: the keys that hold the words of a message a tool sends or posts
@@ -631,17 +616,30 @@ _DATA_TOOL = re.compile(
     re.IGNORECASE,
 )
 #: an argument that names where the data goes (a file, a key, a place)
-_PLACE_KEY = re.compile(
-    r"file|path|dir|url|uri|key|dest|target|location|bucket|repo|label|score|expected",
-    re.IGNORECASE,
-)
+_PLACE_WORDS = frozenset(
+    {"file", "filename", "filepath", "files", "path", "dir", "directory", "folder", "url", "uri",
+     "bucket", "repo", "label", "score", "expected", "dest", "destination"}
+)  # fmt: skip
+#: a key's words: split at ``_``, ``-``, ``.`` and a lower-to-upper case change
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _place_key(key: str) -> bool:
+    """Whether an argument's key names where data goes: a word of it is a file, a path, a
+    folder, a URL, a bucket, a repository, a label, a score or an expected output (``file_path``,
+    ``outputDir``), or it is a storage key (``key``, ``s3_key``, ``object_key``)."""
+    if key.lower() in ("key", "s3_key", "object_key"):
+        return True
+    return any(w.lower() in _PLACE_WORDS for w in _KEY_WORDS.findall(key))
+
+
 #: a letter of any script
 _LETTER = re.compile(r"[^\W\d_]")
 #: words of a message that shows or discusses the format rather than speaking through it
 _ABOUT_THE_FORMAT = re.compile(
-    r"(?i)\b(?:reasoning|chain\s+of\s+thought|parser?|parsed|parsing|tags?|blocks?|format|raw"
-    r"|output|returns?|hidden|hides?|strip\w*|leak\w*|R1|DeepSeek|Qwen|MiniMax|Kimi|model"
-    r"|template|goes\s+here|here\s*$|UI|toggle|settings?)\b|</?think|\^"
+    r"(?i)\b(?:reasoning|chain\s+of\s+thought|parser|parsed|parsing|tags?|blocks?|raw"
+    r"|hidden|hides?|strip\w*|leak\w*|R1|DeepSeek|Qwen|MiniMax|Kimi|template|goes\s+here"
+    r"|UI|toggle|settings?)\b|</?think|\^"
 )
 #: the largest arguments text read as JSON for :func:`inline_reasoning`
 _INLINE_LIMIT = 65536
@@ -691,7 +689,7 @@ def _top_level_message(text: str, key: str, lo: int, hi: int) -> bool:
         return False
     if not isinstance(args, dict) or args.get(key) != value:
         return False
-    return not any(_PLACE_KEY.search(k) for k in args if k != key)
+    return not any(_place_key(k) for k in args if k != key)
 
 
 class ArgumentToken:
@@ -735,8 +733,7 @@ class ArgumentToken:
                 anchor.code == "X"
                 and distinct_spelling(anchor.evidence)
                 and anchor.start > 0
-                and not original[anchor.start - 1].isspace()
-                and original[anchor.start - 1] not in "|\"'`"
+                and (original[anchor.start - 1].isalnum() or original[anchor.start - 1] in ".!?")
             )
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue

@@ -250,7 +250,7 @@ _TRIGGERS = Triggers(
     ),
     scope="ending",
     # (and a run of closing tags: a stream holds it until it knows whether the text ends there)
-    tail="(?:" + _TAIL_SOURCE + r")|(?:</[A-Za-z_][\w:.\-]{0,40}>)+\s*",
+    tail="(?:" + _TAIL_SOURCE + r")|(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*",
     tail_start=(
         r"[\[{<]|functions\.|(?<![\w.])call:|TOOL_CALLS(?<![\w\[]TOOL_CALLS)"
         r"|(?<![\w])(?<!declaration:)(?:declaration:)?default_api:"
@@ -307,10 +307,7 @@ def _lenient(norm: str, at: int, tools: frozenset[str] | None) -> str | None:
 
 
 #: two or more closing tags glued together at the end of the text
-_STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>)+\s*\Z")
-#: a reply template's wrapper, whose closer alone on the last line is its scaffolding left in
-#: the answer (``祝你旅途顺利！\n</output>``)
-_REPLY_WRAPPER = regex.compile(r"output|answer|final_answer|final|response|reply|result")
+_STRAY_CLOSERS = regex.compile(r"(?:</[A-Za-z_][\w:.\-]{0,40}>){2,}\s*\Z")
 #: the closing tags of a call's syntax (a parameter, a function, an invoke, a call wrapper)
 _CALL_CLOSER = regex.compile(
     r"</(?:[\w.\-]+:)?(?:parameter|function|invoke|function_calls|[\w]*tool_calls?"
@@ -322,17 +319,9 @@ def _stray(norm: str, run: regex.Match[str]) -> bool:
     """Whether the closing tags of ``run`` are the tail of a call that was never opened in the
     text: one of them closes a call's syntax and none of them has its opener in the text
     (``Mail has the draft open.</parameter></function></zyphra_tool_call>``, the closers a
-    model emits after a call its server already parsed; an XML answer opens what it closes),
-    or a reply wrapper's one closer alone on the last line (``</output>``)."""
+    model emits after a call its server already parsed; an XML answer opens what it closes)."""
     tags = _TAG_NAMES.findall(run.group())
-    if len(tags) == 1:
-        # one closer: a reply wrapper's, alone on the last line
-        line = norm.rfind("\n", 0, run.start())
-        if line < 0 or norm[line + 1 : run.start()].strip() or not norm[:line].strip():
-            return False
-        if not _REPLY_WRAPPER.fullmatch(tags[0]):
-            return False
-    elif not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
+    if len(tags) < 2 or not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
         return False
     elif run.start() == 0 or not (
         norm[run.start() - 1].isalnum() or norm[run.start() - 1] in ".!?。！？)"
@@ -347,6 +336,14 @@ _TAG_NAMES = regex.compile(r"</([A-Za-z_][\w:.\-]*)>")
 #: Qwen3-Coder's call cut short after its opener (``<function=search>``, complete parameters
 #: after it at most): with declared tools it counts even when its name is not one of them
 _CUT = regex.compile(_DEFINE + r"(?&xcut)\s*", regex.VERSION1)
+
+
+def _related(name: str, tools: frozenset[str] | None) -> bool:
+    """Whether ``name`` is a declared tool's, or a shortened or longer form of one (``search``
+    for ``search_web``, ``read_file_v2`` for ``read_file``); ``False`` without declared tools."""
+    if not tools:
+        return False
+    return any(name == t or t.startswith(name + "_") or name.startswith(t + "_") for t in tools)
 
 
 def _names(call: str) -> list[str]:
@@ -373,12 +370,6 @@ class ToolCallText:
         lo = text.to_norm(max(0, len(text.original) - SPAN))
         tail = norm[lo:]  # only the end is read: clean long text costs nothing more
         if not any(lit in tail for lit in _TRIGGERS.literals):
-            return
-        stray = _STRAY_CLOSERS.search(norm, lo)
-        if stray is not None and _stray(norm, stray):
-            closers = stray.group().strip()
-            why = f"a call's closing tags left at the end, never opened ({closers[:60]!r})"
-            yield hit_from_norm(text, self.code, stray.start(), len(norm.rstrip()), why)
             return
         starts = _STARTS if ctx.tools is None else _STARTS_TOOLS
         for m in starts.finditer(norm, lo):
@@ -415,11 +406,19 @@ class ToolCallText:
                     continue
                 names = [tag.group(1)]
             detail = _detail(names, ctx.tools)
-            if detail is None and names and _CUT.fullmatch(call) is not None:
-                # Qwen3-Coder's call cut short after its opener is a call whatever it names (a
-                # shortened name is a second fault); a whole call of an undeclared tool at the
-                # end of an answer is as often a format's docs
-                detail = f"tool call written as text, cut short (undeclared {names[0]!r})"
+            if _CUT.fullmatch(call) is not None:
+                # Qwen3-Coder's call cut short after its opener: only with declared tools, and
+                # naming one of them or a shortened or longer form of one (``search`` for
+                # ``search_web``); without them a format's docs end so (``<function=my_tool>``)
+                if not names or not _related(names[0], ctx.tools):
+                    return
+                detail = detail or f"tool call written as text, cut short ({names[0]!r})"
             if detail is not None:
                 yield hit_from_norm(text, self.code, at, len(norm.rstrip()), detail)
             return
+        stray = _STRAY_CLOSERS.search(norm, lo)
+        if stray is not None and _stray(norm, stray):
+            # (read after the calls: a call before the closers is cut at its own start)
+            closers = stray.group().strip()
+            why = f"a call's closing tags left at the end, never opened ({closers[:60]!r})"
+            yield hit_from_norm(text, self.code, stray.start(), len(norm.rstrip()), why)

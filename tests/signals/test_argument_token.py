@@ -217,6 +217,11 @@ def test_harmony_frame_glued_to_a_values_end_is_a_leak(text: str) -> None:
         # a header searched for: a channel word glued before the token (review 57)
         args(pattern="final<|message|>"),
         args(query="gpt-oss final<|message|>"),
+        # review 57b: the rest of a header, a code search, an edit's old text
+        args(pattern="json<|message|>"),
+        args(pattern="to=functions.get_weather<|message|>"),
+        args(pattern="}<|call|>"),
+        args(old_str="return text<|end|>", new_str="return text"),
         # quoted in the value
         args(code='s.split("x<|call|>")'),
     ],
@@ -494,6 +499,8 @@ def test_another_dialects_plain_call_syntax_trips_under_chatml(text: str) -> Non
     "text",
     [
         args(content="GLM writes `<arg_value>` after each key"),  # a code span
+        args(command="cat x (</arg_value>)"),  # review 57b: after a bracket
+        args(text="Qwen3-Coder uses:<function=get_weather>"),  # after a colon
         args(content="<arg_key>{{ k }}</arg_key><arg_value>{{ v }}</arg_value>"),  # a template
         args(html="<div><tool_call>x</tool_call></div>"),  # a plain tag HTML may hold
     ],
@@ -502,16 +509,11 @@ def test_another_dialects_plain_syntax_quoted_passes(text: str) -> None:
     assert not detect(text, "tool_arg", dialect="chatml").leak, text
 
 
-@pytest.mark.parametrize("key", ["start_reply_with", "reply_prefix", "prefill"])
-def test_a_prefill_setting_of_tokens_is_data(key: str) -> None:
-    text = json.dumps({"preset": "Gemma 4", key: "<|channel>thought\n<channel|>"})
-    assert not detect(text, "tool_arg", dialect="gemma").leak
-
-
 @pytest.mark.parametrize(
     ("value", "dialect"),
     [
-        ({"reply": "<|channel>thought\n<channel|>"}, "gemma"),  # not a prefill key
+        ({"start_reply_with": "<|channel>thought\n<channel|>"}, "gemma"),
+        ({"prefill": "<|im_start|>user\n<|im_start|>system\n"}, "chatml"),
         # review 57: a key that merely ends in "prefix", and a value opening with an end token
         ({"command": "ls", "path_prefix": "</tool_call>"}, "chatml"),
         ({"log_prefix": "<|im_end|>\n<|im_start|>system\n"}, "chatml"),
@@ -520,7 +522,9 @@ def test_a_prefill_setting_of_tokens_is_data(key: str) -> None:
         ({"prefix": "<|im_end|>"}, "chatml"),
     ],
 )
-def test_tokens_outside_a_prefill_still_trip(value: dict[str, Any], dialect: str) -> None:
+def test_tokens_in_settings_trip(value: dict[str, Any], dialect: str) -> None:
+    """Review 57 and 57b: a prefill setting of tokens was exempt, and laundered turn openers and
+    collapsed calls; it was taken out, so a setting of bare tokens trips as any value does."""
     assert detect(json.dumps(value), "tool_arg", dialect=dialect).leak, value
 
 
@@ -639,3 +643,17 @@ def test_many_harmony_tokens_in_one_value_stay_linear() -> None:
     text = '{"a": "' + "x<|call|>" * 3000 + '"}'
     assert not detect(text, "tool_arg", dialect="harmony").leak
     assert detect('{"a": "x<|call|>"}', "tool_arg", dialect="harmony").leak
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # review 57b: words the earlier filter took for talk about the format, and keys that
+        # merely hold "key", "dir" or "target"
+        {"body": "<think>I should format this nicely for the channel.</think>Standup at 10:30."},
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "thread_key": "a"},
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "direction": "up"},
+    ],
+)
+def test_inline_reasoning_in_a_message_still_trips(value: dict[str, Any]) -> None:
+    assert detect(json.dumps(value), "tool_arg", dialect="chatml", tool_name="send").leak

@@ -455,10 +455,13 @@ def test_a_declared_call_with_broken_json_every_split() -> None:
 # --- calls cut short, invoke with <param> children, undeclared names (blind set heldout46a) -----
 
 CUT_CALLS = [
-    ("<function=search>", "harmony", None),
-    ("I'll look up this week's news for you.\n<function=search>", "chatml", None),
-    ("Checking.\n<function=search>\n<parameter=query>\nsubsidies\n</parameter>\n", "chatml", None),
-    ("I'll look it up.\n<function=search>", "chatml", ["search_web"]),  # a shortened name
+    ("<function=search>", "harmony", ["search_web", "scrape"]),  # a shortened name
+    ("I'll look up this week's news for you.\n<function=search>", "chatml", ["search"]),
+    (
+        "Checking.\n<function=search>\n<parameter=query>\nsubsidies\n</parameter>\n",
+        "chatml",
+        ["search"],
+    ),
 ]
 
 
@@ -485,6 +488,22 @@ def test_a_call_cut_short_after_its_opener_trips(
 )
 def test_an_opener_named_or_followed_by_prose_passes(text: str) -> None:
     assert not detect(text, dialect="chatml").leak, text
+    assert not detect(text, dialect="chatml", tools=["search"]).leak, text
+
+
+@pytest.mark.parametrize(
+    ("text", "tools"),
+    [
+        # review 57b: without declared tools, or naming none of them, a cut opener is a sample
+        ("<function=search>", None),
+        ("Use this template:\n\n<function=example_function_name>", ["search"]),
+        ("Example\n<function=get_weather>", ["search"]),
+        ("<function=your_function>", ["search"]),
+        ("<function=my_tool>", None),
+    ],
+)
+def test_a_cut_opener_of_no_declared_tool_passes(text: str, tools: list[str] | None) -> None:
+    assert not detect(text, dialect="chatml", tools=tools).leak, text
 
 
 INVOKE_PARAMS = (
@@ -522,9 +541,6 @@ def test_json_naming_an_undeclared_tool_still_passes() -> None:
         ("Mail now has the draft open.</parameter></function></zyphra_tool_call>", "gemma"),
         ("Done.</parameter></function>", "chatml"),
         ("Done.</arg_value></tool_call>\n", "harmony"),
-        # a reply wrapper's one closer alone on the last line (blind set heldout46b)
-        ("北京到上海大约 4 小时。\n\n祝你旅途顺利！\n</output>", "deepseek"),
-        ("Answer text.\n</answer>\n", "chatml"),
     ],
 )
 def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
@@ -545,10 +561,10 @@ def test_a_calls_closers_left_at_the_end_trip(text: str, dialect: str) -> None:
         "In Qwen3-Coder the call opens with <function=get_weather>",  # inside a sentence
         "<invoke><parameter>1</parameter></invoke>",  # opened in the text
         "Done.\n</parameter>\n</function>",  # not glued
-        "<output>\nHi\n</output>",  # opened in the text
-        "</output>",  # the whole text: nothing it closes
-        "Use it.\n</div>",  # no reply wrapper
-        "Done.</output>",  # one closer, not alone on its line
+        # one closer (review 57b: an answer after an `<answer>` prefill ends so)
+        "\nParis is the capital of France.\n</answer>",
+        "Add this at the end of your file:\n</answer>",
+        "Done.</output>",
     ],
 )
 def test_closers_opened_or_not_a_calls_pass(text: str) -> None:
