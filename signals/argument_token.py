@@ -91,7 +91,7 @@ OWN_RULE = frozenset({"harmony"})
 #: a recipient (``to=functions.x``), a constraint (``json``), blanks (raw or JSON-escaped)
 _FRAME_TAIL = re.compile(rf"(?:<\|[a-z_]+\|>|\s|\\[nrt]|\b(?:{ROLE_WORDS}|json)\b|to=[\w.:-]+)*\Z")
 #: a role or channel word glued right before a position (a header's spelling: ``final<|message|>``)
-_HEADER_WORD_BEFORE = re.compile(rf"(?:(?<![A-Za-z])(?:{ROLE_WORDS}|json)|to=[\w.:-]+|\}})\Z")
+_HEADER_WORD_BEFORE = re.compile(rf"(?<![A-Za-z])(?:{ROLE_WORDS})\Z")
 #: the keys of a code search or an edit's old text (a web search's ``query`` is not one: a
 #: model's frame lands in its words)
 _CODE_SEARCH_KEY = re.compile(
@@ -604,6 +604,8 @@ def glued_frame(text: str, start: int, end: int, starts: Sequence[int]) -> bool:
     return _CODE_SEARCH_KEY.search(text, max(0, lo - 64), lo) is None
 
 
+#: the marks another dialect's plain spelling may be glued after (as J reads a call's closers)
+_GLUE = ".!?;)。！？"
 #: the keys that hold the words of a message a tool sends or posts
 _MESSAGE_KEY = re.compile(
     r'"(content|text|body|message|msg|reply|caption)"\s*:\s*"\Z', re.IGNORECASE
@@ -617,27 +619,28 @@ _DATA_TOOL = re.compile(
 )
 #: an argument that names where the data goes (a file, a key, a place)
 _PLACE_WORDS = frozenset(
-    {"file", "filename", "filepath", "files", "path", "dir", "directory", "folder", "url", "uri",
-     "bucket", "repo", "label", "score", "expected", "dest", "destination"}
+    {"file", "filename", "filepath", "outfile", "infile", "path", "pathname", "dir", "directory",
+     "folder", "url", "uri", "bucket", "repo", "repository", "repositories", "label", "score",
+     "expected", "dest", "dst", "destination", "endpoint", "location", "key"}
 )  # fmt: skip
 #: a key's words: split at ``_``, ``-``, ``.`` and a lower-to-upper case change
 _KEY_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
 def _place_key(key: str) -> bool:
-    """Whether an argument's key names where data goes: a word of it is a file, a path, a
-    folder, a URL, a bucket, a repository, a label, a score or an expected output (``file_path``,
-    ``outputDir``), or it is a storage key (``key``, ``s3_key``, ``object_key``)."""
-    if key.lower() in ("key", "s3_key", "object_key"):
-        return True
-    return any(w.lower() in _PLACE_WORDS for w in _KEY_WORDS.findall(key))
+    """Whether an argument's key names where data goes: a word of it (or its plural) is a file,
+    a path, a folder, a URL, a bucket, a repository, a storage key, a label, a score or an
+    expected output (``file_path``, ``outputDir``, ``s3Key``, ``paths``)."""
+    words = [w.lower() for w in _KEY_WORDS.findall(key)]
+    return any(w in _PLACE_WORDS or w.removesuffix("s") in _PLACE_WORDS for w in words)
 
 
 #: a letter of any script
 _LETTER = re.compile(r"[^\W\d_]")
 #: words of a message that shows or discusses the format rather than speaking through it
 _ABOUT_THE_FORMAT = re.compile(
-    r"(?i)\b(?:reasoning|chain\s+of\s+thought|parser|parsed|parsing|tags?|blocks?|raw"
+    r"(?i)\b(?:reasoning|chain\s+of\s+thought|parser?|parsed|parsing|tags?|blocks?|raw|format"
+    r"|output|returns?|model"
     r"|hidden|hides?|strip\w*|leak\w*|R1|DeepSeek|Qwen|MiniMax|Kimi|template|goes\s+here"
     r"|UI|toggle|settings?)\b|</?think|\^"
 )
@@ -733,7 +736,7 @@ class ArgumentToken:
                 anchor.code == "X"
                 and distinct_spelling(anchor.evidence)
                 and anchor.start > 0
-                and (original[anchor.start - 1].isalnum() or original[anchor.start - 1] in ".!?")
+                and (original[anchor.start - 1].isalnum() or original[anchor.start - 1] in _GLUE)
             )
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue

@@ -648,12 +648,44 @@ def test_many_harmony_tokens_in_one_value_stay_linear() -> None:
 @pytest.mark.parametrize(
     "value",
     [
-        # review 57b: words the earlier filter took for talk about the format, and keys that
-        # merely hold "key", "dir" or "target"
-        {"body": "<think>I should format this nicely for the channel.</think>Standup at 10:30."},
-        {"text": "<think>They want it short, one line.</think>Standup moved.", "thread_key": "a"},
+        # review 57b: keys that merely hold "dir" or "target" inside a word
+        {"body": "<think>Keep it short and friendly.</think>Standup at 10:30."},
         {"text": "<think>They want it short, one line.</think>Standup moved.", "direction": "up"},
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "target_user": "b"},
     ],
 )
 def test_inline_reasoning_in_a_message_still_trips(value: dict[str, Any]) -> None:
     assert detect(json.dumps(value), "tool_arg", dialect="chatml", tool_name="send").leak
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        # review 57c: a message asking about the format in plain words, and place keys in the
+        # plural or in camel case
+        {
+            "text": "<think>ok the user wants leaves</think>Leaves fall. <- the model returns this "
+            "now, can someone check the output format?"
+        },
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "cacheKey": "x"},
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "paths": ["a"]},
+        {"text": "<think>They want it short, one line.</think>Standup moved.", "s3Key": "x"},
+    ],
+)
+def test_inline_reasoning_about_the_format_or_with_a_place_passes(value: dict[str, Any]) -> None:
+    assert not detect(json.dumps(value), "tool_arg", dialect="chatml", tool_name="send").leak
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect"),
+    [
+        # review 57c: a collapsed call's end glued to its arguments' brace, a recipient or json
+        ('{"input": "{\\"location\\": \\"Tokyo\\"}<|call|>"}', "harmony"),
+        (args(command="ls to=functions.bash<|call|>"), "harmony"),
+        # another dialect's spelling glued after a mark
+        (args(command="ls -la;</arg_value>"), "chatml"),
+        (args(command="npm test)<minimax:tool_call>"), "chatml"),
+    ],
+)
+def test_frames_and_spellings_glued_after_marks_trip(text: str, dialect: str) -> None:
+    assert detect(text, "tool_arg", dialect=dialect).leak, text

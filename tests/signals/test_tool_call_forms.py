@@ -497,6 +497,7 @@ def test_an_opener_named_or_followed_by_prose_passes(text: str) -> None:
         # review 57b: without declared tools, or naming none of them, a cut opener is a sample
         ("<function=search>", None),
         ("Use this template:\n\n<function=example_function_name>", ["search"]),
+        ("Here is how to call it:\n\n<function=search>", ["search"]),  # review 57c
         ("Example\n<function=get_weather>", ["search"]),
         ("<function=your_function>", ["search"]),
         ("<function=my_tool>", None),
