@@ -17,6 +17,14 @@ ROLE_WORDS = (
 )
 
 
+def glued(text: str, at: int) -> bool:
+    """Whether the character before ``at`` ends the value's or sentence's own text (a letter, a
+    digit, or ``.`` ``!`` ``?`` ``;`` ``)`` ``。`` ``！`` ``？``): markup glued there is what a
+    collapsed call leaves (``ls -la</arg_value>``, ``draft open.</parameter></function>``); after
+    a blank, a colon or a bracket it is named in a sentence."""
+    return at > 0 and (text[at - 1].isalnum() or text[at - 1] in ".!?;)。！？")
+
+
 def declared(name: str, tools: frozenset[str]) -> bool:
     """Whether a call's ``name`` names one of the declared ``tools``: as spelled, without a
     ``functions.`` namespace, or with the hyphens of a declared name written as underscores

@@ -74,7 +74,7 @@ from typing import Literal
 from guard.dialects import ALL, DIALECTS, get_dialect, registered_dialects
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 
-from ._common import ROLE_WORDS
+from ._common import ROLE_WORDS, glued
 from .control_token import shape_only
 from .foreign_marker import distinct_spelling
 
@@ -604,8 +604,6 @@ def glued_frame(text: str, start: int, end: int, starts: Sequence[int]) -> bool:
     return _CODE_SEARCH_KEY.search(text, max(0, lo - 64), lo) is None
 
 
-#: the marks another dialect's plain spelling may be glued after (as J reads a call's closers)
-_GLUE = ".!?;)。！？"
 #: the keys that hold the words of a message a tool sends or posts
 _MESSAGE_KEY = re.compile(
     r'"(content|text|body|message|msg|reply|caption)"\s*:\s*"\Z', re.IGNORECASE
@@ -735,8 +733,7 @@ class ArgumentToken:
             shaped = _TOKEN_SHAPED.search(anchor.evidence) is not None or (
                 anchor.code == "X"
                 and distinct_spelling(anchor.evidence)
-                and anchor.start > 0
-                and (original[anchor.start - 1].isalnum() or original[anchor.start - 1] in _GLUE)
+                and glued(original, anchor.start)
             )
             if not shaped and not any(anchor.evidence.startswith(m) for m in markers):
                 continue

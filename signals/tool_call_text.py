@@ -99,7 +99,7 @@ from typing import Literal
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
 
-from ._common import hit_from_norm
+from ._common import glued, hit_from_norm
 
 #: characters at the end of the text a call may span
 SPAN = 2048
@@ -129,7 +129,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<call>\{\s*(?:"(?:type|id)"\s*:\s*(?&s)\s*,\s*){0,2}"name"\s*:\s*(?<name>"(?:[^"\\]|\\.)*")\s*,\s*"(?:arguments|parameters|input)"\s*:\s*(?&args)(?:\s*,\s*"(?:type|id)"\s*:\s*(?&s)){0,2}\s*\})
   (?<oai>\{\s*(?:"id"\s*:\s*(?&s)\s*,\s*)?"type"\s*:\s*"function"\s*,\s*"function"\s*:\s*(?&call)\s*\})
   (?<xml><function=(?<xname>[^>\s]*)>(?:(?!</function>)[\s\S])*</function>)
-  (?<xcut>(?<![^\n])(?<!:[\x20\t]*\n(?:[\x20\t]*\n)*)<function=(?!(?i:name|tool_name|function_name|func_name|tool)>)(?![A-Z_]+>)[A-Za-z_][\w.\-]*>\s*(?:<parameter=[^>\s]+>(?:(?!</parameter>)[\s\S])*</parameter>\s*)*\Z)
+  (?<xcut>(?<![^\n])(?<!:[\x20\t]*\n(?:[\x20\t]*\n)*)<function=[A-Za-z_][\w.\-]*>\s*(?:<parameter=[^>\s]+>(?:(?!</parameter>)[\s\S])*</parameter>\s*)*\Z)
   (?<hermes><tool_call>\s*(?:(?&call)|(?&xml)|(?&wcall))\s*</tool_call>)
   (?<funcs>functions\.(?<fname>[^\W\d][\w-]*)\s*:?\s*(?&o)|(?<![\w/.\\-])functions\.(?!(?:js|ts|py|php|rb|go|rs|java|cs|mjs|cjs|jsx|tsx|sh|c|h|cpp)\b)[^\W\d][\w-]*:\d{1,4}\s*(?&o))
   (?<param><NS:parameter\s+name=(?:"[^"<>]*"|'[^'<>]*')(?:\s+[\w:-]+=(?:"[^"<>]*"|'[^'<>]*'))*\s*>(?:(?!</NS:parameter>)[\s\S])*</NS:parameter>)
@@ -323,9 +323,7 @@ def _stray(norm: str, run: regex.Match[str]) -> bool:
     tags = _TAG_NAMES.findall(run.group())
     if len(tags) < 2 or not any(_CALL_CLOSER.fullmatch(f"</{t}>") for t in tags):
         return False
-    elif run.start() == 0 or not (
-        norm[run.start() - 1].isalnum() or norm[run.start() - 1] in ".!?。！？)"
-    ):
+    if not glued(norm, run.start()):
         return False  # after a blank or a colon: closers named in a sentence ("ends with </x></y>")
     head = norm[: run.start()]
     return not any(f"<{t}>" in head or f"<{t} " in head or f"<{t}=" in head for t in tags)
