@@ -67,10 +67,8 @@ each as the whole rest of the text (trailing blanks allowed):
 * with declared tools only, an element named after one of them, ``<read_file><path>a.py
   </path></read_file>`` or ``<exec>npm test</exec>`` (the text-protocol calls of Cline-style
   agents, which models fall back to when native tool calls fail), also inside a call wrapper
-  (MiMo's ``<toolcall><shell>{"command": "ls"}</shell></toolcall>``), or holding a JSON object
-  and closed by another call's closer (``<scrape>{"url": "..."} </function>``, the hybrid a
-  model writes when it mixes two formats); without declared tools such an element is any XML
-  or HTML;
+  (MiMo's ``<toolcall><shell>{"command": "ls"}</shell></toolcall>``); without declared tools
+  such an element is any XML or HTML;
 * with declared tools, a bare JSON call of one of them whose arguments object is no valid
   JSON (``{"name": "lookup", "parameters": {invoice_id: 4471}}``: unquoted keys, single
   quotes, a trailing comma), which its parser rejected, its first key holding a literal value
@@ -157,7 +155,7 @@ _DEFINE = r"""(?(DEFINE)
   (?<tcalls><(?<wt>(?&wname))>\s*(?&wbody)\s*</(?P=wt)>|<(?&wname)>\s*(?:(?&wbody)|(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o))(?=\s*\Z)|<(?<wt3>tool_call|function_call|TOOLCALL)>\s*(?!\{\s*"(?:name|tool|tool_name|function)"\s*:)(?&o)\s*</(?P=wt3)>|<\|(?<wb>(?&wname))\|>\s*(?&wbody)\s*(?:<\|/(?P=wb)\|>|<\|[A-Za-z_]{1,24}\|>)?|\[(?<bt2>TOOL_CALLS?)\]\s*\{(?=[^\[]{0,200}?\b(?:tool|name)\b)(?:(?!\[/(?P=bt2)\])[\s\S]){1,2000}\[/(?P=bt2)\]|\[(?<bt>TOOL_CALLS?)\]\s*(?&wbody)\s*\[/(?P=bt)\]|(?&wbody)\s*</(?:tool_calls|tool|TOOLCALL)>)
   (?<pycall>[A-Za-z_][\w.]*(?=\(\s*(?:\)|[A-Za-z_]\w*\s*=))(?&gargs))
   (?<pylist>\[\s*(?&pycall)(?:\s*,\s*(?&pycall))*\])
-  (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>|<[A-Za-z_][\w.\-]*>\s*(?&o)\s*</(?:function|tool_call|invoke)>)
+  (?<tagcall><(?<tg>[A-Za-z_][\w.\-]*)>(?:(?!</(?P=tg)>)[\s\S])*</(?P=tg)>)
   (?<xcall>(?:<(?&wname)>\s*)?<(?<xn>name|function|tool)>\s*(?<xname>[^<>\s]+)\s*</(?P=xn)>\s*(?:<(?<xa>arguments|parameters|args|input)>(?:(?!</(?P=xa)>)[\s\S])*</(?P=xa)>|(?&o))\s*</(?&wname)>)
   (?<xpair><(?<pn>(?:function|tool)[-_]name)>\s*(?<pname>[^<>\s]+)\s*</(?P=pn)>\s*<(?<pa>arguments|parameters|args|input)>\s*(?&o)\s*</(?P=pa)>)
   (?<mtc>(?<![\w\[])TOOL_CALLS(?:(?<mname>[A-Za-z][\w.\-]{0,63})(?:\[ARGS\])?\x20?(?=\{\s*["'}])(?&gbody)|\s*(?&wbody)))

@@ -266,10 +266,6 @@ _EXEC = "Running the suite now.\n<exec>npm test -- --watch=false</exec>"
             'Run:\n<toolcall><exec>{"c": 1}</exec></toolcall>\n<toolcall><exec>x</exec></toolcall>',
             ["exec"],
         ),
-        # holding a JSON object, closed by another call's closer (two formats mixed)
-        ('<scrape>{"url": "https://example.org/a"} </function>', ["scrape", "search"]),
-        ('Fetching.\n<scrape>\n{"url": "u"}\n</function>', ["scrape"]),
-        ('<exec>{"cmd": "ls"}</invoke>', ["exec"]),
     ],
 )
 def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str]) -> None:
@@ -292,12 +288,6 @@ def test_an_element_named_after_a_declared_tool_trips(text: str, tools: list[str
         ("<toolbar><exec>ls</exec></toolbar>", ["bash"]),
         ("<functions><search>x</search></functions>", ["search"]),  # a configuration's wrapper
         ("<toolset><exec>ls</exec></toolset>", ["exec"]),
-        # another call's closer after an element of no declared tool, or after no object
-        ('<scrape>{"url": "u"} </function>', None),
-        ('<scrape>{"url": "u"} </function>', ["search"]),
-        ("<exec>ls -la</function>", ["exec"]),
-        ('<exec>{"cmd": "ls"}</div>', ["exec"]),
-        ('<exec>{"cmd": "ls"}</function> and then more prose', ["exec"]),
     ],
 )
 def test_element_near_misses_pass(text: str, tools: list[str] | None) -> None:
