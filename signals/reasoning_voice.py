@@ -19,9 +19,7 @@ It fires when the voice is decisive for the context the caller gives:
 
 * the message carried no reasoning part (``reasoning=False``; a reasoning model's answer with
   no reasoning part): an opening cue and one more cue;
-* unknown, for a family that always reasons first (the record's ``reasons``, gpt-oss): two
-  cues, one of them a plan in the model's plural or bare register (``We need to``, ``Let's``);
-* unknown otherwise, or with a reasoning part: at least three cues, of both kinds.
+* unknown or with a reasoning part: at least three cues, of both kinds.
 
 It stays quiet on documentation prose (``The user can configure ...``: modal verbs are not
 cues), on a natural ``we`` (``We need to install the package first``: only verbs of answering
@@ -175,13 +173,6 @@ class ReasoningVoice:
         kinds = {kind for _, _, kind in cues}
         if ctx.reasoning is False:
             decisive = len(cues) >= 2
-        elif ctx.reasoning is None and ctx.dialect.reasons:
-            # a family that always reasons first (gpt-oss): two cues, one of them the model's
-            # own plural or bare plan ("We need to ...", "Let's ..."); a singular "I need to"
-            # and third-person notes on the user are how support answers and tickets read
-            decisive = len(cues) >= 2 and any(
-                kind == "plan" and norm[s] != "I" for s, _, kind in cues
-            )
         else:
             decisive = len(cues) >= 3 and kinds == {"user", "plan"}
         if not decisive:

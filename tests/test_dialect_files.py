@@ -90,11 +90,6 @@ def test_module_constants_come_from_the_files() -> None:
     )
 
 
-def test_a_record_that_always_reasons_first() -> None:
-    assert load_dialect('name = "r"\nreserved = ["<r>"]\nreasons = true\n').reasons
-    assert not load_dialect('name = "r"\nreserved = ["<r>"]\n').reasons
-
-
 def test_role_placeholder_and_one_item_turns() -> None:
     record = load_dialect(
         'name = "turny"\nreserved = ["<t>"]\n[transcript]\n'
@@ -216,7 +211,6 @@ STRICT = [
     ('name = 3\nreserved = ["<a>"]\n', "name: expected `str`, got `int`"),
     ('name = "x"\nreserved = ["<a>"]\nfamily = 1979-05-27\n', "family: expected `str`, got `date`"),
     ('name = "x"\nreserved = ["<a>"]\ncall_body = 3\n', "call_body: expected `str`, got `int`"),
-    ('name = "x"\nreserved = ["<a>"]\nreasons = "yes"\n', "reasons: expected `bool`, got `str`"),
     ('name = "x"\nreserved = ["<a>"]\ncolour = 1\n', r"colour: unknown key .*\bsets\b"),
     (
         'name = "x"\nreserved = ["<a>"]\nthinking = [{ a = 1 }]\n',

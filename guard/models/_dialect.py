@@ -99,10 +99,6 @@ class Dialect:
         transcript: how a whole conversation is written (turn openings, ends, tool-result
             wrapping), read by ``guard audit --format raw``; ``None``: raw transcripts of the
             dialect cannot be audited.
-        reasons: every answer of the family follows a reasoning part (gpt-oss always writes its
-            ``analysis`` channel first). Where a caller does not say whether a message carried
-            one, the reasoning-voice signal reads the answer as a reasoning model's: the model's
-            planning register opening it counts with one cue less.
     """
 
     name: str
@@ -125,7 +121,6 @@ class Dialect:
     call_id: tuple[str, ...] = ()
     unshared: tuple[str, ...] = ()
     transcript: TurnGrammar | None = None
-    reasons: bool = False
     #: the hash of the compared fields, computed once: a record keys the gate's caches, which
     #: hash it several times per scanned text (not pickled: hashes differ between processes)
     _hash: int = field(init=False, repr=False, compare=False, default=0)

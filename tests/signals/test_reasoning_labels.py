@@ -188,8 +188,8 @@ TRIPS: list[tuple[str, tuple[str, ...], tuple[bool | None, ...], str]] = [
     (CLIPPED, ("harmony", "all"), (None,), "scratch note 'maybe use'"),
     (FIRST_I, ("harmony", "chatml", "all"), (None,), "terse note 'need to confirm'"),
     (DICTATED, ("chatml", "all"), (None,), "reasoning opener"),
-    (TERSE, ("chatml", "all"), (None,), "the plan, telegraphic"),
-    (SO_ANSWER, ("chatml", "all"), (None,), "the plan, telegraphic"),
+    (TERSE, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
+    (SO_ANSWER, ("harmony", "chatml", "all"), (None,), "the plan, telegraphic"),
     (ITALIC, ("anthropic", "chatml", "all"), (None,), "first-person plan"),
     # a ReAct scratchpad with no action: its "Thought:" and the agent's own "Observation:"
     (REACT, ("chatml", "anthropic", "all"), (None, True), "ReAct observation, no action"),
@@ -213,14 +213,6 @@ def test_an_opening_in_the_reasoning_voice_trips(
     v = detect(text, dialect=dialect, reasoning=reasoning)
     assert v.leak and "L" in v.signals, v.reason
     assert words in v.reason, v.reason
-
-
-@pytest.mark.parametrize("text", [TERSE, SO_ANSWER])
-def test_a_plan_opening_under_a_family_that_always_reasons_is_v(text: str) -> None:
-    # gpt-oss's record says it reasons first: V reads the plan with the context unknown, and
-    # L leaves an opening V decides to V
-    v = detect(text, dialect="harmony")
-    assert v.leak and v.signals == ("V",), v.reason
 
 
 #: (text, dialect, reasoning context): what passes, and why

@@ -72,28 +72,6 @@ def test_v_reasoning_part_present_needs_the_strong_voice() -> None:
     assert not detect(text, reasoning=True).leak
 
 
-def test_v_a_family_that_always_reasons_reads_unknown_context_as_no_reasoning_part() -> None:
-    # gpt-oss writes its analysis channel before every answer (the record's ``reasons``): with
-    # the context unknown, two cues decide, one a plan in the model's plural or bare register
-    for text in (
-        "The user wants a one-line summary of the weather. We need to be concise.",
-        "We need to produce the brief. Lead with the main event. Let's write it.",
-    ):
-        assert get_dialect("harmony").reasons
-        v = detect(text)
-        assert v.signals == ("V",) and v.cut == 0, text
-        assert not detect(text, reasoning=True).leak, text
-        assert "V" not in detect(text, dialect="chatml").signals, text
-        assert "V" not in detect(text, dialect="all").signals, text
-    # third-person notes, or a singular "I need to": how tickets and support answers read
-    for text in (
-        "The user needs a valid ID to collect the parcel. The user might also choose delivery.",
-        "The user asked for the roadmap. I need to check the dates with the team first.",
-    ):
-        assert "V" not in detect(text).signals, text
-        assert "V" in detect(text, reasoning=False).signals, text  # a caller who knows
-
-
 def test_v_lookalike_cyrillic_letters_in_the_voice() -> None:
     assert detect("The usеr asks for X. Wе need to answer. So answer: Y.").leak
 
