@@ -247,9 +247,7 @@ _TURN_SOURCE = (
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
     # ... and under the full labels: the user's line, the assistant's right after it
     # (``Canberra.\nUser: and of Canada?\nAssistant: Ottawa.``, ``用户：...\n助手：...``)
-    # (after a line break: the text before it must end a sentence, and a branch that opens
-    # with a literal costs the search of other texts nothing)
-    r"|\n[ \t]{0,3}(?P<labelled>(?:\*\*)?(?:User|USER|\u7528\u6237))(?:\*\*)?[ \t]?[:\uff1a]"
+    r"|(?m:^)[ \t]{0,3}(?P<labelled>(?:\*\*)?(?:User|USER|\u7528\u6237))(?:\*\*)?[ \t]?[:\uff1a]"
     r"(?:\*\*)?[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n(?:[ \t]{0,8}\n)?[ \t]{0,3}(?:\*\*)?"
     r"(?:Assistant|ASSISTANT|AI|\u52a9\u624b)(?:\*\*)?[ \t]?[:\uff1a](?:\*\*)?[ \t]*[^\W\d_]"
     # the user's turn forged behind the bullet an agent's interface prints before each turn
