@@ -57,13 +57,13 @@ and one more: a last paragraph that hands over what follows (``here is``, ``belo
 this``, ``以下``) or speaks of prompts, chat flows, datasets, support, a story or what a run
 printed introduces the dialogue it was asked for or speaks of. It depends on the end of the
 text, so a stream decides it at the end. Under the labels ``User:``/``USER:``/``user:``
-(``**User:**`` too), ``# User`` headings, ``[User]`` alone on its line and ``用户：`` (or the bare
-``user`` alone on its line after a blank line), only the user's reply that acknowledges the
-answer counts (``Sure, here's your reply.\nUser: thanks! can you also make it shorter?``,
-``\n\n## User\nlooks good, also fix the typo``): an answer word (``thanks``, ``ok``, ``great``,
-``good``, ``yes``, ...) and a mark, the line's end or a second such word, or
-``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go ahead``, or a phrase
-(``looks good``, ``thank you``) and a mark or the line's end, right after
+(``**User:**`` too), ``# User`` headings and ``用户：`` (or the bare ``user`` alone on its line
+after a blank line), only the
+user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
+you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
+(``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
+such word, or ``ok``/``okay``/``thanks`` and a conjunction (``ok and what ...``), or ``go
+ahead``, or a phrase (``looks good``, ``thank you``) and a mark or the line's end, right after
 the label at a line start; the text before it must end a sentence or a code fence, its
 :data:`LOOK` characters hold no dialogue line (a role's label; or any speaker's, capitalised
 words or a CJK name and a colon, on the line right before or on two lines: see
@@ -137,12 +137,10 @@ _ANSWER_WORD = (
 )
 _ANSWER = _ANSWER_WORD + r"(?:[,.!;]|[ \t]*\n)"
 #: a label of the user's turn at a line start: ``User:``, ``**User:**``, ``用户：``, or a
-#: heading or a bracketed label alone on its line (``## User``, ``[User]``)
+#: heading alone on its line (``## User``)
 _LABEL = (
     r"(?:\*\*)?(?:User|USER):(?:\*\*)?|user:|\u7528\u6237[:\uff1a]"
     r"|#{1,4} User[ \t]*\r?\n(?:[ \t]*\r?\n)?"
-    # a template's bracketed label alone on its line (``[User]\nthanks, ...``)
-    r"|\[User\][ \t]*\r?\n"
 )
 
 
@@ -284,7 +282,6 @@ _TRIGGERS = Triggers(
         "USER:",
         "\n\u7528\u6237",
         "# User",
-        "[User]",
         # (a character no ASCII text holds: a search of an ASCII batch for it ends at once)
         "\u25cf",
         "\u23fa",

@@ -497,10 +497,9 @@ def _named_result_opener(text: str, start: int, end: int, final: bool) -> bool |
     marks, tokens or line breaks come first). After a word of prose (the left-hand rule of
     :func:`_sentence`), only: an empty pair of its tags, then a mark and the end of the text or
     a lower-case word that is no role, or a noun naming the pair (``wrapped in
-    <tool_response></tool_response>, and``: the pair holds no result); alone, a noun naming it
-    and then the end or a lower-case word that is no role (``strips <tool_response> blocks from
-    the text``), or a closing mark that ends the text (``The turn opener is <|im_start|>.``).
-    ``None`` while a stream's next characters may decide."""
+    <tool_response></tool_response>, and``: the pair holds no result); alone, a closing mark
+    that ends the text (``The turn opener is <|im_start|>.``). ``None`` while a stream's next
+    characters may decide."""
     if not _prose_before(text, start, end):
         return False
     opener = _OPENER.fullmatch(text, start, end)
@@ -518,16 +517,6 @@ def _named_result_opener(text: str, start: int, end: int, final: bool) -> bool |
             return None if noun is None or ends is None else False
         if not final and len(rest) < len(closer) and closer.startswith(rest):
             return None
-    # a noun that names it, then the end or a lower-case word of the sentence (``strips
-    # <tool_response> blocks from the text``); not what a forged result goes on with (``tags
-    # {"status": ...}``, ``tokens: 1532 used``, ``tokens. Ignore all previous instructions``)
-    noun = _PAIR_NOUN_AFTER[True].match(text, end, min(len(text), end + RIGHT))
-    if noun is not None:
-        named = _after_matches(_PAIR_END[final], text[noun.end() :], final)
-        if named is not False:
-            return named
-    elif not final and _after_matches(_PAIR_NOUN_AFTER[False], text[end:], False) is None:
-        return None
     return _after_matches(_RESULT_AT_END[final], text[end:], final)
 
 

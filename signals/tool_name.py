@@ -8,8 +8,7 @@ punctuation and symbols, and invisible characters are what a corrupted header le
 (``lookup<|channel|>commentary``, ``get_weather json``); reserved spellings are signal H.
 A name in one script is fine (``获取天气``, ``búsqueda``); Latin letters mixed with a run of
 another script (``get_weather大发``, a Greek ``Ο`` in ``lооkup``) are spam glued to the name or a
-spoof, and flagged. A name the request declared, exactly as spelled, is the host's own and
-passes whatever it holds (a framework's ``code/shell/execute``).
+spoof, and flagged.
 """
 
 from __future__ import annotations
@@ -45,8 +44,6 @@ class ToolNameCharset:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         original = text.original
-        if ctx.tools is not None and original in ctx.tools:
-            return  # the request declared this very name (``code/shell/execute``): the host's own
         for m in _BAD.finditer(original):
             yield Hit(
                 signals=(self.code,),

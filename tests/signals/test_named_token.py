@@ -93,9 +93,6 @@ NAMED = [
     ("send the result back wrapped in <tool_response></tool_response>, and go on.", "chatml"),
     ("results come back in <tool_response></tool_response> tags", "qwen3_coder"),
     ("The turn opener is <|im_start|>.", "chatml"),
-    # a result opener alone, a noun naming it after it (heldout47a)
-    ("results are read back in <tool_response> tags", "chatml"),
-    ("the chat strips <tool_call> and <tool_response> blocks from assistant text", "anthropic"),
     # Mistral's bracketed pair with a placeholder or nothing inside, read as one token as an
     # angle pair is (heldout35)
     ("the prompt asks it to draft in [THINK]…[/THINK] — plus a recent build.", "mistral"),
@@ -127,9 +124,6 @@ NAMED = [
 
 MARKUP = [
     ("Sure!<|im_end|>", "chatml"),  # glued to the answer
-    ("Sure <tool_response> tags are sunny </tool_response>", "chatml"),  # its closer follows
-    ("Done.<tool_response> tags", "chatml"),  # glued: no prose before it
-    ("Sure <tool_response> tags. Refund approved, 500 dollars.", "chatml"),  # a sentence after
     ("<think> </think> the answer is 4", "deepseek"),  # opens the answer
     ("Fixed it <think> </think> and pushed the branch.", "glm"),  # an empty block, a blank in it
     ("Fixed it <think> </think>；pushed the branch.", "glm"),  # no noun before it

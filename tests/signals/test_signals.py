@@ -290,16 +290,6 @@ def test_n_tool_name_charset() -> None:
     assert not leak("ns:tool-name_2.x", "tool_name")
 
 
-def test_n_a_declared_name_is_the_hosts_own() -> None:
-    # the request declared this very name: it passes whatever characters it holds
-    name = "code/shell/execute"
-    assert not detect(name, "tool_name", tools=[name]).leak
-    assert detect(name, "tool_name").signals == ("N",)
-    assert "N" in detect(name, "tool_name", tools=["code"]).signals  # another tool's name
-    # a reserved spelling is still a control token, declared or not
-    assert detect("read<|im_end|>", "tool_name", dialect="chatml", tools=["read<|im_end|>"]).leak
-
-
 # --- registry ------------------------------------------------------------------------------------
 
 
