@@ -47,16 +47,13 @@ below. So does a dialogue of both turns the model writes after its answer in Cla
 abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
 ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
 "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
-transcript). So does such a dialogue under the full labels that ends the text on the user's
-turn: the user's line (``User:``, ``USER:``, ``**User:**``, ``用户：``) and the assistant's right
-after it (``Assistant:``, ``AI:``, ``助手：``), each with words, after an answer that ends a
-sentence, and the text's last line the user's again (``Canberra.\nUser: and of Canada?\nAssistant:
-Ottawa.\nUser: thanks!``: the model wrote the next turn and stopped at it; a sample shown to the
-reader ends on the reply it demonstrates), read with the exemptions of a labelled reply below
-and one more: a last paragraph that hands over what follows (``here is``, ``below``, ``like
-this``, ``以下``) or speaks of prompts, chat flows, datasets, support, a story or what a run
-printed introduces the dialogue it was asked for or speaks of. It depends on the end of the
-text, so a stream decides it at the end. Under the labels ``User:``/``USER:``/``user:``
+transcript). So does such a dialogue under the full labels, the user's line (``User:``,
+``USER:``, ``**User:**``, ``用户：``) and the assistant's right after it (``Assistant:``, ``AI:``,
+``助手：``), each with words, after an answer that ends a sentence (``Canberra.\nUser: and of
+Canada?\nAssistant: Ottawa.``), read with the exemptions of a labelled reply below and one more:
+a last paragraph that hands over what follows (``here is``, ``below``, ``like this``, ``以下``) or
+speaks of prompts, chat flows, datasets, support, a story or what a run printed introduces the
+dialogue it was asked for or speaks of. Under the labels ``User:``/``USER:``/``user:``
 (``**User:**`` too), ``# User`` headings and ``用户：`` (or the bare ``user`` alone on its line
 after a blank line), only the
 user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
@@ -358,13 +355,8 @@ class ForgedTurn:
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
             if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
-            if group == "labelled" and not (
-                final
-                and _ends_on_the_users_turn(norm, m.end())
-                and _forged_reply(norm, at)
-                and _answered_before(norm, at)
-            ):
-                continue  # a sample shown (it ends on a reply), introduced, or a transcript
+            if group == "labelled" and not (_forged_reply(norm, at) and _answered_before(norm, at)):
+                continue  # a sample its answer introduces, or a transcript
             asks = group == "spoke" and m.group("asks") is not None
             if group == "spoke" and _forged_words(norm, role, final, asks) is not True:
                 continue  # a transcript, a sample, a term list (None: the next line decides)
@@ -461,22 +453,6 @@ _HANDS_OVER = re.compile(
     # 以下, 如下, 下面; 测试, 输出, 结果, 回复
     r"|\u4ee5\u4e0b|\u5982\u4e0b|\u4e0b\u9762|\u6d4b\u8bd5|\u8f93\u51fa|\u7ed3\u679c|\u56de\u590d"
 )
-
-
-#: a line under the user's label, with words
-_USERS_LINE = re.compile(
-    r"[ \t]{0,3}(?:\*\*)?(?:User|USER|\u7528\u6237)(?:\*\*)?[ \t]?[:\uff1a](?:\*\*)?[ \t]*"
-    r"[^\n]*[^\W\d_]"
-)
-
-
-def _ends_on_the_users_turn(norm: str, after: int) -> bool:
-    """Whether the text's last line (past ``after``) is the user's, labelled, with words: the
-    model wrote the user's next turn and stopped there, where a sample shown to the reader ends
-    on the reply it demonstrates."""
-    body = norm.rstrip()
-    last = body.rfind("\n") + 1
-    return last > after and _USERS_LINE.match(body, last) is not None
 
 
 def _answered_before(norm: str, at: int) -> bool:
