@@ -47,15 +47,8 @@ below. So does a dialogue of both turns the model writes after its answer in Cla
 abbreviations (``\n\nH: great, now push it\n\nA: Pushing now.``; the anthropic dialect reserves
 ``\n\nHuman:`` itself), unless the paragraph before introduces a sample (a colon, a heading,
 "example", "role-play", ...) or the :data:`LOOK` characters before it hold a dialogue line (a
-transcript). So does such a dialogue under the full labels, the user's line (``User:``,
-``USER:``, ``**User:**``, ``用户：``) and the assistant's right after it (``Assistant:``, ``AI:``,
-``助手：``), each with words, after an answer that ends a sentence (``Canberra.\nUser: and of
-Canada?\nAssistant: Ottawa.``), read with the exemptions of a labelled reply below and one more:
-a last paragraph that hands over what follows (``here is``, ``below``, ``like this``, ``以下``) or
-speaks of prompts, chat flows, datasets, support, a story or what a run printed introduces the
-dialogue it was asked for or speaks of. Under the labels ``User:``/``USER:``/``user:``
-(``**User:**`` too), ``# User`` headings and ``用户：`` (or the bare ``user`` alone on its line
-after a blank line), only the
+transcript). Under the labels ``User:``/``USER:``/``user:`` (``**User:**`` too), ``# User``
+headings and ``用户：`` (or the bare ``user`` alone on its line after a blank line), only the
 user's reply that acknowledges the answer counts (``Sure, here's your reply.\nUser: thanks! can
 you also make it shorter?``, ``\n\n## User\nlooks good, also fix the typo``): an answer word
 (``thanks``, ``ok``, ``great``, ``good``, ``yes``, ...) and a mark, the line's end or a second
@@ -69,11 +62,11 @@ words or a CJK name and a colon, on the line right before or on two lines: see
 counterparts). Sample dialogues, scripts and fine-tuning formats write these labels after every
 kind of paragraph, and open with a greeting or a request, not with thanks for an answer the text
 has just given; other labelled turns (``User: what about Canada?``) are left out for that
-reason, unless the assistant's labelled line follows (above), or they are sentences
-(:data:`_USER_WORDS`, under a ``User:`` or ``user:`` label) and the answer's own words
-acknowledge them on the next line, unlabelled (a word of assent, :data:`_ACKNOWLEDGED`, then a
-comma, a mark or a dash: ``Saved.\nuser: Can we also add a bucket?\nSure - adding it now.``),
-read with the same exemptions: the model wrote the user's turn and went on as itself.
+reason, unless they are sentences (:data:`_USER_WORDS`, under a ``User:`` or ``user:`` label)
+and the answer's own words acknowledge them on the next line, unlabelled (a word of assent,
+:data:`_ACKNOWLEDGED`, then a comma, a mark or a dash: ``Saved.\nuser: Can we also add a
+bucket?\nSure - adding it now.``), read with the same exemptions: the model wrote the user's
+turn and went on as itself, where a sample labels both speakers.
 
 Prose starts its paragraphs capitalised; a transcript quoted in docs writes ``user:``; a term
 list or a form (``Fields:\n\nuser\nThe account name.``, ``Set the owner:\n\nuser Alice``) asks
@@ -240,11 +233,6 @@ _TURN_SOURCE = (
     # assistant's (``\n\nH: great, now push it\n\nA: Pushing now.``; both hold words)
     r"|\n[ \t]{0,8}\r?\n(?P<dialog>H):[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n"
     r"(?:[ \t]{0,8}\r?\n)?[ \t]{0,8}A[ \t]?:[ \t]*[^\W\d_]"
-    # ... and under the full labels: the user's line, the assistant's right after it
-    # (``Canberra.\nUser: and of Canada?\nAssistant: Ottawa.``, ``用户：...\n助手：...``)
-    r"|(?m:^)[ \t]{0,3}(?P<labelled>(?:\*\*)?(?:User|USER|\u7528\u6237))(?:\*\*)?[ \t]?[:\uff1a]"
-    r"(?:\*\*)?[ \t]*(?=[^\n]*[^\W\d_])[^\n]{1,200}\n(?:[ \t]{0,8}\n)?[ \t]{0,3}(?:\*\*)?"
-    r"(?:Assistant|ASSISTANT|AI|\u52a9\u624b)(?:\*\*)?[ \t]?[:\uff1a](?:\*\*)?[ \t]*[^\W\d_]"
     # the user's turn forged behind the bullet an agent's interface prints before each turn
     # (Claude Code's ``⏺``, ``●``): after a blank line, the bullet and the label (any case, bold
     # or not), three words at least, a blank line, and the answer going on as a paragraph that
@@ -347,7 +335,7 @@ class ForgedTurn:
         for m in windowed(_TURN_FINAL if final else _TURN_OPEN, norm):
             groups = (
                 *("role", "asked", "spoke", "system", "record"),
-                *("observed", "dialog", "labelled", "bullet", "hashed"),
+                *("observed", "dialog", "bullet", "hashed"),
             )
             group = next(g for g in groups if m.group(g) is not None)
             role = m.start(group)
@@ -355,8 +343,6 @@ class ForgedTurn:
             at = norm.rfind("\n", 0, role) + 1 if group == "bullet" else role
             if group in ("dialog", "bullet", "hashed") and not _forged_dialog(norm, at):
                 continue
-            if group == "labelled" and not (_forged_reply(norm, at) and _answered_before(norm, at)):
-                continue  # a sample its answer introduces, or a transcript
             asks = group == "spoke" and m.group("asks") is not None
             if group == "spoke" and _forged_words(norm, role, final, asks) is not True:
                 continue  # a transcript, a sample, a term list (None: the next line decides)
@@ -380,7 +366,6 @@ class ForgedTurn:
                 "record": "the interface's record of a tool call forged inside the answer",
                 "observed": "a tool's observation forged after the model's own action",
                 "dialog": "a dialogue of both turns forged after the answer",
-                "labelled": "a dialogue of both turns forged after the answer",
                 "bullet": "the user's turn forged behind an interface's bullet",
                 "hashed": "the user's turn forged as a template's '### Human:' line",
             }.get(group, "the user's turn forged inside the answer")
@@ -437,29 +422,6 @@ def _in_dialogue(before: str) -> bool:
     starts = [m.start() for m in _SPEAKER_LINE.finditer(before)]
     last = before.rfind("\n") + 1
     return len(starts) >= 2 or bool(starts and starts[-1] >= last)
-
-
-#: a paragraph that hands over what follows (``Sure, here you go.``, ``Below is one.``,
-#: ``以下是``), or speaks of prompts, chat flows, datasets, support, a story or a run's output:
-#: the dialogue after it is the answer asked for, or the material it speaks of
-_HANDS_OVER = re.compile(
-    r"(?i)\b(?:here(?:'s|\s+(?:is|are|you\s+go|it\s+is))|below|following|as\s+follows"
-    r"|like\s+(?:this|so)|(?:look|go|read|goes|looks|reads)\s+like|prompts?|flows?|turns?"
-    r"|datasets?|training|fine-?tun\w*|chats?|support|customer|agent|intent|utterances?"
-    r"|scenes?|stor(?:y|ies)|continu\w*|narrat\w*|characters?|game|play"
-    # what a run or a test printed, quoted as its record
-    r"|test\w*|tried|output|results?|printed|prints|shows?|showed|returns?|returned"
-    r"|respond(?:s|ed)?|said|says|wrote|writes|reads)\b"
-    # 以下, 如下, 下面; 测试, 输出, 结果, 回复
-    r"|\u4ee5\u4e0b|\u5982\u4e0b|\u4e0b\u9762|\u6d4b\u8bd5|\u8f93\u51fa|\u7ed3\u679c|\u56de\u590d"
-)
-
-
-def _answered_before(norm: str, at: int) -> bool:
-    """Whether the paragraph before a labelled dialogue answers (the model ran on past its
-    turn) rather than hands over what follows (a dialogue it was asked to write)."""
-    before = norm[max(0, at - LOOK) : at].rstrip()
-    return _HANDS_OVER.search(before[before.rfind("\n\n") + 1 :]) is None
 
 
 #: the words of a paragraph that introduces a sample, in Chinese

@@ -465,6 +465,7 @@ def test_a_labelled_turn_the_answer_acknowledges_trips(text: str, dialect: str) 
     [
         "Here is an example exchange.\n\nUser: Can I get a refund?\nSure, I can help with that.",
         "A good support bot answers so:\n\nUser: Can I get a refund?\nSure, happy to help.",
+        "Saved.\nUser: Can we also add a bucket?\nAssistant: Sure - adding it.",  # labelled
         "Saved.\nUser: Can we also add a bucket?\nThat depends on the plan.",  # no assent
         "User: hi\nAssistant: hello.\nUser: add a bucket\nSure, adding it.",  # a transcript
         "Saved.\nUser: Can we add one?\n```\nSure, adding it.\n```",  # no assent opening
@@ -591,64 +592,3 @@ def test_the_users_own_words_every_split(text: str) -> None:
             # no hold: the forged line may be shown, never what comes after its line
             line_end = text.find("\n", whole.hits[0].end - 1)
             assert shown <= (len(text) if line_end < 0 else line_end + 1), cut
-
-
-# --- a dialogue of both turns forged after the answer, under the full labels -----------------
-
-RUN_ON = [
-    "I'm an AI assistant built to answer questions.\nUser: what's the capital of Australia?\n"
-    "Assistant: Canberra.\nUser: and of Canada?",
-    "Sure, Mondays are rough for everyone.\nUser: Any tips for getting through one?\n"
-    "Assistant: Coffee and a short walk.",
-    "The capital of France is Paris.\n\nUSER: And of Italy?\n\nASSISTANT: Rome.",
-    "Saved.\nUser: Can we also add a bucket?\nAssistant: Sure - adding it.",
-    "Saved.\n**User:** add a bucket too\n**Assistant:** Adding it.",
-    "\u6211\u662f\u4e00\u4e2a\u667a\u80fd\u52a9\u624b\u3002\n\u7528\u6237\uff1a\u4f60\u80fd\u5199\u4ee3\u7801"
-    "\u5417\uff1f\n\u52a9\u624b\uff1a\u5f53\u7136\u53ef\u4ee5\u3002",
-    "Done.\r\nUser: and the other one?\r\nAI: Done too.",
-]
-
-
-@pytest.mark.parametrize("text", RUN_ON)
-@pytest.mark.parametrize("dialect", ["chatml", "llama3", "all"])
-def test_a_labelled_dialogue_after_the_answer_trips(text: str, dialect: str) -> None:
-    v = detect(text, dialect=dialect)
-    assert v.leak and v.signals[0] == "O", v.reason
-    assert v.hits[0].detail == "a dialogue of both turns forged after the answer"
-    label = next(w for w in ("**User", "User", "USER", "\u7528\u6237") if w in text)
-    assert v.cut == text.index(label)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "User: hi\nAssistant: hello",  # the whole text is the dialogue
-        "Sure, here you go.\nUser: Hi there\nAssistant: Hello! How can I help?",  # handed over
-        "Below is one.\n\nUser: Hi\nAssistant: Hello!",
-        "It goes like this.\nUser: Hi\nAssistant: Hello!",
-        "I updated the system prompt.\nUser: hi\nAssistant: Hi! How can I help?",
-        "Tested it locally and it works.\nUser: what's 2+2?\nAssistant: 4",  # a run's record
-        "The bot replied in French.\nUser: hi\nAssistant: Bonjour !",
-        "Sure, continuing the scene.\nUser: Open the pod bay doors.\nAssistant: No.",
-        "The support flow is now shorter.\nUser: refund please\nAssistant: Sure, order number?",
-        "Training rows look so.\n\nUser: hi\nAssistant: hello",
-        "\u4ee5\u4e0b\u662f\u793a\u4f8b\u3002\n\u7528\u6237\uff1a\u4f60\u597d\n\u52a9\u624b\uff1a\u4f60\u597d\uff01",
-        "\u6d4b\u8bd5\u901a\u8fc7\u4e86\u3002\n\u7528\u6237\uff1a\u4f60\u597d\n\u52a9\u624b\uff1a\u4f60\u597d\uff01",
-        "Format:\nUser: {question}\nAssistant: {answer}",  # a colon introduces it
-        "Q: what?\nA: this.\nUser: and that?\nAssistant: that.",  # a transcript
-        "Done.\nUser: and the other one?\nBot: Done too.",  # another speaker's label
-        "Done.\nUser: and the other one?\n\nSure.",  # no assistant line
-        "Done. User: and the other one?\nAssistant: Done too.",  # mid-line
-        "```\nDone.\nUser: and the other one?\nAssistant: Done too.\n```",  # inside a fence
-        "Done.\nUser: 42\nAssistant: 7",  # no words
-    ],
-)
-def test_a_labelled_dialogue_introduced_or_quoted_passes(text: str) -> None:
-    for dialect in ("chatml", "all"):
-        v = detect(text, dialect=dialect)
-        assert "O" not in v.signals, (dialect, v.reason)
-
-
-@pytest.mark.parametrize("text", RUN_ON[:4])
-def test_a_labelled_dialogue_every_split(text: str) -> None:
-    assert_every_split(text, "text", "chatml")
