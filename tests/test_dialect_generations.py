@@ -151,13 +151,9 @@ def test_a_shape_is_not_a_name_with_a_space_or_a_symbol() -> None:
         assert not detect(text, dialect="chatml").leak, text
 
 
-def test_records_of_bar_tokens_read_the_shape_of_a_next_generation_harmony_does_not() -> None:
-    # a family's next generation served under its record leaks tokens the record does not list
-    for dialect in ("llama3", "kimi", "glm"):
-        assert detect("Here is the summary.<|turn_end|>", dialect=dialect).leak, dialect
-    # Harmony's literal rule covers its own spellings; another family's shape is escaped in
-    # input but not judged in a gpt-oss answer
-    assert not detect("Here is the summary.<|turn_end|>", dialect="harmony").leak
+def test_dialects_that_list_their_family_do_not_read_the_shape() -> None:
+    for dialect in ("llama3", "kimi", "glm", "harmony"):
+        assert not detect("Here is the summary.<|turn_end|>", dialect=dialect).leak, dialect
 
 
 @pytest.mark.parametrize("text", [SHAPES[0][0], SHAPES[3][0]])

@@ -11,7 +11,6 @@ import dataclasses
 import pytest
 import regex
 
-import guard
 from guard.dialects import ALL, DIALECTS, Dialect, dialect_for_model, get_dialect
 
 RECORDS = list(DIALECTS.values())
@@ -512,23 +511,3 @@ def test_gemini_control_tokens_are_reserved() -> None:
 
     assert detect("It backs off exponentially &<ctrl46>. Next I test.", dialect="gemini").leak
     assert not detect("The token <ctrl46> is its string delimiter.", dialect="gemini").leak
-
-
-BAR_TOKEN_RECORDS = (
-    *("glm", "kimi", "kimi_k3", "llama3", "deepseek", "deepseek_v32", "hunyuan"),
-    *("lfm2", "chatglm3", "qwen3_coder"),
-)
-
-
-@pytest.mark.parametrize("name", BAR_TOKEN_RECORDS)
-def test_a_bar_token_record_judges_the_special_token_shape_of_unlisted_families(name: str) -> None:
-    # a stack serving a family's next generation (or a fine-tune's own tokens) under this record
-    # leaks <|NAME|> spellings the record does not list: judged in output, never escaped
-    record = get_dialect(name)
-    assert get_dialect("chatml").output_patterns[0] in record.output_patterns
-    text = "<|tool_call_result_begin|>\n<|tool_list_end|>\nDone - the fields are updated."
-    v = guard.detect(text, dialect=name)
-    assert v.leak and "H" in v.signals, (name, v.reason)
-    assert guard.escape("<|acme_turn_end|>", dialect=name) == "<|acme_turn_end|>"
-    # named in a sentence it is prose (I), as under chatml
-    assert not guard.detect("The <|acme_turn_end|> token closes the turn.", dialect=name).leak

@@ -298,13 +298,11 @@ def test_another_dialects_call_syntax_in_a_string_trips(dialect: str) -> None:
 
 
 def test_another_dialects_marker_past_the_boundary_trips_with_t() -> None:
-    v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect="gemma")
+    v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect="llama3")
     assert v.leak and set(v.signals) == {"X", "T"}
-    # a record of bar tokens also reads the bar shape of a family it does not list (its output
-    # pattern)
-    for dialect in ("chatml", "llama3"):
-        v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect=dialect)
-        assert v.leak and set(v.signals) == {"X", "T", "H"}, dialect
+    # chatml also reads the bar shape of a family it does not list (its output pattern)
+    v = detect('{"a": 1}<｜tool▁call▁end｜>', "tool_arg", dialect="chatml")
+    assert v.leak and set(v.signals) == {"X", "T", "H"}
 
 
 @pytest.mark.parametrize(
