@@ -8,7 +8,10 @@ punctuation and symbols, and invisible characters are what a corrupted header le
 (``lookup<|channel|>commentary``, ``get_weather json``); reserved spellings are signal H.
 A name in one script is fine (``获取天气``, ``búsqueda``); Latin letters mixed with a run of
 another script (``get_weather大发``, a Greek ``Ο`` in ``lооkup``) are spam glued to the name or a
-spoof, and flagged.
+spoof, and flagged. A name the request declared, exactly as spelled, passes when it holds only
+ASCII letters, digits and ``_$.:-/@#+`` (a framework's ``code/shell/execute``): a declared name
+holding a look-alike, an invisible character, a blank or markup is still read (a tool list may
+come from a third-party server).
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ _BAD = re.compile(r"[^\w$.:\-]+")
 _FOREIGN = regex.compile("[" + "".join(rf"\p{{{s}}}" for s in SCRIPTS) + "]+")
 _LATIN = regex.compile(r"\p{Latin}")
 _TRIGGERS = Triggers(pattern=r"[^\w$.:\-]|[^\x00-\x7f]")
+#: the names a request may declare with punctuation of its own (``code/shell/execute``,
+#: ``team@search``): ASCII letters, digits and ``_$.:-/@#+``; a declared name with anything else
+#: (a look-alike letter, an invisible character, a blank, a token) is still read
+_PLAIN_DECLARED = re.compile(r"[A-Za-z0-9_$.:\-/@#+]+\Z")
 
 
 class ToolNameCharset:
@@ -44,6 +51,8 @@ class ToolNameCharset:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         original = text.original
+        if ctx.tools is not None and original in ctx.tools and _PLAIN_DECLARED.match(original):
+            return  # the request declared this very name (``code/shell/execute``): the host's own
         for m in _BAD.finditer(original):
             yield Hit(
                 signals=(self.code,),
