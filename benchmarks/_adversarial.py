@@ -185,6 +185,9 @@ FAMILIES: dict[str, Callable[[str, int], str]] = {
     "bidi around markers": lambda d, n: _repeat(_marker_unit(d, _bidi), n),
     "run of <": lambda d, n: "<" * n,
     "run of <|": lambda d, n: _repeat("<|", n),
+    # one token of a family no record lists after another (chatml judges its shape; each was
+    # once walked back over the whole run to see whether a JSON string held it)
+    "run of <|name|>": lambda d, n: _repeat("<|x|>", n),
     "run of [": lambda d, n: "[" * n,
     "repeated <think>": lambda d, n: _repeat("<think>", n),
     "repeated calls": lambda d, n: _repeat(call_text(d) + "\n", n),

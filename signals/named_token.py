@@ -558,9 +558,12 @@ def _json_value(text: str, start: int, end: int, final: bool, dialect: Dialect) 
     no JSON; nor is JSON that holds one of the dialect's result openers). ``None`` while the JSON
     may still be arriving."""
     line = text.rfind("\n", 0, start) + 1
-    left = _CHUNK_BEFORE.search(text, line, start)
+    # (the tokens around it are read within SEVERAL characters: a run of thousands of tokens
+    # would otherwise be walked again from each of them, a time quadratic in the run)
+    lo = max(line, start - SEVERAL)
+    left = _CHUNK_BEFORE.search(text, lo, start)
     opening = left.start() if left is not None else start
-    if opening <= line or text[opening - 1] != '"':
+    if opening <= lo or text[opening - 1] != '"':
         return False
     if _JSON_BEFORE.search(text, line, opening - 1) is None:
         return False
@@ -572,6 +575,8 @@ def _json_value(text: str, start: int, end: int, final: bool, dialect: Dialect) 
         if chunk.partial:
             return None  # a token still arriving
         at = chunk.end()
+        if at - end > SEVERAL:
+            return False  # no configuration's string holds that many tokens
     if at >= len(text):
         return None if not final else False
     if text[at] != '"':

@@ -134,6 +134,9 @@ DEFAULT = (
     [_case(e, f, "harmony") for e in ("stream raw", "stream dicts", "scanner") for f in FAMILIES]
     + [_case(e, f, "harmony") for e in sorted(WHOLE) for f in WHOLE_FAMILIES]
     + [_case("stream raw", "markers split", d) for d in SCANNER_DIALECTS if d != "harmony"]
+    # chatml judges the special-token shape of unlisted families, each token a named-in-prose
+    # candidate (stop 58: the JSON-string check walked the whole run back from every token)
+    + [_case(e, "run of <|name|>", "chatml") for e in ("detect", "stream raw", "audit")]
 )
 FULL = [_case(e, f, d) for d in SCANNER_DIALECTS for f in FAMILIES for e in ENTRY_POINTS]
 
