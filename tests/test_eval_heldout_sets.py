@@ -71,6 +71,11 @@ SETS_APART = (
     ("heldout46a", "h46a-", 36, 11),
     ("heldout46b", "h46b-", 37, 20),
     ("heldout46c", "h46c-", 29, 15),
+    # built the same way at stop 58; heldout47a read and tuned on, heldout47b and heldout47c
+    # kept unread until the stop's last commit was scored
+    ("heldout47a", "h47a-", 43, 14),
+    ("heldout47b", "h47b-", 34, 12),
+    ("heldout47c", "h47c-", 39, 14),
 )
 NAMES = [s[0] for s in SETS_APART]
 
