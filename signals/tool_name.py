@@ -11,7 +11,8 @@ another script (``get_weather大发``, a Greek ``Ο`` in ``lооkup``) are spam 
 spoof, and flagged. A name the request declared, exactly as spelled, passes when it holds only
 ASCII letters, digits and ``_$.:-/@#+`` (a framework's ``code/shell/execute``): a declared name
 holding a look-alike, an invisible character, a blank or markup is still read (a tool list may
-come from a third-party server).
+come from a third-party server). A stream's name that may still grow into such a declared name
+(``code/``) is held until it ends.
 """
 
 from __future__ import annotations
@@ -51,8 +52,13 @@ class ToolNameCharset:
 
     def scan(self, text: TextView, ctx: ScanContext) -> Iterable[Hit]:
         original = text.original
-        if ctx.tools is not None and original in ctx.tools and _PLAIN_DECLARED.match(original):
-            return  # the request declared this very name (``code/shell/execute``): the host's own
+        if ctx.tools and _PLAIN_DECLARED.match(original):
+            if original in ctx.tools:
+                return  # the request declared this very name (``code/shell/execute``)
+            if not ctx.final and any(
+                t.startswith(original) and _PLAIN_DECLARED.match(t) for t in ctx.tools
+            ):
+                return  # a stream's name that may still grow into such a declared one
         for m in _BAD.finditer(original):
             yield Hit(
                 signals=(self.code,),

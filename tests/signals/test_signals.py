@@ -7,6 +7,7 @@ hit labels (`M+C+S`) show which signal fired on which span.
 from __future__ import annotations
 
 import pytest
+from support.splits import assert_every_split
 
 from guard import detect
 from guard.dialects import get_dialect
@@ -303,6 +304,17 @@ def test_n_a_plain_declared_name_is_the_hosts_own() -> None:
     for dialect in ("harmony", "chatml"):
         name = "get_weather<|im_end|>"
         assert detect(name, "tool_name", dialect=dialect, tools=[name]).leak, dialect
+
+
+@pytest.mark.parametrize(
+    ("name", "leak"), [("code/shell/execute", False), ("code/shell/exec", True), ("code/x", True)]
+)
+def test_n_a_streamed_name_is_held_while_it_may_grow_into_a_declared_one(
+    name: str, leak: bool
+) -> None:
+    # a stream that delivers the name in pieces: "code/" may still become the declared name
+    tools = frozenset({"code/shell/execute"})
+    assert assert_every_split(name, "tool_name", "chatml", tools=tools).leak is leak
 
 
 # --- registry ------------------------------------------------------------------------------------
