@@ -59,13 +59,15 @@ the calls it then makes natively):
   answer instead of sent to the tool; and the result it prints (``Success. Updated the
   following files:`` and a ``M path`` line), forged.
 
-Two more forms depend on the end of the text, so a stream decides them when it ends: the whole
-answer one fenced block (after an optional ReAct ``Action:`` label) that holds nothing but a
-call, or a list of calls, of declared tools (a ``json`` fence around ``{"name": ...,
-"parameters": {...}}`` or ``{"tool_calls": [...]}``, also inside Hermes' ``<tool_call>``, or
-an ``xml`` fence around Anthropic's ``<function_calls>`` and its ``<invoke name="NAME">``
-elements: the fence's opening line is its header, so
-the finding is not code; code the user asked for is introduced or explained), and a call cut
+Two more forms depend on the end of the text, so a stream decides them when it ends: a fenced
+block (after an optional ReAct ``Action:`` label) that holds nothing but a call, or a list of
+calls, of declared tools (a ``json`` fence around ``{"name": ..., "parameters": {...}}`` or
+``{"tool_calls": [...]}``, OpenAI's entries ``{"type": "function", "function": {...}}`` too,
+also inside Hermes' ``<tool_call>`` or a ``<function_call>`` wrapper, or an ``xml`` fence
+around Anthropic's ``<function_calls>`` and its ``<invoke name="NAME">`` elements), as the
+whole answer, with a little narration of the model's own step around it, or opening the answer
+with no explanation after it: the fence's opening line is its header, so the finding is not
+code; code the user asked for is introduced or explained), and a call cut
 short by the end of the text, its arguments begun and never closed (``<TOOLCALL>[{"name":
 "get_weather", "arguments": {"loc``).
 
@@ -492,26 +494,38 @@ _EXPLAINED = regex.compile(
 
 def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     """The span of a fenced block, fence and all, that holds nothing but a call (or a list of
-    calls) of declared tools, when the answer around it is nothing, or at most :data:`AROUND`
-    characters that narrate the model's own step and do not introduce the block with a
-    colon: the call the model wrote instead of making it (code the user asked for is
-    introduced, or explained)."""
-    for m in _FENCED.finditer(norm):
-        before, after = norm[: m.start()].rstrip(), norm[m.end() :].strip()
-        if before.endswith(":") or len(before) + len(after) > AROUND:
+    calls) of declared tools, when the answer around the text's call blocks is nothing, or at
+    most :data:`AROUND` characters that narrate the model's own step, and the block is not
+    introduced with a colon; or when the block opens the answer and the prose that follows
+    does not explain it: the call the model wrote instead of making it (code the user asked
+    for is introduced, or explained). A block written twice (the call, an apology, the call
+    again) is read with the other as part of neither's surroundings."""
+    blocks = [m for m in _FENCED.finditer(norm) if _calls_in(m.group("body"), tools)]
+    if not blocks:
+        return None
+    around = norm
+    for m in reversed(blocks):
+        around = around[: m.start()] + "\n" + around[m.end() :]
+    around = around.strip()
+    for m in blocks:
+        before = norm[: m.start()].rstrip()
+        if before.endswith(":"):
             continue
-        around = (before + " " + after).strip()
-        if around and (_NARRATED.search(around) is None or _EXPLAINED.search(around)):
-            continue
-        if _calls_in(m.group("body"), tools):
-            return m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip()), m.end()
+        start = m.start() + len(norm[m.start() :]) - len(norm[m.start() :].lstrip())
+        if len(around) <= AROUND and (
+            not around or (_NARRATED.search(around) and not _EXPLAINED.search(around))
+        ):
+            return start, m.end()
+        if not before and _EXPLAINED.search(norm, m.end(), m.end() + AROUND) is None:
+            return start, m.end()
+        return None
     return None
 
 
 #: a fenced body that is a call wrapper: Anthropic's ``<function_calls>`` (its ``<invoke>``
 #: elements inside) or Hermes' ``<tool_call>`` (JSON inside)
 _WRAPPED = regex.compile(
-    r"\A\s*<(?P<tag>function_calls|tool_calls?)>(?P<inner>[\s\S]*?)</(?P=tag)>\s*\Z"
+    r"\A\s*<(?P<tag>function_calls|tool_calls?|function_call)>(?P<inner>[\s\S]*?)</(?P=tag)>\s*\Z"
 )
 _INVOKES = regex.compile(
     r"\s*(?:<invoke\s+name\s*=\s*\"(?P<name>[^\"<>]{1,128})\"\s*>[\s\S]*?</invoke>\s*)+"
@@ -541,6 +555,8 @@ def _calls_in(body: str, tools: frozenset[str]) -> bool:
     for call in calls:
         if not isinstance(call, dict):
             return False
+        if set(call) <= {"id", "type", "function"} and isinstance(call.get("function"), dict):
+            call = call["function"]  # an OpenAI ``tool_calls`` entry: its function is the call
         names = [call[k] for k in _NAME_KEYS if isinstance(call.get(k), str)]
         if not names or not any(_is_call(call, _bare(n)) or _fenced_call(call, n) for n in names):
             return False

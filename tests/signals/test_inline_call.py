@@ -436,6 +436,60 @@ def test_fenced_tool_calls_every_split_gives_the_whole_verdict() -> None:
     assert_every_split(FENCED_TOOL_CALLS, "text", "chatml", tools=TOOLS)
 
 
+# --- a fenced call: OpenAI's entries, a <function_call> wrapper, the call opening the answer ---
+
+OPENAI_ENTRY = (
+    '```json\n{"tool_calls": [{"type": "function", "function": {"name": "read",'
+    ' "arguments": "{\\"path\\": \\"a.py\\"}"}}]}\n```'
+)
+WRAPPED_CALL = (
+    '```xml\n<function_call>\n  {"name": "search_web", "arguments": {"query": "x"}}\n'
+    "</function_call>\n```"
+)
+OPENS_ANSWER = (
+    '\n```json\n{"name": "search_web", "arguments": {"query": "MCP history"}}\n```\n\n---\n\n'
+    "### Outline for the article\n\n#### 1. Origins\n- Who introduced the protocol and why."
+)
+TWICE = (
+    "Sure. I'll add the file now.\n\n" + OPENAI_ENTRY + "\n\nYou're right, I slipped there. I"
+    " should answer with a tool call.\n\nHere is the corrected version:\n\n" + OPENAI_ENTRY
+)
+
+
+@pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, OPENS_ANSWER, TWICE])
+def test_more_fenced_call_shapes_trip(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    assert v.leak and "Y" in v.signals, v.reason
+    assert v.cut == text.index("```")
+    assert "Y" not in detect(text, dialect="chatml").signals  # tools unknown
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the call opening the answer, then explained: an example shown
+        OPENS_ANSWER.split("---")[0] + "This is the request the agent would send.",
+        OPENS_ANSWER.replace("search_web", "web_fetch"),  # not a declared tool
+        WRAPPED_CALL.replace("search_web", "web_fetch"),
+        # an entry with a key a call has not is data
+        OPENAI_ENTRY.replace('"type": "function",', '"type": "function", "status": "done",'),
+        # both blocks introduced: samples
+        "The tool call looks like:\n\n" + OPENAI_ENTRY + "\n\nor again:\n\n" + OPENAI_ENTRY,
+        # a long answer that shows the call in its middle
+        "The agent keeps a queue of steps. " * 10 + "\n\n" + WRAPPED_CALL + "\n\nThen it waits.",
+    ],
+)
+def test_more_fenced_call_near_misses_pass(text: str) -> None:
+    v = detect(text, dialect="chatml", tools=TOOLS)
+    hits = [h for h in v.hits if h.code == "Y"]
+    assert not hits or not hits[0].detail.endswith("the model's own"), v.reason
+
+
+@pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, OPENS_ANSWER])
+def test_more_fenced_call_shapes_every_split(text: str) -> None:
+    assert_every_split(text, "text", "chatml", tools=TOOLS)
+
+
 # --- an element named after a declared tool (Cline-style text protocol) ----------------------
 
 ELEMENT_TOOLS = frozenset({"read_file", "execute_command"})
