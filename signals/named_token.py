@@ -439,6 +439,8 @@ def named(
         return False
     if _result_open(dialect, spelling):
         return _named_result_opener(text, start, end, final)
+    if spelling.startswith(("```", "~~~")):
+        return _sample_fence(text, start)
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value  # (a configuration names turn tokens too: ``"user": ["<|user|>", ""]``)
@@ -449,6 +451,21 @@ def named(
         if grounded is not False:
             return grounded
     return _run_state(text, start, end, final)
+
+
+#: the end of a line that introduces a sample (``Gemini then returns the call as text, e.g.``)
+_SAMPLE_INTRO = regex.compile(
+    r"(?i)(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike (?:this|so)|\blooks like"
+    r"|\bas follows)[:,]?[ \t]*(?:\r?\n[ \t]*){1,3}\Z",
+    regex.REVERSE,
+)
+
+
+def _sample_fence(text: str, start: int) -> bool:
+    """Whether the fence opener at ``start`` (a dialect's own, Gemini's ````` ```tool_code `````)
+    opens its line after a line that introduces a sample: the block is shown, not written. The
+    decision reads only what comes before it, so a stream makes it at once."""
+    return _SAMPLE_INTRO.search(text, max(0, start - 64), start) is not None
 
 
 #: a vision model's grounding output (Qwen-VL, UI-TARS): a box around one or two points, after

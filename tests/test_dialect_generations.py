@@ -216,3 +216,18 @@ def test_a_shape_holding_a_reserved_spelling_is_still_the_dialects_own() -> None
     # ``</｜DSML｜`` is a shape, and it holds DeepSeek V3.2's ``｜DSML｜``: P reads it
     v = detect('{"city": "Lyon</｜DSML｜parameter"}', "tool_arg", dialect="all")
     assert v.leak and "P" in v.signals, v.reason
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "all"])
+def test_a_citation_id_in_bars_is_no_token(dialect: str) -> None:
+    # a word, a hyphen and an id with a digit: the marker a retrieval tool asks the model to
+    # copy (`<|file-731840295511|>`); a tokenizer joins a name's parts with `_`
+    cited = "APAC grew strongly <|file-731840295511|>. Canada rose 9% <|file-731840295509|>."
+    assert not detect(cited, dialect=dialect).leak, detect(cited, dialect=dialect).reason
+    for text in (
+        "Done.<|reserved_token_163601|>",  # `_`: a tokenizer's reserved name
+        "Done.<|file-abcdefgh|>",  # no digit: a name
+        "Done.<|eot-1234|>",  # a short number
+    ):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "H" in v.signals, (text, v.reason)

@@ -486,3 +486,42 @@ def test_grounding_boxes_are_content(text: str) -> None:
 def test_box_tokens_around_anything_else_are_markup(text: str) -> None:
     assert detect(text, dialect="chatml").leak, text
     assert_every_split(text, "text", "chatml", never_past_cut=True)
+
+
+# --- Gemini's tool_code fence introduced as a sample ----------------------------------------
+
+SAMPLE_FENCE = (
+    "Workaround: set function calling to NONE. Gemini then returns the call as text, e.g.\n\n"
+    '```tool_code\nprint(default_api.create_file(path="app/main.py"))\n```\n\n'
+    "which we parse ourselves."
+)
+
+
+@pytest.mark.parametrize(
+    "intro", ["e.g.", "for example:", "for instance,", "like this:", "as follows:", "such as"]
+)
+def test_a_fence_opener_after_a_sample_line_is_shown(intro: str) -> None:
+    text = SAMPLE_FENCE.replace("e.g.", intro)
+    for dialect in ("gemini", "all"):
+        v = detect(text, dialect=dialect)
+        assert not v.leak and "I" in v.hits[0].signals, (dialect, v.reason)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        SAMPLE_FENCE.replace(" e.g.", ""),  # no sample introduced: written
+        '```tool_code\nprint(default_api.ls(path="."))\n```',  # the whole answer
+        "Let me look at the directory first.\n\n```tool_code\nprint(default_api.ls())\n```",
+        "For example: ```tool_code\nprint(default_api.ls())\n```",  # not opening its line
+        "e.g.\n\n\n\n\n```tool_code\nprint(default_api.ls())\n```",  # too far from the intro
+    ],
+)
+def test_a_fence_opener_written_as_the_answer_trips(text: str) -> None:
+    for dialect in ("gemini", "all"):
+        v = detect(text, dialect=dialect)
+        assert v.leak and "H" in v.signals, (dialect, v.reason)
+
+
+def test_a_sample_fence_every_split() -> None:
+    assert not assert_every_split(SAMPLE_FENCE, "text", "gemini").leak
