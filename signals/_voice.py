@@ -38,7 +38,10 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   I'd approach this" and for Chinese reasoning's "好的，我现在需要",
   2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
   model's thinking or plans its step: "I'm focusing on ...", "I've decided ...", "I need to")
-  and for a self-check ("Did I miss the mock? Yes, ...");
+  and for a self-check ("Did I miss the mock? Yes, ..."); 3 for a second thought about the
+  user, a sentence that opens with "Wait,", "But wait," or "Hmm," and has the user in the
+  third person for its subject ("Wait, the user said they're at high altitude"): one phrase,
+  one cue;
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
   opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
   answer, as in a FAQ, and no cue;
@@ -88,8 +91,35 @@ from ._voice_words import (
 from ._voice_words import NEEDLES as _NEEDLES
 from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
 
-__all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
+__all__ = [
+    "CLUSTER",
+    "OPENING",
+    "SECOND_THOUGHT",
+    "SECOND_THOUGHT_LITERALS",
+    "SECOND_THOUGHT_MARK",
+    "SECOND_THOUGHT_START",
+    "Cue",
+    "Judgement",
+    "find_cues",
+    "judge",
+]
 
+#: the kind of a second thought about the user (``Wait, the user said ...``)
+SECOND_THOUGHT = "second thought on the user"
+#: where such a cue may begin: its interjection (signal D's stream hint and prefilter promise)
+SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait|Hmm+)"
+#: the mark right after the interjection (``Wait,``, ``Wait —``, ``Hmm...``): with it, the
+#: interjection is one of :data:`SECOND_THOUGHT_LITERALS`
+SECOND_THOUGHT_MARK = r"(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026)"
+#: every second thought holds one of these (signal D's prefilter promise)
+SECOND_THOUGHT_LITERALS = (
+    *(
+        w + m
+        for w in ("Wait", "wait")
+        for m in (",", " \u2014", "\u2014", " \u2013", "\u2013", " -", "-", "...", "\u2026")
+    ),
+    "Hmm",
+)
 #: characters from a cluster's first cue to its last cue's start
 CLUSTER = 480
 #: a cluster whose first cue starts this close to the start of the text gets the opening bonus
@@ -429,6 +459,28 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             # (the mark first: a regex engine skips to it; the word before it is checked after)
             r"[.!?](?=[A-Z])(?<=[a-z][a-z][.!?])(?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here"
             r"|Sure|Yes|No|Hello|Hi|Okay|So|We|You|Your|There)(?= ))"
+        ),
+    ),
+    # a second thought about the user, opening its sentence: "Wait, the user said they're at
+    # high altitude", "But wait, the user might be checking whether ...", "Hmm, but wait —
+    # maybe the user is testing me": the model doubting its own reply while the user reads it
+    # (an answer speaks to the user; a transcript quoted as an example is in quotes). One
+    # phrase holds two cues, the interjection and the user in the third person, read as one
+    # heavy cue; D reads it anywhere in the answer
+    (
+        SECOND_THOUGHT,
+        3,
+        re.compile(
+            r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))[ \t]*(?P<c>"
+            + SECOND_THOUGHT_START
+            + SECOND_THOUGHT_MARK
+            + r"\s{0,3}"
+            r"(?:but\s{1,3}wait\s{0,3}(?:,|\u2014|\u2013|-)?\s{0,3})?"
+            r"(?:(?:maybe|perhaps|actually|also|now|so|but|oh),?\s{1,3})?the\s{1,3}user(?:'s)?\s{1,3}"
+            r"(?:is|was|has|had|may|might|could|would|will|can|did|does|didn't|doesn't|isn't"
+            r"|wasn't|probably|likely|seems|just|also|already|only|actually|really|clearly"
+            r"|specifically|explicitly|wants?|asked|asks|said|says|wrote|mentioned|meant|means"
+            r"|needs|expects|specified|requested|gave|provided|typed|sent)\b)"
         ),
     ),
     (

@@ -218,6 +218,7 @@ _EU_PLAN = (
 NEEDLES: dict[str, tuple[str, ...]] = {
     "the user wants me to": ("ser",),
     "the user, third person": ("ser",),
+    "second thought on the user": ("the user",),
     "the user, telegraphic": ("ser",),
     "the plan, telegraphic": ("need ", "answer"),
     "reasoning header, interface": ("hinking about", "hinking...", "hinking\u2026", "HINKING"),
