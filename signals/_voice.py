@@ -110,16 +110,13 @@ SECOND_THOUGHT = "second thought on the user"
 SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait|Hmm+)"
 #: the mark right after the interjection (``Wait,``, ``Wait —``, ``Hmm...``): with it, the
 #: interjection is one of :data:`SECOND_THOUGHT_LITERALS`
-SECOND_THOUGHT_MARK = r"(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026)"
-#: every second thought holds one of these (signal D's prefilter promise)
-SECOND_THOUGHT_LITERALS = (
-    *(
-        w + m
-        for w in ("Wait", "wait")
-        for m in (",", " \u2014", "\u2014", " \u2013", "\u2013", " -", "-", "...", "\u2026")
-    ),
-    "Hmm",
+SECOND_THOUGHT_MARK = (
+    r"(?:(?<=Wait)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026)|(?<=wait)(?:,|[ ]?\u2014)"
+    r"|(?<=m)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026))"
 )
+#: every second thought holds one of these (signal D's prefilter promise: few, as each is one
+#: more search of an audit's batch)
+SECOND_THOUGHT_LITERALS = ("Wait", "wait,", "wait \u2014", "wait\u2014", "Hmm")
 #: characters from a cluster's first cue to its last cue's start
 CLUSTER = 480
 #: a cluster whose first cue starts this close to the start of the text gets the opening bonus
