@@ -108,15 +108,12 @@ __all__ = [
 SECOND_THOUGHT = "second thought on the user"
 #: where such a cue may begin: its interjection (signal D's stream hint and prefilter promise)
 SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait|Hmm+)"
-#: the mark right after the interjection (``Wait,``, ``Wait —``, ``Hmm...``): with it, the
-#: interjection is one of :data:`SECOND_THOUGHT_LITERALS`
-SECOND_THOUGHT_MARK = (
-    r"(?:(?<=Wait)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026)|(?<=wait)(?:,|[ ]?\u2014)"
-    r"|(?<=m)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026))"
-)
+#: the mark right after the interjection (``Wait,``, ``But wait,``, ``Hmm —``, ``Hmm...``):
+#: with it, the interjection is one of :data:`SECOND_THOUGHT_LITERALS`
+SECOND_THOUGHT_MARK = r"(?:(?<=[Ww]ait),|(?<=m)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026))"
 #: every second thought holds one of these (signal D's prefilter promise: few, as each is one
-#: more search of an audit's batch)
-SECOND_THOUGHT_LITERALS = ("Wait", "wait,", "wait \u2014", "wait\u2014", "Hmm")
+#: more search of an audit's batch, and rare: "Wait for the build" holds none)
+SECOND_THOUGHT_LITERALS = ("Wait,", "wait,", "Hmm")
 #: characters from a cluster's first cue to its last cue's start
 CLUSTER = 480
 #: a cluster whose first cue starts this close to the start of the text gets the opening bonus

@@ -25,6 +25,7 @@ LEAKS = [
     "The search returned nothing this time.",
     ANSWER + "Hmm... the user probably also has a pull request open.",
     ANSWER + "Oh wait, the user asked for Fahrenheit.",
+    ANSWER + "Hmm \u2014 the user probably wants both units.",
 ]
 
 
