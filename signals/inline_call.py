@@ -65,9 +65,9 @@ calls, of declared tools (a ``json`` fence around ``{"name": ..., "parameters": 
 ``{"tool_calls": [...]}``, OpenAI's entries ``{"type": "function", "function": {...}}`` too,
 also inside Hermes' ``<tool_call>`` or a ``<function_call>`` wrapper, or an ``xml`` fence
 around Anthropic's ``<function_calls>`` and its ``<invoke name="NAME">`` elements), as the
-whole answer, with a little narration of the model's own step around it, or opening the answer
-with no explanation after it: the fence's opening line is its header, so the finding is not
-code; code the user asked for is introduced or explained), and a call cut
+whole answer, or with a little narration of the model's own step around it: the fence's
+opening line is its header, so the finding is not code; code the user asked for is introduced
+or explained), and a call cut
 short by the end of the text, its arguments begun and never closed (``<TOOLCALL>[{"name":
 "get_weather", "arguments": {"loc``).
 
@@ -496,10 +496,11 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
     """The span of a fenced block, fence and all, that holds nothing but a call (or a list of
     calls) of declared tools, when the answer around the text's call blocks is nothing, or at
     most :data:`AROUND` characters that narrate the model's own step, and the block is not
-    introduced with a colon; or when the block opens the answer and the prose that follows
-    does not explain it: the call the model wrote instead of making it (code the user asked
+    introduced with a colon: the call the model wrote instead of making it (code the user asked
     for is introduced, or explained). A block written twice (the call, an apology, the call
-    again) is read with the other as part of neither's surroundings."""
+    again) is read with the other as part of neither's surroundings. (A block that opens the
+    answer with more prose after it is not read: what follows a call shown to the user
+    explains it in words no list holds, in any language.)"""
     blocks = [m for m in _FENCED.finditer(norm) if _calls_in(m.group("body"), tools)]
     if not blocks:
         return None
@@ -515,8 +516,6 @@ def _fenced_calls(norm: str, tools: frozenset[str]) -> tuple[int, int] | None:
         if len(around) <= AROUND and (
             not around or (_NARRATED.search(around) and not _EXPLAINED.search(around))
         ):
-            return start, m.end()
-        if not before and _EXPLAINED.search(norm, m.end(), m.end() + AROUND) is None:
             return start, m.end()
         return None
     return None

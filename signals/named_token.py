@@ -439,8 +439,8 @@ def named(
         return False
     if _result_open(dialect, spelling):
         return _named_result_opener(text, start, end, final)
-    if spelling.startswith(("```", "~~~")):
-        return _sample_fence(text, start)
+    if spelling.startswith(("```", "~~~")) and _sample_fence(text, start):
+        return True
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value  # (a configuration names turn tokens too: ``"user": ["<|user|>", ""]``)
@@ -455,17 +455,26 @@ def named(
 
 #: the end of a line that introduces a sample (``Gemini then returns the call as text, e.g.``)
 _SAMPLE_INTRO = regex.compile(
-    r"(?i)(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as|\blike (?:this|so)|\blooks like"
-    r"|\bas follows)[:,]?[ \t]*(?:\r?\n[ \t]*){1,3}\Z",
+    r"(?i)(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as)[:,]?[ \t]*(?:\r?\n[ \t]*){1,3}\Z",
     regex.REVERSE,
+)
+#: that line narrating the model's own step: "I'll check a few cities, for example" introduces
+#: the call it writes, no sample
+_OWN_STEP = regex.compile(
+    r"(?i)\b(?:I|I'll|I'm|I've|I'd|me|my|let's|we'll|we're)\b|\b\w+ing\s+(?:now|it|them|this)\b"
 )
 
 
 def _sample_fence(text: str, start: int) -> bool:
     """Whether the fence opener at ``start`` (a dialect's own, Gemini's ````` ```tool_code `````)
-    opens its line after a line that introduces a sample: the block is shown, not written. The
-    decision reads only what comes before it, so a stream makes it at once."""
-    return _SAMPLE_INTRO.search(text, max(0, start - 64), start) is not None
+    opens its line after a line that introduces a sample and narrates no step of the writer's
+    own: the block is shown, not written. The decision reads only what comes before it, so a
+    stream makes it at once."""
+    intro = _SAMPLE_INTRO.search(text, max(0, start - 64), start)
+    if intro is None:
+        return False
+    line = text.rfind("\n", max(0, intro.start() - 200), intro.start()) + 1
+    return _OWN_STEP.search(text, line, intro.start()) is None
 
 
 #: a vision model's grounding output (Qwen-VL, UI-TARS): a box around one or two points, after

@@ -456,7 +456,7 @@ TWICE = (
 )
 
 
-@pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, OPENS_ANSWER, TWICE])
+@pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, TWICE])
 def test_more_fenced_call_shapes_trip(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert v.leak and "Y" in v.signals, v.reason
@@ -467,7 +467,11 @@ def test_more_fenced_call_shapes_trip(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
-        # the call opening the answer, then explained: an example shown
+        # the call opening the answer, then more prose: explained in words no list holds
+        # (review 59: "`unit` is optional; ...", "is what your model is producing", Chinese)
+        OPENS_ANSWER,
+        OPENS_ANSWER.split("---")[0] + "`unit` is optional; without it the tool uses Celsius.",
+        OPENS_ANSWER.split("---")[0] + "其中 `query` 是搜索词，默认返回五条结果。",
         OPENS_ANSWER.split("---")[0] + "This is the request the agent would send.",
         OPENS_ANSWER.replace("search_web", "web_fetch"),  # not a declared tool
         WRAPPED_CALL.replace("search_web", "web_fetch"),

@@ -497,9 +497,7 @@ SAMPLE_FENCE = (
 )
 
 
-@pytest.mark.parametrize(
-    "intro", ["e.g.", "for example:", "for instance,", "like this:", "as follows:", "such as"]
-)
+@pytest.mark.parametrize("intro", ["e.g.", "for example:", "for instance,", "such as"])
 def test_a_fence_opener_after_a_sample_line_is_shown(intro: str) -> None:
     text = SAMPLE_FENCE.replace("e.g.", intro)
     for dialect in ("gemini", "all"):
@@ -515,12 +513,23 @@ def test_a_fence_opener_after_a_sample_line_is_shown(intro: str) -> None:
         "Let me look at the directory first.\n\n```tool_code\nprint(default_api.ls())\n```",
         "For example: ```tool_code\nprint(default_api.ls())\n```",  # not opening its line
         "e.g.\n\n\n\n\n```tool_code\nprint(default_api.ls())\n```",  # too far from the intro
+        # the model announcing its own step (review 59): the call it writes, no sample
+        "Sure, I'll do it like this:\n```tool_code\nprint(default_api.ls())\n```",
+        "Let me run it as follows:\n```tool_code\nprint(default_api.ls())\n```",
+        "I'll check a few cities, for example\n```tool_code\nprint(default_api.ls())\n```",
+        "Okay, checking now, e.g.\n```tool_code\nprint(default_api.ls())\n```",
     ],
 )
 def test_a_fence_opener_written_as_the_answer_trips(text: str) -> None:
     for dialect in ("gemini", "all"):
         v = detect(text, dialect=dialect)
         assert v.leak and "H" in v.signals, (dialect, v.reason)
+
+
+def test_a_fence_token_named_in_prose_stays_named() -> None:
+    # the sample check adds to the other naming rules, never replaces them (review 59)
+    text = "The model prints ```tool_code, then the call, then a closing fence."
+    assert not detect(text, dialect="gemini").leak
 
 
 def test_a_sample_fence_every_split() -> None:
