@@ -39,7 +39,7 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
   model's thinking or plans its step: "I'm focusing on ...", "I've decided ...", "I need to")
   and for a self-check ("Did I miss the mock? Yes, ..."); 3 for a second thought about the
-  user, a sentence that opens with "Wait,", "But wait," or "Hmm," and has the user in the
+  user, a sentence that opens with "Wait," or "But wait," and has the user in the
   third person for its subject ("Wait, the user said they're at high altitude"): one phrase,
   one cue;
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
@@ -107,13 +107,14 @@ __all__ = [
 #: the kind of a second thought about the user (``Wait, the user said ...``)
 SECOND_THOUGHT = "second thought on the user"
 #: where such a cue may begin: its interjection (signal D's stream hint and prefilter promise)
-SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait|Hmm+)"
-#: the mark right after the interjection (``Wait,``, ``But wait,``, ``Hmm —``, ``Hmm...``):
-#: with it, the interjection is one of :data:`SECOND_THOUGHT_LITERALS`
-SECOND_THOUGHT_MARK = r"(?:(?<=[Ww]ait),|(?<=m)(?:,|[ ]?[\u2014\u2013-]|\.\.\.|\u2026))"
-#: every second thought holds one of these (signal D's prefilter promise: few, as each is one
-#: more search of an audit's batch, and rare: "Wait for the build" holds none)
-SECOND_THOUGHT_LITERALS = ("Wait,", "wait,", "Hmm")
+SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait)"
+#: the mark right after the interjection: a comma (``Wait,``, ``But wait,``)
+SECOND_THOUGHT_MARK = ","
+#: every second thought holds this (signal D's prefilter promise: one literal, as each is one
+#: more search of an audit's batch, and rare: "Wait for the build" does not hold it). "Hmm, the
+#: user ..." is left out: one more search made the chat-log row of the audit benchmark 0.05x
+#: slower
+SECOND_THOUGHT_LITERALS = ("ait,",)
 #: characters from a cluster's first cue to its last cue's start
 CLUSTER = 480
 #: a cluster whose first cue starts this close to the start of the text gets the opening bonus
@@ -456,8 +457,8 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
         ),
     ),
     # a second thought about the user, opening its sentence: "Wait, the user said they're at
-    # high altitude", "But wait, the user might be checking whether ...", "Hmm, but wait —
-    # maybe the user is testing me": the model doubting its own reply while the user reads it
+    # high altitude", "But wait, the user might be checking whether ...", "Wait, maybe the
+    # user is testing me": the model doubting its own reply while the user reads it
     # (an answer speaks to the user; a transcript quoted as an example is in quotes). One
     # phrase holds two cues, the interjection and the user in the third person, read as one
     # heavy cue; D reads it anywhere in the answer

@@ -9,8 +9,8 @@ ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`
 weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
 decisive cluster that holds a self-correction, a terse note, a self-check ("Did I miss the
 mock? Yes, one more there.") or a second thought about the user ("Wait, the user said ..."),
-the kinds whose spelling (``? No``, ``? no``, ``Need ``, ``Did I ``, ``Have I ``, and an
-interjection with ``the user`` a few words after it) it publishes as its trigger: a text
+the kinds whose spelling (``? No``, ``? no``, ``Need ``, ``Did I ``, ``Have I ``, and the
+``ait,`` of ``Wait,``) it publishes as its trigger: a text
 without them costs a prefilter one search, never a full detection.
 
 Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
@@ -71,7 +71,6 @@ _TRIGGERS = Triggers(
         "Did I",
         "Have I",
         "Wait",
-        "Hmm",
         "But wait",
         "Oh wait",
         "And wait",

@@ -20,12 +20,10 @@ LEAKS = [
     ANSWER + "Wait, the user said they're at high altitude (Denver). I should add a minute.",
     ANSWER + "But wait, the user might be checking whether I admit the tool failed. Let me"
     " reconsider.",
-    ANSWER + "Hmm, but wait — maybe the user is testing whether I make up a number.",
+    ANSWER + "Wait, maybe the user is testing whether I make up a number.",
     "But wait, the user wants the latest figures and the search just failed. Should I retry?\n\n"
     "The search returned nothing this time.",
-    ANSWER + "Hmm... the user probably also has a pull request open.",
     ANSWER + "Oh wait, the user asked for Fahrenheit.",
-    ANSWER + "Hmm \u2014 the user probably wants both units.",
 ]
 
 
@@ -34,7 +32,7 @@ def test_a_second_thought_about_the_user_trips(text: str) -> None:
     v = detect(text, dialect="chatml")
     assert v.leak and set(v.signals) & {"D", "L"}, v.reason
     assert "second thought on the user" in v.hits[0].detail
-    start = min(text.find(w) for w in ("Wait", "But wait", "Hmm", "Oh wait") if w in text)
+    start = min(text.find(w) for w in ("Wait", "But wait", "Oh wait") if w in text)
     assert v.cut == start, (v.cut, start)
 
 
@@ -78,6 +76,18 @@ def test_a_reasoning_part_sent_raises_the_threshold() -> None:
 def test_one_phrase_is_one_cue() -> None:
     cues = find_cues("Wait, the user asked for present tense.")
     assert [c.kind for c in cues] == [SECOND_THOUGHT]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hmm, the user probably has a pull request open.",  # no "ait," for the prefilter
+        "Wait \u2014 the user said Denver.",
+        "Wait. The user said Denver.",
+    ],
+)
+def test_other_interjections_are_not_this_cue(text: str) -> None:
+    assert SECOND_THOUGHT not in [c.kind for c in find_cues(text)]
 
 
 @pytest.mark.parametrize("text", LEAKS)
