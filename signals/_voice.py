@@ -38,10 +38,7 @@ clause such as "When the user asks"), and scores the densest cluster of cues:
   I'd approach this" and for Chinese reasoning's "好的，我现在需要",
   2 for a whole thought summary (such a bold gerund title, then a paragraph that reports the
   model's thinking or plans its step: "I'm focusing on ...", "I've decided ...", "I need to")
-  and for a self-check ("Did I miss the mock? Yes, ..."); 3 for a second thought about the
-  user, a sentence that opens with "Wait," or "But wait," and has the user in the
-  third person for its subject ("Wait, the user said they're at high altitude"): one phrase,
-  one cue;
+  and for a self-check ("Did I miss the mock? Yes, ...");
 * a self-correction is ``X? No. <imperative>`` where ``X?`` is a fragment; a sentence that
   opens as a question ("Does it stream? No. Keep it synchronous.") is a question and its
   answer, as in a FAQ, and no cue;
@@ -91,30 +88,8 @@ from ._voice_words import (
 from ._voice_words import NEEDLES as _NEEDLES
 from .reasoning_voice import _DOC_BEFORE, _PLAN, _REPLY_VERB, _SPEAK
 
-__all__ = [
-    "CLUSTER",
-    "OPENING",
-    "SECOND_THOUGHT",
-    "SECOND_THOUGHT_LITERALS",
-    "SECOND_THOUGHT_MARK",
-    "SECOND_THOUGHT_START",
-    "Cue",
-    "Judgement",
-    "find_cues",
-    "judge",
-]
+__all__ = ["CLUSTER", "OPENING", "Cue", "Judgement", "find_cues", "judge"]
 
-#: the kind of a second thought about the user (``Wait, the user said ...``)
-SECOND_THOUGHT = "second thought on the user"
-#: where such a cue may begin: its interjection (signal D's stream hint and prefilter promise)
-SECOND_THOUGHT_START = r"(?:(?:But|Oh|And)\s{1,3}wait|Wait)"
-#: the mark right after the interjection: a comma (``Wait,``, ``But wait,``)
-SECOND_THOUGHT_MARK = ","
-#: every second thought holds this (signal D's prefilter promise: one literal, as each is one
-#: more search of an audit's batch, and rare: "Wait for the build" does not hold it). "Hmm, the
-#: user ..." is left out: one more search made the chat-log row of the audit benchmark 0.05x
-#: slower
-SECOND_THOUGHT_LITERALS = ("ait,",)
 #: characters from a cluster's first cue to its last cue's start
 CLUSTER = 480
 #: a cluster whose first cue starts this close to the start of the text gets the opening bonus
@@ -454,28 +429,6 @@ _KINDS: tuple[tuple[str, int, re.Pattern[str]], ...] = (
             # (the mark first: a regex engine skips to it; the word before it is checked after)
             r"[.!?](?=[A-Z])(?<=[a-z][a-z][.!?])(?P<c>(?:I(?:'ll|'m|'ve)?|The|This|That|It|Here"
             r"|Sure|Yes|No|Hello|Hi|Okay|So|We|You|Your|There)(?= ))"
-        ),
-    ),
-    # a second thought about the user, opening its sentence: "Wait, the user said they're at
-    # high altitude", "But wait, the user might be checking whether ...", "Wait, maybe the
-    # user is testing me": the model doubting its own reply while the user reads it
-    # (an answer speaks to the user; a transcript quoted as an example is in quotes). One
-    # phrase holds two cues, the interjection and the user in the third person, read as one
-    # heavy cue; D reads it anywhere in the answer
-    (
-        SECOND_THOUGHT,
-        3,
-        re.compile(
-            r"(?m)(?:^|(?<=[.!?]\s)|(?<=[.!?]))[ \t]*(?P<c>"
-            + SECOND_THOUGHT_START
-            + SECOND_THOUGHT_MARK
-            + r"\s{0,3}"
-            r"(?:but\s{1,3}wait\s{0,3}(?:,|\u2014|\u2013|-)?\s{0,3})?"
-            r"(?:(?:maybe|perhaps|actually|also|now|so|but|oh),?\s{1,3})?the\s{1,3}user(?:'s)?\s{1,3}"
-            r"(?:is|was|has|had|may|might|could|would|will|can|did|does|didn't|doesn't|isn't"
-            r"|wasn't|probably|likely|seems|just|also|already|only|actually|really|clearly"
-            r"|specifically|explicitly|wants?|asked|asks|said|says|wrote|mentioned|meant|means"
-            r"|needs|expects|specified|requested|gave|provided|typed|sent)\b)"
         ),
     ),
     (

@@ -218,7 +218,6 @@ _EU_PLAN = (
 NEEDLES: dict[str, tuple[str, ...]] = {
     "the user wants me to": ("ser",),
     "the user, third person": ("ser",),
-    "second thought on the user": ("ait,",),
     "the user, telegraphic": ("ser",),
     "the plan, telegraphic": ("need ", "answer"),
     "reasoning header, interface": ("hinking about", "hinking...", "hinking\u2026", "HINKING"),

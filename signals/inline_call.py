@@ -476,13 +476,18 @@ _FENCED = regex.compile(
     r"[ \t]*(?P=fence)[ \t]*$"
 )
 #: the most prose around a fenced call that still reads as the model narrating its own call
-#: ("I'll list the workspace first.", "Running the tests now.")
+#: ("I'll list the workspace first.", "Running the tests now.", "One moment ...")
 AROUND = 240
 #: the words of that narration: the model's own next step (an explanation, "That is the
 #: shape.", says none of them)
 _NARRATED = regex.compile(
     r"(?i:\b(?:I'll|I will|I'm going to|let me|let's)\s+[a-z]+"
-    r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching)\b)"
+    r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching"
+    r"|checking|looking|querying|retrieving|pulling)\b"
+    # the model asking the user to wait for the call it did not make
+    r"|\b(?:one|just\s+a)\s+moment\b|\bplease\s+(?:wait|hold\s+on|stand\s+by)\b)"
+    r"|正在(?:为您|帮您|給您|为你)?(?:查询|搜索|查找|获取|读取|运行|执行|调用)|请稍(?:候|等)"
+    r"|(?:让我|我来|我先)(?:来)?(?:查|看|搜|找|读|运行|执行|调用)"
 )
 #: words of an explanation around a fenced block (what it shows, not a step taken)
 _EXPLAINED = regex.compile(

@@ -7,20 +7,17 @@ multiline."), a sentence that corrects itself ("... twenty minutes? No. Ensure u
 normal."), a block of drafting instructions ("Need final concise. Let's craft. Wait, must
 ensure."). D scores every cue of the reasoning voice in the text (:mod:`._voice`: kinds,
 weights, the densest cluster, the opening bonus, the threshold of the context) and fires on a
-decisive cluster that holds a self-correction, a terse note, a self-check ("Did I miss the
-mock? Yes, one more there.") or a second thought about the user ("Wait, the user said ..."),
-the kinds whose spelling (``? No``, ``? no``, ``Need ``, ``Did I ``, ``Have I ``, and the
-``ait,`` of ``Wait,``) it publishes as its trigger: a text
-without them costs a prefilter one search, never a full detection.
+decisive cluster that holds a self-correction, a terse note or a self-check ("Did I miss the
+mock? Yes, one more there."), the kinds whose spelling (``? No``, ``? no``, ``Need ``,
+``Did I ``, ``Have I ``) it publishes as its trigger: a text without them costs a prefilter one
+search, never a full detection.
 
 Quoted cues (code, a double-quoted phrase, a ``>`` line) do not count. The hit starts at the
 cluster's first self-correction or note and ends at the end of the paragraph of its last cue;
 its detail lists the score, the threshold and its context, and every cue. It depends on the end
 of the text: a stream decides it at the end and holds back from the first ``Need ``, ``? No``,
-``Did I ``, ``Have I `` or second thought (while what follows ``Wait`` may still become ``,
-the user``: "Wait for the build" is let through) on (ordinary answers rarely hold them; an
-answer's own "? Yes" is common, so the self-check is held from its question's first words
-instead).
+``Did I `` or ``Have I `` on (ordinary answers rarely hold them; an answer's own "? Yes" is
+common, so the self-check is held from its question's first words instead).
 """
 
 from __future__ import annotations
@@ -29,30 +26,15 @@ from collections.abc import Iterable
 from typing import Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
-from guard.models import lazy_re as re
 
 from ._common import hit_from_norm
-from ._voice import (
-    SECOND_THOUGHT,
-    SECOND_THOUGHT_LITERALS,
-    SECOND_THOUGHT_MARK,
-    SECOND_THOUGHT_START,
-    judge,
-)
+from ._voice import judge
 
 #: characters at the end of the text that are read
 SPAN = 4096
 #: the kinds whose spellings are the trigger; a decisive cluster holds one
-_KEYS = frozenset({"self-correction", "terse note", "self-check", SECOND_THOUGHT})
+_KEYS = frozenset({"self-correction", "terse note", "self-check"})
 _LITERALS = ("? No", "? no", "Need ", "Did I ", "Have I ")
-#: where a second thought starts, as a stream holds it back: the interjection, and what may
-#: follow it up to "the user" (a text going on "Wait for the build" is let through at "f")
-_SECOND_THOUGHT_TAIL = (
-    SECOND_THOUGHT_START + SECOND_THOUGHT_MARK + r"\s{0,3}"
-    r"(?:but\s{1,3}wait\s{0,3}(?:,|\u2014|\u2013|-)?\s{0,3})?"
-    r"(?:(?:maybe|perhaps|actually|also|now|so|but|oh),?\s{1,3})?the\s{1,3}user\b"
-)
-_HELD_START = re.compile(SECOND_THOUGHT_START)
 #: weak kinds read only in an answer's opening (signal L): anywhere in a text, "I need to
 #: submit by Friday" and "Now write the summary" are a person's own plans as often as a model's
 #: (and an interface header counts only as the text's first line)
@@ -60,21 +42,11 @@ _OPENING_ONLY = frozenset(
     {"first-person modal", "reply step", "reasoning header, interface", "the answer a note"}
 )
 _TRIGGERS = Triggers(
-    literals=_LITERALS + SECOND_THOUGHT_LITERALS,
+    literals=_LITERALS,
     scope="ending",
-    tail=r"(?:\? [Nn]o|Need |Did I |Have I |" + _SECOND_THOUGHT_TAIL + r")[\s\S]*",
-    tail_start=r"\? [Nn]o|Need |Did I |Have I |" + SECOND_THOUGHT_START,
-    hold_words=(
-        "Need",
-        "? No",
-        "? no",
-        "Did I",
-        "Have I",
-        "Wait",
-        "But wait",
-        "Oh wait",
-        "And wait",
-    ),
+    tail=r"(?:\? [Nn]o|Need |Did I |Have I )[\s\S]*",
+    tail_start=r"\? [Nn]o|Need |Did I |Have I ",
+    hold_words=("Need", "? No", "? no", "Did I", "Have I"),
 )
 
 
@@ -97,9 +69,7 @@ class ReasoningNotes:
         norm = text.norm
         lo = text.to_norm(max(0, len(text.original) - SPAN))
         window = norm[lo:]
-        if not any(lit in window for lit in _LITERALS) and (
-            "the user" not in window or not any(lit in window for lit in SECOND_THOUGHT_LITERALS)
-        ):
+        if not any(lit in window for lit in _LITERALS):
             return
         found = judge(window, ctx, base=ctx.offset + lo, require=_KEYS, ignore=_OPENING_ONLY)
         if found is None or not found.decisive:
@@ -108,13 +78,7 @@ class ReasoningNotes:
         # literals: a lowercase "need verify" counts for the score, but a stream has let it
         # through by the time the cluster is decided)
         held = [
-            c.start
-            for c in found.cues
-            if c.kind in _KEYS
-            and (
-                window.startswith(_LITERALS, c.start)
-                or (c.kind == SECOND_THOUGHT and _HELD_START.match(window, c.start) is not None)
-            )
+            c.start for c in found.cues if c.kind in _KEYS and window.startswith(_LITERALS, c.start)
         ]
         if not held:
             return

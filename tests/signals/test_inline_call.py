@@ -489,6 +489,24 @@ def test_more_fenced_call_near_misses_pass(text: str) -> None:
     assert not hits or not hits[0].detail.endswith("the model's own"), v.reason
 
 
+@pytest.mark.parametrize(
+    "around",
+    [
+        "Checking the weather now...",
+        "One moment while I look that up.",
+        "Please wait while the lookup runs.",
+        "正在为您查询北京的天气，请稍候。",
+        "让我查一下。",
+    ],
+)
+def test_a_fenced_call_with_a_waiting_line_trips(around: str) -> None:
+    # the model narrating the call it did not make, or asking the user to wait for it
+    # (review 59b)
+    for text in (OPENAI_ENTRY + "\n\n" + around, around + "\n\n" + OPENAI_ENTRY):
+        v = detect(text, dialect="chatml", tools=TOOLS)
+        assert v.leak and "Y" in v.signals, (text, v.reason)
+
+
 @pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, OPENS_ANSWER])
 def test_more_fenced_call_shapes_every_split(text: str) -> None:
     assert_every_split(text, "text", "chatml", tools=TOOLS)

@@ -518,6 +518,11 @@ def test_a_fence_opener_after_a_sample_line_is_shown(intro: str) -> None:
         "Let me run it as follows:\n```tool_code\nprint(default_api.ls())\n```",
         "I'll check a few cities, for example\n```tool_code\nprint(default_api.ls())\n```",
         "Okay, checking now, e.g.\n```tool_code\nprint(default_api.ls())\n```",
+        # a line that opens with a gerund narrates a step too (review 59b)
+        "Running the lookup, e.g.\n```tool_code\nprint(default_api.ls())\n```",
+        "Now looking up a capital, for instance\n```tool_code\nprint(default_api.ls())\n```",
+        # only a call fence is shown as a sample: a reasoning fence after one is a leak
+        SAMPLE_FENCE.replace("```tool_code\n", "```thinking\n"),
     ],
 )
 def test_a_fence_opener_written_as_the_answer_trips(text: str) -> None:

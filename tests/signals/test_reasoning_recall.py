@@ -128,8 +128,7 @@ def test_answers_that_share_the_words_are_clean(
 def test_the_explanation_names_each_new_kind() -> None:
     detail = detect(LEAKS[0][1], "text", "deepseek").hits[0].detail
     assert "reasoning opener 'Okay, so' at 0" in detail
-    assert "first-person step 'Let me start with" in detail
-    assert "second thought on the user 'Wait, the user might'" in detail
+    assert "first-person step 'Let me start with" in detail and "wait 'Wait,'" in detail
     detail = detect(LEAKS[3][1], "text", "glm").hits[0].detail
     assert "the user, third person (zh) '用户现在需要'" in detail and "planning (zh)" in detail
     kinds = [c.kind for c in find_cues(LEAKS[5][1])]
