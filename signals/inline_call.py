@@ -127,7 +127,8 @@ _RECORD = regex.compile(
     r"[ \t]*[:=]?[ \t]*[{(](?![^\]\n]*\]\()"
 )
 #: the same record unbracketed, opening its line: ``Calling tool "read" with arguments:
-#: {...}``, the line an agent's log prints for a call, which the model writes instead of calling
+#: {...}`` or ``Calling tool: read({...})``, the line an agent's log prints for a call, which
+#: the model writes instead of calling
 #: (its first word one of :data:`_NARRATIONS`, literals of the triggers)
 _LOGGED = regex.compile(
     r"(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing) [ \t]*(?:the[ \t]+)?(?i:tool|function)"
@@ -135,6 +136,11 @@ _LOGGED = regex.compile(
     r"(?i:with[ \t]+(?:arg(?:ument)?s?|param(?:eter)?s|input))[ \t]*[:=]?[ \t]*"
     # the arguments' object ends the line (``... {"command": "ls"} failed`` is a sentence)
     r"\{[^\n]*\}[ \t]*(?=\r?\n|\Z)"
+    # or the label and the call with its arguments' object in parentheses, ending the line
+    # (``Calling tool: grep_search({"pattern": "def upload"})``: Qwen's log line for a call)
+    r"|(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing)[ \t]+(?:the[ \t]+)?(?i:tool|function)"
+    r"[ \t]*:[ \t]*[`\"']?(?P<called>[A-Za-z_][\w.\-]{0,127})[`\"']?\([ \t]*\{[^\n]*\}[ \t]*\)"
+    r"[ \t]*(?=\r?\n|\Z)"
 )
 #: a text about a log, a trace or steps to reproduce before a logged line: it quotes the line
 _LOG_TALK = regex.compile(
@@ -737,7 +743,7 @@ class InlineCall:
                     yield hit_from_norm(text, self.code, m.start(), m.end(), told.format(name))
         if any(n in norm for n in _NARRATIONS):
             for m in _LOGGED.finditer(norm):
-                name = m.group("name")
+                name = m.group("name") or m.group("called")
                 at = m.start()
                 if m.end() == len(norm) and not ctx.final:
                     continue  # the line may go on in the next delta (``{...} failed``)

@@ -234,3 +234,24 @@ def test_a_citation_id_in_bars_is_no_token(dialect: str) -> None:
     ):
         v = detect(text, dialect=dialect)
         assert v.leak and "H" in v.signals, (text, v.reason)
+
+
+GROK_CARD = (
+    "Running that for you now.\n\n<xai:tool_usage_card>\n  <xai:tool_name>code_execution"
+    '</xai:tool_name>\n  <xai:tool_args><![CDATA[{"code":"print(1)"}]]></xai:tool_args>\n'
+    "</xai:tool_usage_card>\n\nThe script printed 1."
+)
+
+
+@pytest.mark.parametrize("dialect", ["chatml", "anthropic", "all"])
+def test_grok_tool_card_in_the_answer_trips(dialect: str) -> None:
+    # Grok's web provider streams its server-side tool card; a client shows it as text
+    v = detect(GROK_CARD, dialect=dialect)
+    assert v.leak and "H" in v.signals, v.reason
+    assert v.cut == GROK_CARD.index("<xai:")
+    named = "Grok streams an <xai:tool_usage_card> element that the client must render."
+    assert not detect(named, dialect=dialect).leak
+
+
+def test_grok_tool_card_every_split() -> None:
+    assert assert_every_split(GROK_CARD, "text", "chatml", never_past_cut=True).leak

@@ -600,6 +600,9 @@ LOGGED = [
     'Calling tool "read" with arguments: {"path": "README"}',
     'Let me check.\nCalling tool read with args: {"path": "a"}\nDone.',
     "Running the tool `memory_search` with input: {}",
+    # the label, then the call with its arguments' object in parentheses (heldout48c)
+    'Calling tool: search_web({"query": "def handle_upload", "include": "*.py"})',
+    'Let me look.\nCalling tool: read({"path": "a.py"})',
 ]
 
 
@@ -625,6 +628,10 @@ def test_a_logged_call_line_trips(text: str) -> None:
         'Steps to reproduce:\n1. Start it.\nCalling tool "read" with arguments: {}\n2. Hang.',
         'Running tool read with input: {"path": "a"} failed with exit code 2, so I retried.',
         'Calling tool "read" with arguments: {"path": "a"} is what the log prints each time.',
+        'The log shows:\nCalling tool: read({"path": "a"})',
+        'Calling tool: write({"path": "a"})',  # not declared
+        'Calling tool: read({"path": "a"}) failed twice, so I gave up.',  # a sentence
+        "Calling tool: read(path) each time",  # no arguments' object
     ],
 )
 def test_logged_call_line_near_misses_pass(text: str) -> None:

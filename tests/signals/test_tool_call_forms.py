@@ -229,7 +229,9 @@ GROK_CALL = (
 @pytest.mark.parametrize("tools", [None, ["read"]])
 def test_a_function_call_element_with_params_trips(text: str, tools: list[str] | None) -> None:
     v = detect(text, dialect="chatml", tools=tools)
-    assert v.leak and v.signals == ("J",) and v.cut == text.index("<"), v.reason
+    # (chatml reserves Grok's element too, from the `anthropic` record: H as well as J)
+    expected = ("H", "J") if "xai:" in text else ("J",)
+    assert v.leak and sorted(v.signals) == sorted(expected) and v.cut == text.index("<"), v.reason
     assert_every_split(text, "text", "chatml", tools=tools)
 
 
@@ -339,7 +341,9 @@ NAME_AND_ARGUMENTS = [
 def test_a_name_element_then_an_arguments_element_trips(text: str) -> None:
     tools = ["Bash", "Edit"]
     v = detect(text, dialect="chatml", tools=tools)
-    assert v.leak and v.signals == ("J",) and v.cut == text.index("<"), v.reason
+    # (chatml reserves Grok's element too, from the `anthropic` record: H as well as J)
+    expected = ("H", "J") if "xai:" in text else ("J",)
+    assert v.leak and sorted(v.signals) == sorted(expected) and v.cut == text.index("<"), v.reason
     assert_every_split(text, "text", "chatml", tools=tools)
 
 
