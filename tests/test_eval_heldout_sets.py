@@ -76,6 +76,11 @@ SETS_APART = (
     ("heldout47a", "h47a-", 43, 14),
     ("heldout47b", "h47b-", 34, 12),
     ("heldout47c", "h47c-", 39, 14),
+    # built the same way at stop 59 (sources nearly exhausted: smaller sets), scored blind at
+    # the stop's start and at its last detection commit before anyone read them
+    ("heldout48a", "h48a-", 37, 16),
+    ("heldout48b", "h48b-", 12, 13),
+    ("heldout48c", "h48c-", 27, 11),
 )
 NAMES = [s[0] for s in SETS_APART]
 
