@@ -127,8 +127,7 @@ _RECORD = regex.compile(
     r"[ \t]*[:=]?[ \t]*[{(](?![^\]\n]*\]\()"
 )
 #: the same record unbracketed, opening its line: ``Calling tool "read" with arguments:
-#: {...}`` or ``Calling tool: read({...})``, the line an agent's log prints for a call, which
-#: the model writes instead of calling
+#: {...}``, the line an agent's log prints for a call, which the model writes instead of calling
 #: (its first word one of :data:`_NARRATIONS`, literals of the triggers)
 _LOGGED = regex.compile(
     r"(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing) [ \t]*(?:the[ \t]+)?(?i:tool|function)"
@@ -136,11 +135,6 @@ _LOGGED = regex.compile(
     r"(?i:with[ \t]+(?:arg(?:ument)?s?|param(?:eter)?s|input))[ \t]*[:=]?[ \t]*"
     # the arguments' object ends the line (``... {"command": "ls"} failed`` is a sentence)
     r"\{[^\n]*\}[ \t]*(?=\r?\n|\Z)"
-    # or the label and the call with its arguments' object in parentheses, ending the line
-    # (``Calling tool: grep_search({"pattern": "def upload"})``: Qwen's log line for a call)
-    r"|(?m:^)[ \t]*(?:Calling|Running|Invoking|Executing)[ \t]+(?:the[ \t]+)?(?i:tool|function)"
-    r"[ \t]*:[ \t]*[`\"']?(?P<called>[A-Za-z_][\w.\-]{0,127})[`\"']?\([ \t]*\{[^\n]*\}[ \t]*\)"
-    r"[ \t]*(?=\r?\n|\Z)"
 )
 #: a text about a log, a trace or steps to reproduce before a logged line: it quotes the line
 _LOG_TALK = regex.compile(
@@ -482,18 +476,13 @@ _FENCED = regex.compile(
     r"[ \t]*(?P=fence)[ \t]*$"
 )
 #: the most prose around a fenced call that still reads as the model narrating its own call
-#: ("I'll list the workspace first.", "Running the tests now.", "One moment ...")
+#: ("I'll list the workspace first.", "Running the tests now.")
 AROUND = 240
 #: the words of that narration: the model's own next step (an explanation, "That is the
 #: shape.", says none of them)
 _NARRATED = regex.compile(
     r"(?i:\b(?:I'll|I will|I'm going to|let me|let's)\s+[a-z]+"
-    r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching"
-    r"|checking|looking|querying|retrieving|pulling)\b"
-    # the model asking the user to wait for the call it did not make
-    r"|\b(?:one|just\s+a)\s+moment\b|\bplease\s+(?:wait|hold\s+on|stand\s+by)\b)"
-    r"|正在(?:为您|帮您|給您|为你)?(?:查询|搜索|查找|获取|读取|运行|执行|调用)|请稍(?:候|等)"
-    r"|(?:让我|我来|我先)(?:来)?(?:查|看|搜|找|读|运行|执行|调用)"
+    r"|(?:^|(?<=[.!?]\s))(?:running|calling|executing|listing|reading|searching|fetching)\b)"
 )
 #: words of an explanation around a fenced block (what it shows, not a step taken)
 _EXPLAINED = regex.compile(
@@ -743,7 +732,7 @@ class InlineCall:
                     yield hit_from_norm(text, self.code, m.start(), m.end(), told.format(name))
         if any(n in norm for n in _NARRATIONS):
             for m in _LOGGED.finditer(norm):
-                name = m.group("name") or m.group("called")
+                name = m.group("name")
                 at = m.start()
                 if m.end() == len(norm) and not ctx.final:
                     continue  # the line may go on in the next delta (``{...} failed``)

@@ -439,8 +439,6 @@ def named(
         return False
     if _result_open(dialect, spelling):
         return _named_result_opener(text, start, end, final)
-    if spelling.startswith(("```", "~~~")) and "tool" in spelling and _sample_fence(text, start):
-        return True
     value = _json_value(text, start, end, final, dialect)
     if value is not False:
         return value  # (a configuration names turn tokens too: ``"user": ["<|user|>", ""]``)
@@ -451,32 +449,6 @@ def named(
         if grounded is not False:
             return grounded
     return _run_state(text, start, end, final)
-
-
-#: the end of a line that introduces a sample (``Gemini then returns the call as text, e.g.``)
-_SAMPLE_INTRO = regex.compile(
-    r"(?i)(?:\be\.g\.|\bfor (?:example|instance)|\bsuch as)[:,]?[ \t]*(?:\r?\n[ \t]*){1,3}\Z",
-    regex.REVERSE,
-)
-#: that line narrating the model's own step: "I'll check a few cities, for example" introduces
-#: the call it writes, no sample
-_OWN_STEP = regex.compile(
-    r"(?i)\b(?:I|I'll|I'm|I've|I'd|me|my|let's|we'll|we're)\b|\b\w+ing\s+(?:now|it|them|this)\b"
-    r"|(?m:^)[ \t*_>-]*(?:\w+,?[ \t]+)?(?!\w*thing\b)\w{2,}ing\b"
-)
-
-
-def _sample_fence(text: str, start: int) -> bool:
-    """Whether the fence opener at ``start`` (a dialect's call fence, Gemini's
-    ````` ```tool_code `````) opens its line after a line that introduces a sample and narrates no
-    step of the writer's own (no first person, no opening gerund: "Running the lookup, e.g."):
-    the block is shown, not written. The decision reads only what comes before it, so a
-    stream makes it at once."""
-    intro = _SAMPLE_INTRO.search(text, max(0, start - 64), start)
-    if intro is None:
-        return False
-    line = text.rfind("\n", max(0, intro.start() - 200), intro.start()) + 1
-    return _OWN_STEP.search(text, line, intro.start()) is None
 
 
 #: a vision model's grounding output (Qwen-VL, UI-TARS): a box around one or two points, after

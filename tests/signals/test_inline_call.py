@@ -489,24 +489,6 @@ def test_more_fenced_call_near_misses_pass(text: str) -> None:
     assert not hits or not hits[0].detail.endswith("the model's own"), v.reason
 
 
-@pytest.mark.parametrize(
-    "around",
-    [
-        "Checking the weather now...",
-        "One moment while I look that up.",
-        "Please wait while the lookup runs.",
-        "正在为您查询北京的天气，请稍候。",
-        "让我查一下。",
-    ],
-)
-def test_a_fenced_call_with_a_waiting_line_trips(around: str) -> None:
-    # the model narrating the call it did not make, or asking the user to wait for it
-    # (review 59b)
-    for text in (OPENAI_ENTRY + "\n\n" + around, around + "\n\n" + OPENAI_ENTRY):
-        v = detect(text, dialect="chatml", tools=TOOLS)
-        assert v.leak and "Y" in v.signals, (text, v.reason)
-
-
 @pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, OPENS_ANSWER])
 def test_more_fenced_call_shapes_every_split(text: str) -> None:
     assert_every_split(text, "text", "chatml", tools=TOOLS)
@@ -600,9 +582,6 @@ LOGGED = [
     'Calling tool "read" with arguments: {"path": "README"}',
     'Let me check.\nCalling tool read with args: {"path": "a"}\nDone.',
     "Running the tool `memory_search` with input: {}",
-    # the label, then the call with its arguments' object in parentheses (heldout48c)
-    'Calling tool: search_web({"query": "def handle_upload", "include": "*.py"})',
-    'Let me look.\nCalling tool: read({"path": "a.py"})',
 ]
 
 
@@ -628,10 +607,6 @@ def test_a_logged_call_line_trips(text: str) -> None:
         'Steps to reproduce:\n1. Start it.\nCalling tool "read" with arguments: {}\n2. Hang.',
         'Running tool read with input: {"path": "a"} failed with exit code 2, so I retried.',
         'Calling tool "read" with arguments: {"path": "a"} is what the log prints each time.',
-        'The log shows:\nCalling tool: read({"path": "a"})',
-        'Calling tool: write({"path": "a"})',  # not declared
-        'Calling tool: read({"path": "a"}) failed twice, so I gave up.',  # a sentence
-        "Calling tool: read(path) each time",  # no arguments' object
     ],
 )
 def test_logged_call_line_near_misses_pass(text: str) -> None:
