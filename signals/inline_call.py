@@ -89,7 +89,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from typing import Literal
+from typing import Any, Literal
 
 from guard.models import Dialect, Hit, ScanContext, Surface, TextView, Triggers
 from guard.models import lazy_regex as regex
@@ -548,20 +548,28 @@ def _calls_in(body: str, tools: frozenset[str]) -> bool:
         value = json.loads(body)
     except (ValueError, RecursionError):
         return False
-    if isinstance(value, dict) and set(value) == {"tool_calls"}:
-        value = value["tool_calls"]
+    if isinstance(value, dict) and set(_lowered(value)) == {"tool_calls"}:
+        value = next(iter(value.values()))
     calls = value if isinstance(value, list) else [value]
     for call in calls:
         if not isinstance(call, dict):
             return False
+        call = _lowered(call)  # keys in any case, as every call reader here takes them
         if set(call) <= {"id", "type", "function"} and isinstance(call.get("function"), dict):
-            call = call["function"]  # an OpenAI ``tool_calls`` entry: its function is the call
+            call = _lowered(call["function"])  # an OpenAI ``tool_calls`` entry: its function
         names = [call[k] for k in _NAME_KEYS if isinstance(call.get(k), str)]
         if not names or not any(_is_call(call, _bare(n)) or _fenced_call(call, n) for n in names):
             return False
         if not declared(_bare(names[0]), tools):
             return False
     return bool(calls)
+
+
+def _lowered(obj: dict[Any, Any]) -> dict[Any, Any]:
+    """``obj`` with its string keys in lower case (``"Name"``, ``"TOOL_CALLS"``)."""
+    if all(not isinstance(k, str) or k.islower() for k in obj):
+        return obj
+    return {k.lower() if isinstance(k, str) else k: v for k, v in obj.items()}
 
 
 def _fenced_call(call: dict[str, object], name: str) -> bool:

@@ -456,7 +456,20 @@ TWICE = (
 )
 
 
-@pytest.mark.parametrize("text", [OPENAI_ENTRY, WRAPPED_CALL, TWICE])
+@pytest.mark.parametrize(
+    "text",
+    [
+        OPENAI_ENTRY,
+        WRAPPED_CALL,
+        TWICE,
+        # keys in any case, as every other call reader takes them
+        OPENAI_ENTRY.replace('"tool_calls"', '"TOOL_CALLS"')
+        .replace('"type"', '"Type"')
+        .replace('"function": {"name"', '"Function": {"Name"')
+        .replace('"arguments"', '"Arguments"'),
+        '```json\n{"Name": "read", "Arguments": {"path": "a.py"}}\n```',
+    ],
+)
 def test_more_fenced_call_shapes_trip(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert v.leak and "Y" in v.signals, v.reason
