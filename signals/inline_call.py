@@ -59,7 +59,8 @@ the calls it then makes natively):
   answer instead of sent to the tool; and the result it prints (``Success. Updated the
   following files:`` and a ``M path`` line), forged.
 
-Two more forms depend on the end of the text, so a stream decides them when it ends: a fenced
+Two more forms depend on the end of the text (the signal's ending part, ``Detection.ends``), so a
+stream decides them when it ends, over its last :data:`SPAN` characters: a fenced
 block (after an optional ReAct ``Action:`` label) that holds nothing but a call, or a list of
 calls, of declared tools (a ``json`` fence around ``{"name": ..., "parameters": {...}}`` or
 ``{"tool_calls": [...]}``, OpenAI's entries ``{"type": "function", "function": {...}}`` too,
@@ -338,6 +339,8 @@ _TRIGGERS = Triggers(
     # the same header opening the text
     opening=("call",),
     needs_tools=True,
+    # the fenced call that is the whole answer, and a call cut short by the end of the text
+    ends=SPAN,
 )
 
 
@@ -696,27 +699,37 @@ class InlineCall:
         ):
             return
         end = len(norm.rstrip())
-        if ctx.final and len(norm) <= SPAN and ("```" in norm or "~~~" in norm):
+        # the forms that depend on the end of the text are this signal's ending part
+        # (``Detection.ends``): a stream runs it once at the end, on the last SPAN characters
+        ending = ctx.final and "ending" in ctx.scopes
+        anywhere = "anywhere" in ctx.scopes
+        if (
+            ending
+            and ctx.offset == 0
+            and len(text.original) <= SPAN
+            and ("```" in norm or "~~~" in norm)
+        ):
             fenced = _fenced_calls(norm, tools)
             if fenced is not None:
                 detail = "a fenced call of a declared tool, the model's own"
                 yield hit_from_norm(text, self.code, *fenced, detail)
-                return
         seen: set[tuple[int, int]] = set()
         for m in _NAME_KEY.finditer(norm):
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
-            if span is None and "result" in norm:
+            if span is None and anywhere and "result" in norm:
                 forged = _json_record(norm, m, _is_result)
                 if forged is not None and forged not in seen and not _sampled(norm, forged[0]):
                     seen.add(forged)
                     detail = f"the result of declared {m.group(1)!r} forged as a JSON record"
                     yield hit_from_norm(text, self.code, forged[0], forged[1], detail)
                     continue
-            cut = span is None and ctx.final and end - m.start() <= SPAN
+            cut = span is None and ending and end - m.start() <= SPAN
             if cut:
                 span = _cut_call(norm, m)
+            elif not anywhere:
+                continue
             if span is None or span in seen:
                 continue
             seen.add(span)
@@ -731,6 +744,26 @@ class InlineCall:
             if cut:
                 detail = f"call of declared {m.group(1)!r} written as text, cut short at the end"
             yield hit_from_norm(text, self.code, span[0], span[1], detail)
+        if ending and "</" in norm:
+            cut_element = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640))
+            if (
+                cut_element is not None
+                and cut_element.group("name") in TEXT_PROTOCOL_TOOLS
+                and not _introduced(norm, cut_element.start("open"))
+                and not _protocol_talk(norm, cut_element.start("open"))
+            ):
+                name = cut_element.group("name")
+                detail = f"call of {name!r} in Cline's XML text protocol, cut short by the end"
+                yield hit_from_norm(
+                    text, self.code, cut_element.start("open"), cut_element.end(), detail
+                )
+        if anywhere:
+            yield from self._anywhere(text, norm, ctx, tools, end)
+
+    def _anywhere(
+        self, text: TextView, norm: str, ctx: ScanContext, tools: frozenset[str], end: int
+    ) -> Iterator[Hit]:
+        """The forms found in any window of the text."""
         for gate, pattern, told in _NAMED_FORMS:
             if gate is not None and gate not in norm:
                 continue
@@ -819,16 +852,6 @@ class InlineCall:
                 ):
                     detail = f"call of {name!r} in OpenHands' CodeAct protocol, calls declared"
                     yield hit_from_norm(text, self.code, at, m.end(), detail)
-            cut = _CUT_ELEMENT.search(norm, max(0, len(norm) - 640)) if ctx.final else None
-            if (
-                cut is not None
-                and cut.group("name") in TEXT_PROTOCOL_TOOLS
-                and not _introduced(norm, cut.start("open"))
-                and not _protocol_talk(norm, cut.start("open"))
-            ):
-                name = cut.group("name")
-                detail = f"call of {name!r} in Cline's XML text protocol, cut short by the end"
-                yield hit_from_norm(text, self.code, cut.start("open"), cut.end(), detail)
         if "/" in norm:
             for m in _SLASHED.finditer(norm):
                 if declared(m.group("name"), tools) and not _introduced(norm, m.start("name")):

@@ -125,7 +125,7 @@ class SurfaceMonitor(ScopedSignals):
         self._opening = leak_mode and plan.lead is not None
         self._leads: bool | None = None  # does the opening match a lead? None: undecided
         #: the ending signals run at finish; a tail that may become one of their hits is held
-        self._ending = leak_mode and plan.tail is not None
+        self._ending = leak_mode and plan.ends
         self._tail_from = 0  # where to look for such a tail next
         #: the quiet path (see :meth:`feed_release`): only for text and thinking in leak mode,
         #: where nothing but the signals' promises decides what a delta can change
@@ -250,7 +250,7 @@ class SurfaceMonitor(ScopedSignals):
         scoped = total
         if self._opening:
             scoped = min(scoped, self._opening_hold())
-        if self._ending:
+        if self._ending and self._plan.tail is not None:
             scoped = min(scoped, self._ending_hold())
         self._scoped = scoped
         self._hold = min(self._hold, scoped)

@@ -105,10 +105,13 @@ class StreamPlan:
     opening_span: int
     #: the ``ending`` signals' whole-tail patterns (``None``: no ending signal)
     tail: regex.Pattern[str] | None
-    #: how much of the text's end the ``ending`` signals read
+    #: how much of the text's end the ``ending`` signals (and the ending parts of ``anywhere``
+    #: signals: ``Detection.ends``) read
     ending_span: int
     #: where a tail may start (the first characters of the tail patterns, when literal)
     tail_starts: re.Pattern[str] | None
+    #: some signal reads the end of the text: the monitor runs the ending pass at finish
+    ends: bool = False
     #: the longest text a :attr:`holds` spelling can be (``None``: unbounded, or not known): a
     #: proper prefix of one starts less than that many characters before the end
     hold_reach: int | None = None
@@ -356,7 +359,8 @@ def _plan(
         ),
         opening_span=max([s.max_span for s, _ in roles.openers], default=0),
         tail=ending.tail,
-        ending_span=ending.span,
+        ending_span=max(ending.span, roles.ends),
+        ends=bool(roles.enders) or roles.ends > 0,
         tail_starts=ending.starts,
     )
 
@@ -402,6 +406,8 @@ class _Roles:
     span: int
     before: int
     after: int
+    #: how much of the text's end the ``anywhere`` anchors' ending parts read
+    ends: int = 0
 
     @property
     def leads(self) -> list[StreamHints]:
@@ -427,6 +433,7 @@ class _Roles:
             enders=[(s, t) for s, t in scoped if t.detection.scope == "ending"],
             stable=[s for s in cos if s.reach[1] == 0],
             span=max([s.max_span for s, _ in anchors], default=0),
+            ends=max([t.detection.ends for _, t in anchors], default=0),
             before=max([s.reach[0] for s in cos], default=0),
             after=max([s.reach[1] for s in cos], default=0),
         )

@@ -18,8 +18,9 @@ def _signals_for(
     scopes: frozenset[str],
     every: tuple[Signal, ...],
 ) -> tuple[tuple[Signal, ...], tuple[Signal, ...], frozenset[str]]:
-    """The anchor signals of ``scopes``, the co-signals, and the codes of the co-signals whose
-    evidence extends a hit's cut."""
+    """The anchor signals of ``scopes`` (with ``ending``, also the ``anywhere`` ones that
+    publish an ending part: ``Detection.ends``), the co-signals, and the codes of the
+    co-signals whose evidence extends a hit's cut."""
     return _signals_cached(surface, dialect, policy.disabled, scopes, every)
 
 
@@ -38,7 +39,10 @@ def _signals_cached(
         if surface not in signal.surfaces or signal.code in disabled:
             continue
         if signal.kind == "anchor":
-            if signal.triggers(dialect).detection.scope in scopes:
+            detection = signal.triggers(dialect).detection
+            if detection.scope in scopes or (
+                detection.ends and detection.scope == "anywhere" and "ending" in scopes
+            ):
                 anchors.append(signal)
         else:
             cos.append(signal)

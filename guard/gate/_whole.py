@@ -23,7 +23,16 @@ from guard.gate._boundary import get_boundary
 from guard.gate._code import CodeRanges, code_ranges
 from guard.gate._policy import DEFAULT_MAX_HITS, Policy, SurfaceRule
 from guard.gate._signal_sets import _UNRANKED, _prefilter_for, _ranks, _signals_for
-from guard.models import Dialect, Hit, ScanContext, Signal, Surface, TextView, Verdict
+from guard.models import (
+    ALL_SCOPES,
+    Dialect,
+    Hit,
+    ScanContext,
+    Signal,
+    Surface,
+    TextView,
+    Verdict,
+)
 from guard.signals import load_signals
 
 __all__ = [
@@ -42,10 +51,6 @@ _END = attrgetter("end")
 _ANCHOR = attrgetter("anchor")
 _TRIPS = attrgetter("trips")
 _IN_CODE = attrgetter("in_code")
-
-
-#: every scope an anchor signal may have (see :class:`~guard.models.Triggers`)
-ALL_SCOPES = frozenset({"anywhere", "opening", "ending"})
 
 
 def _attach(
@@ -186,6 +191,7 @@ def find_hits(
         final=final,
         reasoning=reasoning,
         tools=tools,
+        scopes=scopes,
     )
     ctx = context()
     anchors: list[Hit] = []

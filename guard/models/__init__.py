@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from guard.models._events import ToolArgs as ToolArgs
     from guard.models._events import ToolEnd as ToolEnd
     from guard.models._events import ToolStart as ToolStart
+    from guard.models._evidence import ALL_SCOPES as ALL_SCOPES
     from guard.models._evidence import Hit as Hit
     from guard.models._evidence import ScanContext as ScanContext
     from guard.models._evidence import Verdict as Verdict

@@ -14,7 +14,10 @@ from pydantic_core import core_schema
 from guard.models._dialect import Dialect
 from guard.models._surface import Surface
 
-__all__ = ["Hit", "ScanContext", "Verdict"]
+__all__ = ["ALL_SCOPES", "Hit", "ScanContext", "Verdict"]
+
+#: every part of the signals a scan may ask for (``Detection.scope``; ``ScanContext.scopes``)
+ALL_SCOPES: frozenset[str] = frozenset({"anywhere", "opening", "ending"})
 
 
 class Hit(msgspec.Struct, gc=False):
@@ -192,6 +195,11 @@ class ScanContext:
     reasoning: bool | None = None
     #: The names of the tools the request declared; ``None`` when unknown (no ``tools=``).
     tools: frozenset[str] | None = None
+    #: Which parts of the signals are asked for (``anywhere``, ``opening``, ``ending``): a
+    #: stream scans windows for the ``anywhere`` part and runs the ``ending`` part once at the
+    #: end; a whole text is scanned for every part at once. Only a signal that publishes
+    #: ``Detection.ends`` (both parts in one signal) needs to read it.
+    scopes: frozenset[str] = ALL_SCOPES
     #: Indices in ``anchors`` of the anchors that lie inside closed code (``text`` and
     #: ``thinking``). Such a hit never trips and the gate drops its co-signal evidence, so a
     #: co-signal may skip them; skipping is an optimisation, never required.

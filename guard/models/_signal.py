@@ -52,6 +52,13 @@ class Detection:
             literals only in texts that end so.
         extends: for a co-signal: its evidence lies before the anchor and is part of the leak,
             so the hit's cut starts at it (the channel word before a marker).
+        ends: for an ``anywhere`` anchor, some of whose hits depend on the end of the text (a
+            form that must end it, or the whole text when it is short): how many of the last
+            characters those hits read (0: none). A stream runs the signal once more at the
+            end, on that many last characters, beside the ``ending`` signals; the scan's
+            ``ctx.scopes`` says which part is asked for, so the signal yields such hits only
+            when it holds ``ending`` and its other hits only when it holds ``anywhere``
+            (``guard.detect`` asks for both at once).
     """
 
     literals: tuple[str, ...] = ()
@@ -61,6 +68,7 @@ class Detection:
     scope: Literal["anywhere", "opening", "ending"] = "anywhere"
     last: str = ""
     extends: bool = False
+    ends: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,8 @@ without declared tools), J's own finding left to J, and every chunk split."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.splits import assert_every_split, monitored, relayed
 
@@ -690,3 +692,86 @@ def test_elements_that_end_the_text_are_js_in_every_split() -> None:
 def test_notes_and_sdk_records_quoted_as_samples_pass(text: str) -> None:
     v = detect(text, dialect="chatml", tools=TOOLS)
     assert "Y" not in v.signals, v.reason
+
+
+# --- the forms that depend on the end of the text, longer than a stream's scanning window -----
+# Y's fenced call that is the whole answer and its call cut short by the end are its ending part
+# (``Detection.ends``): a stream runs them once at the end over the last 2,048 characters, so a
+# call longer than the window a monitor scans around a trigger (about 600 characters) is found
+# in every split, as ``detect`` finds it.
+
+LONG_BODY = "Dear team, the quarterly numbers are attached. " * 30  # about 1,400 characters
+
+
+def _long_fenced(body: str) -> str:
+    call = {"name": "read", "arguments": {"path": "notes.txt", "note": body}}
+    return "```json\n" + json.dumps(call) + "\n```"
+
+
+LONG_FENCED = _long_fenced(LONG_BODY)
+LONG_FENCED_NARRATED = "I'll read the notes now.\n\n" + LONG_FENCED
+LONG_CUT = 'Saving it.\n{"name": "read", "arguments": {"path": "notes.txt", "note": "' + LONG_BODY
+#: Cline's element cut short by the end, after a long answer: the ending part reads it there
+LONG_ELEMENT_CUT = (
+    LONG_BODY + "\n\nLet me look at the config.\n\n<read_file>\n  <path>ts.cfg</path>\n"
+)
+
+
+def _cuts(text: str) -> list[int]:
+    """Cuts spread over the text, and every cut around the scanning window's edge."""
+    return sorted({*range(1, len(text), 23), *range(560, min(len(text), 700))})
+
+
+@pytest.mark.parametrize("text", [LONG_FENCED, LONG_FENCED_NARRATED, LONG_CUT])
+def test_long_end_forms_are_found_in_every_split(text: str) -> None:
+    assert len(text) > 1200
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    assert whole.leak and whole.signals == ("Y",), whole.reason
+    for cut in _cuts(text):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+
+
+def test_a_cut_element_after_a_long_answer_is_found_in_every_split() -> None:
+    tools = frozenset({"bash", "read", "write"})
+    whole = detect(LONG_ELEMENT_CUT, dialect="qwen3_coder", tools=tools)
+    assert whole.leak and whole.signals == ("Y",), whole.reason
+    assert whole.cut == LONG_ELEMENT_CUT.index("<read_file>")
+    for cut in _cuts(LONG_ELEMENT_CUT):
+        verdict, _ = monitored(LONG_ELEMENT_CUT, cut, "text", "qwen3_coder", tools=tools)
+        assert (verdict.leak, verdict.signals, verdict.cut) == (
+            whole.leak,
+            whole.signals,
+            whole.cut,
+        ), cut
+
+
+@pytest.mark.parametrize("size", [20, 80])
+def test_a_long_fenced_call_in_small_chunks_is_a_leak(size: int) -> None:
+    pieces = [LONG_FENCED[i : i + size] for i in range(0, len(LONG_FENCED), size)]
+    _, stream = relayed(pieces, "chatml", tools=TOOLS)
+    assert [v.leak for v in stream.verdicts] == [True]
+
+
+def test_a_fenced_call_past_the_reach_is_no_whole_answer_in_either() -> None:
+    # the whole answer is longer than 2,048 characters: neither detect nor a stream reads the
+    # block as the whole answer, however the text arrives
+    text = _long_fenced(LONG_BODY * 2)
+    assert len(text) > 2048
+    assert "Y" not in detect(text, dialect="chatml", tools=TOOLS).signals
+    for cut in range(1, len(text), 97):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert "Y" not in verdict.signals, cut
+
+
+def test_a_fenced_block_after_a_long_answer_is_not_the_whole_answer() -> None:
+    # the ending window starts inside the text: a block that opens it is not the whole answer
+    text = "Here is the summary you asked for. " * 70 + "\n\n" + _long_fenced("short")
+    assert "Y" not in detect(text, dialect="chatml", tools=TOOLS).signals
+    for cut in range(1, len(text), 97):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert "Y" not in verdict.signals, cut
