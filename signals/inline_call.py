@@ -718,9 +718,14 @@ class InlineCall:
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
-            if span is None and anywhere and "result" in norm:
+            if span is None and "result" in norm:
                 forged = _json_record(norm, m, _is_result)
-                if forged is not None and forged not in seen and not _sampled(norm, forged[0]):
+                if (
+                    forged is not None
+                    and forged not in seen
+                    and (anywhere or forged[1] - forged[0] > self.max_span)
+                    and not _sampled(norm, forged[0])
+                ):
                     seen.add(forged)
                     detail = f"the result of declared {m.group(1)!r} forged as a JSON record"
                     yield hit_from_norm(text, self.code, forged[0], forged[1], detail)
@@ -728,7 +733,9 @@ class InlineCall:
             cut = span is None and ending and end - m.start() <= SPAN
             if cut:
                 span = _cut_call(norm, m)
-            elif not anywhere:
+            elif not anywhere and (span is None or span[1] - span[0] <= self.max_span):
+                # the ending part takes the calls longer than a window scan surely reads
+                # again: a stream takes each call once
                 continue
             if span is None or span in seen:
                 continue

@@ -112,6 +112,9 @@ class StreamPlan:
     tail_starts: re.Pattern[str] | None
     #: some signal reads the end of the text: the monitor runs the ending pass at finish
     ends: bool = False
+    #: the ``anywhere`` anchors with an ending part (``Detection.ends``): a hit their window
+    #: scans already found is not taken again from the ending pass
+    end_codes: frozenset[str] = frozenset()
     #: the longest text a :attr:`holds` spelling can be (``None``: unbounded, or not known): a
     #: proper prefix of one starts less than that many characters before the end
     hold_reach: int | None = None
@@ -361,6 +364,7 @@ def _plan(
         tail=ending.tail,
         ending_span=max(ending.span, roles.ends),
         ends=bool(roles.enders) or roles.ends > 0,
+        end_codes=roles.end_codes,
         tail_starts=ending.starts,
     )
 
@@ -406,8 +410,9 @@ class _Roles:
     span: int
     before: int
     after: int
-    #: how much of the text's end the ``anywhere`` anchors' ending parts read
+    #: how much of the text's end the ``anywhere`` anchors' ending parts read, and their codes
     ends: int = 0
+    end_codes: frozenset[str] = frozenset()
 
     @property
     def leads(self) -> list[StreamHints]:
@@ -434,6 +439,7 @@ class _Roles:
             stable=[s for s in cos if s.reach[1] == 0],
             span=max([s.max_span for s, _ in anchors], default=0),
             ends=max([t.detection.ends for _, t in anchors], default=0),
+            end_codes=frozenset(s.code for s, t in anchors if t.detection.ends),
             before=max([s.reach[0] for s in cos], default=0),
             after=max([s.reach[1] for s in cos], default=0),
         )

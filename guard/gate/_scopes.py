@@ -87,4 +87,5 @@ class ScopedSignals:
     def _run_ending(self) -> None:
         self._ending = False
         lo = max(self._window.base, self.total - self._plan.ending_span)
-        self._settler.pending.extend(self._hits_in(lo, final=True, scopes=_ENDING))
+        hits = self._hits_in(lo, final=True, scopes=_ENDING)
+        self._settler.pending.extend(self._settler.fresh(hits))

@@ -26,6 +26,9 @@ from guard.models import Hit
 __all__ = ["NEVER", "Settler"]
 
 NEVER = 1 << 62
+#: how many settled hits of signals with an ending part are remembered before the ones the
+#: ending pass can no longer read are let go
+_ENDED_CAP = 1024
 
 #: ``hits_in(lo, final)``: the hits of the monitor's window from ``lo`` on, with co-signals
 HitsIn = Callable[[int, bool], list[Hit]]
@@ -72,6 +75,9 @@ class Settler:
         #: decided hits; leak mode keeps the earliest max_hits and counts the rest
         self.log = HitLog(max_hits)
         self.trip: Hit | None = None
+        #: the hits of signals with an ending part (``StreamPlan.end_codes``) that window scans
+        #: settled, by code and span, so the ending pass does not take one again
+        self.ended: set[tuple[str, int, int]] = set()
 
     @property
     def idle(self) -> bool:
@@ -114,16 +120,34 @@ class Settler:
         :meth:`settle_from`) whose right context is complete at ``total``."""
         limit = total if final else total - self.plan.right
         early: dict[int, Hit] = {}
+        ends = self.plan.end_codes
         for hit in hits:
             if hit.start < self.settled:
                 continue
             if hit.start < limit:
                 self.pending.append(hit)
+                if ends and hit.code in ends:
+                    self._ended(hit, total)
             else:
                 early[hit.start] = hit
         self.early = early
         self.settled = max(self.settled, limit)
         self.due = min(early) + self.plan.right if early else None
+
+    def _ended(self, hit: Hit, total: int) -> None:
+        if len(self.ended) >= _ENDED_CAP:
+            # only hits the ending pass can still read (the last ``ending_span`` characters)
+            # are worth keeping
+            floor = total - self.plan.ending_span
+            self.ended = {key for key in self.ended if key[2] > floor}
+        self.ended.add((hit.code, hit.start, hit.end))
+
+    def fresh(self, hits: list[Hit]) -> list[Hit]:
+        """The ending pass's ``hits`` but those window scans already settled."""
+        ended = self.ended
+        if not ended:
+            return hits
+        return [h for h in hits if (h.code, h.start, h.end) not in ended]
 
     def advance(self, total: int) -> None:
         """With nothing early, text older than the co-signals' right reach is settled."""

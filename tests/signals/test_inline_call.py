@@ -775,3 +775,47 @@ def test_a_fenced_block_after_a_long_answer_is_not_the_whole_answer() -> None:
     for cut in range(1, len(text), 97):
         verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
         assert "Y" not in verdict.signals, cut
+
+
+# --- a long JSON call inside the answer ----------------------------------------------------------
+# A window scan reads a call object up to about 600 characters long as it arrives; a longer one
+# (a ``write_file`` call with its content) is taken by Y's ending part, read over the end of the
+# text, and a call both find is taken once.
+
+
+def _mid(size: int) -> str:
+    call = {"name": "read", "arguments": {"path": "a.txt", "note": "x " * (size // 2)}}
+    return "Okay, saving it now. " + json.dumps(call) + " I saved it; anything else?"
+
+
+@pytest.mark.parametrize("size", [60, 300, 700, 1800])
+def test_a_json_call_of_any_length_gets_the_whole_verdict_in_every_chunking(size: int) -> None:
+    text = _mid(size)
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    assert whole.leak and whole.signals == ("Y",) and len(whole.hits) == 1, whole.reason
+    for cut in _cuts(text):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert verdict == whole, cut
+    for chunk in (3, 20, 150):
+        pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
+        _, stream = relayed(pieces, "chatml", tools=TOOLS)
+        assert [v.leak for v in stream.verdicts] == [True], chunk
+
+
+def test_many_long_calls_are_each_taken_once() -> None:
+    text = "\n".join(_mid(n) for n in (80, 400, 900, 120, 700))
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    assert whole.leak and len(whole.hits) == 5, whole.reason
+    for cut in range(1, len(text), 61):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert verdict == whole, cut
+
+
+def test_a_long_forged_result_record_is_found_in_every_split() -> None:
+    record = {"type": "tool-result", "toolName": "read", "result": "line of a file. " * 60}
+    text = "Reading it.\n" + json.dumps(record) + "\nThe file holds the config."
+    whole = detect(text, dialect="chatml", tools=TOOLS)
+    assert whole.leak and whole.signals == ("Y",), whole.reason
+    for cut in _cuts(text):
+        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
+        assert verdict == whole, cut
