@@ -60,7 +60,7 @@ the calls it then makes natively):
   following files:`` and a ``M path`` line), forged.
 
 Two more forms depend on the end of the text (the signal's ending part, ``Detection.ends``), so a
-stream decides them when it ends, over its last :data:`SPAN` characters: a fenced
+stream decides them when it ends, over its last ``2 * SPAN`` characters: a fenced
 block (after an optional ReAct ``Action:`` label) that holds nothing but a call, or a list of
 calls, of declared tools (a ``json`` fence around ``{"name": ..., "parameters": {...}}`` or
 ``{"tool_calls": [...]}``, OpenAI's entries ``{"type": "function", "function": {...}}`` too,
@@ -339,8 +339,9 @@ _TRIGGERS = Triggers(
     # the same header opening the text
     opening=("call",),
     needs_tools=True,
-    # the fenced call that is the whole answer, and a call cut short by the end of the text
-    ends=SPAN,
+    # the fenced call that is the whole answer, a call cut short by the end of the text, and
+    # the long call objects of the last SPAN characters, with up to SPAN characters before them
+    ends=2 * SPAN,
 )
 
 
@@ -368,6 +369,8 @@ _OTHER_KEYS = frozenset(
 _CALL_TYPES = frozenset({"function", "function_call", "tool_call", "tool-call", "tool_use"})
 #: the values of ``type`` a tool's result record carries (what the host writes after a call)
 _RESULT_TYPES = frozenset({"tool-result", "tool_result", "function_call_output"})
+#: a word each of those types holds, in any case: a text without one holds no such record
+_RESULT_WORD = regex.compile(r"(?i)result|output")
 #: the keys such a record holds (a record with keys of its own is data that names a tool)
 _RESULT_KEYS = (
     frozenset(_NAME_KEYS)
@@ -598,9 +601,16 @@ def _cut_call(norm: str, m: regex.Match[str]) -> tuple[int, int] | None:
     if opening is None or end - opening > SPAN or not _open_json(norm[opening:end]):
         return None
     line = norm.rfind("\n", 0, opening) + 1
-    if norm.count("```", 0, opening) % 2 or norm.count("`", line, opening) % 2:
+    fences = len(_FENCE_LINE.findall(norm, max(0, opening - SPAN), opening))
+    if fences % 2 or norm.count("`", line, opening) % 2:
         return None  # inside a code example cut short (an open fence or span)
     return opening, end
+
+
+#: a fence's line: what opens or closes a code block (a fence mentioned in prose does not);
+#: counted over the :data:`SPAN` characters before a call cut short, all a stream's ending
+#: pass is sure to hold
+_FENCE_LINE = regex.compile(r"(?m)^[ \t]{0,3}(?:```|~~~)")
 
 
 #: what JSON holds outside its strings
@@ -645,6 +655,17 @@ _NAMED_FORMS: tuple[tuple[str | None, regex.Pattern[str], str], ...] = (
 )
 
 _INTRODUCED = regex.compile(r":[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*\Z")
+
+
+#: how far from the end of what the ending part reads a long object may start: what is read
+#: before it (an introduction, 256 characters) stays inside the ``2 * SPAN`` characters read
+LONG_FROM = 2 * SPAN - 300
+
+
+def _longer(span: tuple[int, int], window: int, total: int) -> bool:
+    """Whether the ending part takes the object at ``span`` again: longer than a window scan
+    surely reads, and starting in the last :data:`LONG_FROM` characters of what it reads."""
+    return span[1] - span[0] > window and span[0] >= total - LONG_FROM
 
 
 def _after_a_sentence(norm: str, at: int, *, blank: bool = True) -> bool:
@@ -701,7 +722,8 @@ class InlineCall:
         end = len(norm.rstrip())
         # the forms that depend on the end of the text are this signal's ending part
         # (``Detection.ends``): a stream runs it once at the end, on the last SPAN characters
-        ending = ctx.final and "ending" in ctx.scopes
+        part = "ending" in ctx.scopes
+        ending = part and ctx.final
         anywhere = "anywhere" in ctx.scopes
         if (
             ending
@@ -714,16 +736,18 @@ class InlineCall:
                 detail = "a fenced call of a declared tool, the model's own"
                 yield hit_from_norm(text, self.code, *fenced, detail)
         seen: set[tuple[int, int]] = set()
-        for m in _NAME_KEY.finditer(norm):
+        # what the ending part alone reads again: the objects in the last LONG_FROM characters
+        first = 0 if anywhere or ending else max(0, len(norm) - LONG_FROM)
+        for m in _NAME_KEY.finditer(norm, first):
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
-            if span is None and "result" in norm:
+            if span is None and _RESULT_WORD.search(norm) is not None:
                 forged = _json_record(norm, m, _is_result)
                 if (
                     forged is not None
                     and forged not in seen
-                    and (anywhere or forged[1] - forged[0] > self.max_span)
+                    and (anywhere or (part and _longer(forged, self.max_span, len(norm))))
                     and not _sampled(norm, forged[0])
                 ):
                     seen.add(forged)
@@ -733,7 +757,7 @@ class InlineCall:
             cut = span is None and ending and end - m.start() <= SPAN
             if cut:
                 span = _cut_call(norm, m)
-            elif not anywhere and (span is None or span[1] - span[0] <= self.max_span):
+            elif not anywhere and (span is None or not _longer(span, self.max_span, len(norm))):
                 # the ending part takes the calls longer than a window scan surely reads
                 # again: a stream takes each call once
                 continue

@@ -127,6 +127,11 @@ class SurfaceMonitor(ScopedSignals):
         #: the ending signals run at finish; a tail that may become one of their hits is held
         self._ending = leak_mode and plan.ends
         self._tail_from = 0  # where to look for such a tail next
+        #: the ending parts of ``anywhere`` signals run every ``plan.sweep`` characters while a
+        #: trigger was seen in the text they read (see :meth:`_sweep`)
+        self._swept = 0
+        self._seen_at = -NEVER
+        self._sweep_signals: tuple[Signal, ...] | None = None
         #: the quiet path (see :meth:`feed_release`): only for text and thinking in leak mode,
         #: where nothing but the signals' promises decides what a delta can change
         self._may_be_quiet = (
@@ -188,6 +193,8 @@ class SurfaceMonitor(ScopedSignals):
             # quiet path, and the scan's own deltas would keep it armed for ever)
             self._armed = total + self._plan.hold
         trigger = seen is not None or armed
+        if seen is not None:
+            self._seen_at = total
         settler = self._settler
         # a settling scan now reads all a discovering one would (and sets the early anchors
         # anew): in dense text most deltas settle, so each anchor is found once, not twice
@@ -199,6 +206,9 @@ class SurfaceMonitor(ScopedSignals):
             self._settle(final=False)
         else:
             settler.advance(total)
+        plan = self._plan
+        if plan.sweep and total - self._swept >= plan.sweep and self._sweep_due():
+            self._sweep()
         if settler.early:
             settler.check_early()
         if settler.pending or settler.waiting:
@@ -268,7 +278,11 @@ class SurfaceMonitor(ScopedSignals):
         if self.quiet and delta:
             plan = self._plan
             near = self._near + delta
-            if plan.quiet_test(delta, near):  # type: ignore[misc]
+            if plan.quiet_test(delta, near) and (  # type: ignore[misc]
+                not plan.sweep
+                or self.total + len(delta) - self._swept < plan.sweep
+                or not self._sweep_due()
+            ):
                 at: int | None = None
                 if self._words:
                     # plan.word_hold, inlined: most answers come from its memo by the last
@@ -444,6 +458,7 @@ class SurfaceMonitor(ScopedSignals):
         final: bool,
         hi: int | None = None,
         scopes: frozenset[str] = _ANYWHERE,
+        signals: tuple[Signal, ...] | None = None,
     ) -> list[Hit]:
         if self._lazy:
             self._catch_up()
@@ -466,8 +481,16 @@ class SurfaceMonitor(ScopedSignals):
             reasoning=self.reasoning,
             tools=self.tools,
             scopes=scopes,
-            signals=self.signals,
+            signals=self.signals if signals is None else signals,
         )
+
+    def _sweepers(self) -> tuple[Signal, ...]:
+        """The signals a sweep runs: those with an ending part, and the co-signals."""
+        if self._sweep_signals is None:
+            every = load_signals() if self.signals is None else self.signals
+            codes = self._plan.end_codes
+            self._sweep_signals = tuple(s for s in every if s.kind == "co" or s.code in codes)
+        return self._sweep_signals
 
     def _names(self, signals: tuple[Signal, ...] | None) -> bool:
         """Whether I (a token named in prose) can veto an H hit here."""

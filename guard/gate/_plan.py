@@ -39,6 +39,10 @@ MEMO_LONGER = -3
 #: and its bound (cleared when full)
 TAIL_KEY = 16
 TAIL_MEMO_CAP = 4_096
+#: a stream runs the ending parts of ``anywhere`` signals every ``ends // SWEEP_PARTS``
+#: characters: a hit of at most ``ends / 2`` characters that starts in the last ``ends - 300``
+#: of some run then lies whole in one, with its co-signals' right reach (up to 1,100)
+SWEEP_PARTS = 4
 
 
 _P = TypeVar("_P")
@@ -115,6 +119,10 @@ class StreamPlan:
     #: the ``anywhere`` anchors with an ending part (``Detection.ends``): a hit their window
     #: scans already found is not taken again from the ending pass
     end_codes: frozenset[str] = frozenset()
+    #: how often (in characters) a stream runs those ending parts over the end of the text
+    #: kept so far, so a hit longer than a window scan reads is found while the stream goes on
+    #: (0: never)
+    sweep: int = 0
     #: the longest text a :attr:`holds` spelling can be (``None``: unbounded, or not known): a
     #: proper prefix of one starts less than that many characters before the end
     hold_reach: int | None = None
@@ -365,6 +373,7 @@ def _plan(
         ending_span=max(ending.span, roles.ends),
         ends=bool(roles.enders) or roles.ends > 0,
         end_codes=roles.end_codes,
+        sweep=roles.ends // SWEEP_PARTS,
         tail_starts=ending.starts,
     )
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from guard.gate._plan import StreamPlan
     from guard.gate._settler import Settler
     from guard.gate._window import Window
-    from guard.models import Hit
+    from guard.models import Hit, Signal
 
 __all__ = ["ScopedSignals"]
 
@@ -38,6 +38,9 @@ class ScopedSignals:
     #: the ending signals have still to run; where to look for such a tail next
     _ending: bool
     _tail_from: int
+    #: where the last sweep ran; the end of the last delta a trigger was seen in
+    _swept: int
+    _seen_at: int
 
     if TYPE_CHECKING:  # the monitor's own (declared here for the type checker only)
 
@@ -45,8 +48,16 @@ class ScopedSignals:
         def _buf(self) -> str: ...
 
         def _hits_in(
-            self, lo: int, *, final: bool, hi: int | None = None, scopes: frozenset[str] = ...
+            self,
+            lo: int,
+            *,
+            final: bool,
+            hi: int | None = None,
+            scopes: frozenset[str] = ...,
+            signals: tuple[Signal, ...] | None = ...,
         ) -> list[Hit]: ...
+
+        def _sweepers(self) -> tuple[Signal, ...]: ...
 
     def _opening_hold(self) -> int:
         """Hold the whole text while its opening may still become an opening signal's hit;
@@ -83,6 +94,30 @@ class ScopedSignals:
             return self.total
         self._tail_from = start  # an earlier place cannot become a tail again
         return start
+
+    def _sweep_due(self) -> bool:
+        """Whether the next sweep's text holds the place where a trigger was last seen (a
+        text with none holds no hit)."""
+        plan = self._plan
+        return self._seen_at > self._swept + plan.sweep - plan.ending_span
+
+    def _sweep(self) -> None:
+        """Run the ending parts of ``anywhere`` signals (``Detection.ends``) over the end of
+        the text kept so far: a hit longer than a window scan reads (Y's long call objects)
+        is found while the stream goes on, not only at its end."""
+        plan, total, base = self._plan, self.total, self._window.base
+        # a delta longer than a step is swept at each step it passed, so no hit slips by
+        points = range(self._swept + plan.sweep, total + 1, plan.sweep)
+        self._swept = points[-1]
+        signals = self._sweepers()
+        seen = self._seen_at
+        for at in points:
+            if at <= base or at - plan.ending_span >= seen:
+                continue  # nothing of it kept, or no trigger in it
+            lo = max(base, at - plan.ending_span)
+            hits = self._hits_in(lo, final=False, hi=at, scopes=_ENDING, signals=signals)
+            if hits:
+                self._settler.swept(hits, at)
 
     def _run_ending(self) -> None:
         self._ending = False

@@ -125,9 +125,11 @@ class Settler:
             if hit.start < self.settled:
                 continue
             if hit.start < limit:
-                self.pending.append(hit)
                 if ends and hit.code in ends:
+                    if (hit.code, hit.start, hit.end) in self.ended:
+                        continue  # a sweep took it already
                     self._ended(hit, total)
+                self.pending.append(hit)
             else:
                 early[hit.start] = hit
         self.early = early
@@ -141,6 +143,17 @@ class Settler:
             floor = total - self.plan.ending_span
             self.ended = {key for key in self.ended if key[2] > floor}
         self.ended.add((hit.code, hit.start, hit.end))
+
+    def swept(self, hits: list[Hit], total: int) -> None:
+        """Settle the hits of a sweep (the ending parts of ``anywhere`` signals run while the
+        text grows) whose co-signals have all they read and that no scan took yet."""
+        limit = total - self.plan.right
+        ended = self.ended
+        for hit in hits:
+            if hit.end > limit or (hit.code, hit.start, hit.end) in ended:
+                continue  # a later sweep or the end takes it; or it is taken
+            self._ended(hit, total)
+            self.pending.append(hit)
 
     def fresh(self, hits: list[Hit]) -> list[Hit]:
         """The ending pass's ``hits`` but those window scans already settled."""

@@ -53,12 +53,16 @@ class Detection:
         extends: for a co-signal: its evidence lies before the anchor and is part of the leak,
             so the hit's cut starts at it (the channel word before a marker).
         ends: for an ``anywhere`` anchor, some of whose hits depend on the end of the text (a
-            form that must end it, or the whole text when it is short): how many of the last
-            characters those hits read (0: none). A stream runs the signal once more at the
-            end, on that many last characters, beside the ``ending`` signals; the scan's
-            ``ctx.scopes`` says which part is asked for, so the signal yields such hits only
-            when it holds ``ending`` and its other hits only when it holds ``anywhere``
-            (``guard.detect`` asks for both at once).
+            form that must end it, or the whole text when it is short) or are longer than a
+            window scan reads: how many of the last characters those hits read (0: none). A
+            stream runs this ending part at the end, on that many last characters, beside the
+            ``ending`` signals, and while the text grows, every quarter of that many characters
+            (with ``ctx.final`` false: only hits that need no end); the scan's ``ctx.scopes``
+            says which part is asked for, so the signal yields such hits only when it holds
+            ``ending`` and its other hits only when it holds ``anywhere`` (``guard.detect``
+            asks for both at once). A hit the part yields is at most half that long and starts
+            in the last ``ends - 300`` characters of what it reads; one a window scan found
+            too is taken once.
     """
 
     literals: tuple[str, ...] = ()
