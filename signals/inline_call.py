@@ -738,11 +738,14 @@ class InlineCall:
         seen: set[tuple[int, int]] = set()
         # what the ending part alone reads again: the objects in the last LONG_FROM characters
         first = 0 if anywhere or ending else max(0, len(norm) - LONG_FROM)
+        results: bool | None = None  # whether the text holds a result record's word
         for m in _NAME_KEY.finditer(norm, first):
             if not declared(m.group(1), tools):
                 continue
             span = _json_call(norm, m, tools)
-            if span is None and _RESULT_WORD.search(norm) is not None:
+            if span is None and results is None:
+                results = _RESULT_WORD.search(norm) is not None  # once per scan
+            if span is None and results:
                 forged = _json_record(norm, m, _is_result)
                 if (
                     forged is not None
