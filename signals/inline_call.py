@@ -83,7 +83,12 @@ tools nothing here tells a call from data (``{"name": "Bob", "args": {...}}``), 
 silent.
 
 In a stream the hit is found once the call has arrived whole; what came before it has been
-relayed, what follows it is cut.
+relayed, what follows it is cut. A window scan reads a call object that way while it is short
+(about 150 characters); a longer one (up to :data:`SPAN`) is the ending part's too, which a
+stream also runs every kilobyte while the text grows (its sweeps), so it is found at most about
+1.7 KB after it ends. The calls inside a fenced block that is the whole answer are read as any
+call is: code inside a fence, hits of their own where the fence opens no block (Cohere's
+``Action: ```json`` on one line).
 """
 
 from __future__ import annotations
