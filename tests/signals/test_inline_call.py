@@ -7,6 +7,7 @@ without declared tools), J's own finding left to J, and every chunk split."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import pytest
 from support.splits import assert_every_split, monitored, relayed
@@ -717,6 +718,17 @@ LONG_ELEMENT_CUT = (
 )
 
 
+def _same_in_splits(
+    text: str, cuts: Iterable[int], dialect: str = "chatml", tools: Iterable[str] = TOOLS
+) -> None:
+    """Assert that ``text`` cut in two at each of ``cuts`` gets ``detect``'s whole verdict
+    (every field: hits, cut, score) from a surface monitor."""
+    whole = detect(text, dialect=dialect, tools=tools)
+    for cut in cuts:
+        verdict, _ = monitored(text, cut, "text", dialect, tools=tools)
+        assert verdict == whole, cut
+
+
 def _cuts(text: str) -> list[int]:
     """Cuts spread over the text, and every cut around the scanning window's edge."""
     return sorted({*range(1, len(text), 47), *range(560, min(len(text), 700), 3)})
@@ -727,13 +739,7 @@ def test_long_end_forms_are_found_in_every_split(text: str) -> None:
     assert len(text) > 1200
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak and whole.signals == ("Y",), whole.reason
-    for cut in _cuts(text):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut
+    _same_in_splits(text, _cuts(text), "chatml", TOOLS)
 
 
 def test_a_cut_element_after_a_long_answer_is_found_in_every_split() -> None:
@@ -741,13 +747,7 @@ def test_a_cut_element_after_a_long_answer_is_found_in_every_split() -> None:
     whole = detect(LONG_ELEMENT_CUT, dialect="qwen3_coder", tools=tools)
     assert whole.leak and whole.signals == ("Y",), whole.reason
     assert whole.cut == LONG_ELEMENT_CUT.index("<read_file>")
-    for cut in _cuts(LONG_ELEMENT_CUT):
-        verdict, _ = monitored(LONG_ELEMENT_CUT, cut, "text", "qwen3_coder", tools=tools)
-        assert (verdict.leak, verdict.signals, verdict.cut) == (
-            whole.leak,
-            whole.signals,
-            whole.cut,
-        ), cut
+    _same_in_splits(LONG_ELEMENT_CUT, _cuts(LONG_ELEMENT_CUT), "qwen3_coder", tools)
 
 
 @pytest.mark.parametrize("size", [20, 80])
@@ -793,9 +793,7 @@ def test_a_json_call_of_any_length_gets_the_whole_verdict_in_every_chunking(size
     text = _mid(size)
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak and whole.signals == ("Y",) and len(whole.hits) == 1, whole.reason
-    for cut in _cuts(text):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, _cuts(text), "chatml", TOOLS)
     for chunk in (3, 20, 150):
         pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
         _, stream = relayed(pieces, "chatml", tools=TOOLS)
@@ -806,9 +804,7 @@ def test_many_long_calls_are_each_taken_once() -> None:
     text = "\n".join(_mid(n) for n in (80, 400, 900, 120, 700))
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak and len(whole.hits) == 5, whole.reason
-    for cut in range(1, len(text), 61):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, range(1, len(text), 61), "chatml", TOOLS)
 
 
 def test_a_long_forged_result_record_is_found_in_every_split() -> None:
@@ -816,9 +812,7 @@ def test_a_long_forged_result_record_is_found_in_every_split() -> None:
     text = "Reading it.\n" + json.dumps(record) + "\nThe file holds the config."
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak and whole.signals == ("Y",), whole.reason
-    for cut in _cuts(text):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, _cuts(text), "chatml", TOOLS)
 
 
 # --- from this stop's review: what the ending part reads before a hit lies in what it holds ----
@@ -837,9 +831,7 @@ def test_a_call_cut_short_far_after_a_code_block_is_the_same_in_every_split() ->
     text = "Here is the script.\n\n" + code + LONG_BODY * 3 + "\n" + LONG_CUT
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak, whole.reason
-    for cut in range(1, len(text), 151):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, range(1, len(text), 151), "chatml", TOOLS)
 
 
 def test_a_long_example_at_the_edge_of_what_a_stream_keeps_stays_an_example() -> None:
@@ -849,9 +841,7 @@ def test_a_long_example_at_the_edge_of_what_a_stream_keeps_stays_an_example() ->
     text = text[: len(head) - 1 + 4096]
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert not whole.leak, whole.reason
-    for cut in range(1, len(text), 41):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, range(1, len(text), 41), "chatml", TOOLS)
 
 
 @pytest.mark.parametrize("gap", [100, 3000])
@@ -864,9 +854,7 @@ def test_a_result_record_of_the_responses_api_is_read_without_the_word_result(ga
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
         _, stream = relayed(pieces, "chatml", tools=TOOLS)
         assert [v.leak for v in stream.verdicts] == [True], size
-    for cut in range(1, len(text), 53):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, range(1, len(text), 53), "chatml", TOOLS)
 
 
 # --- long calls far from the end: the ending part's sweeps while the text grows ---------------
@@ -884,9 +872,7 @@ def test_a_long_object_followed_by_a_long_answer_is_found_however_it_arrives(
     text = "Okay. " + json.dumps(obj) + " Then more. " + "y " * 3000
     whole = detect(text, dialect="chatml", tools=TOOLS)
     assert whole.leak and len(whole.hits) == 1, whole.reason
-    for cut in range(1, len(text), 97):
-        verdict, _ = monitored(text, cut, "text", "chatml", tools=TOOLS)
-        assert verdict == whole, cut
+    _same_in_splits(text, range(1, len(text), 97), "chatml", TOOLS)
     for chunk in (1, 64, 3000):
         pieces = [text[i : i + chunk] for i in range(0, len(text), chunk)]
         _, stream = relayed(pieces, "chatml", tools=TOOLS)
