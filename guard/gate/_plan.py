@@ -41,7 +41,8 @@ TAIL_KEY = 16
 TAIL_MEMO_CAP = 4_096
 #: a stream runs the ending parts of ``anywhere`` signals every ``ends // SWEEP_PARTS``
 #: characters: a hit of at most ``ends / 2`` characters that starts in the last ``ends - 300``
-#: of some run then lies whole in one, with its co-signals' right reach (up to 1,100)
+#: of some run then lies whole in one, with its co-signals' right reach, while that reach is at
+#: most ``ends / 4 - 300`` (724 for Y's 4,096; the plans' is 620: a test holds them to it)
 SWEEP_PARTS = 4
 
 

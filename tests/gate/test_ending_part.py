@@ -108,3 +108,16 @@ def test_without_an_ending_part_a_stream_cannot_see_the_whole_text() -> None:
     streamed = _streamed(detector, LONG, 16)
     assert (0, len(LONG)) in [(h.start, h.end) for h in whole.hits]
     assert (0, len(LONG)) not in [(h.start, h.end) for h in streamed.hits]
+
+
+def test_every_plan_sweeps_often_enough_for_its_reach() -> None:
+    # a hit of at most ends / 2 characters that starts in the last ends - 300 of a sweep's text
+    # lies whole in some sweep, with its co-signals' right reach, only while
+    # sweep + right + ends / 2 + 300 <= ending_span (guard/gate/_plan.py, SWEEP_PARTS)
+    from guard.dialects import DIALECTS
+    from guard.gate._plan import stream_plan
+
+    for name in sorted(DIALECTS):
+        plan = stream_plan(guard.get_dialect(name), Surface.TEXT, frozenset(), load_signals())
+        assert plan.sweep, name
+        assert plan.sweep + plan.right + plan.ending_span // 2 + 300 <= plan.ending_span, name
