@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Iterable
 from typing import Any
 
 from _common import Timer, add_quick, machine, print_table, quick_note, ratio
+from bench_stream import consume_chunks as consume
 
 from guard import guard_stream
 
@@ -44,13 +44,6 @@ def chunks(text: str, seed: int = 5) -> list[dict[str, Any]]:
         out.append({"choices": [{"index": 0, "delta": {"content": text[i : i + k]}}]})
         i += k
     return out
-
-
-def consume(items: Iterable[Any]) -> int:
-    n = 0
-    for item in items:
-        n += len(item["choices"][0]["delta"].get("content") or "")
-    return n
 
 
 def main() -> None:
